@@ -33,4 +33,4 @@ mod time;
 
 pub use frame::*;
 pub use message::*;
-pub use time::{ParseTimeError, SimTime};
+pub use time::{duration, ParseTimeError, SimTime};
