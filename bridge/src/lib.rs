@@ -1,1 +1,8 @@
+//! netloop's co-simulation master.
+//!
+//! Data flows one way: scenario file → `config` → `session` (sync scheme) →
+//! {controlsim, network backend} → `output` (DESIGN §1). This crate also owns
+//! the client for the ns-3 stepping server ([`ns3`]).
 
+pub mod ns3;
+pub mod probe;

@@ -1,0 +1,325 @@
+//! Client for the ns-3 stepping server (`ns3-scenarios/`, binary `netloop-server`).
+//!
+//! # Lifecycle
+//! 1. [`Ns3Client::start`] spawns the server with the network's command-line
+//!    arguments and `--port=0`, reads the port from its first stdout line,
+//!    connects on 127.0.0.1 with `TCP_NODELAY` and exchanges [`Hello`]s; a
+//!    different protocol version is an error naming both versions.
+//! 2. [`Ns3Client::configure`] sends the flows and returns what the server built.
+//! 3. [`Ns3Client::step`] as often as needed: run until a time (or the first
+//!    control delivery), injecting sends and node kinematics.
+//! 4. [`Ns3Client::finish`] collects the server's [`Summary`] and reaps it.
+//!
+//! # Practical considerations
+//! - Every wait has a deadline: [`Ns3Options::connect_timeout`] for start-up,
+//!   [`Ns3Options::step_timeout`] for each answer. A server that dies or goes
+//!   silent yields an error naming the simulated time reached, with the tail
+//!   of its stderr.
+//! - Dropping the client kills and reaps the server (see `process.rs` for
+//!   the layers that also cover `kill -9` and Ctrl-C).
+//! - An optional cancel flag (set by a Ctrl-C handler) ends any wait within
+//!   50 ms with [`Ns3Error::Interrupted`].
+
+mod connection;
+mod process;
+
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use protocol::{
+    Configure, Configured, EncodeError, ErrorCode, Finish, FlowSpec, FrameError, Hello, Message, MessageKind, SimTime,
+    Step, StepDone, Summary, PROTOCOL_VERSION,
+};
+
+use connection::{FramedStream, RecvError, SendError};
+use process::{describe_status, ServerProcess};
+
+/// The software string this side sends in its [`Hello`].
+pub const CLIENT_SOFTWARE: &str = concat!("netloop ", env!("CARGO_PKG_VERSION"));
+
+/// Environment variable naming the server binary, overriding the default.
+pub const SERVER_ENV: &str = "NETLOOP_NS3_SERVER";
+
+/// How to start and talk to the server.
+#[derive(Clone, Debug)]
+pub struct Ns3Options {
+    pub server: PathBuf,
+    /// ns-3 `CommandLine` arguments describing the network (`--delay=2ms` ...).
+    pub args: Vec<String>,
+    /// From spawn to a completed handshake.
+    pub connect_timeout: Duration,
+    /// For each answer to a request. Generous: a big Wi-Fi step can take long.
+    pub step_timeout: Duration,
+    /// When set to true (e.g. by a Ctrl-C handler), waits end with `Interrupted`.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Ns3Options {
+    pub fn new(server: PathBuf, args: Vec<String>) -> Self {
+        Ns3Options {
+            server,
+            args,
+            connect_timeout: Duration::from_secs(30),
+            step_timeout: Duration::from_secs(300),
+            cancel: None,
+        }
+    }
+}
+
+/// Where the server binary is: `$NETLOOP_NS3_SERVER`, else the build tree of
+/// this checkout, else `netloop-server` on `PATH`.
+pub fn default_server_path() -> PathBuf {
+    if let Some(path) = std::env::var_os(SERVER_ENV) {
+        return PathBuf::from(path);
+    }
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ns3-scenarios/build/netloop-server");
+    if built.exists() {
+        return built.canonicalize().unwrap_or(built);
+    }
+    PathBuf::from("netloop-server")
+}
+
+/// Everything that can go wrong with the server. All are fatal for the run.
+#[derive(Debug, thiserror::Error)]
+pub enum Ns3Error {
+    #[error("cannot start the ns-3 server {binary}: {source} (build it with scripts/setup.sh or set {SERVER_ENV})", binary = .binary.display())]
+    Spawn { binary: PathBuf, source: std::io::Error },
+    #[error("the ns-3 server {binary} did not print its port within {timeout:?}{stderr}", binary = .binary.display())]
+    NoPort { binary: PathBuf, timeout: Duration, stderr: String },
+    #[error("the ns-3 server {binary} exited at start-up ({status}){stderr}", binary = .binary.display())]
+    ExitedAtStart { binary: PathBuf, status: String, stderr: String },
+    #[error("the ns-3 server {binary} printed {line:?} where its port number was expected", binary = .binary.display())]
+    BadPortLine { binary: PathBuf, line: String },
+    #[error("cannot connect to the ns-3 server on 127.0.0.1:{port}: {source}")]
+    Connect { port: u16, source: std::io::Error },
+    #[error("protocol version mismatch: the ns-3 server speaks version {server}, netloop speaks version {client}")]
+    VersionMismatch { server: u16, client: u16 },
+    #[error("the ns-3 server died ({status}) at simulated time {reached}{stderr}")]
+    ServerDied { reached: SimTime, status: String, stderr: String },
+    #[error("the ns-3 server was silent for {waited:?} at simulated time {reached} (timeout; is it stopped or stuck?)")]
+    Timeout { reached: SimTime, waited: Duration },
+    #[error("the ns-3 server closed the connection at simulated time {reached}{detail}{stderr}")]
+    Closed { reached: SimTime, detail: String, stderr: String },
+    #[error("the ns-3 server reported {code:?} at simulated time {reached}: {message}")]
+    Remote { reached: SimTime, code: ErrorCode, message: String },
+    #[error("malformed frame from the ns-3 server at simulated time {reached}: {source}")]
+    Frame { reached: SimTime, source: FrameError },
+    #[error("the ns-3 server sent {got} where {expected} was expected, at simulated time {reached}")]
+    Unexpected { reached: SimTime, got: MessageKind, expected: MessageKind },
+    #[error("interrupted at simulated time {reached}")]
+    Interrupted { reached: SimTime },
+    #[error("cannot encode a message for the ns-3 server: {0}")]
+    Encode(#[from] EncodeError),
+    #[error("i/o error with the ns-3 server at simulated time {reached}: {source}")]
+    Io { reached: SimTime, source: std::io::Error },
+}
+
+impl Ns3Error {
+    /// The simulated time the network had reached, where the error has one.
+    pub fn reached(&self) -> Option<SimTime> {
+        match self {
+            Ns3Error::ServerDied { reached, .. }
+            | Ns3Error::Timeout { reached, .. }
+            | Ns3Error::Closed { reached, .. }
+            | Ns3Error::Remote { reached, .. }
+            | Ns3Error::Frame { reached, .. }
+            | Ns3Error::Unexpected { reached, .. }
+            | Ns3Error::Interrupted { reached }
+            | Ns3Error::Io { reached, .. } => Some(*reached),
+            _ => None,
+        }
+    }
+}
+
+/// Why a wait was abandoned before the deadline.
+enum Abort {
+    Interrupted,
+    Died(std::process::ExitStatus),
+}
+
+/// A connected, handshaken ns-3 server.
+pub struct Ns3Client {
+    stream: FramedStream,
+    // Declared after `stream`: the socket closes before the child is reaped.
+    process: ServerProcess,
+    reached: SimTime,
+    server_software: String,
+    step_timeout: Duration,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Ns3Client {
+    /// Spawns the server, connects and shakes hands.
+    ///
+    /// # Errors
+    /// Start-up failures ([`Ns3Error::Spawn`], [`Ns3Error::NoPort`], ...),
+    /// [`Ns3Error::VersionMismatch`], or a timeout.
+    pub fn start(options: &Ns3Options) -> Result<Self, Ns3Error> {
+        let deadline = Instant::now() + options.connect_timeout;
+        let process = ServerProcess::spawn(&options.server, &options.args, options.connect_timeout)?;
+        let port = process.port();
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100));
+        let tcp = TcpStream::connect_timeout(&address, left).map_err(|source| Ns3Error::Connect { port, source })?;
+        let stream = FramedStream::new(tcp).map_err(|source| Ns3Error::Connect { port, source })?;
+        let mut client = Ns3Client {
+            stream,
+            process,
+            reached: SimTime::ZERO,
+            server_software: String::new(),
+            step_timeout: options.step_timeout,
+            cancel: options.cancel.clone(),
+        };
+        client.send(&Hello { protocol_version: PROTOCOL_VERSION, software: CLIENT_SOFTWARE.into() }.into())?;
+        match client.recv_until(deadline)? {
+            Message::Hello(hello) if hello.protocol_version == PROTOCOL_VERSION => {
+                client.server_software = hello.software;
+                Ok(client)
+            }
+            Message::Hello(hello) => {
+                Err(Ns3Error::VersionMismatch { server: hello.protocol_version, client: PROTOCOL_VERSION })
+            }
+            other => Err(client.unexpected(other, MessageKind::Hello)),
+        }
+    }
+
+    /// Installs the flows.
+    ///
+    /// # Errors
+    /// [`Ns3Error::Remote`] when the server rejects them (unknown node, ...).
+    pub fn configure(&mut self, flows: Vec<FlowSpec>) -> Result<Configured, Ns3Error> {
+        self.request(Configure { flows }.into(), MessageKind::Configured).map(|m| match m {
+            Message::Configured(c) => c,
+            _ => unreachable!("request() checked the kind"),
+        })
+    }
+
+    /// Runs the network until `step.until` (or the first control delivery).
+    ///
+    /// # Errors
+    /// Any [`Ns3Error`]; all name the simulated time reached before the step.
+    pub fn step(&mut self, step: Step) -> Result<StepDone, Ns3Error> {
+        match self.request(step.into(), MessageKind::StepDone)? {
+            Message::StepDone(done) => {
+                self.reached = done.reached;
+                Ok(done)
+            }
+            _ => unreachable!("request() checked the kind"),
+        }
+    }
+
+    /// Ends the run: the server answers with its summary and exits.
+    ///
+    /// # Errors
+    /// As [`Ns3Client::step`].
+    pub fn finish(mut self) -> Result<Summary, Ns3Error> {
+        let summary = match self.request(Finish {}.into(), MessageKind::Summary)? {
+            Message::Summary(s) => s,
+            _ => unreachable!("request() checked the kind"),
+        };
+        self.process.wait_exit(Duration::from_secs(5));
+        Ok(summary)
+    }
+
+    /// Simulated time the network has reached.
+    pub fn reached(&self) -> SimTime {
+        self.reached
+    }
+
+    /// The server's self-description from its Hello, e.g. its ns-3 version.
+    pub fn server_software(&self) -> &str {
+        &self.server_software
+    }
+
+    /// The server's process id, for tests that kill or freeze it.
+    pub fn server_pid(&self) -> u32 {
+        self.process.pid()
+    }
+
+    /// Writes raw bytes to the server; only for robustness tests.
+    #[doc(hidden)]
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), Ns3Error> {
+        let reached = self.reached;
+        self.stream.send_raw(bytes).map_err(|source| Ns3Error::Io { reached, source })
+    }
+
+    /// Waits for the next message from the server; only for robustness tests.
+    #[doc(hidden)]
+    pub fn recv_raw(&mut self) -> Result<Message, Ns3Error> {
+        self.recv_until(Instant::now() + self.step_timeout)
+    }
+
+    fn request(&mut self, message: Message, expected: MessageKind) -> Result<Message, Ns3Error> {
+        self.send(&message)?;
+        let reply = self.recv_until(Instant::now() + self.step_timeout)?;
+        if reply.kind() == expected {
+            Ok(reply)
+        } else {
+            Err(self.unexpected(reply, expected))
+        }
+    }
+
+    fn send(&mut self, message: &Message) -> Result<(), Ns3Error> {
+        match self.stream.send(message) {
+            Ok(()) => Ok(()),
+            Err(SendError::Encode(e)) => Err(e.into()),
+            // A write to a dead server fails with EPIPE or a reset; say what died.
+            Err(SendError::Io(source)) => Err(self.died_or(|reached| Ns3Error::Io { reached, source })),
+        }
+    }
+
+    fn recv_until(&mut self, deadline: Instant) -> Result<Message, Ns3Error> {
+        let cancel = self.cancel.clone();
+        let process = &mut self.process;
+        let result = self.stream.recv(deadline, || {
+            if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Some(Abort::Interrupted);
+            }
+            process.try_status().map(Abort::Died)
+        });
+        let reached = self.reached;
+        match result {
+            Ok(Message::Error(e)) => Err(Ns3Error::Remote { reached, code: e.code, message: e.message }),
+            Ok(message) => Ok(message),
+            Err(RecvError::Timeout { waited }) => Err(Ns3Error::Timeout { reached, waited }),
+            Err(RecvError::Aborted(Abort::Interrupted)) => Err(Ns3Error::Interrupted { reached }),
+            Err(RecvError::Aborted(Abort::Died(status))) => Err(Ns3Error::ServerDied {
+                reached,
+                status: describe_status(Some(status)),
+                stderr: self.process.stderr_tail(),
+            }),
+            Err(RecvError::Closed { pending }) => Err(self.died_or(|reached| Ns3Error::Closed {
+                reached,
+                detail: if pending > 0 { format!(" in the middle of a frame ({pending} bytes received)") } else { String::new() },
+                stderr: String::new(),
+            })),
+            Err(RecvError::Frame(source)) => Err(Ns3Error::Frame { reached, source }),
+            Err(RecvError::Io(source)) => Err(Ns3Error::Io { reached, source }),
+        }
+    }
+
+    /// A closed socket usually means the process died: prefer saying so.
+    fn died_or(&mut self, otherwise: impl FnOnce(SimTime) -> Ns3Error) -> Ns3Error {
+        let reached = self.reached;
+        match self.process.wait_exit(Duration::from_millis(500)) {
+            Some(status) => Ns3Error::ServerDied {
+                reached,
+                status: describe_status(Some(status)),
+                stderr: self.process.stderr_tail(),
+            },
+            None => match otherwise(reached) {
+                Ns3Error::Closed { reached, detail, .. } => {
+                    Ns3Error::Closed { reached, detail, stderr: self.process.stderr_tail() }
+                }
+                e => e,
+            },
+        }
+    }
+
+    fn unexpected(&self, got: Message, expected: MessageKind) -> Ns3Error {
+        Ns3Error::Unexpected { reached: self.reached, got: got.kind(), expected }
+    }
+}

@@ -1,0 +1,180 @@
+//! The ns-3 server as a child process: spawned, its port read from the first
+//! line of its stdout, its stderr kept for error messages, and always reaped.
+//!
+//! Reaping has three layers, because a co-simulation that leaves ns-3
+//! processes behind poisons the next sweep:
+//! 1. `Drop` kills and waits, which covers errors and panics that unwind.
+//! 2. The child asks the kernel for SIGKILL when its parent dies
+//!    (`PR_SET_PDEATHSIG`), which covers `kill -9` of netloop and panics that
+//!    abort. The signal follows the *thread* that spawned the child, so spawn
+//!    from the thread that owns the session.
+//! 3. The child runs in its own process group, so a terminal's Ctrl-C reaches
+//!    only netloop, which then stops cleanly (partial results written) and
+//!    lets layer 1 do its work.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::Ns3Error;
+
+/// How many lines of the server's stderr are kept for error messages.
+const STDERR_TAIL_LINES: usize = 20;
+
+pub(crate) struct ServerProcess {
+    child: Child,
+    binary: PathBuf,
+    port: u16,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+impl ServerProcess {
+    /// Starts `binary` with `args` plus `--port=0` and waits up to `timeout`
+    /// for the port it prints.
+    pub(crate) fn spawn(binary: &Path, args: &[String], timeout: Duration) -> Result<Self, Ns3Error> {
+        let mut command = Command::new(binary);
+        command
+            .args(args)
+            .arg("--port=0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The parent may have died before prctl took effect.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|source| Ns3Error::Spawn { binary: binary.to_path_buf(), source })?;
+
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let tail = Arc::clone(&stderr_tail);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                tracing::debug!(target: "ns3", "{line}");
+                let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if tail.len() == STDERR_TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line);
+            }
+        });
+
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (first_line, port_line) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+            if let Some(line) = lines.next() {
+                let _ = first_line.send(line);
+            }
+            for line in lines {
+                tracing::info!(target: "ns3", "{line}");
+            }
+        });
+
+        let mut process = ServerProcess { child, binary: binary.to_path_buf(), port: 0, stderr_tail };
+        let line = match port_line.recv_timeout(timeout) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(Ns3Error::NoPort {
+                    binary: process.binary.clone(),
+                    timeout,
+                    stderr: process.stderr_tail(),
+                })
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let status = process.wait_exit(Duration::from_secs(2));
+                return Err(Ns3Error::ExitedAtStart {
+                    binary: process.binary.clone(),
+                    status: describe_status(status),
+                    stderr: process.stderr_tail(),
+                });
+            }
+        };
+        process.port = line.trim().parse().map_err(|_| Ns3Error::BadPortLine {
+            binary: process.binary.clone(),
+            line: line.clone(),
+        })?;
+        Ok(process)
+    }
+
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The exit status if the server has exited, without blocking.
+    pub(crate) fn try_status(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Waits up to `timeout` for the server to exit on its own.
+    pub(crate) fn wait_exit(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.try_status() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// The last lines the server wrote to stderr, formatted for an error
+    /// message (empty when there were none). The reader thread may lag the
+    /// child's exit by a moment, so give it a short grace period.
+    pub(crate) fn stderr_tail(&self) -> String {
+        std::thread::sleep(Duration::from_millis(20));
+        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+        if tail.is_empty() {
+            String::new()
+        } else {
+            let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
+            format!("\nlast lines of the server's stderr:\n  {}", lines.join("\n  "))
+        }
+    }
+
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        if self.try_status().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// "exit code 2", "killed by signal 9", or "still running".
+pub(crate) fn describe_status(status: Option<ExitStatus>) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        None => "still running".into(),
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(code), _) => format!("exit code {code}"),
+            (None, Some(sig)) => format!("killed by signal {sig}"),
+            _ => s.to_string(),
+        },
+    }
+}
