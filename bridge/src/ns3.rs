@@ -202,12 +202,31 @@ impl Ns3Client {
     /// # Errors
     /// Any [`Ns3Error`]; all name the simulated time reached before the step.
     pub fn step(&mut self, step: Step) -> Result<StepDone, Ns3Error> {
-        match self.request(step.into(), MessageKind::StepDone)? {
+        self.begin_step(step)?;
+        self.end_step()
+    }
+
+    /// Sends a step without waiting for its answer, so the caller can work
+    /// while ns-3 runs (time-stepping overlaps the two simulators this way).
+    /// Exactly one [`Ns3Client::end_step`] must follow.
+    ///
+    /// # Errors
+    /// As [`Ns3Client::step`].
+    pub fn begin_step(&mut self, step: Step) -> Result<(), Ns3Error> {
+        self.send(&step.into())
+    }
+
+    /// Waits for the answer to the step sent by [`Ns3Client::begin_step`].
+    ///
+    /// # Errors
+    /// As [`Ns3Client::step`].
+    pub fn end_step(&mut self) -> Result<StepDone, Ns3Error> {
+        match self.recv_until(Instant::now() + self.step_timeout)? {
             Message::StepDone(done) => {
                 self.reached = done.reached;
                 Ok(done)
             }
-            _ => unreachable!("request() checked the kind"),
+            other => Err(self.unexpected(other, MessageKind::StepDone)),
         }
     }
 

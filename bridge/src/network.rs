@@ -1,0 +1,90 @@
+//! The network seen by a co-simulation: something that carries packets
+//! between nodes and can be stepped through time (DESIGN §6).
+//!
+//! Two backends share one contract, expressed in the wire protocol's own
+//! message types so that they cannot drift apart:
+//! - [`Ns3Network`]: the real ns-3 server over TCP;
+//! - [`BuiltinNetwork`]: an in-process, seeded statistical channel, the
+//!   default where ns-3 is not installed, the fast path for large sweeps, and
+//!   the oracle for ns-3 tests.
+//!
+//! # The stepping contract
+//! - `step(until, stop_at_delivery, sends, kinematics)` runs from the time
+//!   reached so far to `until`. `until` earlier than the time reached, or a
+//!   send earlier than it, is an error.
+//! - With `stop_at_delivery`, the step ends at the first delivery on a flow
+//!   with `stop_on_delivery` at or before `until`; every event at that same
+//!   instant is reported with it.
+//! - Every delivery and drop at or before the time reached is reported,
+//!   deliveries in time order. An event exactly at `until` may be reported
+//!   by the next step instead (ns-3 runs events scheduled after its `Stop`
+//!   at the same instant in the next run); the sync schemes apply an event
+//!   by its time, not by the step that reported it, so this is harmless.
+
+mod builtin;
+mod ns3_backend;
+
+pub use builtin::{BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, LossModel};
+pub use ns3_backend::Ns3Network;
+
+use protocol::{Configured, FlowSpec, SimTime, Step, StepDone, Summary};
+
+use crate::ns3::Ns3Error;
+
+/// Why the network could not do what was asked. Fatal for the run.
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    #[error(transparent)]
+    Ns3(#[from] Ns3Error),
+    #[error(transparent)]
+    Builtin(#[from] BuiltinError),
+}
+
+impl NetworkError {
+    /// Simulated time the network had reached, when known.
+    pub fn reached(&self) -> Option<SimTime> {
+        match self {
+            NetworkError::Ns3(e) => e.reached(),
+            NetworkError::Builtin(e) => Some(e.reached()),
+        }
+    }
+}
+
+/// A network backend. See the module docs for the stepping contract.
+pub trait Network {
+    /// Installs the flows. Called once, before the first step.
+    ///
+    /// # Errors
+    /// Flows that do not fit the network (unknown node, duplicate port).
+    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError>;
+
+    /// Starts a step; [`Network::end_step`] collects its answer. Time-stepping
+    /// runs the control side in between, so the two simulators overlap.
+    ///
+    /// # Errors
+    /// An invalid step or a failed backend.
+    fn begin_step(&mut self, step: Step) -> Result<(), NetworkError>;
+
+    /// # Errors
+    /// A failed backend, naming the simulated time reached.
+    fn end_step(&mut self) -> Result<StepDone, NetworkError>;
+
+    /// # Errors
+    /// As [`Network::begin_step`] and [`Network::end_step`].
+    fn step(&mut self, step: Step) -> Result<StepDone, NetworkError> {
+        self.begin_step(step)?;
+        self.end_step()
+    }
+
+    /// Ends the run and returns the backend's counters.
+    ///
+    /// # Errors
+    /// A failed backend.
+    fn finish(&mut self) -> Result<Summary, NetworkError>;
+
+    /// Simulated time reached.
+    fn reached(&self) -> SimTime;
+
+    /// Which software simulated the network, for `summary.json`.
+    fn software(&self) -> String;
+}

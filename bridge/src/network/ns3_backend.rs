@@ -1,0 +1,64 @@
+//! [`Network`] over the real ns-3 server.
+
+use protocol::{Configured, FlowSpec, SimTime, Step, StepDone, Summary};
+
+use super::{Network, NetworkError};
+use crate::ns3::{Ns3Client, Ns3Options};
+
+/// The ns-3 server, spawned and handshaken.
+pub struct Ns3Network {
+    /// `None` once finished.
+    client: Option<Ns3Client>,
+    reached: SimTime,
+    software: String,
+}
+
+impl Ns3Network {
+    /// Spawns and connects to the server.
+    ///
+    /// # Errors
+    /// Start-up failures of [`Ns3Client::start`].
+    pub fn start(options: &Ns3Options) -> Result<Self, NetworkError> {
+        let client = Ns3Client::start(options)?;
+        let software = client.server_software().to_string();
+        Ok(Ns3Network { client: Some(client), reached: SimTime::ZERO, software })
+    }
+
+    fn client(&mut self) -> &mut Ns3Client {
+        self.client.as_mut().expect("ns-3 network used after finish()")
+    }
+
+    /// The server's process id, for tests that kill it.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.client.as_ref().map(Ns3Client::server_pid)
+    }
+}
+
+impl Network for Ns3Network {
+    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
+        Ok(self.client().configure(flows.to_vec())?)
+    }
+
+    fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
+        Ok(self.client().begin_step(step)?)
+    }
+
+    fn end_step(&mut self) -> Result<StepDone, NetworkError> {
+        let done = self.client().end_step()?;
+        self.reached = done.reached;
+        Ok(done)
+    }
+
+    fn finish(&mut self) -> Result<Summary, NetworkError> {
+        let client = self.client.take().expect("finish() called twice");
+        Ok(client.finish()?)
+    }
+
+    fn reached(&self) -> SimTime {
+        self.reached
+    }
+
+    fn software(&self) -> String {
+        self.software.clone()
+    }
+}
