@@ -38,8 +38,10 @@ impl SimTime {
         self.0
     }
     /// Seconds as `f64`, for printing and for physics; never for bookkeeping.
+    /// Division, not multiplication by 1e-9, so that the result is the
+    /// nearest `f64` (10ms gives exactly the double nearest 0.01).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn checked_add(self, rhs: SimTime) -> Option<SimTime> {
         self.0.checked_add(rhs.0).map(SimTime)

@@ -1,0 +1,122 @@
+//! Run output on disk (DESIGN §8): files that are either complete or say
+//! plainly that they are not.
+//!
+//! Data files are written under a temporary name, `<name>.partial`, and
+//! renamed to `<name>` when the run completes. A run that fails keeps the
+//! `.partial` files (flushed up to the last whole row) and still writes
+//! `summary.json`, with `"complete": false`, the error and the simulated time
+//! reached. `summary.json` itself is written to a temporary file and renamed,
+//! so a reader never sees half of it.
+//!
+//! Everything in `summary.json` is deterministic, so two runs of the same
+//! scenario and seed give byte-identical files; wall-clock figures go to
+//! `timing.json`, the one file that differs between identical runs.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Suffix of a data file while it is being written, or after a failed run.
+pub const PARTIAL_SUFFIX: &str = ".partial";
+
+/// A data file written under `<name>.partial` until [`AtomicFile::commit`].
+pub struct AtomicFile {
+    final_path: PathBuf,
+    partial_path: PathBuf,
+    writer: BufWriter<File>,
+}
+
+impl AtomicFile {
+    /// Creates `dir/<name>.partial`, replacing any leftover of an earlier run.
+    ///
+    /// # Errors
+    /// The file cannot be created.
+    pub fn create(dir: &Path, name: &str) -> io::Result<Self> {
+        let final_path = dir.join(name);
+        let partial_path = dir.join(format!("{name}{PARTIAL_SUFFIX}"));
+        // A stale complete file from an earlier run would look like this run's.
+        remove_if_exists(&final_path)?;
+        let writer = BufWriter::with_capacity(1 << 16, File::create(&partial_path)?);
+        Ok(AtomicFile { final_path, partial_path, writer })
+    }
+
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        &mut self.writer
+    }
+
+    /// Flushes and renames to the final name.
+    ///
+    /// # Errors
+    /// Flushing or renaming failed; the partial file is left in place.
+    pub fn commit(mut self) -> io::Result<PathBuf> {
+        self.writer.flush()?;
+        self.writer.get_ref().sync_data()?;
+        std::fs::rename(&self.partial_path, &self.final_path)?;
+        Ok(self.final_path)
+    }
+
+    /// Flushes what was written and leaves the file under its partial name.
+    pub fn abandon(mut self) -> PathBuf {
+        let _ = self.writer.flush();
+        self.partial_path
+    }
+}
+
+/// Writes `bytes` to `path` atomically (temporary file, then rename).
+///
+/// # Errors
+/// Writing or renaming failed.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension(format!(
+        "{}.tmp",
+        path.extension().and_then(|e| e.to_str()).unwrap_or_default()
+    ));
+    {
+        let mut file = File::create(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_data()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+fn remove_if_exists(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_renames_and_abandon_keeps_the_partial_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut done = AtomicFile::create(dir.path(), "a.csv").unwrap();
+        writeln!(done.writer(), "x").unwrap();
+        assert!(dir.path().join("a.csv.partial").exists());
+        assert!(!dir.path().join("a.csv").exists());
+        done.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("a.csv")).unwrap(), "x\n");
+        assert!(!dir.path().join("a.csv.partial").exists());
+
+        // A second, failing run removes the complete file of the first.
+        let mut failed = AtomicFile::create(dir.path(), "a.csv").unwrap();
+        writeln!(failed.writer(), "y").unwrap();
+        let kept = failed.abandon();
+        assert_eq!(kept, dir.path().join("a.csv.partial"));
+        assert_eq!(std::fs::read_to_string(kept).unwrap(), "y\n");
+        assert!(!dir.path().join("a.csv").exists());
+    }
+
+    #[test]
+    fn write_atomically_replaces_whole_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("summary.json");
+        write_atomically(&path, b"{\"a\":1}").unwrap();
+        write_atomically(&path, b"{}").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"{}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+    }
+}
