@@ -1,0 +1,509 @@
+//! Controllers: the config schema, triggering, and the runtime wrapper that
+//! holds every controller's input, internal state and last output.
+//!
+//! # Laws
+//! | `kind`              | law                                                    | module |
+//! |---------------------|--------------------------------------------------------|--------|
+//! | `pid`               | discrete PID, filtered derivative, anti-windup, limits | [`pid`] |
+//! | `state_feedback`    | `u = -K y + N r`                                       | [`state_feedback`] |
+//! | `observer`          | Luenberger current estimator + `u = -K x^ + N r`       | [`observer`] |
+//! | `cacc`              | constant time-gap CACC with feed-forward               | [`cacc`] |
+//! | `state_space`       | continuous-time `x_c' = A x_c + B e, u = C x_c + D e`  | [`continuous`] |
+//! | `transfer_function` | continuous-time SISO `num(s)/den(s)` acting on `e`     | [`continuous`] |
+//! | `open_loop`         | `u = r`                                                | [`open_loop`] |
+//!
+//! # Inputs
+//! A controller holds an input vector. Components `0..ny` are the measurement
+//! (the loop's sensor channels); a CACC controller has one more, the
+//! predecessor's acceleration, which arrives from elsewhere (V2V). Inputs start
+//! at zero and are held until set.
+//!
+//! # Triggering and elapsed time
+//! `trigger = "time"` (default): computed at `phase + n * period` (period
+//! defaults to the sensor period). `trigger = "event"`: computed whenever a
+//! measurement is accepted. The engine does not call controllers by itself;
+//! the driver calls [`System::compute_control`](crate::System::compute_control)
+//! at those instants. Laws that depend on time (PID integral and derivative,
+//! the observer's prediction) use the actual time elapsed since the previous
+//! computation, so an event-triggered controller with irregular arrivals is
+//! integrated correctly. On the very first computation there is no previous
+//! one: the PID integrates nothing and its derivative term is zero; the
+//! observer corrects its initial estimate without predicting.
+//!
+//! # Continuous-time controllers
+//! `state_space` and `transfer_function` controllers are dynamic systems
+//! integrated by the solver together with the plants, with the error
+//! `e(t) = r(t) - y_held` (reference evaluated at the stage times). Their
+//! output at a boundary is `C x_c + D e` (`compute_control`); the response of
+//! DESIGN §4.4 (one solver step ahead) is
+//! [`System::rollback_response`](crate::System::rollback_response).
+
+pub mod cacc;
+pub mod continuous;
+pub mod observer;
+pub mod open_loop;
+pub mod pid;
+pub mod state_feedback;
+
+use protocol::SimTime;
+use serde::{Deserialize, Serialize};
+
+pub use cacc::CaccConfig;
+pub use continuous::{ContinuousStateSpaceConfig, ContinuousTransferFunctionConfig};
+pub use observer::ObserverConfig;
+pub use open_loop::OpenLoopConfig;
+pub use pid::{AntiWindup, DerivativeOn, PidConfig};
+pub use state_feedback::StateFeedbackConfig;
+
+use crate::config::PerChannel;
+use crate::error::ConfigError;
+use crate::plant::linear::LinearSystem;
+use crate::reference::Signal;
+use crate::sensor::SensorSource;
+use crate::solver::{SolverKind, Workspace};
+use crate::time::{Periodic, StepSize};
+
+/// A controller as written in a scenario file: `kind = "..."` plus its
+/// parameters and its timing (`trigger`, `period`, `phase`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ControllerConfig {
+    Pid(PidConfig),
+    StateFeedback(StateFeedbackConfig),
+    Observer(ObserverConfig),
+    Cacc(CaccConfig),
+    StateSpace(ContinuousStateSpaceConfig),
+    TransferFunction(ContinuousTransferFunctionConfig),
+    OpenLoop(OpenLoopConfig),
+}
+
+/// `trigger = "time" | "event"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerKind {
+    #[default]
+    Time,
+    Event,
+}
+
+/// The timing keys every controller kind has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    pub trigger: TriggerKind,
+    pub period: Option<SimTime>,
+    pub phase: Option<SimTime>,
+}
+
+/// When a built controller computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// At the schedule's instants (in steps).
+    Time(Periodic),
+    /// On every accepted measurement.
+    Event,
+}
+
+/// A controller input component that is not a measurement of the loop's own
+/// sensor and so has to be delivered from elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtraInput {
+    /// The acceleration of loop `predecessor`'s vehicle (CACC feed-forward).
+    PredecessorAcceleration { predecessor: usize },
+}
+
+impl ControllerConfig {
+    /// The `trigger` / `period` / `phase` keys.
+    pub fn timing(&self) -> Timing {
+        match self {
+            ControllerConfig::Pid(c) => c.timing(),
+            ControllerConfig::StateFeedback(c) => c.timing(),
+            ControllerConfig::Observer(c) => c.timing(),
+            ControllerConfig::Cacc(c) => c.timing(),
+            ControllerConfig::StateSpace(c) => c.timing(),
+            ControllerConfig::TransferFunction(c) => c.timing(),
+            ControllerConfig::OpenLoop(c) => c.timing(),
+        }
+    }
+}
+
+/// What a law needs to know about its loop to validate itself.
+pub(crate) struct BuildContext<'a> {
+    /// Key of the controller table, e.g. `loops[0].controller`.
+    pub(crate) key: String,
+    /// Key of the loop's reference, e.g. `loops[0].reference`.
+    pub(crate) reference_key: String,
+    /// Number of measured channels (the sensor's output).
+    pub(crate) measurements: usize,
+    /// Number of plant inputs (= controller outputs).
+    pub(crate) plant_inputs: usize,
+    /// Number of reference signals configured (0 means "zeros").
+    pub(crate) references: usize,
+    pub(crate) plant_linear: Option<&'a LinearSystem>,
+    pub(crate) sensor_source: SensorSource,
+    pub(crate) predecessor: Option<usize>,
+}
+
+impl BuildContext<'_> {
+    pub(crate) fn k(&self, field: &str) -> String {
+        format!("{}.{field}", self.key)
+    }
+
+    /// Checks the number of reference signals against what the law needs.
+    pub(crate) fn check_references(&self, needed: usize, what: &str) -> Result<(), ConfigError> {
+        if self.references != 0 && self.references != needed {
+            return Err(ConfigError::invalid(
+                self.reference_key.clone(),
+                format!("{} reference signals given, but {what} takes {needed}", self.references),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_siso_plant(&self, what: &str) -> Result<(), ConfigError> {
+        if self.plant_inputs != 1 {
+            return Err(ConfigError::invalid(
+                self.key.clone(),
+                format!("{what} has one output, but the plant has {} inputs", self.plant_inputs),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn check_measurement_index(&self, field: &str, index: usize) -> Result<(), ConfigError> {
+        if index >= self.measurements {
+            return Err(ConfigError::invalid(
+                self.k(field),
+                format!("measurement {index} does not exist: the sensor has {} channels", self.measurements),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Output limits per channel (`u_min`, `u_max`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Limits {
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+}
+
+impl Limits {
+    /// # Errors
+    /// [`ConfigError`] for lists of the wrong length, NaN, or `u_min > u_max`.
+    pub(crate) fn new(
+        ctx: &BuildContext,
+        u_min: &Option<PerChannel>,
+        u_max: &Option<PerChannel>,
+    ) -> Result<Self, ConfigError> {
+        let n = ctx.plant_inputs;
+        let side = |field: &str, v: &Option<PerChannel>, default: f64| -> Result<Vec<f64>, ConfigError> {
+            let key = ctx.k(field);
+            let v = match v {
+                None => vec![default; n],
+                Some(PerChannel::All(x)) => vec![*x; n],
+                Some(PerChannel::Each(v)) => v.clone(),
+            };
+            if v.len() != n {
+                return Err(ConfigError::Length { key, expected: n, found: v.len() });
+            }
+            if let Some(i) = v.iter().position(|x| x.is_nan()) {
+                return Err(ConfigError::NotFinite { key: format!("{key}[{i}]"), value: v[i] });
+            }
+            Ok(v)
+        };
+        let lo = side("u_min", u_min, f64::NEG_INFINITY)?;
+        let hi = side("u_max", u_max, f64::INFINITY)?;
+        if let Some(i) = (0..n).find(|&i| lo[i] > hi[i]) {
+            return Err(ConfigError::invalid(
+                ctx.k("u_min"),
+                format!("channel {i}: u_min {} is above u_max {}", lo[i], hi[i]),
+            ));
+        }
+        Ok(Limits { lo, hi })
+    }
+
+    /// Saturates `v` on channel `i`; returns the value and the side hit
+    /// (`-1`, `0`, `+1`).
+    #[inline]
+    pub(crate) fn apply(&self, i: usize, v: f64) -> (f64, f64) {
+        if v > self.hi[i] {
+            (self.hi[i], 1.0)
+        } else if v < self.lo[i] {
+            (self.lo[i], -1.0)
+        } else {
+            (v, 0.0)
+        }
+    }
+
+    #[inline]
+    pub(crate) fn apply_all(&self, u: &mut [f64]) {
+        for (i, ui) in u.iter_mut().enumerate() {
+            *ui = self.apply(i, *ui).0;
+        }
+    }
+}
+
+/// What a law reports about itself when built.
+pub(crate) struct LawShape {
+    /// Extra input components after the measurement.
+    pub(crate) extras: Vec<ExtraInput>,
+    /// Number of reference channels the law reads.
+    pub(crate) references: usize,
+    /// Names of the recorded internal states.
+    pub(crate) state_names: Vec<String>,
+    /// Initial internal state.
+    pub(crate) state0: Vec<f64>,
+    /// Length of the bookkeeping memory (previous error, ...), initially 0.
+    pub(crate) memory: usize,
+}
+
+/// The built law, dispatched statically.
+#[derive(Clone, Debug)]
+pub(crate) enum Law {
+    Pid(pid::Pid),
+    StateFeedback(state_feedback::StateFeedback),
+    Observer(Box<observer::Observer>),
+    Cacc(cacc::Cacc),
+    Continuous(continuous::Continuous),
+    OpenLoop(open_loop::OpenLoop),
+}
+
+/// Arguments of one computation.
+pub(crate) struct Step<'a> {
+    /// Seconds since the previous computation; `None` on the first.
+    pub(crate) dt: Option<SimTime>,
+    pub(crate) input: &'a [f64],
+    pub(crate) reference: &'a [f64],
+}
+
+impl Law {
+    fn compute(&mut self, s: &Step, state: &mut [f64], memory: &mut [f64], out: &mut [f64]) {
+        match self {
+            Law::Pid(l) => l.compute(s, state, memory, out),
+            Law::StateFeedback(l) => l.compute(s, out),
+            Law::Observer(l) => l.compute(s, state, memory, out),
+            Law::Cacc(l) => l.compute(s, out),
+            Law::Continuous(l) => l.output(s.input, s.reference, state, out),
+            Law::OpenLoop(l) => l.compute(s, out),
+        }
+    }
+}
+
+/// A built controller with its runtime state.
+#[derive(Clone, Debug)]
+pub(crate) struct Controller {
+    pub(crate) law: Law,
+    pub(crate) trigger: Trigger,
+    pub(crate) extras: Vec<ExtraInput>,
+    pub(crate) measurements: usize,
+    pub(crate) state_names: Vec<String>,
+    // --- mutable state (all of it is in a snapshot) ---
+    pub(crate) input: Vec<f64>,
+    pub(crate) state: Vec<f64>,
+    pub(crate) memory: Vec<f64>,
+    pub(crate) output: Vec<f64>,
+    pub(crate) last_time: Option<SimTime>,
+    // --- scratch ---
+    reference: Vec<f64>,
+    error: Vec<f64>,
+    scratch: Vec<f64>,
+}
+
+impl Controller {
+    /// # Errors
+    /// [`ConfigError`] naming the first invalid key.
+    pub(crate) fn new(
+        ctx: &BuildContext,
+        config: &ControllerConfig,
+        step: StepSize,
+        sensor_period: SimTime,
+    ) -> Result<Self, ConfigError> {
+        let trigger = resolve_timing(ctx, config.timing(), step, sensor_period)?;
+        let (law, shape) = match config {
+            ControllerConfig::Pid(c) => {
+                let (l, s) = pid::Pid::new(ctx, c)?;
+                (Law::Pid(l), s)
+            }
+            ControllerConfig::StateFeedback(c) => {
+                let (l, s) = state_feedback::StateFeedback::new(ctx, c)?;
+                (Law::StateFeedback(l), s)
+            }
+            ControllerConfig::Observer(c) => {
+                let (l, s) = observer::Observer::new(ctx, c)?;
+                (Law::Observer(Box::new(l)), s)
+            }
+            ControllerConfig::Cacc(c) => {
+                let (l, s) = cacc::Cacc::new(ctx, c)?;
+                (Law::Cacc(l), s)
+            }
+            ControllerConfig::StateSpace(c) => {
+                let (l, s) = continuous::Continuous::from_state_space(ctx, c)?;
+                (Law::Continuous(l), s)
+            }
+            ControllerConfig::TransferFunction(c) => {
+                let (l, s) = continuous::Continuous::from_transfer_function(ctx, c)?;
+                (Law::Continuous(l), s)
+            }
+            ControllerConfig::OpenLoop(c) => {
+                let (l, s) = open_loop::OpenLoop::new(ctx, c)?;
+                (Law::OpenLoop(l), s)
+            }
+        };
+        let errors = match &law {
+            Law::Continuous(c) => c.errors(),
+            _ => 0,
+        };
+        Ok(Controller {
+            law,
+            trigger,
+            measurements: ctx.measurements,
+            input: vec![0.0; ctx.measurements + shape.extras.len()],
+            extras: shape.extras,
+            state_names: shape.state_names,
+            scratch: vec![0.0; shape.state0.len()],
+            state: shape.state0,
+            memory: vec![0.0; shape.memory],
+            output: vec![0.0; ctx.plant_inputs],
+            last_time: None,
+            reference: vec![0.0; shape.references],
+            error: vec![0.0; errors],
+        })
+    }
+
+    /// Number of reference channels.
+    pub(crate) fn reference_dim(&self) -> usize {
+        self.reference.len()
+    }
+
+    pub(crate) fn is_continuous(&self) -> bool {
+        matches!(self.law, Law::Continuous(_))
+    }
+
+    /// Evaluates the law at boundary time `t`; the result is in `self.output`.
+    pub(crate) fn compute(&mut self, refs: &[Signal], t: SimTime) {
+        load_reference(&mut self.reference, refs, t);
+        let dt = self.last_time.map(|prev| t.saturating_sub(prev));
+        let s = Step { dt, input: &self.input, reference: &self.reference };
+        self.law.compute(&s, &mut self.state, &mut self.memory, &mut self.output);
+        self.last_time = Some(t);
+    }
+
+    /// Integrates a continuous-time controller's state over one step from `t`
+    /// (seconds). Does nothing for other laws.
+    #[inline]
+    pub(crate) fn integrate(&mut self, solver: SolverKind, ws: &mut Workspace, refs: &[Signal], t: f64, h: f64) {
+        if let Law::Continuous(law) = &self.law {
+            let (input, error) = (&self.input, &mut self.error);
+            solver.step(ws, t, h, &mut self.state, |t, x, dx| {
+                law.error_at(input, refs, t, error);
+                law.derivative(x, error, dx);
+            });
+        }
+    }
+
+    /// The continuous controller's output one solver step ahead of boundary
+    /// `t` (DESIGN §4.4), computed on a scratch copy of its state: identical to
+    /// snapshot / advance one step / read / restore, but touching nothing else.
+    /// The result is in `self.output`.
+    pub(crate) fn rollback(
+        &mut self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        refs: &[Signal],
+        t: SimTime,
+        t_next: SimTime,
+        h: f64,
+    ) {
+        let Law::Continuous(law) = &self.law else { return };
+        self.scratch.copy_from_slice(&self.state);
+        let (input, error) = (&self.input, &mut self.error);
+        solver.step(ws, t.as_secs_f64(), h, &mut self.scratch, |t, x, dx| {
+            law.error_at(input, refs, t, error);
+            law.derivative(x, error, dx);
+        });
+        load_reference(&mut self.reference, refs, t_next);
+        law.output(&self.input, &self.reference, &self.scratch, &mut self.output);
+        self.last_time = Some(t);
+    }
+}
+
+/// Reference values at `t`; no signals means zeros (the count was checked to
+/// be all or none).
+fn load_reference(out: &mut [f64], refs: &[Signal], t: SimTime) {
+    if refs.is_empty() {
+        out.fill(0.0);
+    }
+    for (r, s) in out.iter_mut().zip(refs) {
+        *r = s.at(t);
+    }
+}
+
+/// Turns the timing keys into a trigger, checking them against the step.
+fn resolve_timing(
+    ctx: &BuildContext,
+    timing: Timing,
+    step: StepSize,
+    sensor_period: SimTime,
+) -> Result<Trigger, ConfigError> {
+    match timing.trigger {
+        TriggerKind::Event => {
+            for (field, v) in [("period", timing.period), ("phase", timing.phase)] {
+                if v.is_some() {
+                    return Err(ConfigError::invalid(
+                        ctx.k(field),
+                        "an event-triggered controller has no schedule; remove it or use trigger = \"time\"",
+                    ));
+                }
+            }
+            Ok(Trigger::Event)
+        }
+        TriggerKind::Time => {
+            let period_t = timing.period.unwrap_or(sensor_period);
+            let period = step
+                .period_steps(period_t)
+                .map_err(|source| ConfigError::Time { key: ctx.k("period"), source })?;
+            let phase_t = timing.phase.unwrap_or(SimTime::ZERO);
+            let phase = step.steps_in(phase_t).map_err(|source| ConfigError::Time { key: ctx.k("phase"), source })?;
+            if phase >= period.get() {
+                return Err(ConfigError::invalid(
+                    ctx.k("phase"),
+                    format!("{phase_t} must be less than the period {period_t}"),
+                ));
+            }
+            Ok(Trigger::Time(Periodic { period, phase }))
+        }
+    }
+}
+
+/// Declares the timing keys on a controller config struct and implements
+/// `timing()`; used by every kind so the keys read the same everywhere.
+macro_rules! timing_fields {
+    (
+        $(#[$outer:meta])*
+        pub struct $name:ident { $($(#[$meta:meta])* pub $field:ident : $ty:ty,)* }
+    ) => {
+        #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        $(#[$outer])*
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$meta])* pub $field: $ty,)*
+            /// `"time"` (default) or `"event"`.
+            #[serde(default)]
+            pub trigger: $crate::controller::TriggerKind,
+            /// Period of a time-triggered controller; default: the sensor period.
+            #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+            pub period: Option<protocol::SimTime>,
+            /// Offset of its first computation; default `0s`.
+            #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+            pub phase: Option<protocol::SimTime>,
+        }
+
+        impl $name {
+            /// The timing keys.
+            pub fn timing(&self) -> $crate::controller::Timing {
+                $crate::controller::Timing { trigger: self.trigger, period: self.period, phase: self.phase }
+            }
+        }
+    };
+}
+pub(crate) use timing_fields;

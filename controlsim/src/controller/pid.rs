@@ -1,0 +1,223 @@
+//! Discrete PID with a filtered derivative, anti-windup and output limits,
+//! on the actual time elapsed between computations.
+//!
+//! Parallel form `v = kp e + I + D`, `u = sat(v)`, with `e = r - y` and `y` the
+//! chosen measurement. Between two computations at `t[n-1]` and `t[n]`
+//! (`dt = t[n] - t[n-1]`), the inputs the controller used at `t[n-1]` were
+//! held, so:
+//!
+//! - integral (forward Euler over the held interval, Åström & Hägglund's
+//!   discrete PID): `I += dt (ki e[n-1] + aw)`, where the anti-windup term is
+//!   - `none`: 0;
+//!   - `clamping` (conditional integration): the whole increment is skipped
+//!     when the output was saturated at `t[n-1]` and `ki e[n-1]` pushes
+//!     further into that limit;
+//!   - `back_calculation`: `aw = (u[n-1] - v[n-1]) / Tt`, tracking time `Tt`
+//!     (default `sqrt(Ti Td)` with `Ti = kp/ki`, `Td = kd/kp`, or `Ti` when
+//!     `kd = 0`);
+//! - derivative (first-order filter `kd s / (Tf s + 1)`, backward Euler, stable
+//!   for any `dt`): `D = (Tf D + kd (s[n] - s[n-1])) / (Tf + dt)`, with
+//!   `s = -y` (derivative on measurement, default: no kick on reference
+//!   steps) or `s = e`. The default `Tf = Td / 10` (`N = 10`). With `Tf = 0`
+//!   and `dt = 0` (two computations at one instant) `D` is kept.
+//!
+//! First computation: nothing to integrate, `D = 0`, `I = integral0`.
+//! For a time-triggered controller `dt` is the period and this is the textbook
+//! discrete PID.
+
+use serde::{Deserialize, Serialize};
+
+use super::{BuildContext, LawShape, Limits, Step};
+use crate::error::ConfigError;
+use crate::matrix::{check_finite, check_non_negative, check_positive};
+
+super::timing_fields! {
+    /// `kind = "pid"`.
+    pub struct PidConfig {
+        /// Proportional gain; required.
+        pub kp: f64,
+        /// Integral gain (per second); default 0.
+        #[serde(default)]
+        pub ki: f64,
+        /// Derivative gain (seconds); default 0.
+        #[serde(default)]
+        pub kd: f64,
+        /// Derivative filter time constant Tf, s; default `kd / (10 kp)` (0
+        /// when `kp` or `kd` is 0).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub filter_time_constant: Option<f64>,
+        /// Default `measurement`.
+        #[serde(default)]
+        pub derivative_on: DerivativeOn,
+        /// Default `clamping`.
+        #[serde(default)]
+        pub anti_windup: AntiWindup,
+        /// Tt for `back_calculation`, s; default as in the module docs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub tracking_time: Option<f64>,
+        /// Lower output limit; default none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub u_min: Option<f64>,
+        /// Upper output limit; default none.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub u_max: Option<f64>,
+        /// Which measurement channel is the controlled variable; default 0.
+        #[serde(default)]
+        pub measurement: usize,
+        /// Initial integral term; default 0.
+        #[serde(default)]
+        pub integral0: f64,
+    }
+}
+
+/// What the derivative acts on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DerivativeOn {
+    /// `-y`: no derivative kick on reference steps.
+    #[default]
+    Measurement,
+    /// `e = r - y`.
+    Error,
+}
+
+/// Integrator anti-windup scheme.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AntiWindup {
+    None,
+    /// Conditional integration.
+    #[default]
+    Clamping,
+    BackCalculation,
+}
+
+/// Indices into the PID's state `[integral, derivative]`.
+const I: usize = 0;
+const D: usize = 1;
+/// Indices into its memory.
+const PREV_S: usize = 0;
+const PREV_E: usize = 1;
+const PREV_EXCESS: usize = 2;
+const PREV_SAT: usize = 3;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Pid {
+    kp: f64,
+    ki: f64,
+    kd: f64,
+    tf: f64,
+    on: DerivativeOn,
+    aw: AntiWindup,
+    tt: f64,
+    measurement: usize,
+    limits: Limits,
+}
+
+impl Pid {
+    pub(crate) fn new(ctx: &BuildContext, c: &PidConfig) -> Result<(Self, LawShape), ConfigError> {
+        check_finite(&ctx.k("kp"), c.kp)?;
+        check_finite(&ctx.k("ki"), c.ki)?;
+        check_finite(&ctx.k("kd"), c.kd)?;
+        check_finite(&ctx.k("integral0"), c.integral0)?;
+        ctx.check_siso_plant("a pid controller")?;
+        ctx.check_measurement_index("measurement", c.measurement)?;
+        ctx.check_references(1, "a pid controller")?;
+        let tf = match c.filter_time_constant {
+            Some(tf) => {
+                check_non_negative(&ctx.k("filter_time_constant"), tf)?;
+                tf
+            }
+            None if c.kp != 0.0 && c.kd != 0.0 => (c.kd / c.kp / 10.0).abs(),
+            None => 0.0,
+        };
+        let tt = match (c.anti_windup, c.tracking_time) {
+            (AntiWindup::BackCalculation, Some(tt)) => {
+                check_positive(&ctx.k("tracking_time"), tt)?;
+                tt
+            }
+            (AntiWindup::BackCalculation, None) => {
+                if c.kp == 0.0 || c.ki == 0.0 {
+                    return Err(ConfigError::invalid(
+                        ctx.k("tracking_time"),
+                        "back_calculation needs a tracking_time when kp or ki is 0 (no default Ti = kp/ki)",
+                    ));
+                }
+                let ti = (c.kp / c.ki).abs();
+                let td = (c.kd / c.kp).abs();
+                if td > 0.0 {
+                    (ti * td).sqrt()
+                } else {
+                    ti
+                }
+            }
+            (_, Some(_)) => {
+                return Err(ConfigError::invalid(
+                    ctx.k("tracking_time"),
+                    "only used with anti_windup = \"back_calculation\"",
+                ))
+            }
+            (_, None) => 0.0,
+        };
+        let limits = Limits::new(
+            ctx,
+            &c.u_min.map(crate::config::PerChannel::All),
+            &c.u_max.map(crate::config::PerChannel::All),
+        )?;
+        let pid = Pid {
+            kp: c.kp,
+            ki: c.ki,
+            kd: c.kd,
+            tf,
+            on: c.derivative_on,
+            aw: c.anti_windup,
+            tt,
+            measurement: c.measurement,
+            limits,
+        };
+        let shape = LawShape {
+            extras: vec![],
+            references: 1,
+            state_names: vec!["integral".into(), "derivative".into()],
+            state0: vec![c.integral0, 0.0],
+            memory: 4,
+        };
+        Ok((pid, shape))
+    }
+
+    pub(crate) fn compute(&self, s: &Step, state: &mut [f64], mem: &mut [f64], out: &mut [f64]) {
+        let y = s.input[self.measurement];
+        let e = s.reference[0] - y;
+        let sig = match self.on {
+            DerivativeOn::Measurement => -y,
+            DerivativeOn::Error => e,
+        };
+        if let Some(dt) = s.dt {
+            let dt = dt.as_secs_f64();
+            let ep = mem[PREV_E];
+            match self.aw {
+                AntiWindup::None => state[I] += dt * (self.ki * ep),
+                AntiWindup::Clamping => {
+                    let pushes_further = mem[PREV_SAT] * self.ki * ep > 0.0;
+                    if !pushes_further {
+                        state[I] += dt * (self.ki * ep);
+                    }
+                }
+                AntiWindup::BackCalculation => {
+                    state[I] += dt * (self.ki * ep + mem[PREV_EXCESS] / self.tt);
+                }
+            }
+            let denom = self.tf + dt;
+            if denom > 0.0 {
+                state[D] = (self.tf * state[D] + self.kd * (sig - mem[PREV_S])) / denom;
+            }
+        }
+        let v = self.kp * e + state[I] + state[D];
+        let (u, sat) = self.limits.apply(0, v);
+        mem[PREV_S] = sig;
+        mem[PREV_E] = e;
+        mem[PREV_EXCESS] = u - v;
+        mem[PREV_SAT] = sat;
+        out[0] = u;
+    }
+}

@@ -1,0 +1,220 @@
+//! Streaming CSV recording of every n-th step (`timeseries.csv`, DESIGN §8).
+//!
+//! A [`Recorder`] is an [`Observer`]: pass it to
+//! [`System::advance_to`](crate::System::advance_to) and it writes one row at
+//! every boundary `k` with `k % every == 0`, straight through a
+//! [`csv::Writer`] (which buffers a few kilobytes) into the caller's writer.
+//! Nothing accumulates, so memory does not grow with the length of the run;
+//! the `long_run` example measures it.
+//!
+//! # Columns
+//! `time` (seconds, printed exactly from integer nanoseconds), then for each
+//! loop, in loop order, with the loop name as prefix:
+//! `name.r<j>` references, `name.y.<output>` plant outputs (true values),
+//! `name.x.<state>` plant states, `name.xc.<state>` controller states,
+//! `name.u.<input>` applied controls (after saturation), `name.uc.<input>`
+//! the controller's last computed controls.
+//!
+//! Numbers are printed with Rust's `Display` for `f64`: the shortest decimal
+//! that parses back to the same bits, identical on every platform.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::num::NonZeroU64;
+
+use crate::error::ObserverError;
+use crate::system::{Observer, System};
+
+/// Why recording failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("recording every 0 steps: the interval must be at least 1")]
+    ZeroInterval,
+    #[error("cannot write the time series: {0}")]
+    Csv(#[from] csv::Error),
+    #[error("cannot flush the time series: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("the recorder was made for a system with {expected} columns, this one has {found}")]
+    Layout { expected: usize, found: usize },
+}
+
+/// Streams rows of a [`System`]'s time series into a writer.
+pub struct Recorder<W: Write> {
+    out: csv::Writer<W>,
+    every: NonZeroU64,
+    columns: usize,
+    last: Option<u64>,
+    rows: u64,
+    field: String,
+    scratch: Vec<f64>,
+}
+
+impl<W: Write> std::fmt::Debug for Recorder<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recorder")
+            .field("every", &self.every)
+            .field("columns", &self.columns)
+            .field("rows", &self.rows)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The column names for `system`, in order.
+pub fn header(system: &System) -> Vec<String> {
+    let mut h = vec!["time".to_string()];
+    for lp in system.loops() {
+        let n = lp.name();
+        let s = lp.signature();
+        h.extend((0..lp.reference_dim()).map(|j| format!("{n}.r{j}")));
+        h.extend(s.outputs.iter().map(|o| format!("{n}.y.{o}")));
+        h.extend(s.states.iter().map(|o| format!("{n}.x.{o}")));
+        h.extend(lp.controller_state_names().iter().map(|o| format!("{n}.xc.{o}")));
+        h.extend(s.inputs.iter().map(|o| format!("{n}.u.{o}")));
+        h.extend(s.inputs.iter().map(|o| format!("{n}.uc.{o}")));
+    }
+    h
+}
+
+/// Writes `ns` nanoseconds as exact decimal seconds: `0`, `0.001`, `12.5`.
+pub fn write_seconds(out: &mut String, ns: u64) {
+    let (s, frac) = (ns / 1_000_000_000, ns % 1_000_000_000);
+    let _ = write!(out, "{s}");
+    if frac != 0 {
+        let _ = write!(out, ".{frac:09}");
+        // The fraction has a non-zero digit, so this stops before the point.
+        while out.ends_with('0') {
+            out.pop();
+        }
+    }
+}
+
+impl<W: Write> Recorder<W> {
+    /// Writes the header and returns a recorder of every `every`-th step.
+    ///
+    /// # Errors
+    /// [`RecordError::ZeroInterval`], or a write error.
+    pub fn new(system: &System, writer: W, every: u64) -> Result<Self, RecordError> {
+        let every = NonZeroU64::new(every).ok_or(RecordError::ZeroInterval)?;
+        let mut out = csv::WriterBuilder::new().has_headers(false).from_writer(writer);
+        let header = header(system);
+        out.write_record(&header)?;
+        let widest = system
+            .loops()
+            .iter()
+            .map(|l| {
+                let s = l.signature();
+                l.reference_dim().max(s.outputs.len()).max(s.states.len())
+            })
+            .max()
+            .unwrap_or(0);
+        Ok(Recorder {
+            out,
+            every,
+            columns: header.len(),
+            last: None,
+            rows: 0,
+            field: String::with_capacity(32),
+            scratch: vec![0.0; widest],
+        })
+    }
+
+    /// Rows written so far (not counting the header).
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes the row of the current boundary if it is on the recording grid
+    /// and not written yet.
+    ///
+    /// # Errors
+    /// [`RecordError::Csv`] on a write error, [`RecordError::Layout`] for a
+    /// system other than the one the recorder was made for.
+    pub fn record(&mut self, system: &System) -> Result<(), RecordError> {
+        let k = system.k();
+        if k % self.every.get() != 0 || self.last == Some(k) {
+            return Ok(());
+        }
+        let mut n = 1;
+        self.field.clear();
+        write_seconds(&mut self.field, system.time().as_nanos());
+        self.out.write_field(self.field.as_bytes())?;
+        for lp in system.loops() {
+            let t = system.time();
+            let r = lp.reference_dim();
+            lp.reference_into(t, &mut self.scratch[..r]);
+            n += self.put_scratch(r)?;
+            let p = lp.signature().outputs.len();
+            lp.outputs_into(t, &mut self.scratch[..p]);
+            n += self.put_scratch(p)?;
+            for v in [lp.state(), lp.controller_state(), lp.applied_control(), lp.computed_control()] {
+                n += self.put(v)?;
+            }
+        }
+        if n != self.columns {
+            return Err(RecordError::Layout { expected: self.columns, found: n });
+        }
+        self.out.write_record(None::<&[u8]>)?;
+        self.last = Some(k);
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn put_scratch(&mut self, len: usize) -> Result<usize, RecordError> {
+        for i in 0..len {
+            let v = self.scratch[i];
+            self.put_one(v)?;
+        }
+        Ok(len)
+    }
+
+    fn put(&mut self, values: &[f64]) -> Result<usize, RecordError> {
+        for &v in values {
+            self.put_one(v)?;
+        }
+        Ok(values.len())
+    }
+
+    #[inline]
+    fn put_one(&mut self, v: f64) -> Result<(), RecordError> {
+        self.field.clear();
+        let _ = write!(self.field, "{v}");
+        self.out.write_field(self.field.as_bytes())?;
+        Ok(())
+    }
+
+    /// Writes the final boundary's row (if on the grid and not yet written),
+    /// flushes, and returns the writer.
+    ///
+    /// # Errors
+    /// As [`record`](Self::record), or a flush error.
+    pub fn finish(mut self, system: &System) -> Result<W, RecordError> {
+        self.record(system)?;
+        self.out.flush()?;
+        self.out.into_inner().map_err(|e| RecordError::Io(e.into_error()))
+    }
+}
+
+impl<W: Write> Observer for Recorder<W> {
+    fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
+        self.record(system).map_err(Into::into)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_are_exact_decimals() {
+        let s = |ns| {
+            let mut out = String::new();
+            write_seconds(&mut out, ns);
+            out
+        };
+        assert_eq!(s(0), "0");
+        assert_eq!(s(1_000_000), "0.001");
+        assert_eq!(s(12_500_000_000), "12.5");
+        assert_eq!(s(1), "0.000000001");
+        assert_eq!(s(3_600_000_000_000), "3600");
+    }
+}
