@@ -1,0 +1,313 @@
+#include "netloop-tags.h"
+
+#include "ns3/uinteger.h"
+
+namespace netloop
+{
+
+using ns3::TagBuffer;
+using ns3::TypeId;
+
+NS_OBJECT_ENSURE_REGISTERED(PacketNumTag);
+NS_OBJECT_ENSURE_REGISTERED(PacketPortTag);
+NS_OBJECT_ENSURE_REGISTERED(StateNumTag);
+NS_OBJECT_ENSURE_REGISTERED(SendTimeTag);
+
+// --- PacketNumTag ---
+
+PacketNumTag::PacketNumTag()
+    : m_number(0)
+{
+}
+
+PacketNumTag::PacketNumTag(uint64_t number)
+    : m_number(number)
+{
+}
+
+TypeId
+PacketNumTag::GetTypeId()
+{
+    static TypeId tid = TypeId("netloop::PacketNumTag")
+                            .SetParent<ns3::Tag>()
+                            .SetGroupName("Netloop")
+                            .AddConstructor<PacketNumTag>()
+                            .AddAttribute("Number",
+                                          "Per-flow sequence number of the control packet",
+                                          ns3::EmptyAttributeValue(),
+                                          ns3::MakeUintegerAccessor(&PacketNumTag::GetNumber),
+                                          ns3::MakeUintegerChecker<uint64_t>());
+    return tid;
+}
+
+TypeId
+PacketNumTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+PacketNumTag::GetSerializedSize() const
+{
+    return 8;
+}
+
+void
+PacketNumTag::Serialize(TagBuffer buffer) const
+{
+    buffer.WriteU64(m_number);
+}
+
+void
+PacketNumTag::Deserialize(TagBuffer buffer)
+{
+    m_number = buffer.ReadU64();
+}
+
+void
+PacketNumTag::Print(std::ostream& os) const
+{
+    os << "number=" << m_number;
+}
+
+void
+PacketNumTag::SetNumber(uint64_t number)
+{
+    m_number = number;
+}
+
+uint64_t
+PacketNumTag::GetNumber() const
+{
+    return m_number;
+}
+
+// --- PacketPortTag ---
+
+PacketPortTag::PacketPortTag()
+    : m_port(0)
+{
+}
+
+PacketPortTag::PacketPortTag(uint16_t port)
+    : m_port(port)
+{
+}
+
+TypeId
+PacketPortTag::GetTypeId()
+{
+    static TypeId tid = TypeId("netloop::PacketPortTag")
+                            .SetParent<ns3::Tag>()
+                            .SetGroupName("Netloop")
+                            .AddConstructor<PacketPortTag>()
+                            .AddAttribute("Port",
+                                          "The flow's port: identifies loop and direction",
+                                          ns3::EmptyAttributeValue(),
+                                          ns3::MakeUintegerAccessor(&PacketPortTag::GetPort),
+                                          ns3::MakeUintegerChecker<uint16_t>());
+    return tid;
+}
+
+TypeId
+PacketPortTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+PacketPortTag::GetSerializedSize() const
+{
+    return 2;
+}
+
+void
+PacketPortTag::Serialize(TagBuffer buffer) const
+{
+    buffer.WriteU16(m_port);
+}
+
+void
+PacketPortTag::Deserialize(TagBuffer buffer)
+{
+    m_port = buffer.ReadU16();
+}
+
+void
+PacketPortTag::Print(std::ostream& os) const
+{
+    os << "port=" << m_port;
+}
+
+void
+PacketPortTag::SetPort(uint16_t port)
+{
+    m_port = port;
+}
+
+uint16_t
+PacketPortTag::GetPort() const
+{
+    return m_port;
+}
+
+// --- StateNumTag ---
+
+StateNumTag::StateNumTag()
+    : m_index(0),
+      m_count(1)
+{
+}
+
+StateNumTag::StateNumTag(uint16_t index, uint16_t count)
+    : m_index(index),
+      m_count(count)
+{
+}
+
+TypeId
+StateNumTag::GetTypeId()
+{
+    static TypeId tid = TypeId("netloop::StateNumTag")
+                            .SetParent<ns3::Tag>()
+                            .SetGroupName("Netloop")
+                            .AddConstructor<StateNumTag>()
+                            .AddAttribute("Index",
+                                          "Index of the state this packet carries",
+                                          ns3::EmptyAttributeValue(),
+                                          ns3::MakeUintegerAccessor(&StateNumTag::GetIndex),
+                                          ns3::MakeUintegerChecker<uint16_t>())
+                            .AddAttribute("Count",
+                                          "Number of packets the sample is split into",
+                                          ns3::EmptyAttributeValue(),
+                                          ns3::MakeUintegerAccessor(&StateNumTag::GetCount),
+                                          ns3::MakeUintegerChecker<uint16_t>());
+    return tid;
+}
+
+TypeId
+StateNumTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+StateNumTag::GetSerializedSize() const
+{
+    return 4;
+}
+
+void
+StateNumTag::Serialize(TagBuffer buffer) const
+{
+    buffer.WriteU16(m_index);
+    buffer.WriteU16(m_count);
+}
+
+void
+StateNumTag::Deserialize(TagBuffer buffer)
+{
+    m_index = buffer.ReadU16();
+    m_count = buffer.ReadU16();
+}
+
+void
+StateNumTag::Print(std::ostream& os) const
+{
+    os << "state=" << m_index << "/" << m_count;
+}
+
+void
+StateNumTag::SetIndex(uint16_t index)
+{
+    m_index = index;
+}
+
+uint16_t
+StateNumTag::GetIndex() const
+{
+    return m_index;
+}
+
+void
+StateNumTag::SetCount(uint16_t count)
+{
+    m_count = count;
+}
+
+uint16_t
+StateNumTag::GetCount() const
+{
+    return m_count;
+}
+
+// --- SendTimeTag ---
+
+SendTimeTag::SendTimeTag()
+    : m_ns(0)
+{
+}
+
+SendTimeTag::SendTimeTag(uint64_t ns)
+    : m_ns(ns)
+{
+}
+
+TypeId
+SendTimeTag::GetTypeId()
+{
+    static TypeId tid = TypeId("netloop::SendTimeTag")
+                            .SetParent<ns3::Tag>()
+                            .SetGroupName("Netloop")
+                            .AddConstructor<SendTimeTag>()
+                            .AddAttribute("NanoSeconds",
+                                          "Send time requested by the bridge, in ns",
+                                          ns3::EmptyAttributeValue(),
+                                          ns3::MakeUintegerAccessor(&SendTimeTag::GetNanoSeconds),
+                                          ns3::MakeUintegerChecker<uint64_t>());
+    return tid;
+}
+
+TypeId
+SendTimeTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+SendTimeTag::GetSerializedSize() const
+{
+    return 8;
+}
+
+void
+SendTimeTag::Serialize(TagBuffer buffer) const
+{
+    buffer.WriteU64(m_ns);
+}
+
+void
+SendTimeTag::Deserialize(TagBuffer buffer)
+{
+    m_ns = buffer.ReadU64();
+}
+
+void
+SendTimeTag::Print(std::ostream& os) const
+{
+    os << "sent=" << m_ns << "ns";
+}
+
+void
+SendTimeTag::SetNanoSeconds(uint64_t ns)
+{
+    m_ns = ns;
+}
+
+uint64_t
+SendTimeTag::GetNanoSeconds() const
+{
+    return m_ns;
+}
+
+} // namespace netloop

@@ -1,0 +1,144 @@
+/*
+ * The four packet tags every netloop control packet carries (DESIGN §5),
+ * written the way ns-3 writes tags (src/network/examples/main-packet-tag.cc):
+ * GetTypeId, GetInstanceTypeId, GetSerializedSize, Serialize, Deserialize, Print.
+ *
+ * They are packet tags (Packet::AddPacketTag): they travel with the packet
+ * and its copies and fragments through every layer, and cost no bytes on
+ * the simulated wire.
+ */
+#ifndef NETLOOP_TAGS_H
+#define NETLOOP_TAGS_H
+
+#include "ns3/tag.h"
+
+#include <cstdint>
+#include <ostream>
+
+namespace netloop
+{
+
+/**
+ * \brief Per-flow sequence number of a control packet.
+ */
+class PacketNumTag : public ns3::Tag
+{
+  public:
+    /// Number 0.
+    PacketNumTag();
+    /// \param number the packet number
+    explicit PacketNumTag(uint64_t number);
+
+    /// \return the TypeId
+    static ns3::TypeId GetTypeId();
+    ns3::TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(ns3::TagBuffer buffer) const override;
+    void Deserialize(ns3::TagBuffer buffer) override;
+    void Print(std::ostream& os) const override;
+
+    /// \param number the packet number
+    void SetNumber(uint64_t number);
+    /// \return the packet number
+    uint64_t GetNumber() const;
+
+  private:
+    uint64_t m_number; //!< packet number
+};
+
+/**
+ * \brief The flow's port: identifies the loop and the direction of a control packet.
+ */
+class PacketPortTag : public ns3::Tag
+{
+  public:
+    /// Port 0.
+    PacketPortTag();
+    /// \param port the flow's port
+    explicit PacketPortTag(uint16_t port);
+
+    /// \return the TypeId
+    static ns3::TypeId GetTypeId();
+    ns3::TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(ns3::TagBuffer buffer) const override;
+    void Deserialize(ns3::TagBuffer buffer) override;
+    void Print(std::ostream& os) const override;
+
+    /// \param port the flow's port
+    void SetPort(uint16_t port);
+    /// \return the flow's port
+    uint16_t GetPort() const;
+
+  private:
+    uint16_t m_port; //!< flow port
+};
+
+/**
+ * \brief Which part of a sample a packet carries: state index and state count.
+ *
+ * A sample of n values sent as n packets has count n and index 0..n-1; a
+ * single-packet sample has index 0 and count 1.
+ */
+class StateNumTag : public ns3::Tag
+{
+  public:
+    /// Index 0, count 1.
+    StateNumTag();
+    /// \param index state index
+    /// \param count state count
+    StateNumTag(uint16_t index, uint16_t count);
+
+    /// \return the TypeId
+    static ns3::TypeId GetTypeId();
+    ns3::TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(ns3::TagBuffer buffer) const override;
+    void Deserialize(ns3::TagBuffer buffer) override;
+    void Print(std::ostream& os) const override;
+
+    /// \param index state index
+    void SetIndex(uint16_t index);
+    /// \return state index
+    uint16_t GetIndex() const;
+    /// \param count state count
+    void SetCount(uint16_t count);
+    /// \return state count
+    uint16_t GetCount() const;
+
+  private:
+    uint16_t m_index; //!< state index
+    uint16_t m_count; //!< state count
+};
+
+/**
+ * \brief The send time the bridge asked for, in integer nanoseconds.
+ */
+class SendTimeTag : public ns3::Tag
+{
+  public:
+    /// Time 0.
+    SendTimeTag();
+    /// \param ns send time in nanoseconds
+    explicit SendTimeTag(uint64_t ns);
+
+    /// \return the TypeId
+    static ns3::TypeId GetTypeId();
+    ns3::TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(ns3::TagBuffer buffer) const override;
+    void Deserialize(ns3::TagBuffer buffer) override;
+    void Print(std::ostream& os) const override;
+
+    /// \param ns send time in nanoseconds
+    void SetNanoSeconds(uint64_t ns);
+    /// \return send time in nanoseconds
+    uint64_t GetNanoSeconds() const;
+
+  private:
+    uint64_t m_ns; //!< send time, ns
+};
+
+} // namespace netloop
+
+#endif // NETLOOP_TAGS_H

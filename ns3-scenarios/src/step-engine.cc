@@ -1,0 +1,455 @@
+#include "step-engine.h"
+
+#include "netloop-tags.h"
+
+#include "ns3/constant-velocity-mobility-model.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+namespace netloop
+{
+
+NS_LOG_COMPONENT_DEFINE("NetloopStepEngine");
+
+using ns3::Ptr;
+using ns3::Simulator;
+
+namespace
+{
+
+/// Largest time ns-3 can represent, in ns (Time is a signed 64-bit count).
+constexpr uint64_t kMaxTimeNs = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+/// Largest UDP payload in an IPv4 datagram.
+constexpr uint32_t kMaxUdpPayload = 65507;
+
+wire::Error
+MakeError(wire::ErrorCode code, std::string message)
+{
+    return wire::Error{code, std::move(message)};
+}
+
+std::string
+Vec3(const std::array<double, 3>& v)
+{
+    std::ostringstream os;
+    os << "(" << v[0] << ", " << v[1] << ", " << v[2] << ")";
+    return os.str();
+}
+
+} // namespace
+
+AddressOf
+FirstInterfaceAddresses(const ns3::NodeContainer& nodes)
+{
+    return [nodes](uint32_t index) {
+        if (index >= nodes.GetN())
+        {
+            return ns3::Ipv4Address::GetAny();
+        }
+        Ptr<ns3::Ipv4> ipv4 = nodes.Get(index)->GetObject<ns3::Ipv4>();
+        if (!ipv4)
+        {
+            return ns3::Ipv4Address::GetAny();
+        }
+        for (uint32_t i = 0; i < ipv4->GetNInterfaces(); ++i)
+        {
+            for (uint32_t a = 0; a < ipv4->GetNAddresses(i); ++a)
+            {
+                const ns3::Ipv4Address address = ipv4->GetAddress(i, a).GetLocal();
+                if (!address.IsLocalhost() && !address.IsAny())
+                {
+                    return address;
+                }
+            }
+        }
+        return ns3::Ipv4Address::GetAny();
+    };
+}
+
+StepEngine::StepEngine(ns3::NodeContainer nodes, AddressOf addressOf, std::string description)
+    : m_nodes(std::move(nodes)),
+      m_addressOf(std::move(addressOf)),
+      m_description(std::move(description))
+{
+    NS_LOG_FUNCTION(this << m_nodes.GetN());
+    for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+    {
+        Ptr<ns3::Node> node = m_nodes.Get(i);
+        if (!node->GetObject<ns3::MobilityModel>())
+        {
+            node->AggregateObject(ns3::CreateObject<ns3::ConstantVelocityMobilityModel>());
+        }
+        Ptr<ControlApp> app = ns3::CreateObject<ControlApp>();
+        node->AddApplication(app);
+        m_apps.push_back(app);
+        m_appTraces.Connect(app, "Tx", ns3::MakeCallback(&StepEngine::OnTx, this));
+        m_appTraces.Connect(app, "TxFailed", ns3::MakeCallback(&StepEngine::OnTxFailed, this));
+        m_appTraces.Connect(app, "Rx", ns3::MakeCallback(&StepEngine::OnRx, this));
+    }
+    HookStandardDrops(m_nodes, this, m_dropTraces);
+}
+
+StepEngine::~StepEngine()
+{
+    NS_LOG_FUNCTION(this);
+    m_dropTraces.DisconnectAll();
+    m_appTraces.DisconnectAll();
+}
+
+uint32_t
+StepEngine::GetNodeCount() const
+{
+    return m_nodes.GetN();
+}
+
+const std::string&
+StepEngine::GetDescription() const
+{
+    return m_description;
+}
+
+uint64_t
+StepEngine::GetNow() const
+{
+    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+}
+
+bool
+StepEngine::IsConfigured() const
+{
+    return m_configured;
+}
+
+Ptr<ControlApp>
+StepEngine::GetApp(uint32_t nodeIndex) const
+{
+    return m_apps.at(nodeIndex);
+}
+
+DropTraceConnections&
+StepEngine::GetDropTraces()
+{
+    return m_dropTraces;
+}
+
+std::size_t
+StepEngine::GetInFlightCount() const
+{
+    return m_inFlight.size();
+}
+
+StepEngine::Result<wire::Configured>
+StepEngine::Configure(const wire::Configure& configure)
+{
+    NS_LOG_FUNCTION(this << configure.flows.size());
+    if (m_configured)
+    {
+        return MakeError(wire::ErrorCode::UnexpectedMessage,
+                         "the network is already configured; Configure is sent once");
+    }
+    if (auto problem = FlowRegistry::Validate(configure.flows, GetNodeCount()))
+    {
+        return MakeError(wire::ErrorCode::InvalidConfig, *problem);
+    }
+    std::vector<ns3::Ipv4Address> destinations;
+    for (const wire::FlowSpec& f : configure.flows)
+    {
+        const ns3::Ipv4Address address = m_addressOf(f.dst);
+        if (address.IsAny() || address.IsBroadcast())
+        {
+            return MakeError(wire::ErrorCode::InvalidConfig,
+                             "flow " + std::to_string(f.flow) + ": destination node " +
+                                 std::to_string(f.dst) + " has no IPv4 address to send to");
+        }
+        destinations.push_back(address);
+    }
+    // Receiving ports first: the sending sockets then take ephemeral ports around them.
+    std::string error;
+    for (const wire::FlowSpec& f : configure.flows)
+    {
+        if (!m_apps[f.dst]->Listen(f.flow, f.port, &error))
+        {
+            return MakeError(wire::ErrorCode::InvalidConfig, error);
+        }
+    }
+    for (const wire::FlowSpec& f : configure.flows)
+    {
+        if (!m_apps[f.src]->OpenSendSocket(&error))
+        {
+            return MakeError(wire::ErrorCode::InvalidConfig, error);
+        }
+    }
+    m_flows.Set(configure.flows);
+    m_destinations = std::move(destinations);
+    m_configured = true;
+    return wire::Configured{GetNodeCount(), m_description};
+}
+
+std::optional<wire::Error>
+StepEngine::ValidateStep(const wire::Step& step) const
+{
+    const uint64_t now = GetNow();
+    auto invalid = [](std::string message) {
+        return MakeError(wire::ErrorCode::InvalidStep, std::move(message));
+    };
+    if (step.until > kMaxTimeNs)
+    {
+        return invalid("step until " + wire::FormatTime(step.until) +
+                       " is beyond the largest time ns-3 represents (" +
+                       wire::FormatTime(kMaxTimeNs) + ")");
+    }
+    if (step.until < now)
+    {
+        return invalid("step until " + wire::FormatTime(step.until) +
+                       " is before the time already reached, " + wire::FormatTime(now));
+    }
+    for (const wire::SendRequest& s : step.sends)
+    {
+        const std::string what =
+            "send of flow " + std::to_string(s.flow) + " packet " + std::to_string(s.number);
+        if (!m_flows.Has(s.flow))
+        {
+            return invalid(what + ": no such flow; " + std::to_string(m_flows.GetN()) +
+                           " flows are configured");
+        }
+        if (s.time < now)
+        {
+            return invalid(what + " at " + wire::FormatTime(s.time) +
+                           " is before the time already reached, " + wire::FormatTime(now));
+        }
+        if (s.time > kMaxTimeNs)
+        {
+            return invalid(what + " at " + wire::FormatTime(s.time) +
+                           " is beyond the largest time ns-3 represents");
+        }
+        if (s.size > kMaxUdpPayload)
+        {
+            return invalid(what + " has " + std::to_string(s.size) +
+                           " payload bytes; a UDP datagram carries at most " +
+                           std::to_string(kMaxUdpPayload));
+        }
+    }
+    for (const wire::NodeKinematics& k : step.kinematics)
+    {
+        const std::string what = "kinematics for node " + std::to_string(k.node);
+        if (k.node >= GetNodeCount())
+        {
+            return invalid(what + ": the network has " + std::to_string(GetNodeCount()) + " nodes");
+        }
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            if (!std::isfinite(k.position[i]) || !std::isfinite(k.velocity[i]))
+            {
+                return invalid(what + ": position " + Vec3(k.position) + " and velocity " +
+                               Vec3(k.velocity) + " must be finite");
+            }
+        }
+        Ptr<ns3::MobilityModel> model = m_nodes.Get(k.node)->GetObject<ns3::MobilityModel>();
+        if (!ns3::DynamicCast<ns3::ConstantVelocityMobilityModel>(model))
+        {
+            return invalid(what + ": its mobility model is " +
+                           (model ? model->GetInstanceTypeId().GetName() : std::string("none")) +
+                           "; setting position and velocity needs "
+                           "ns3::ConstantVelocityMobilityModel");
+        }
+    }
+    return std::nullopt;
+}
+
+StepEngine::Result<wire::StepDone>
+StepEngine::Step(const wire::Step& step)
+{
+    NS_LOG_FUNCTION(this << step.until << step.sends.size());
+    if (!m_configured)
+    {
+        return MakeError(wire::ErrorCode::UnexpectedMessage,
+                         "Step before Configure: the flows are not configured yet");
+    }
+    if (auto error = ValidateStep(step))
+    {
+        return *error;
+    }
+    const uint64_t now = GetNow();
+
+    for (const wire::NodeKinematics& k : step.kinematics)
+    {
+        auto model = m_nodes.Get(k.node)->GetObject<ns3::ConstantVelocityMobilityModel>();
+        model->SetPosition(ns3::Vector(k.position[0], k.position[1], k.position[2]));
+        model->SetVelocity(ns3::Vector(k.velocity[0], k.velocity[1], k.velocity[2]));
+    }
+
+    for (const wire::SendRequest& s : step.sends)
+    {
+        const wire::FlowSpec& flow = m_flows.Get(s.flow);
+        ControlPacket packet;
+        packet.number = s.number;
+        packet.port = flow.port;
+        packet.stateIndex = s.stateIndex;
+        packet.stateCount = s.stateCount;
+        packet.sentNs = s.time;
+        packet.size = s.size;
+        Simulator::ScheduleWithContext(m_nodes.Get(flow.src)->GetId(),
+                                       ns3::NanoSeconds(s.time - now),
+                                       &ControlApp::Send,
+                                       m_apps[flow.src],
+                                       s.flow,
+                                       m_destinations[s.flow],
+                                       packet);
+    }
+
+    m_current = wire::StepDone{};
+    m_stopAtDelivery = step.stopAtDelivery;
+    m_stopTriggered = false;
+    m_endNs = step.until;
+    m_lastCheckCount.reset();
+    m_endReached = false;
+    m_endEvent =
+        Simulator::Schedule(ns3::NanoSeconds(step.until - now), &StepEngine::EndCheck, this);
+
+    while (!m_endReached)
+    {
+        // Only EndCheck stops the simulator for us; another Stop (e.g. one left by
+        // a user's script) just ends this Run early, and we carry on.
+        const uint64_t before = Simulator::GetEventCount();
+        Simulator::Run();
+        if (!m_endReached && Simulator::GetEventCount() == before)
+        {
+            return MakeError(wire::ErrorCode::Internal,
+                             "the simulator stopped at " + wire::FormatTime(GetNow()) +
+                                 " with no event left before the end of the step at " +
+                                 wire::FormatTime(m_endNs));
+        }
+    }
+    m_current.reached = GetNow();
+    NS_LOG_INFO("step reached " << m_current.reached << "ns: " << m_current.deliveries.size()
+                                << " deliveries, " << m_current.drops.size() << " drops");
+    return std::move(m_current);
+}
+
+void
+StepEngine::EndCheck()
+{
+    // Runs at E after every event that was queued at E when it was scheduled. If
+    // nothing ran between the previous check and this one, no event at E is left
+    // (none could have been added), so the step is complete. GetEventCount()
+    // differences between two checks count the events in between plus one.
+    const uint64_t count = Simulator::GetEventCount();
+    if (m_lastCheckCount && count - *m_lastCheckCount == 1)
+    {
+        m_endReached = true;
+        Simulator::Stop();
+        return;
+    }
+    m_lastCheckCount = count;
+    m_endEvent = Simulator::ScheduleNow(&StepEngine::EndCheck, this);
+}
+
+wire::Summary
+StepEngine::Finish() const
+{
+    return wire::Summary{GetNow(), m_flows.GetCounters()};
+}
+
+void
+StepEngine::OnTx(uint32_t flow, Ptr<const ns3::Packet> packet)
+{
+    PacketNumTag num;
+    PacketPortTag port;
+    StateNumTag state;
+    SendTimeTag sent;
+    if (!packet->PeekPacketTag(num) || !packet->PeekPacketTag(port) ||
+        !packet->PeekPacketTag(state) || !packet->PeekPacketTag(sent))
+    {
+        NS_LOG_WARN("flow " << flow << ": not tracking a packet without netloop tags");
+        return;
+    }
+    InFlight record;
+    record.flow = flow;
+    record.packet.number = num.GetNumber();
+    record.packet.port = port.GetPort();
+    record.packet.stateIndex = state.GetIndex();
+    record.packet.stateCount = state.GetCount();
+    record.packet.sentNs = sent.GetNanoSeconds();
+    record.packet.size = packet->GetSize();
+    m_inFlight[packet->GetUid()] = record;
+    m_flows.CountSent(flow);
+}
+
+void
+StepEngine::OnTxFailed(uint32_t flow, Ptr<const ns3::Packet> packet, ns3::Socket::SocketErrno error)
+{
+    const uint32_t src = m_flows.Get(flow).src;
+    ReportDrop(packet,
+               src,
+               error == ns3::Socket::ERROR_NOROUTETOHOST ? wire::DropReason::Routing
+                                                         : wire::DropReason::Other);
+}
+
+void
+StepEngine::OnRx(uint32_t flow, Ptr<const ns3::Packet> packet)
+{
+    PacketNumTag num;
+    StateNumTag state;
+    SendTimeTag sent;
+    if (!packet->PeekPacketTag(num) || !packet->PeekPacketTag(state) ||
+        !packet->PeekPacketTag(sent))
+    {
+        NS_LOG_WARN("flow " << flow << ": ignoring a packet without netloop tags");
+        return;
+    }
+    m_inFlight.erase(packet->GetUid());
+    const uint64_t now = GetNow();
+    m_current.deliveries.push_back(wire::Delivery{flow,
+                                                  num.GetNumber(),
+                                                  state.GetIndex(),
+                                                  state.GetCount(),
+                                                  sent.GetNanoSeconds(),
+                                                  now,
+                                                  packet->GetSize()});
+    m_flows.CountDelivered(flow);
+    if (m_stopAtDelivery && !m_stopTriggered && m_flows.Get(flow).stopOnDelivery)
+    {
+        m_stopTriggered = true;
+        if (now < m_endNs)
+        {
+            // End at this delivery instead: after every event now queued at this time.
+            Simulator::Remove(m_endEvent);
+            m_endNs = now;
+            m_lastCheckCount.reset();
+            m_endEvent = Simulator::ScheduleNow(&StepEngine::EndCheck, this);
+        }
+    }
+}
+
+void
+StepEngine::ReportDrop(Ptr<const ns3::Packet> packet, uint32_t nodeIndex, wire::DropReason reason)
+{
+    auto it = m_inFlight.find(packet->GetUid());
+    if (it == m_inFlight.end())
+    {
+        return;
+    }
+    const InFlight& record = it->second;
+    const uint64_t now = GetNow();
+    NS_LOG_INFO("flow " << record.flow << " packet " << record.packet.number << " dropped at node "
+                        << nodeIndex << " (" << wire::ToString(reason) << ")");
+    m_current.drops.push_back(wire::DropEvent{record.flow,
+                                              record.packet.number,
+                                              record.packet.stateIndex,
+                                              record.packet.stateCount,
+                                              record.packet.sentNs,
+                                              now,
+                                              nodeIndex,
+                                              reason});
+    m_flows.CountDropped(record.flow);
+    m_inFlight.erase(it);
+}
+
+} // namespace netloop

@@ -1,0 +1,161 @@
+/*
+ * The stepping core: runs an ns-3 simulation in steps on behalf of the bridge
+ * (DESIGN §6), in-process and without any socket. The StepServer puts it on a
+ * TCP connection; tests drive it directly.
+ */
+#ifndef NETLOOP_STEP_ENGINE_H
+#define NETLOOP_STEP_ENGINE_H
+
+#include "control-app.h"
+#include "drop-traces.h"
+#include "flow-registry.h"
+#include "wire.h"
+
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node-container.h"
+#include "ns3/socket.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+namespace netloop
+{
+
+/// The address the control flows of a node are sent to, by node index.
+using AddressOf = std::function<ns3::Ipv4Address(uint32_t nodeIndex)>;
+
+/**
+ * The first address of the first non-loopback IPv4 interface of each node,
+ * looked up when asked (so addresses may be assigned after this call), or
+ * Ipv4Address::GetAny() for a node without one.
+ */
+AddressOf FirstInterfaceAddresses(const ns3::NodeContainer& nodes);
+
+/**
+ * \brief Runs the network in steps: the server core, without I/O.
+ *
+ * Lifecycle: construct on the nodes of a built network (node index = position
+ * in the container); Configure() once with the flows; Step() repeatedly;
+ * Finish() for the counters. Every problem with the client's input comes back
+ * as a wire::Error value, never as an assertion.
+ *
+ * Construction installs a ControlApp on every node, a
+ * ConstantVelocityMobilityModel on every node that has no mobility model, and
+ * hooks the standard drop traces (see HookStandardDrops). Builders of other
+ * network kinds may hook more sources with this engine as the DropSink and
+ * GetDropTraces() as the connection list.
+ *
+ * Step semantics (times are integer ns; "now" is the time reached so far):
+ * - until >= now and every send time >= now, else InvalidStep. Sends later
+ *   than until are accepted and happen in a later step.
+ * - Kinematics are applied at now, then each send is scheduled at exactly its
+ *   time (same-time sends in message order), then the simulator runs.
+ * - The step ends at E = until, or, with stop_at_delivery, at E = the time of
+ *   the first delivery on a stop_on_delivery flow if that is earlier. It ends
+ *   only after every event at time E has run: also events at E scheduled
+ *   during the step (e.g. a delivery exactly at until) and zero-delay chains
+ *   they start. So a step covers (previous E, E] and reached = E; nothing at
+ *   time E is left for the next step, except sends and events the next Step
+ *   itself schedules at E.
+ * - Scheduled sends are never cancelled: after an early stop, sends later than
+ *   E stay scheduled and happen in the steps that reach them.
+ */
+class StepEngine : public DropSink
+{
+  public:
+    /// Either the answer or the Error to send instead.
+    template <typename T>
+    using Result = std::variant<T, wire::Error>;
+
+    /**
+     * \param nodes the nodes the bridge may name, by index
+     * \param addressOf where to send a flow destined to a node
+     * \param description one line describing the network, for Configured
+     */
+    StepEngine(ns3::NodeContainer nodes, AddressOf addressOf, std::string description);
+    ~StepEngine() override;
+    StepEngine(const StepEngine&) = delete;
+    StepEngine& operator=(const StepEngine&) = delete;
+
+    /// \return the number of nodes
+    uint32_t GetNodeCount() const;
+    /// \return the network description
+    const std::string& GetDescription() const;
+    /// \return the simulated time reached, ns
+    uint64_t GetNow() const;
+    /// \return whether Configure() succeeded
+    bool IsConfigured() const;
+    /// \return the control application of a node
+    ns3::Ptr<ControlApp> GetApp(uint32_t nodeIndex) const;
+    /// \return the drop trace connections made for this engine
+    DropTraceConnections& GetDropTraces();
+    /// \return how many sent control packets are neither delivered nor reported dropped
+    std::size_t GetInFlightCount() const;
+
+    /// Validates the flows and opens their sockets.
+    Result<wire::Configured> Configure(const wire::Configure& configure);
+    /// Runs one step (see the class documentation).
+    Result<wire::StepDone> Step(const wire::Step& step);
+    /// The counters of every flow and the time reached.
+    wire::Summary Finish() const;
+
+    /**
+     * Reports the first drop of a control packet this engine sent, identified
+     * by its packet uid (which copies and fragments share); every later drop
+     * of the same packet, and any packet not sent by this engine, is ignored.
+     */
+    void ReportDrop(ns3::Ptr<const ns3::Packet> packet,
+                    uint32_t nodeIndex,
+                    wire::DropReason reason) override;
+
+  private:
+    /// A control packet on its way.
+    struct InFlight
+    {
+        uint32_t flow;        //!< flow id
+        ControlPacket packet; //!< the tag values it was sent with
+    };
+
+    /// \return an InvalidStep error, or nullopt if the step can be carried out
+    std::optional<wire::Error> ValidateStep(const wire::Step& step) const;
+    /// ControlApp "Tx": the packet enters the network.
+    void OnTx(uint32_t flow, ns3::Ptr<const ns3::Packet> packet);
+    /// ControlApp "TxFailed": the socket refused the packet.
+    void OnTxFailed(uint32_t flow,
+                    ns3::Ptr<const ns3::Packet> packet,
+                    ns3::Socket::SocketErrno error);
+    /// ControlApp "Rx": a delivery.
+    void OnRx(uint32_t flow, ns3::Ptr<const ns3::Packet> packet);
+    /// Ends the step once no event at the current time is left (see Step()).
+    void EndCheck();
+
+    ns3::NodeContainer m_nodes;                        //!< served nodes
+    AddressOf m_addressOf;                             //!< flow destinations
+    std::string m_description;                         //!< network description
+    std::vector<ns3::Ptr<ControlApp>> m_apps;          //!< one per node
+    std::vector<ns3::Ipv4Address> m_destinations;      //!< per flow, set by Configure
+    FlowRegistry m_flows;                              //!< flows and counters
+    bool m_configured = false;                         //!< Configure() succeeded
+    std::unordered_map<uint64_t, InFlight> m_inFlight; //!< by packet uid
+    DropTraceConnections m_dropTraces;                 //!< drop trace hooks
+    DropTraceConnections m_appTraces;                  //!< ControlApp trace hooks
+
+    // State of the step being run.
+    wire::StepDone m_current;                 //!< deliveries and drops so far
+    bool m_stopAtDelivery = false;            //!< the step may end at a delivery
+    bool m_stopTriggered = false;             //!< a stop delivery happened
+    uint64_t m_endNs = 0;                     //!< E, the time the step ends at
+    ns3::EventId m_endEvent;                  //!< the pending EndCheck
+    std::optional<uint64_t> m_lastCheckCount; //!< event count at the previous EndCheck
+    bool m_endReached = false;                //!< EndCheck stopped the simulator
+};
+
+} // namespace netloop
+
+#endif // NETLOOP_STEP_ENGINE_H

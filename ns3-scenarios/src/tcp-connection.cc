@@ -1,0 +1,306 @@
+#include "tcp-connection.h"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace netloop
+{
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+
+std::string
+Errno(const std::string& what)
+{
+    return what + ": " + std::strerror(errno);
+}
+
+/// A deadline timeoutNs from now; none for 0.
+struct Deadline
+{
+    explicit Deadline(uint64_t timeoutNs)
+        : infinite(timeoutNs == 0),
+          at(Clock::now() +
+             std::chrono::nanoseconds(std::min<uint64_t>(timeoutNs, uint64_t(1) << 62)))
+    {
+    }
+
+    /// Milliseconds left for poll(): -1 for no deadline, 0 when passed (rounded up).
+    int PollMs() const
+    {
+        if (infinite)
+        {
+            return -1;
+        }
+        const auto left = at - Clock::now();
+        if (left <= Clock::duration::zero())
+        {
+            return 0;
+        }
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1;
+        return static_cast<int>(std::min<long long>(ms, 1000LL * 3600 * 24));
+    }
+
+    bool infinite;
+    Clock::time_point at;
+};
+
+/// poll() one descriptor until ready, the deadline, or an error; retries on EINTR.
+/// \return 1 ready, 0 timeout, -1 error
+int
+WaitFor(int fd, short events, const Deadline& deadline)
+{
+    for (;;)
+    {
+        pollfd p{fd, events, 0};
+        const int ms = deadline.PollMs();
+        const int rc = poll(&p, 1, ms);
+        if (rc > 0)
+        {
+            return 1;
+        }
+        if (rc == 0)
+        {
+            if (deadline.infinite || deadline.PollMs() == 0)
+            {
+                return 0;
+            }
+            continue; // woke up early (ms rounding)
+        }
+        if (errno != EINTR)
+        {
+            return -1;
+        }
+    }
+}
+
+} // namespace
+
+TcpListener::~TcpListener()
+{
+    Close();
+}
+
+bool
+TcpListener::Open(uint16_t port, std::string* error)
+{
+    m_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (m_fd < 0)
+    {
+        *error = Errno("cannot create a TCP socket");
+        return false;
+    }
+    const int one = 1;
+    setsockopt(m_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(port);
+    if (bind(m_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0)
+    {
+        *error = Errno("cannot bind 127.0.0.1:" + std::to_string(port));
+        Close();
+        return false;
+    }
+    if (listen(m_fd, 1) != 0)
+    {
+        *error = Errno("cannot listen on 127.0.0.1:" + std::to_string(port));
+        Close();
+        return false;
+    }
+    socklen_t length = sizeof(address);
+    if (getsockname(m_fd, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+    {
+        *error = Errno("cannot read the bound port");
+        Close();
+        return false;
+    }
+    m_port = ntohs(address.sin_port);
+    return true;
+}
+
+uint16_t
+TcpListener::GetPort() const
+{
+    return m_port;
+}
+
+int
+TcpListener::Accept(uint64_t timeoutNs, std::string* error)
+{
+    const Deadline deadline(timeoutNs);
+    for (;;)
+    {
+        const int ready = WaitFor(m_fd, POLLIN, deadline);
+        if (ready == 0)
+        {
+            *error = "timeout";
+            return -1;
+        }
+        if (ready < 0)
+        {
+            *error = Errno("cannot wait for a connection");
+            return -1;
+        }
+        const int fd = accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd >= 0)
+        {
+            return fd;
+        }
+        if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN)
+        {
+            *error = Errno("cannot accept a connection");
+            return -1;
+        }
+    }
+}
+
+void
+TcpListener::Close()
+{
+    if (m_fd >= 0)
+    {
+        close(m_fd);
+        m_fd = -1;
+    }
+}
+
+TcpConnection::TcpConnection(int fd)
+    : m_fd(fd)
+{
+    const int one = 1;
+    setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+TcpConnection::~TcpConnection()
+{
+    Close(false);
+}
+
+TcpConnection::ReadStatus
+TcpConnection::Read(uint8_t* buffer,
+                    std::size_t capacity,
+                    std::size_t* received,
+                    uint64_t timeoutNs,
+                    std::string* error)
+{
+    *received = 0;
+    const Deadline deadline(timeoutNs);
+    for (;;)
+    {
+        const int ready = WaitFor(m_fd, POLLIN, deadline);
+        if (ready == 0)
+        {
+            return ReadStatus::Timeout;
+        }
+        if (ready < 0)
+        {
+            *error = Errno("cannot wait for data");
+            return ReadStatus::Failed;
+        }
+        const ssize_t n = recv(m_fd, buffer, capacity, 0);
+        if (n > 0)
+        {
+            *received = static_cast<std::size_t>(n);
+            return ReadStatus::Data;
+        }
+        if (n == 0)
+        {
+            return ReadStatus::Eof;
+        }
+        if (errno == ECONNRESET)
+        {
+            *error = "the connection was reset by the peer";
+            return ReadStatus::Failed;
+        }
+        if (errno != EINTR && errno != EAGAIN)
+        {
+            *error = Errno("cannot read");
+            return ReadStatus::Failed;
+        }
+    }
+}
+
+bool
+TcpConnection::WriteAll(const uint8_t* data,
+                        std::size_t size,
+                        uint64_t timeoutNs,
+                        std::string* error)
+{
+    const Deadline deadline(timeoutNs);
+    std::size_t sent = 0;
+    while (sent < size)
+    {
+        const int ready = WaitFor(m_fd, POLLOUT, deadline);
+        if (ready == 0)
+        {
+            *error = "the peer did not take our data in time";
+            return false;
+        }
+        if (ready < 0)
+        {
+            *error = Errno("cannot wait to write");
+            return false;
+        }
+        const ssize_t n = send(m_fd, data + sent, size - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0)
+        {
+            sent += static_cast<std::size_t>(n);
+            continue;
+        }
+        if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+        {
+            continue;
+        }
+        *error = Errno("cannot write");
+        return false;
+    }
+    return true;
+}
+
+void
+TcpConnection::Close(bool drain)
+{
+    if (m_fd < 0)
+    {
+        return;
+    }
+    if (drain)
+    {
+        shutdown(m_fd, SHUT_WR);
+        const auto end = Clock::now() + std::chrono::seconds(2);
+        uint8_t scratch[65536];
+        while (Clock::now() < end)
+        {
+            pollfd p{m_fd, POLLIN, 0};
+            const int rc = poll(&p, 1, 100);
+            if (rc < 0 && errno == EINTR)
+            {
+                continue;
+            }
+            if (rc <= 0)
+            {
+                break; // quiet for 100 ms, or an error
+            }
+            const ssize_t n = recv(m_fd, scratch, sizeof(scratch), MSG_DONTWAIT);
+            if (n <= 0 && !(n < 0 && (errno == EINTR || errno == EAGAIN)))
+            {
+                break; // closed or failed
+            }
+        }
+    }
+    close(m_fd);
+    m_fd = -1;
+}
+
+} // namespace netloop

@@ -1,0 +1,638 @@
+/*
+ * The netloop-server executable, end to end over TCP: the port line, the
+ * command line, a whole session with an exact delivery time, reproducible
+ * loss across processes, and every kind of bad input answered with an Error
+ * frame (or a clear stderr message) and a non-zero exit, never a crash or a
+ * hang.
+ */
+#include "golden_util.h"
+#include "wire.h"
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace netloop::wire;
+using netloop::test::FromHex;
+using netloop::test::ReadTable;
+
+namespace
+{
+
+const std::string kServer = NETLOOP_SERVER_PATH;
+const std::string kGoldenDir = NETLOOP_GOLDEN_DIR;
+
+/// Milliseconds since an arbitrary start.
+int64_t
+NowMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+/// One netloop-server child process with its stdout and stderr on pipes.
+class ServerProcess
+{
+  public:
+    explicit ServerProcess(const std::vector<std::string>& args)
+    {
+        int out[2];
+        int err[2];
+        if (pipe(out) != 0 || pipe(err) != 0)
+        {
+            throw std::runtime_error("pipe failed");
+        }
+        m_pid = fork();
+        if (m_pid < 0)
+        {
+            throw std::runtime_error("fork failed");
+        }
+        if (m_pid == 0)
+        {
+            dup2(out[1], STDOUT_FILENO);
+            dup2(err[1], STDERR_FILENO);
+            close(out[0]);
+            close(out[1]);
+            close(err[0]);
+            close(err[1]);
+            std::vector<char*> argv;
+            argv.push_back(const_cast<char*>(kServer.c_str()));
+            for (const auto& a : args)
+            {
+                argv.push_back(const_cast<char*>(a.c_str()));
+            }
+            argv.push_back(nullptr);
+            execv(kServer.c_str(), argv.data());
+            _exit(127);
+        }
+        close(out[1]);
+        close(err[1]);
+        m_out = out[0];
+        m_err = err[0];
+    }
+
+    ~ServerProcess()
+    {
+        if (m_pid > 0 && !m_exited)
+        {
+            kill(m_pid, SIGKILL);
+            int status;
+            waitpid(m_pid, &status, 0);
+        }
+        close(m_out);
+        close(m_err);
+    }
+
+    /// The first line of stdout: the port number.
+    uint16_t ReadPort(int timeoutMs = 20000)
+    {
+        const std::string line = ReadLine(m_out, timeoutMs);
+        if (line.empty() || line.find_first_not_of("0123456789") != std::string::npos)
+        {
+            throw std::runtime_error("expected a port line, got \"" + line +
+                                     "\"; stderr: " + Drain(m_err, 0));
+        }
+        return static_cast<uint16_t>(std::stoul(line));
+    }
+
+    /// Waits for the exit; the exit code, or 128 + signal. Throws after the timeout.
+    int Wait(int timeoutMs = 20000)
+    {
+        const int64_t end = NowMs() + timeoutMs;
+        for (;;)
+        {
+            int status = 0;
+            const pid_t r = waitpid(m_pid, &status, WNOHANG);
+            if (r == m_pid)
+            {
+                m_exited = true;
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            }
+            if (NowMs() > end)
+            {
+                throw std::runtime_error("the server did not exit within " +
+                                         std::to_string(timeoutMs) + " ms");
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+
+    /// Everything on stderr / the rest of stdout (after the process exited).
+    std::string Stderr()
+    {
+        m_stderr += Drain(m_err, 0);
+        return m_stderr;
+    }
+
+    std::string RestOfStdout()
+    {
+        return Drain(m_out, 0);
+    }
+
+  private:
+    static std::string ReadLine(int fd, int timeoutMs)
+    {
+        std::string line;
+        const int64_t end = NowMs() + timeoutMs;
+        for (;;)
+        {
+            pollfd p{fd, POLLIN, 0};
+            const int left = static_cast<int>(std::max<int64_t>(0, end - NowMs()));
+            if (poll(&p, 1, left) <= 0)
+            {
+                throw std::runtime_error("no line on stdout in time");
+            }
+            char c;
+            if (read(fd, &c, 1) != 1)
+            {
+                return line; // closed
+            }
+            if (c == '\n')
+            {
+                return line;
+            }
+            line += c;
+        }
+    }
+
+    static std::string Drain(int fd, int timeoutMs)
+    {
+        std::string out;
+        char buffer[4096];
+        for (;;)
+        {
+            pollfd p{fd, POLLIN, 0};
+            if (poll(&p, 1, timeoutMs) <= 0)
+            {
+                return out;
+            }
+            const ssize_t n = read(fd, buffer, sizeof(buffer));
+            if (n <= 0)
+            {
+                return out;
+            }
+            out.append(buffer, static_cast<std::size_t>(n));
+        }
+    }
+
+    pid_t m_pid = -1;
+    int m_out = -1;
+    int m_err = -1;
+    bool m_exited = false;
+    std::string m_stderr;
+};
+
+/// A client connection speaking frames.
+class Client
+{
+  public:
+    explicit Client(uint16_t port)
+    {
+        m_fd = socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a.sin_port = htons(port);
+        if (connect(m_fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0)
+        {
+            throw std::runtime_error(std::string("connect: ") + std::strerror(errno));
+        }
+        const int one = 1;
+        setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+
+    ~Client()
+    {
+        close(m_fd);
+    }
+
+    void SendBytes(const std::vector<uint8_t>& bytes)
+    {
+        std::size_t sent = 0;
+        while (sent < bytes.size())
+        {
+            const ssize_t n = send(m_fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+            if (n <= 0)
+            {
+                throw std::runtime_error(std::string("send: ") + std::strerror(errno));
+            }
+            sent += static_cast<std::size_t>(n);
+        }
+    }
+
+    void Send(const Message& m)
+    {
+        SendBytes(Encode(m));
+    }
+
+    void ShutdownWrite()
+    {
+        shutdown(m_fd, SHUT_WR);
+    }
+
+    /// The next frame; throws on EOF, a decode error or a timeout.
+    Message Receive(int timeoutMs = 20000)
+    {
+        const int64_t end = NowMs() + timeoutMs;
+        for (;;)
+        {
+            DecodeResult r = m_reader.Next();
+            if (r.status == DecodeResult::Status::Frame)
+            {
+                return r.message;
+            }
+            if (r.status == DecodeResult::Status::Error)
+            {
+                throw std::runtime_error("bad frame from the server: " + r.error.message);
+            }
+            if (!ReadSome(end))
+            {
+                throw std::runtime_error("EOF from the server");
+            }
+        }
+    }
+
+    /// Whether the server closed the connection (with nothing more to read) in time.
+    bool AtEof(int timeoutMs = 20000)
+    {
+        const int64_t end = NowMs() + timeoutMs;
+        return m_reader.Buffered() == 0 && !ReadSome(end) && m_reader.Buffered() == 0;
+    }
+
+  private:
+    /// Reads once; false on EOF. Throws on timeout.
+    bool ReadSome(int64_t end)
+    {
+        pollfd p{m_fd, POLLIN, 0};
+        const int left = static_cast<int>(std::max<int64_t>(0, end - NowMs()));
+        if (poll(&p, 1, left) <= 0)
+        {
+            throw std::runtime_error("timeout waiting for the server");
+        }
+        uint8_t buffer[65536];
+        const ssize_t n = recv(m_fd, buffer, sizeof(buffer), 0);
+        if (n < 0)
+        {
+            throw std::runtime_error(std::string("recv: ") + std::strerror(errno));
+        }
+        if (n == 0)
+        {
+            return false;
+        }
+        m_reader.Append(buffer, static_cast<std::size_t>(n));
+        return true;
+    }
+
+    int m_fd = -1;
+    FrameReader m_reader;
+};
+
+/// The Error a server sent, or a test failure.
+Error
+ExpectError(Client& client)
+{
+    Message m = client.Receive();
+    const auto* e = std::get_if<Error>(&m);
+    if (!e)
+    {
+        ADD_FAILURE() << "expected Error, got " << ToString(KindOf(m));
+        return Error{};
+    }
+    return *e;
+}
+
+void
+Handshake(Client& client, std::vector<FlowSpec> flows)
+{
+    client.Send(Hello{kProtocolVersion, "netloop test"});
+    Message m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<Hello>(m));
+    client.Send(Configure{std::move(flows)});
+    m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<Configured>(m))
+        << (std::holds_alternative<Error>(m) ? std::get<Error>(m).message : "");
+}
+
+TEST(ServerProcess, PrintHelpListsEveryArgumentWithItsUnit)
+{
+    ServerProcess server({"--PrintHelp"});
+    EXPECT_EQ(server.Wait(), 0);
+    const std::string help = server.RestOfStdout();
+    for (const char* arg : {"--network",
+                            "--nodes",
+                            "--seed",
+                            "--run",
+                            "--port",
+                            "--acceptTimeout",
+                            "--idleTimeout",
+                            "--topology",
+                            "--dataRate",
+                            "--delay",
+                            "--queueSize",
+                            "--lossRate"})
+    {
+        EXPECT_NE(help.find(arg), std::string::npos) << arg << " missing from:\n" << help;
+    }
+    for (const char* unit : {"bit/s", "packets", "with unit", "probability"})
+    {
+        EXPECT_NE(help.find(unit), std::string::npos) << unit;
+    }
+}
+
+TEST(ServerProcess, BadArgumentValuesExitWithTwoAndSayWhy)
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--topology=ring", "--topology=ring"},
+        {"--delay=5", "missing unit"},
+        {"--delay=0.5ns", "whole number of nanoseconds"},
+        {"--dataRate=fast", "--dataRate=fast"},
+        {"--lossRate=1.5", "--lossRate"},
+        {"--nodes=1", "at least 2 nodes"},
+        {"--queueSize=0", "--queueSize=0"},
+        {"--seed=0", "--seed=0"},
+        {"--network=lte", "--network=lte"},
+        {"--port=70000", "--port=70000"},
+        {"--idleTimeout=soon", "--idleTimeout"},
+    };
+    for (const auto& [arg, needle] : cases)
+    {
+        ServerProcess server({arg});
+        EXPECT_EQ(server.Wait(), 2) << arg;
+        const std::string err = server.Stderr();
+        EXPECT_NE(err.find(needle), std::string::npos) << arg << ": " << err;
+        EXPECT_EQ(server.RestOfStdout(), "") << "no port line for a bad argument";
+    }
+}
+
+TEST(ServerProcess, NoConnectionWithinTheAcceptTimeout)
+{
+    const int64_t start = NowMs();
+    ServerProcess server({"--acceptTimeout=300ms"});
+    server.ReadPort();
+    EXPECT_EQ(server.Wait(), 1);
+    EXPECT_LT(NowMs() - start, 15000);
+    EXPECT_NE(server.Stderr().find("no connection from the bridge"), std::string::npos)
+        << server.Stderr();
+}
+
+TEST(ServerProcess, AWholeSessionWithAnExactDeliveryTime)
+{
+    ServerProcess server({"--nodes=3", "--dataRate=8Mbps", "--delay=2ms", "--topology=chain"});
+    Client client(server.ReadPort());
+    client.Send(Hello{kProtocolVersion, "netloop test"});
+    Message m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<Hello>(m));
+    EXPECT_EQ(std::get<Hello>(m).protocolVersion, kProtocolVersion);
+    EXPECT_NE(std::get<Hello>(m).software.find("ns-3.37"), std::string::npos);
+
+    client.Send(Configure{{FlowSpec{0, 9000, 0, 2, Transport::Udp, true}}});
+    m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<Configured>(m));
+    EXPECT_EQ(std::get<Configured>(m).nodeCount, 3u);
+    EXPECT_NE(std::get<Configured>(m).description.find("p2p chain of 3 nodes: 8Mbps, delay 2ms"),
+              std::string::npos)
+        << std::get<Configured>(m).description;
+
+    Step step;
+    step.until = 100000000;
+    step.stopAtDelivery = true;
+    step.sends.push_back(SendRequest{0, 7, 1, 2, 1000000, 64});
+    client.Send(step);
+    m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<StepDone>(m));
+    const StepDone& done = std::get<StepDone>(m);
+    // Two hops of 2 ms + 94 bytes at 8 Mbps (94 us).
+    const uint64_t arrival = 1000000 + 2 * (2000000 + 94000);
+    EXPECT_EQ(done.reached, arrival);
+    ASSERT_EQ(done.deliveries.size(), 1u);
+    EXPECT_TRUE(done.deliveries[0] == (Delivery{0, 7, 1, 2, 1000000, arrival, 64}));
+
+    client.Send(Finish{});
+    m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<Summary>(m));
+    EXPECT_TRUE(std::get<Summary>(m) == (Summary{arrival, {FlowCounters{0, 1, 1, 0}}}));
+    EXPECT_TRUE(client.AtEof());
+    EXPECT_EQ(server.Wait(), 0) << server.Stderr();
+    EXPECT_EQ(server.RestOfStdout(), "") << "stdout carries the port line only";
+}
+
+TEST(ServerProcess, AFrameDeliveredByteByByteIsStillOneFrame)
+{
+    ServerProcess server({});
+    Client client(server.ReadPort());
+    for (uint8_t b : Encode(Hello{kProtocolVersion, "slow"}))
+    {
+        client.SendBytes({b});
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_TRUE(std::holds_alternative<Hello>(client.Receive()));
+}
+
+TEST(ServerProcess, EveryBadGoldenFrameIsAnsweredWithAnErrorFrame)
+{
+    for (const auto& row : ReadTable(kGoldenDir + "/bad_frames.txt", 3))
+    {
+        SCOPED_TRACE(row[0]);
+        ServerProcess server({});
+        Client client(server.ReadPort());
+        client.SendBytes(FromHex(row[2]));
+        const Error e = ExpectError(client);
+        const ErrorCode expected =
+            row[1] == "UnsupportedVersion" ? ErrorCode::UnsupportedVersion : ErrorCode::BadFrame;
+        EXPECT_EQ(e.code, expected) << e.message;
+        if (row[0] == "wrong_version")
+        {
+            EXPECT_NE(e.message.find("99"), std::string::npos) << e.message;
+            EXPECT_NE(e.message.find("version 1"), std::string::npos) << e.message;
+        }
+        EXPECT_TRUE(client.AtEof());
+        EXPECT_EQ(server.Wait(), 1);
+        EXPECT_NE(server.Stderr().find(e.message), std::string::npos) << server.Stderr();
+    }
+}
+
+TEST(ServerProcess, BadFramesAfterTheHandshakeAreAnsweredToo)
+{
+    // A garbage stream mid-session, and an oversized frame whose payload keeps coming.
+    ServerProcess server({});
+    Client client(server.ReadPort());
+    Handshake(client, {FlowSpec{0, 9000, 0, 1, Transport::Udp, false}});
+    std::vector<uint8_t> header = {'N', 'T', 'L', 'P', 1, 0, 4, 0, 0, 0, 0, 2}; // 32 MiB
+    client.SendBytes(header);
+    client.SendBytes(std::vector<uint8_t>(1 << 20, 0xAB));
+    const Error e = ExpectError(client);
+    EXPECT_EQ(e.code, ErrorCode::BadFrame);
+    EXPECT_NE(e.message.find("exceeds the limit"), std::string::npos) << e.message;
+    EXPECT_EQ(server.Wait(), 1);
+}
+
+TEST(ServerProcess, WellFormedMessagesOutOfPlaceAreUnexpected)
+{
+    const std::vector<std::pair<bool, Message>> cases = {
+        {false, Step{}}, // before Hello
+        {true, Step{}},  // after Hello, before Configure
+        {true, Configured{2, "from the client"}},
+        {true, StepDone{}},
+        {true, Summary{}},
+        {true, Finish{}},
+    };
+    for (const auto& [hello, message] : cases)
+    {
+        SCOPED_TRACE(ToString(KindOf(message)));
+        ServerProcess server({});
+        Client client(server.ReadPort());
+        if (hello)
+        {
+            client.Send(Hello{kProtocolVersion, "t"});
+            ASSERT_TRUE(std::holds_alternative<Hello>(client.Receive()));
+        }
+        client.Send(message);
+        const Error e = ExpectError(client);
+        EXPECT_EQ(e.code, ErrorCode::UnexpectedMessage);
+        EXPECT_NE(e.message.find(std::string("unexpected ") + ToString(KindOf(message))),
+                  std::string::npos)
+            << e.message;
+        EXPECT_EQ(server.Wait(), 1);
+    }
+}
+
+TEST(ServerProcess, ATcpFlowIsAnInvalidConfig)
+{
+    ServerProcess server({});
+    Client client(server.ReadPort());
+    client.Send(Hello{kProtocolVersion, "t"});
+    client.Receive();
+    client.Send(Configure{{FlowSpec{0, 9000, 0, 1, Transport::Tcp, false}}});
+    const Error e = ExpectError(client);
+    EXPECT_EQ(e.code, ErrorCode::InvalidConfig);
+    EXPECT_NE(e.message.find("TCP"), std::string::npos) << e.message;
+    EXPECT_EQ(server.Wait(), 1);
+}
+
+TEST(ServerProcess, ASendInThePastIsAnInvalidStepNamingTheTimes)
+{
+    ServerProcess server({});
+    Client client(server.ReadPort());
+    Handshake(client, {FlowSpec{0, 9000, 0, 1, Transport::Udp, false}});
+    Step step;
+    step.until = 2000000;
+    client.Send(step);
+    ASSERT_TRUE(std::holds_alternative<StepDone>(client.Receive()));
+    step.until = 3000000;
+    step.sends.push_back(SendRequest{0, 0, 0, 1, 1000000, 10});
+    client.Send(step);
+    const Error e = ExpectError(client);
+    EXPECT_EQ(e.code, ErrorCode::InvalidStep);
+    EXPECT_NE(e.message.find("at 1ms is before the time already reached, 2ms"), std::string::npos)
+        << e.message;
+    EXPECT_EQ(server.Wait(), 1);
+}
+
+TEST(ServerProcess, AnErrorFromTheBridgeEndsTheServer)
+{
+    ServerProcess server({});
+    Client client(server.ReadPort());
+    Handshake(client, {});
+    client.Send(Error{ErrorCode::Internal, "plant diverged"});
+    EXPECT_TRUE(client.AtEof());
+    EXPECT_EQ(server.Wait(), 1);
+    EXPECT_NE(server.Stderr().find("plant diverged"), std::string::npos) << server.Stderr();
+}
+
+TEST(ServerProcess, ThePeerClosingIsReportedCleanlyOrMidFrame)
+{
+    {
+        ServerProcess server({});
+        Client client(server.ReadPort());
+        Handshake(client, {});
+        client.ShutdownWrite();
+        EXPECT_EQ(server.Wait(), 1);
+        EXPECT_NE(server.Stderr().find("closed the connection without Finish"), std::string::npos)
+            << server.Stderr();
+    }
+    {
+        ServerProcess server({});
+        Client client(server.ReadPort());
+        std::vector<uint8_t> hello = Encode(Hello{kProtocolVersion, "half"});
+        hello.resize(hello.size() - 3);
+        client.SendBytes(hello);
+        client.ShutdownWrite();
+        EXPECT_EQ(server.Wait(), 1);
+        EXPECT_NE(server.Stderr().find("in the middle of a frame (" + std::to_string(hello.size()) +
+                                       " bytes received)"),
+                  std::string::npos)
+            << server.Stderr();
+    }
+}
+
+TEST(ServerProcess, ASilentBridgeHitsTheIdleTimeout)
+{
+    ServerProcess server({"--idleTimeout=300ms"});
+    Client client(server.ReadPort());
+    const Error e = ExpectError(client);
+    EXPECT_EQ(e.code, ErrorCode::Internal);
+    EXPECT_NE(e.message.find("--idleTimeout"), std::string::npos) << e.message;
+    EXPECT_EQ(server.Wait(), 1);
+}
+
+/// The numbers of the packets lost in a 200-packet run of a server process.
+std::set<uint64_t>
+LostInProcess(const std::string& run)
+{
+    ServerProcess server({"--lossRate=0.25", "--seed=3", "--run=" + run, "--delay=1ms"});
+    Client client(server.ReadPort());
+    Handshake(client, {FlowSpec{0, 9000, 0, 1, Transport::Udp, false}});
+    Step step;
+    step.until = 300000000;
+    for (uint64_t n = 0; n < 200; ++n)
+    {
+        step.sends.push_back(SendRequest{0, n, 0, 1, n * 1000000, 32});
+    }
+    client.Send(step);
+    Message m = client.Receive();
+    std::set<uint64_t> lost;
+    if (!std::holds_alternative<StepDone>(m))
+    {
+        ADD_FAILURE() << "expected StepDone";
+        return lost;
+    }
+    const StepDone& done = std::get<StepDone>(m);
+    for (const DropEvent& d : done.drops)
+    {
+        EXPECT_EQ(d.reason, DropReason::Phy);
+        lost.insert(d.number);
+    }
+    EXPECT_EQ(done.deliveries.size() + lost.size(), 200u);
+    client.Send(Finish{});
+    client.Receive();
+    EXPECT_EQ(server.Wait(), 0);
+    return lost;
+}
+
+TEST(ServerProcess, LossIsReproducibleAcrossProcessesAndChangesWithTheRun)
+{
+    const std::set<uint64_t> a = LostInProcess("1");
+    const std::set<uint64_t> b = LostInProcess("1");
+    const std::set<uint64_t> c = LostInProcess("2");
+    EXPECT_FALSE(a.empty());
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+}
+
+} // namespace
