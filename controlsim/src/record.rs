@@ -113,7 +113,9 @@ impl<W: Write> Recorder<W> {
             columns: header.len(),
             last: None,
             rows: 0,
-            field: String::with_capacity(32),
+            // The longest f64 Display (subnormals, f64::MAX) is under 330
+            // characters, so this buffer never grows.
+            field: String::with_capacity(512),
             scratch: vec![0.0; widest],
         })
     }

@@ -1,0 +1,15 @@
+//! controlsim's integration tests, one binary with modules named by
+//! behaviour. Every numerical test compares against a known answer written
+//! next to its model, and every test can fail.
+
+mod anti_windup;
+mod closed_loop;
+mod common;
+mod config;
+mod controllers;
+mod convergence;
+mod delay_margin;
+mod linear;
+mod plants;
+mod record;
+mod snapshot;

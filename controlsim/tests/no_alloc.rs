@@ -1,0 +1,115 @@
+//! `advance_to` must not allocate: a counting global allocator (its own test
+//! binary, since the allocator is process-wide) counts the allocations made
+//! by this thread while the engine integrates, with the silent observer and
+//! with a recorder writing to a sink.
+
+use std::alloc::{GlobalAlloc, Layout, System as Sys};
+use std::cell::Cell;
+
+use controlsim::{Recorder, Silent, System, SystemConfig};
+
+struct Counting;
+
+thread_local! {
+    static COUNT: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        COUNT.with(|c| c.set(c.get() + 1));
+        unsafe { Sys.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { Sys.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        COUNT.with(|c| c.set(c.get() + 1));
+        unsafe { Sys.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> u64 {
+    let before = COUNT.with(Cell::get);
+    f();
+    COUNT.with(Cell::get) - before
+}
+
+const SCENARIO: &str = r#"
+step = "1ms"
+[[loops]]
+name = "lin"
+[loops.plant]
+kind = "state_space"
+a = [[0.0, 1.0, 0.0, 0.0], [-2.0, -0.6, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.5, 0.0, -10.0, -2.4]]
+b = [[0.0], [1.0], [0.0], [0.5]]
+c = [[1.0, 0.0, 0.0, 0.0]]
+[loops.sensor]
+period = "10ms"
+[loops.actuator]
+initial = 1.0
+[loops.controller]
+kind = "open_loop"
+[[loops]]
+name = "pi"
+[loops.plant]
+kind = "mass_spring_damper"
+external_force = { kind = "square", period = "100ms" }
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "transfer_function"
+num = [1.0, 2.0]
+den = [1.0, 0.0]
+[loops.reference]
+kind = "sine"
+amplitude = 1.0
+frequency = 1.0
+[[loops]]
+name = "ball"
+[loops.plant]
+kind = "bouncing_ball"
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+[[loops]]
+name = "disc"
+[loops.plant]
+kind = "discrete_transfer_function"
+num = [0.1]
+den = [1.0, -0.9]
+period = "5ms"
+[loops.sensor]
+period = "5ms"
+[loops.actuator]
+initial = 1.0
+[loops.controller]
+kind = "open_loop"
+"#;
+
+fn system() -> System {
+    let cfg: SystemConfig = toml::from_str(SCENARIO).unwrap();
+    System::from_config(&cfg, 0).unwrap()
+}
+
+#[test]
+fn advance_to_does_not_allocate() {
+    let mut sys = system();
+    sys.advance_to(1, &mut Silent).unwrap();
+    let n = allocations_during(|| sys.advance_to(20_000, &mut Silent).unwrap());
+    assert_eq!(n, 0, "allocations in 20000 steps");
+    assert!(sys.loops()[2].resets() > 0, "the ball bounced meanwhile");
+}
+
+#[test]
+fn recording_every_step_does_not_allocate_per_row() {
+    let mut sys = system();
+    let mut rec = Recorder::new(&sys, std::io::sink(), 1).unwrap();
+    sys.advance_to(100, &mut rec).unwrap();
+    let n = allocations_during(|| sys.advance_to(10_000, &mut rec).unwrap());
+    assert_eq!(n, 0, "allocations while recording 9900 rows");
+    assert_eq!(rec.rows(), 10_000);
+}
