@@ -63,6 +63,9 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint64_t run = 1;
     uint32_t port = 0;
+    // Durations are strings parsed exactly (wire::ParseDuration, the grammar of the
+    // Rust side) rather than ns3::Time: Time's parser goes through double and aborts
+    // on an unknown unit, and a typo on the command line must be an error message.
     std::string acceptTimeout = "60s";
     std::string idleTimeout = "1h";
 
