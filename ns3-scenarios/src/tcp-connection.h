@@ -95,7 +95,12 @@ class TcpConnection
     void Close(bool drain);
 
   private:
+    /// Sets SO_RCVTIMEO, with a system call only when the value changes.
+    bool SetReceiveTimeout(uint64_t timeoutNs, std::string* error);
+
     int m_fd; //!< connected socket, -1 when closed
+    /// The SO_RCVTIMEO in force; UINT64_MAX before the first Read().
+    uint64_t m_receiveTimeoutNs = UINT64_MAX;
 };
 
 } // namespace netloop
