@@ -1,0 +1,10 @@
+//! End-to-end tests of the whole tool: the real ns-3 server on a real
+//! socket, and the real `netloop` binary. One test binary, modules named by
+//! behaviour (the server must be built: `scripts/setup.sh`).
+
+mod support;
+
+mod ns3_bridge_robustness;
+mod ns3_exact_timing;
+mod ns3_loss;
+mod ns3_server_robustness;

@@ -1,0 +1,146 @@
+//! A server that dies or freezes mid-run gives the bridge a clear error that
+//! names the simulated time reached, within the step timeout, and no server
+//! process outlives its bridge: not on error, not on panic, not when netloop
+//! itself is interrupted or killed.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use bridge::ns3::{Ns3Client, Ns3Error};
+use protocol::SimTime;
+
+use crate::support::*;
+
+fn running_client(step_timeout: Duration) -> Ns3Client {
+    let mut opts = options(&["--network=p2p", "--nodes=2", "--delay=1ms"]);
+    opts.step_timeout = step_timeout;
+    let mut client = Ns3Client::start(&opts).unwrap();
+    client.configure(vec![udp_flow(0, 0, 1)]).unwrap();
+    for i in 1..=3u64 {
+        step(&mut client, SimTime::from_millis(10 * i), vec![send(0, i, SimTime::from_millis(10 * i - 5), 32)]);
+    }
+    client
+}
+
+fn signal(pid: u32, sig: libc::c_int) {
+    // SAFETY: plain kill(2) on a pid we own.
+    assert_eq!(unsafe { libc::kill(pid as libc::pid_t, sig) }, 0);
+}
+
+fn wait_gone(pid: u32, within: Duration) -> bool {
+    wait_until(within, || !process_exists(pid))
+}
+
+fn wait_dead(pid: u32, within: Duration) -> bool {
+    wait_until(within, || !process_alive(pid))
+}
+
+fn wait_until(within: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn killed_server_is_a_clear_error_naming_the_time_reached() {
+    let mut client = running_client(Duration::from_secs(30));
+    let pid = client.server_pid();
+    signal(pid, libc::SIGKILL);
+    let started = Instant::now();
+    let err = client
+        .step(protocol::Step { until: SimTime::from_millis(40), stop_at_delivery: false, sends: vec![], kinematics: vec![] })
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(matches!(err, Ns3Error::ServerDied { .. } | Ns3Error::Closed { .. } | Ns3Error::Io { .. }), "{err:?}");
+    assert_eq!(err.reached(), Some(SimTime::from_millis(30)));
+    let text = err.to_string();
+    assert!(text.contains("30ms"), "{text}");
+    drop(client);
+    assert!(wait_gone(pid, Duration::from_secs(2)), "server {pid} left behind");
+}
+
+#[test]
+fn frozen_server_times_out_naming_the_time_reached() {
+    let timeout = Duration::from_secs(2);
+    let mut client = running_client(timeout);
+    let pid = client.server_pid();
+    signal(pid, libc::SIGSTOP);
+    let started = Instant::now();
+    let err = client
+        .step(protocol::Step { until: SimTime::from_millis(40), stop_at_delivery: false, sends: vec![], kinematics: vec![] })
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert!(waited >= timeout && waited < timeout + Duration::from_secs(2), "waited {waited:?}");
+    assert!(matches!(err, Ns3Error::Timeout { .. }), "{err:?}");
+    assert!(err.to_string().contains("30ms"), "{err}");
+    drop(client);
+    assert!(wait_gone(pid, Duration::from_secs(2)), "stopped server {pid} left behind");
+}
+
+#[test]
+fn a_panic_in_the_bridge_still_reaps_the_server() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let joined = std::thread::spawn(move || {
+        let client = running_client(Duration::from_secs(30));
+        tx.send(client.server_pid()).unwrap();
+        panic!("bridge panics with a live server");
+    })
+    .join();
+    assert!(joined.is_err());
+    let pid = rx.recv().unwrap();
+    assert!(wait_gone(pid, Duration::from_secs(2)), "server {pid} outlived a panic");
+}
+
+/// The server started by a `netloop` process, found through /proc.
+fn child_server_of(parent: u32) -> Option<u32> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // Fields after the parenthesised command name: state, ppid, ...
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { continue };
+        let ppid: u32 = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        if ppid == parent && stat.contains("(netloop-server)") {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// Starts a long `netloop ns3 probe`, waits for its server, signals netloop.
+fn netloop_with_server_then(sig: libc::c_int) {
+    let mut netloop = Command::new(env!("CARGO_BIN_EXE_netloop"))
+        .args(["ns3", "probe", "--packets", "100000000", "--period", "1ms", "--", "--network=p2p", "--nodes=2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let server = loop {
+        if let Some(pid) = child_server_of(netloop.id()) {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "netloop never started its server");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    signal(netloop.id(), sig);
+    let status = netloop.wait().unwrap();
+    assert!(!status.success());
+    // Once netloop is gone the server is init's child; init reaps it.
+    assert!(wait_dead(server, Duration::from_secs(3)), "server {server} outlived netloop ({status})");
+}
+
+#[test]
+fn interrupting_netloop_reaps_its_server() {
+    netloop_with_server_then(libc::SIGINT);
+}
+
+#[test]
+fn killing_netloop_reaps_its_server() {
+    netloop_with_server_then(libc::SIGKILL);
+}
