@@ -61,6 +61,6 @@ pub use plant::{Kinematics, Plant, PlantConfig, PlantModel, Signature, TimeDomai
 pub use record::{RecordError, Recorder};
 pub use reference::{Signal, SignalConfig};
 pub use snapshot::Snapshot;
-pub use solver::{SolverKind, Workspace};
+pub use solver::{FixedRhs, SolverKind, Workspace};
 pub use system::{Loop, LoopSpec, Observer, Silent, System};
 pub use time::{Periodic, StepSize, TimeError};

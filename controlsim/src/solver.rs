@@ -95,6 +95,83 @@ impl SolverKind {
     }
 }
 
+impl SolverKind {
+    /// [`step`](Self::step) for a state of compile-time size `N`, with the
+    /// stages on the stack. The same formulas in the same order, so the same
+    /// bits as `step`; the engine uses it for small states, where knowing the
+    /// size lets the compiler unroll the stage loops.
+    /// The right-hand side receives arrays, so a plant's slice-generic
+    /// derivative sees a constant length once inlined; it is a [`FixedRhs`]
+    /// (any closure is one) so that the engine can force the inlining.
+    #[inline(always)]
+    pub fn step_fixed<const N: usize, R>(self, t: f64, h: f64, x: &mut [f64; N], mut rhs: R)
+    where
+        R: FixedRhs<N>,
+    {
+        let mut f = |t: f64, x: &[f64; N], dx: &mut [f64; N]| rhs.eval(t, x, dx);
+        let mut k1 = [0.0; N];
+        match self {
+            SolverKind::Euler => {
+                f(t, x, &mut k1);
+                for i in 0..N {
+                    x[i] += h * k1[i];
+                }
+            }
+            SolverKind::Heun => {
+                let mut k2 = [0.0; N];
+                f(t, x, &mut k1);
+                let mut tmp = [0.0; N];
+                for i in 0..N {
+                    tmp[i] = x[i] + h * k1[i];
+                }
+                f(t + h, &tmp, &mut k2);
+                let h2 = 0.5 * h;
+                for i in 0..N {
+                    x[i] += h2 * (k1[i] + k2[i]);
+                }
+            }
+            SolverKind::Rk4 => {
+                let (mut k2, mut k3, mut k4) = ([0.0; N], [0.0; N], [0.0; N]);
+                let h2 = 0.5 * h;
+                let th = t + h2;
+                f(t, x, &mut k1);
+                let mut tmp = [0.0; N];
+                for i in 0..N {
+                    tmp[i] = x[i] + h2 * k1[i];
+                }
+                f(th, &tmp, &mut k2);
+                for i in 0..N {
+                    tmp[i] = x[i] + h2 * k2[i];
+                }
+                f(th, &tmp, &mut k3);
+                for i in 0..N {
+                    tmp[i] = x[i] + h * k3[i];
+                }
+                f(t + h, &tmp, &mut k4);
+                let h6 = h / 6.0;
+                for i in 0..N {
+                    x[i] += h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+                }
+            }
+        }
+    }
+}
+
+/// The right-hand side `dx = f(t, x)` of a state of fixed size `N`, for
+/// [`SolverKind::step_fixed`]. Closures implement it; the engine implements it
+/// with `#[inline(always)]` so the plant's derivative is inlined into the
+/// stages (the optimiser will not inline a closure called from four stages).
+pub trait FixedRhs<const N: usize> {
+    fn eval(&mut self, t: f64, x: &[f64; N], dx: &mut [f64; N]);
+}
+
+impl<const N: usize, F: FnMut(f64, &[f64; N], &mut [f64; N])> FixedRhs<N> for F {
+    #[inline(always)]
+    fn eval(&mut self, t: f64, x: &[f64; N], dx: &mut [f64; N]) {
+        self(t, x, dx)
+    }
+}
+
 /// Scratch space for the stages: five vectors of the largest state dimension.
 #[derive(Clone, Debug, Default)]
 pub struct Workspace {
@@ -156,6 +233,26 @@ mod tests {
         }
         assert_eq!(xh[0], 0.5);
         assert_eq!(xe[0], 0.5 - h / 2.0);
+    }
+
+    /// The fixed-size path is the slice path with the size known: same bits.
+    #[test]
+    fn fixed_size_step_gives_the_same_bits() {
+        let f = |t: f64, x: &[f64], dx: &mut [f64]| {
+            dx[0] = x[1] * t.cos();
+            dx[1] = -0.3 * x[0] - 0.1 * x[1] * x[1];
+            dx[2] = x[0] - x[2];
+        };
+        for kind in [SolverKind::Euler, SolverKind::Heun, SolverKind::Rk4] {
+            let mut ws = Workspace::new(3);
+            let (mut a, mut b) = ([0.3, -1.2, 2.0], [0.3, -1.2, 2.0]);
+            for k in 0..100 {
+                let t = k as f64 * 0.01;
+                kind.step(&mut ws, t, 0.01, &mut a, f);
+                kind.step_fixed(t, 0.01, &mut b, |t, x: &[f64; 3], dx: &mut [f64; 3]| f(t, x, dx));
+            }
+            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{kind:?}");
+        }
     }
 
     #[test]

@@ -44,7 +44,7 @@ use crate::error::{ApiError, ConfigError, ObserverError, StepError};
 use crate::plant::{with_plant, Kinematics, Plant, PlantModel, Signature, TimeDomain};
 use crate::reference::{Signal, SignalConfig};
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
-use crate::solver::{SolverKind, Workspace};
+use crate::solver::{FixedRhs, SolverKind, Workspace};
 use crate::time::{Periodic, StepSize};
 
 /// Sees the system at each boundary during [`System::advance_to`].
@@ -244,7 +244,22 @@ impl Loop {
         match self.discrete {
             None => {
                 let u = &self.actuator.applied;
-                with_plant!(&self.plant, p => solver.step(ws, t, h, &mut self.x, |t, x, dx| p.derivative(t, x, u, dx)));
+                let x = &mut self.x[..];
+                // Small states take the fixed-size path (same bits, unrolled).
+                macro_rules! fixed {
+                    ($n:literal) => {
+                        if let Some(x) = x.first_chunk_mut::<$n>() {
+                            with_plant!(&self.plant, p => integrate_fixed(p, solver, t, h, x, u));
+                        }
+                    };
+                }
+                match x.len() {
+                    1 => fixed!(1),
+                    2 => fixed!(2),
+                    3 => fixed!(3),
+                    4 => fixed!(4),
+                    _ => with_plant!(&self.plant, p => solver.step(ws, t, h, x, |t, x, dx| p.derivative(t, x, u, dx))),
+                }
             }
             Some(m) => {
                 let m = m.get();
@@ -282,6 +297,30 @@ impl Loop {
             .position(|v| !v.is_finite())
             .map(|i| ("controller state", self.controller.state_names[i].clone(), xc[i]))
     }
+}
+
+/// One step of a continuous plant with `N` states, monomorphised per plant
+/// type and size so the right-hand side is inlined into the stages.
+#[inline]
+fn integrate_fixed<P: Plant + ?Sized, const N: usize>(
+    p: &P,
+    solver: SolverKind,
+    t: f64,
+    h: f64,
+    x: &mut [f64; N],
+    u: &[f64],
+) {
+    struct Rhs<'a, P: ?Sized> {
+        p: &'a P,
+        u: &'a [f64],
+    }
+    impl<P: Plant + ?Sized, const N: usize> FixedRhs<N> for Rhs<'_, P> {
+        #[inline(always)]
+        fn eval(&mut self, t: f64, x: &[f64; N], dx: &mut [f64; N]) {
+            self.p.derivative(t, x, self.u, dx);
+        }
+    }
+    solver.step_fixed(t, h, x, Rhs { p, u });
 }
 
 /// N loops, one step, one solver. See the module docs.

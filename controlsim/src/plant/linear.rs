@@ -176,9 +176,48 @@ impl LinearSystem {
         Ok(LinearSystem { a, b, c, d })
     }
 
-    /// `dx = A x + B u`.
-    #[inline]
+    /// `dx = A x + B u`. Each row is summed left to right over `A`, then over
+    /// `B`, whatever the size, so every path gives the same bits. Small state
+    /// dimensions get a path with the size known at compile time, which the
+    /// compiler unrolls: this is the innermost loop of every linear plant.
+    #[inline(always)]
     pub(crate) fn derivative(&self, x: &[f64], u: &[f64], dx: &mut [f64]) {
+        match x.len() {
+            1 => self.derivative_n::<1>(x, u, dx),
+            2 => self.derivative_n::<2>(x, u, dx),
+            3 => self.derivative_n::<3>(x, u, dx),
+            4 => self.derivative_n::<4>(x, u, dx),
+            5 => self.derivative_n::<5>(x, u, dx),
+            6 => self.derivative_n::<6>(x, u, dx),
+            _ => self.derivative_any(x, u, dx),
+        }
+    }
+
+    #[inline(always)]
+    fn derivative_n<const N: usize>(&self, x: &[f64], u: &[f64], dx: &mut [f64]) {
+        let (Some(x), Some(dx)) = (x.first_chunk::<N>(), dx.first_chunk_mut::<N>()) else {
+            return self.derivative_any(x, u, dx);
+        };
+        let a = &self.a.data()[..N * N];
+        let b = self.b.data();
+        let m = u.len();
+        for i in 0..N {
+            let mut s = 0.0;
+            for j in 0..N {
+                s += a[i * N + j] * x[j];
+            }
+            if m == 1 {
+                s += b[i] * u[0];
+            } else {
+                for (bij, uj) in b[i * m..i * m + m].iter().zip(u) {
+                    s += bij * uj;
+                }
+            }
+            dx[i] = s;
+        }
+    }
+
+    fn derivative_any(&self, x: &[f64], u: &[f64], dx: &mut [f64]) {
         let n = x.len();
         let m = u.len();
         for ((dxi, arow), brow) in
@@ -285,7 +324,7 @@ impl Plant for LinearPlant {
         x0.copy_from_slice(&self.x0);
     }
 
-    #[inline]
+    #[inline(always)]
     fn derivative(&self, _t: f64, x: &[f64], u: &[f64], dx: &mut [f64]) {
         self.sys.derivative(x, u, dx);
     }
