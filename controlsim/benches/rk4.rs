@@ -93,7 +93,13 @@ fn handwritten(steps: u64) -> Vec<f64> {
     let (n, m) = (black_box(4), black_box(1));
     let u = vec![1.0];
     let mut x = X0.to_vec();
-    let (mut k1, mut k2, mut k3, mut k4, mut tmp) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let (mut k1, mut k2, mut k3, mut k4, mut tmp) = (
+        vec![0.0; n],
+        vec![0.0; n],
+        vec![0.0; n],
+        vec![0.0; n],
+        vec![0.0; n],
+    );
     let h = black_box(H);
     let h2 = 0.5 * h;
     let h6 = h / 6.0;
@@ -166,7 +172,8 @@ fn main() {
     for _ in 0..reps {
         let mut sys = engine();
         let start = Instant::now();
-        sys.advance_to(black_box(steps), &mut Silent).expect("bench run");
+        sys.advance_to(black_box(steps), &mut Silent)
+            .expect("bench run");
         t_engine.push(start.elapsed().as_secs_f64());
         let x_engine = sys.loops()[0].state().to_vec();
 
@@ -178,26 +185,61 @@ fn main() {
         let x_const = black_box(handwritten_const(black_box(steps)));
         t_const.push(start.elapsed().as_secs_f64());
 
-        let same = |other: &[f64]| x_engine.iter().zip(other).all(|(a, b)| a.to_bits() == b.to_bits());
-        assert!(same(&x_hand), "engine {x_engine:?} and run-time-size {x_hand:?} must do the same arithmetic");
-        assert!(same(&x_const), "engine {x_engine:?} and hand-written {x_const:?} must do the same arithmetic");
+        let same = |other: &[f64]| {
+            x_engine
+                .iter()
+                .zip(other)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        };
+        assert!(
+            same(&x_hand),
+            "engine {x_engine:?} and run-time-size {x_hand:?} must do the same arithmetic"
+        );
+        assert!(
+            same(&x_const),
+            "engine {x_engine:?} and hand-written {x_const:?} must do the same arithmetic"
+        );
     }
     let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
     let (e_min, c_min) = (min(&t_engine), min(&t_const));
     if std::env::var_os("RK4_BENCH_VERBOSE").is_some() {
-        for (name, t) in [("engine", &t_engine), ("handwritten", &t_const), ("runtime_size", &t_hand)] {
-            let ns: Vec<String> = t.iter().map(|s| format!("{:.1}", s / steps as f64 * 1e9)).collect();
+        for (name, t) in [
+            ("engine", &t_engine),
+            ("handwritten", &t_const),
+            ("runtime_size", &t_hand),
+        ] {
+            let ns: Vec<String> = t
+                .iter()
+                .map(|s| format!("{:.1}", s / steps as f64 * 1e9))
+                .collect();
             println!("{name}_ns_per_step_each={}", ns.join(","));
         }
     }
     let (e, h, c) = (median(t_engine), median(t_hand), median(t_const));
     let per = |t: f64| t / steps as f64 * 1e9;
     println!("rk4_steps={steps} reps={reps} plant=4-state linear, h=1ms");
-    println!("engine_ns_per_step={:.2} engine_steps_per_s={:.0}", per(e), steps as f64 / e);
-    println!("handwritten_ns_per_step={:.2} handwritten_steps_per_s={:.0}", per(c), steps as f64 / c);
-    println!("handwritten_runtime_size_ns_per_step={:.2} rk4_ratio_vs_runtime_size={:.3}", per(h), e / h);
+    println!(
+        "engine_ns_per_step={:.2} engine_steps_per_s={:.0}",
+        per(e),
+        steps as f64 / e
+    );
+    println!(
+        "handwritten_ns_per_step={:.2} handwritten_steps_per_s={:.0}",
+        per(c),
+        steps as f64 / c
+    );
+    println!(
+        "handwritten_runtime_size_ns_per_step={:.2} rk4_ratio_vs_runtime_size={:.3}",
+        per(h),
+        e / h
+    );
     // Best-of-REPS, the intrinsic cost with the least interference from
     // other work on a shared machine; the ratio below is of the medians.
-    println!("engine_min_ns_per_step={:.2} handwritten_min_ns_per_step={:.2} rk4_ratio_min={:.3}", per(e_min), per(c_min), e_min / c_min);
+    println!(
+        "engine_min_ns_per_step={:.2} handwritten_min_ns_per_step={:.2} rk4_ratio_min={:.3}",
+        per(e_min),
+        per(c_min),
+        e_min / c_min
+    );
     println!("rk4_ratio={:.3}", e / c);
 }

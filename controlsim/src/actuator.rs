@@ -43,12 +43,17 @@ impl Actuator {
     /// [`ConfigError`] for limits of the wrong length, NaN limits, `min > max`,
     /// or a non-finite initial value.
     pub(crate) fn new(key: &str, c: &ActuatorConfig, dim: usize) -> Result<Self, ConfigError> {
-        let limit = |field: &str, v: &Option<PerChannel>, default: f64| -> Result<Vec<f64>, ConfigError> {
+        let limit = |field: &str,
+                     v: &Option<PerChannel>,
+                     default: f64|
+         -> Result<Vec<f64>, ConfigError> {
             let key = format!("{key}.{field}");
             match v {
                 None => Ok(vec![default; dim]),
                 Some(PerChannel::All(x)) if !x.is_nan() => Ok(vec![*x; dim]),
-                Some(PerChannel::Each(v)) if v.len() == dim && !v.iter().any(|x| x.is_nan()) => Ok(v.clone()),
+                Some(PerChannel::Each(v)) if v.len() == dim && !v.iter().any(|x| x.is_nan()) => {
+                    Ok(v.clone())
+                }
                 Some(p) => p.resolve(&key, dim), // reports the length or NaN error
             }
         };
@@ -64,7 +69,12 @@ impl Actuator {
             None => vec![0.0; dim],
             Some(p) => p.resolve(&format!("{key}.initial"), dim)?,
         };
-        let mut a = Actuator { min, max, held: initial, applied: vec![0.0; dim] };
+        let mut a = Actuator {
+            min,
+            max,
+            held: initial,
+            applied: vec![0.0; dim],
+        };
         for i in 0..dim {
             a.refresh(i);
         }
@@ -99,7 +109,8 @@ mod tests {
 
     #[test]
     fn holds_and_saturates() {
-        let c: ActuatorConfig = toml::from_str("min = -1.0\nmax = [2.0, 0.5]\ninitial = 3").unwrap();
+        let c: ActuatorConfig =
+            toml::from_str("min = -1.0\nmax = [2.0, 0.5]\ninitial = 3").unwrap();
         let mut a = Actuator::new("a", &c, 2).unwrap();
         assert_eq!(a.held, [3.0, 3.0]);
         assert_eq!(a.applied, [2.0, 0.5]);
@@ -111,7 +122,12 @@ mod tests {
 
     #[test]
     fn rejects_crossed_or_misshapen_limits() {
-        let bad = |t: &str| Actuator::new("a", &toml::from_str(t).unwrap(), 2).unwrap_err().key().to_string();
+        let bad = |t: &str| {
+            Actuator::new("a", &toml::from_str(t).unwrap(), 2)
+                .unwrap_err()
+                .key()
+                .to_string()
+        };
         assert_eq!(bad("min = 1.0\nmax = 0.0"), "a.min");
         assert_eq!(bad("max = [1.0]"), "a.max");
         assert_eq!(bad("initial = [1.0, 2.0, 3.0]"), "a.initial");

@@ -88,7 +88,13 @@ pub struct ClosedLoop {
 impl ClosedLoop {
     pub fn new(system: System, delays: Delays, response: Response) -> Self {
         let n = system.loops().len();
-        ClosedLoop { system, delays, response, uplink: vec![Queue::new(); n], downlink: vec![Queue::new(); n] }
+        ClosedLoop {
+            system,
+            delays,
+            response,
+            uplink: vec![Queue::new(); n],
+            downlink: vec![Queue::new(); n],
+        }
     }
 
     pub fn system(&self) -> &System {
@@ -103,9 +109,17 @@ impl ClosedLoop {
     ///
     /// # Errors
     /// A [`StepError`] from the system or the observer.
-    pub fn run_to<O: Observer + ?Sized>(&mut self, k1: u64, observer: &mut O) -> Result<(), ClosedLoopError> {
+    pub fn run_to<O: Observer + ?Sized>(
+        &mut self,
+        k1: u64,
+        observer: &mut O,
+    ) -> Result<(), ClosedLoopError> {
         if k1 < self.system.k() {
-            return Err(StepError::Backwards { from: self.system.k(), to: k1 }.into());
+            return Err(StepError::Backwards {
+                from: self.system.k(),
+                to: k1,
+            }
+            .into());
         }
         while self.system.k() < k1 {
             for i in 0..self.uplink.len() {
@@ -119,7 +133,9 @@ impl ClosedLoop {
 
     fn arrival(&self, delay: SimTime) -> u64 {
         let t = self.system.time();
-        self.system.step_size().step_at_or_after(SimTime(t.as_nanos().saturating_add(delay.as_nanos())))
+        self.system
+            .step_size()
+            .step_at_or_after(SimTime(t.as_nanos().saturating_add(delay.as_nanos())))
     }
 
     fn serve(&mut self, i: usize) -> Result<(), ApiError> {
@@ -164,7 +180,8 @@ impl ClosedLoop {
     }
 
     fn respond(&mut self, i: usize) -> Result<(), ApiError> {
-        let rollback = self.response == Response::Rollback && self.system.get(i)?.is_continuous_controller();
+        let rollback =
+            self.response == Response::Rollback && self.system.get(i)?.is_continuous_controller();
         let u = if rollback {
             self.system.rollback_response(i)?.to_vec()
         } else {

@@ -191,9 +191,10 @@ impl PerChannel {
             PerChannel::Each(v) => v.clone(),
         };
         check_vector(key, &v, n).map_err(|e| match (self, e) {
-            (PerChannel::All(x), ConfigError::NotFinite { .. }) => {
-                ConfigError::NotFinite { key: key.to_string(), value: *x }
-            }
+            (PerChannel::All(x), ConfigError::NotFinite { .. }) => ConfigError::NotFinite {
+                key: key.to_string(),
+                value: *x,
+            },
             (_, e) => e,
         })?;
         Ok(v)
@@ -227,7 +228,8 @@ impl<'de> Deserialize<'de> for PerChannel {
                 Ok(PerChannel::All(v as f64))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<PerChannel, A::Error> {
-                Vec::<f64>::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(PerChannel::Each)
+                Vec::<f64>::deserialize(de::value::SeqAccessDeserializer::new(seq))
+                    .map(PerChannel::Each)
             }
         }
         d.deserialize_any(V)
@@ -243,9 +245,11 @@ pub(crate) fn names_or_default(
     prefix: &str,
 ) -> Result<Vec<String>, ConfigError> {
     match given {
-        Some(v) if v.len() != n => {
-            Err(ConfigError::Length { key: key.to_string(), expected: n, found: v.len() })
-        }
+        Some(v) if v.len() != n => Err(ConfigError::Length {
+            key: key.to_string(),
+            expected: n,
+            found: v.len(),
+        }),
         Some(v) => Ok(v.clone()),
         None => Ok((0..n).map(|i| format!("{prefix}{i}")).collect()),
     }
@@ -264,10 +268,8 @@ mod tests {
 
     #[test]
     fn per_channel_references_and_loop_refs_parse_both_forms() {
-        let one: Probe = toml::from_str(
-            "a = 2\np = 1\n[r]\nkind = \"constant\"\nvalue = 1.0",
-        )
-        .unwrap();
+        let one: Probe =
+            toml::from_str("a = 2\np = 1\n[r]\nkind = \"constant\"\nvalue = 1.0").unwrap();
         assert_eq!(one.a, PerChannel::All(2.0));
         assert_eq!(one.r.0.len(), 1);
         assert_eq!(one.p, LoopRef::Index(1));
@@ -280,9 +282,10 @@ mod tests {
         assert_eq!(many.p, LoopRef::Name("lead".into()));
         assert_eq!(many.a.resolve("a", 3).unwrap_err().key(), "a");
         // An error inside a single reference table keeps its own message.
-        let err = toml::from_str::<Probe>("a = 1\np = 0\n[r]\nkind = \"step\"\nfinal = 1.0\nbogus = 1")
-            .unwrap_err()
-            .to_string();
+        let err =
+            toml::from_str::<Probe>("a = 1\np = 0\n[r]\nkind = \"step\"\nfinal = 1.0\nbogus = 1")
+                .unwrap_err()
+                .to_string();
         assert!(err.contains("bogus"), "{err}");
     }
 }

@@ -153,7 +153,10 @@ impl BuildContext<'_> {
         if self.references != 0 && self.references != needed {
             return Err(ConfigError::invalid(
                 self.reference_key.clone(),
-                format!("{} reference signals given, but {what} takes {needed}", self.references),
+                format!(
+                    "{} reference signals given, but {what} takes {needed}",
+                    self.references
+                ),
             ));
         }
         Ok(())
@@ -163,17 +166,27 @@ impl BuildContext<'_> {
         if self.plant_inputs != 1 {
             return Err(ConfigError::invalid(
                 self.key.clone(),
-                format!("{what} has one output, but the plant has {} inputs", self.plant_inputs),
+                format!(
+                    "{what} has one output, but the plant has {} inputs",
+                    self.plant_inputs
+                ),
             ));
         }
         Ok(())
     }
 
-    pub(crate) fn check_measurement_index(&self, field: &str, index: usize) -> Result<(), ConfigError> {
+    pub(crate) fn check_measurement_index(
+        &self,
+        field: &str,
+        index: usize,
+    ) -> Result<(), ConfigError> {
         if index >= self.measurements {
             return Err(ConfigError::invalid(
                 self.k(field),
-                format!("measurement {index} does not exist: the sensor has {} channels", self.measurements),
+                format!(
+                    "measurement {index} does not exist: the sensor has {} channels",
+                    self.measurements
+                ),
             ));
         }
         Ok(())
@@ -196,21 +209,29 @@ impl Limits {
         u_max: &Option<PerChannel>,
     ) -> Result<Self, ConfigError> {
         let n = ctx.plant_inputs;
-        let side = |field: &str, v: &Option<PerChannel>, default: f64| -> Result<Vec<f64>, ConfigError> {
-            let key = ctx.k(field);
-            let v = match v {
-                None => vec![default; n],
-                Some(PerChannel::All(x)) => vec![*x; n],
-                Some(PerChannel::Each(v)) => v.clone(),
+        let side =
+            |field: &str, v: &Option<PerChannel>, default: f64| -> Result<Vec<f64>, ConfigError> {
+                let key = ctx.k(field);
+                let v = match v {
+                    None => vec![default; n],
+                    Some(PerChannel::All(x)) => vec![*x; n],
+                    Some(PerChannel::Each(v)) => v.clone(),
+                };
+                if v.len() != n {
+                    return Err(ConfigError::Length {
+                        key,
+                        expected: n,
+                        found: v.len(),
+                    });
+                }
+                if let Some(i) = v.iter().position(|x| x.is_nan()) {
+                    return Err(ConfigError::NotFinite {
+                        key: format!("{key}[{i}]"),
+                        value: v[i],
+                    });
+                }
+                Ok(v)
             };
-            if v.len() != n {
-                return Err(ConfigError::Length { key, expected: n, found: v.len() });
-            }
-            if let Some(i) = v.iter().position(|x| x.is_nan()) {
-                return Err(ConfigError::NotFinite { key: format!("{key}[{i}]"), value: v[i] });
-            }
-            Ok(v)
-        };
         let lo = side("u_min", u_min, f64::NEG_INFINITY)?;
         let hi = side("u_max", u_max, f64::INFINITY)?;
         if let Some(i) = (0..n).find(|&i| lo[i] > hi[i]) {
@@ -383,15 +404,27 @@ impl Controller {
     pub(crate) fn compute(&mut self, refs: &[Signal], t: SimTime) {
         load_reference(&mut self.reference, refs, t);
         let dt = self.last_time.map(|prev| t.saturating_sub(prev));
-        let s = Step { dt, input: &self.input, reference: &self.reference };
-        self.law.compute(&s, &mut self.state, &mut self.memory, &mut self.output);
+        let s = Step {
+            dt,
+            input: &self.input,
+            reference: &self.reference,
+        };
+        self.law
+            .compute(&s, &mut self.state, &mut self.memory, &mut self.output);
         self.last_time = Some(t);
     }
 
     /// Integrates a continuous-time controller's state over one step from `t`
     /// (seconds). Does nothing for other laws.
     #[inline]
-    pub(crate) fn integrate(&mut self, solver: SolverKind, ws: &mut Workspace, refs: &[Signal], t: f64, h: f64) {
+    pub(crate) fn integrate(
+        &mut self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        refs: &[Signal],
+        t: f64,
+        h: f64,
+    ) {
         if let Law::Continuous(law) = &self.law {
             let (input, error) = (&self.input, &mut self.error);
             solver.step(ws, t, h, &mut self.state, |t, x, dx| {
@@ -414,7 +447,9 @@ impl Controller {
         t_next: SimTime,
         h: f64,
     ) {
-        let Law::Continuous(law) = &self.law else { return };
+        let Law::Continuous(law) = &self.law else {
+            return;
+        };
         self.scratch.copy_from_slice(&self.state);
         let (input, error) = (&self.input, &mut self.error);
         solver.step(ws, t.as_secs_f64(), h, &mut self.scratch, |t, x, dx| {
@@ -422,7 +457,12 @@ impl Controller {
             law.derivative(x, error, dx);
         });
         load_reference(&mut self.reference, refs, t_next);
-        law.output(&self.input, &self.reference, &self.scratch, &mut self.output);
+        law.output(
+            &self.input,
+            &self.reference,
+            &self.scratch,
+            &mut self.output,
+        );
         self.last_time = Some(t);
     }
 }
@@ -461,9 +501,15 @@ fn resolve_timing(
             let period_t = timing.period.unwrap_or(sensor_period);
             let period = step
                 .period_steps(period_t)
-                .map_err(|source| ConfigError::Time { key: ctx.k("period"), source })?;
+                .map_err(|source| ConfigError::Time {
+                    key: ctx.k("period"),
+                    source,
+                })?;
             let phase_t = timing.phase.unwrap_or(SimTime::ZERO);
-            let phase = step.steps_in(phase_t).map_err(|source| ConfigError::Time { key: ctx.k("phase"), source })?;
+            let phase = step.steps_in(phase_t).map_err(|source| ConfigError::Time {
+                key: ctx.k("phase"),
+                source,
+            })?;
             if phase >= period.get() {
                 return Err(ConfigError::invalid(
                     ctx.k("phase"),

@@ -37,13 +37,21 @@ pub enum ConfigError {
     },
     /// A vector (or per-channel list) of the wrong length.
     #[error("`{key}` must have {expected} entries, found {found}")]
-    Length { key: String, expected: usize, found: usize },
+    Length {
+        key: String,
+        expected: usize,
+        found: usize,
+    },
     /// A NaN or infinite number where a finite one is needed.
     #[error("`{key}` must be finite, found {value}")]
     NotFinite { key: String, value: f64 },
     /// A name that refers to nothing (an output name, a loop name).
     #[error("`{key}`: unknown name \"{name}\"; expected one of: {}", .known.join(", "))]
-    UnknownName { key: String, name: String, known: Vec<String> },
+    UnknownName {
+        key: String,
+        name: String,
+        known: Vec<String>,
+    },
     /// Any other rule, stated in `reason`.
     #[error("`{key}`: {reason}")]
     Invalid { key: String, reason: String },
@@ -51,7 +59,10 @@ pub enum ConfigError {
 
 impl ConfigError {
     pub(crate) fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
-        ConfigError::Invalid { key: key.into(), reason: reason.into() }
+        ConfigError::Invalid {
+            key: key.into(),
+            reason: reason.into(),
+        }
     }
 
     /// The key the error is about, e.g. `loops[0].sensor.period`.
@@ -74,9 +85,19 @@ pub enum ApiError {
     #[error("no loop {index}: the system has {count} loops")]
     NoSuchLoop { index: usize, count: usize },
     #[error("loop `{loop_name}`: no {what} channel {index}: it has {len}")]
-    NoSuchChannel { loop_name: String, what: &'static str, index: usize, len: usize },
+    NoSuchChannel {
+        loop_name: String,
+        what: &'static str,
+        index: usize,
+        len: usize,
+    },
     #[error("loop `{loop_name}`: {what} has {expected} channels, {found} values given")]
-    WrongLength { loop_name: String, what: &'static str, expected: usize, found: usize },
+    WrongLength {
+        loop_name: String,
+        what: &'static str,
+        expected: usize,
+        found: usize,
+    },
     #[error(
         "loop `{loop_name}`: the controller is not a solver-integrated dynamic system, \
          so it has no rollback response; use compute_control"

@@ -53,13 +53,15 @@ pub mod time;
 
 pub use protocol::SimTime;
 
-pub use closed_loop::{ClosedLoop, Delays, Response};
+pub use actuator::ActuatorConfig;
+pub use closed_loop::{ClosedLoop, ClosedLoopError, Delays, Response};
 pub use config::{LoopConfig, LoopRef, PerChannel, References, SystemConfig};
 pub use controller::{ControllerConfig, ExtraInput, Trigger, TriggerKind};
 pub use error::{ApiError, ConfigError, ShapeMismatch, StepError};
 pub use plant::{Kinematics, Plant, PlantConfig, PlantModel, Signature, TimeDomain};
 pub use record::{RecordError, Recorder};
 pub use reference::{Signal, SignalConfig};
+pub use sensor::{SensorConfig, SensorSource};
 pub use snapshot::Snapshot;
 pub use solver::{FixedRhs, SolverKind, Workspace};
 pub use system::{Loop, LoopSpec, Observer, Silent, System};

@@ -18,7 +18,11 @@ pub(crate) struct Matrix {
 
 impl Matrix {
     pub(crate) fn zeros(rows: usize, cols: usize) -> Self {
-        Matrix { rows, cols, data: vec![0.0; rows * cols] }
+        Matrix {
+            rows,
+            cols,
+            data: vec![0.0; rows * cols],
+        }
     }
 
     pub(crate) fn from_row_major(rows: usize, cols: usize, data: Vec<f64>) -> Self {
@@ -47,12 +51,19 @@ impl Matrix {
             }
             for (j, &v) in row.iter().enumerate() {
                 if !v.is_finite() {
-                    return Err(ConfigError::NotFinite { key: format!("{key}[{i}][{j}]"), value: v });
+                    return Err(ConfigError::NotFinite {
+                        key: format!("{key}[{i}][{j}]"),
+                        value: v,
+                    });
                 }
                 data.push(v);
             }
         }
-        Ok(Matrix { rows: r, cols: c, data })
+        Ok(Matrix {
+            rows: r,
+            cols: c,
+            data,
+        })
     }
 
     /// Like [`from_rows`](Self::from_rows), and checks the shape.
@@ -77,7 +88,11 @@ impl Matrix {
                 found_cols: m.cols,
             });
         }
-        Ok(Matrix { rows: expected_rows, cols: expected_cols, data: m.data })
+        Ok(Matrix {
+            rows: expected_rows,
+            cols: expected_cols,
+            data: m.data,
+        })
     }
 
     pub(crate) fn rows(&self) -> usize {
@@ -172,7 +187,11 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// [`ConfigError::Length`] or [`ConfigError::NotFinite`].
 pub(crate) fn check_vector(key: &str, v: &[f64], expected: usize) -> Result<(), ConfigError> {
     if v.len() != expected {
-        return Err(ConfigError::Length { key: key.to_string(), expected, found: v.len() });
+        return Err(ConfigError::Length {
+            key: key.to_string(),
+            expected,
+            found: v.len(),
+        });
     }
     check_finite_all(key, v)
 }
@@ -181,7 +200,10 @@ pub(crate) fn check_vector(key: &str, v: &[f64], expected: usize) -> Result<(), 
 /// [`ConfigError::NotFinite`] naming the first bad element.
 pub(crate) fn check_finite_all(key: &str, v: &[f64]) -> Result<(), ConfigError> {
     match v.iter().position(|x| !x.is_finite()) {
-        Some(i) => Err(ConfigError::NotFinite { key: format!("{key}[{i}]"), value: v[i] }),
+        Some(i) => Err(ConfigError::NotFinite {
+            key: format!("{key}[{i}]"),
+            value: v[i],
+        }),
         None => Ok(()),
     }
 }
@@ -192,7 +214,10 @@ pub(crate) fn check_finite(key: &str, v: f64) -> Result<(), ConfigError> {
     if v.is_finite() {
         Ok(())
     } else {
-        Err(ConfigError::NotFinite { key: key.to_string(), value: v })
+        Err(ConfigError::NotFinite {
+            key: key.to_string(),
+            value: v,
+        })
     }
 }
 
@@ -203,7 +228,10 @@ pub(crate) fn check_positive(key: &str, v: f64) -> Result<(), ConfigError> {
     if v > 0.0 {
         Ok(())
     } else {
-        Err(ConfigError::invalid(key, format!("must be positive, found {v}")))
+        Err(ConfigError::invalid(
+            key,
+            format!("must be positive, found {v}"),
+        ))
     }
 }
 
@@ -214,7 +242,10 @@ pub(crate) fn check_non_negative(key: &str, v: f64) -> Result<(), ConfigError> {
     if v >= 0.0 {
         Ok(())
     } else {
-        Err(ConfigError::invalid(key, format!("must not be negative, found {v}")))
+        Err(ConfigError::invalid(
+            key,
+            format!("must not be negative, found {v}"),
+        ))
     }
 }
 
@@ -239,7 +270,17 @@ mod tests {
         let e = Matrix::from_rows("a", &[vec![1.0, 2.0], vec![3.0]]).unwrap_err();
         assert_eq!(e.key(), "a[1]");
         let e = Matrix::from_rows_shaped("k", &[vec![1.0, 2.0]], 1, 3).unwrap_err();
-        assert!(matches!(e, ConfigError::Shape { expected_cols: 3, found_cols: 2, .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                ConfigError::Shape {
+                    expected_cols: 3,
+                    found_cols: 2,
+                    ..
+                }
+            ),
+            "{e}"
+        );
         let e = Matrix::from_rows("a", &[vec![f64::NAN]]).unwrap_err();
         assert_eq!(e.key(), "a[0][0]");
     }

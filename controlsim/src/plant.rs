@@ -51,7 +51,9 @@ use crate::matrix::check_vector;
 pub enum TimeDomain {
     Continuous,
     /// Updated every `period`, which must be a multiple of the step.
-    Discrete { period: SimTime },
+    Discrete {
+        period: SimTime,
+    },
 }
 
 /// Names of a plant's states, inputs and outputs; their lengths are the
@@ -180,7 +182,9 @@ impl PlantModel {
     /// [`ConfigError`] naming the first invalid key.
     pub fn from_config(key: &str, config: &PlantConfig) -> Result<Self, ConfigError> {
         Ok(match config {
-            PlantConfig::StateSpace(c) => PlantModel::Linear(LinearPlant::state_space(key, c, false)?),
+            PlantConfig::StateSpace(c) => {
+                PlantModel::Linear(LinearPlant::state_space(key, c, false)?)
+            }
             PlantConfig::DiscreteStateSpace(c) => {
                 PlantModel::Linear(LinearPlant::state_space(key, c, true)?)
             }
@@ -191,9 +195,13 @@ impl PlantModel {
                 PlantModel::Linear(LinearPlant::transfer_function(key, c, true)?)
             }
             PlantConfig::DcServo(p) => PlantModel::DcServo(DcServo::new(key, p)?),
-            PlantConfig::InvertedPendulum(p) => PlantModel::InvertedPendulum(InvertedPendulum::new(key, p)?),
+            PlantConfig::InvertedPendulum(p) => {
+                PlantModel::InvertedPendulum(InvertedPendulum::new(key, p)?)
+            }
             PlantConfig::Vehicle(p) => PlantModel::Vehicle(Vehicle::new(key, p)?),
-            PlantConfig::MassSpringDamper(p) => PlantModel::MassSpringDamper(MassSpringDamper::new(key, p)?),
+            PlantConfig::MassSpringDamper(p) => {
+                PlantModel::MassSpringDamper(MassSpringDamper::new(key, p)?)
+            }
             PlantConfig::BouncingBall(p) => PlantModel::BouncingBall(BouncingBall::new(key, p)?),
         })
     }
@@ -245,16 +253,22 @@ impl Selection {
             None => default_outputs.iter().map(|s| s.to_string()).collect(),
         };
         if names.is_empty() {
-            return Err(ConfigError::invalid(format!("{key}.outputs"), "needs at least one output"));
+            return Err(ConfigError::invalid(
+                format!("{key}.outputs"),
+                "needs at least one output",
+            ));
         }
         let outputs = names
             .iter()
             .map(|n| {
-                states.iter().position(|s| s == n).ok_or_else(|| ConfigError::UnknownName {
-                    key: format!("{key}.outputs"),
-                    name: n.clone(),
-                    known: states.iter().map(|s| s.to_string()).collect(),
-                })
+                states
+                    .iter()
+                    .position(|s| s == n)
+                    .ok_or_else(|| ConfigError::UnknownName {
+                        key: format!("{key}.outputs"),
+                        name: n.clone(),
+                        known: states.iter().map(|s| s.to_string()).collect(),
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Selection { x0, outputs })
@@ -264,7 +278,11 @@ impl Selection {
         Signature {
             states: states.iter().map(|s| s.to_string()).collect(),
             inputs: inputs.iter().map(|s| s.to_string()).collect(),
-            outputs: self.outputs.iter().map(|&i| states[i].to_string()).collect(),
+            outputs: self
+                .outputs
+                .iter()
+                .map(|&i| states[i].to_string())
+                .collect(),
         }
     }
 

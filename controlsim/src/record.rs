@@ -68,7 +68,11 @@ pub fn header(system: &System) -> Vec<String> {
         h.extend((0..lp.reference_dim()).map(|j| format!("{n}.r{j}")));
         h.extend(s.outputs.iter().map(|o| format!("{n}.y.{o}")));
         h.extend(s.states.iter().map(|o| format!("{n}.x.{o}")));
-        h.extend(lp.controller_state_names().iter().map(|o| format!("{n}.xc.{o}")));
+        h.extend(
+            lp.controller_state_names()
+                .iter()
+                .map(|o| format!("{n}.xc.{o}")),
+        );
         h.extend(s.inputs.iter().map(|o| format!("{n}.u.{o}")));
         h.extend(s.inputs.iter().map(|o| format!("{n}.uc.{o}")));
     }
@@ -95,7 +99,9 @@ impl<W: Write> Recorder<W> {
     /// [`RecordError::ZeroInterval`], or a write error.
     pub fn new(system: &System, writer: W, every: u64) -> Result<Self, RecordError> {
         let every = NonZeroU64::new(every).ok_or(RecordError::ZeroInterval)?;
-        let mut out = csv::WriterBuilder::new().has_headers(false).from_writer(writer);
+        let mut out = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(writer);
         let header = header(system);
         out.write_record(&header)?;
         let widest = system
@@ -148,12 +154,20 @@ impl<W: Write> Recorder<W> {
             let p = lp.signature().outputs.len();
             lp.outputs_into(t, &mut self.scratch[..p]);
             n += self.put_scratch(p)?;
-            for v in [lp.state(), lp.controller_state(), lp.applied_control(), lp.computed_control()] {
+            for v in [
+                lp.state(),
+                lp.controller_state(),
+                lp.applied_control(),
+                lp.computed_control(),
+            ] {
                 n += self.put(v)?;
             }
         }
         if n != self.columns {
-            return Err(RecordError::Layout { expected: self.columns, found: n });
+            return Err(RecordError::Layout {
+                expected: self.columns,
+                found: n,
+            });
         }
         self.out.write_record(None::<&[u8]>)?;
         self.last = Some(k);
@@ -192,7 +206,9 @@ impl<W: Write> Recorder<W> {
     pub fn finish(mut self, system: &System) -> Result<W, RecordError> {
         self.record(system)?;
         self.out.flush()?;
-        self.out.into_inner().map_err(|e| RecordError::Io(e.into_error()))
+        self.out
+            .into_inner()
+            .map_err(|e| RecordError::Io(e.into_error()))
     }
 }
 

@@ -112,11 +112,37 @@ pub struct Signal(Kind);
 #[derive(Clone, Debug, PartialEq)]
 enum Kind {
     Constant(f64),
-    Step { at: u64, initial: f64, final_value: f64 },
-    Ramp { start: u64, start_s: f64, slope: f64, initial: f64 },
-    Sine { amplitude: f64, omega: f64, phase: f64, offset: f64, start: u64, start_s: f64 },
-    Square { low: f64, high: f64, period: u64, high_ns: u64, start: u64 },
-    PiecewiseLinear { t_ns: Vec<u64>, t_s: Vec<f64>, v: Vec<f64> },
+    Step {
+        at: u64,
+        initial: f64,
+        final_value: f64,
+    },
+    Ramp {
+        start: u64,
+        start_s: f64,
+        slope: f64,
+        initial: f64,
+    },
+    Sine {
+        amplitude: f64,
+        omega: f64,
+        phase: f64,
+        offset: f64,
+        start: u64,
+        start_s: f64,
+    },
+    Square {
+        low: f64,
+        high: f64,
+        period: u64,
+        high_ns: u64,
+        start: u64,
+    },
+    PiecewiseLinear {
+        t_ns: Vec<u64>,
+        t_s: Vec<f64>,
+        v: Vec<f64>,
+    },
 }
 
 impl Signal {
@@ -138,17 +164,40 @@ impl Signal {
                 check_finite(&k("value"), value)?;
                 Kind::Constant(value)
             }
-            SignalConfig::Step { at, initial, final_value } => {
+            SignalConfig::Step {
+                at,
+                initial,
+                final_value,
+            } => {
                 check_finite(&k("initial"), initial)?;
                 check_finite(&k("final"), final_value)?;
-                Kind::Step { at: at.as_nanos(), initial, final_value }
+                Kind::Step {
+                    at: at.as_nanos(),
+                    initial,
+                    final_value,
+                }
             }
-            SignalConfig::Ramp { slope, start, initial } => {
+            SignalConfig::Ramp {
+                slope,
+                start,
+                initial,
+            } => {
                 check_finite(&k("slope"), slope)?;
                 check_finite(&k("initial"), initial)?;
-                Kind::Ramp { start: start.as_nanos(), start_s: start.as_secs_f64(), slope, initial }
+                Kind::Ramp {
+                    start: start.as_nanos(),
+                    start_s: start.as_secs_f64(),
+                    slope,
+                    initial,
+                }
             }
-            SignalConfig::Sine { amplitude, frequency, phase, offset, start } => {
+            SignalConfig::Sine {
+                amplitude,
+                frequency,
+                phase,
+                offset,
+                start,
+            } => {
                 check_finite(&k("amplitude"), amplitude)?;
                 check_finite(&k("frequency"), frequency)?;
                 check_finite(&k("phase"), phase)?;
@@ -162,7 +211,13 @@ impl Signal {
                     start_s: start.as_secs_f64(),
                 }
             }
-            SignalConfig::Square { low, high, period, duty, start } => {
+            SignalConfig::Square {
+                low,
+                high,
+                period,
+                duty,
+                start,
+            } => {
                 check_finite(&k("low"), low)?;
                 check_finite(&k("high"), high)?;
                 if period == SimTime::ZERO {
@@ -170,14 +225,26 @@ impl Signal {
                 }
                 check_finite(&k("duty"), duty)?;
                 if !(0.0..=1.0).contains(&duty) {
-                    return Err(ConfigError::invalid(k("duty"), format!("must be in [0, 1], found {duty}")));
+                    return Err(ConfigError::invalid(
+                        k("duty"),
+                        format!("must be in [0, 1], found {duty}"),
+                    ));
                 }
                 let high_ns = (duty * period.as_nanos() as f64).round() as u64;
-                Kind::Square { low, high, period: period.as_nanos(), high_ns, start: start.as_nanos() }
+                Kind::Square {
+                    low,
+                    high,
+                    period: period.as_nanos(),
+                    high_ns,
+                    start: start.as_nanos(),
+                }
             }
             SignalConfig::PiecewiseLinear { ref points } => {
                 if points.is_empty() {
-                    return Err(ConfigError::invalid(k("points"), "needs at least one point"));
+                    return Err(ConfigError::invalid(
+                        k("points"),
+                        "needs at least one point",
+                    ));
                 }
                 for (i, (p, q)) in points.iter().zip(points.iter().skip(1)).enumerate() {
                     if q.0 < p.0 {
@@ -214,7 +281,11 @@ impl Signal {
     /// The value at a solver stage time in seconds. Jumps are decided on the
     /// time rounded to the nearest nanosecond, smooth parts use `t` as is.
     pub fn at_secs(&self, t: f64) -> f64 {
-        let ns = if t <= 0.0 { 0 } else { (t * 1e9).round() as u64 };
+        let ns = if t <= 0.0 {
+            0
+        } else {
+            (t * 1e9).round() as u64
+        };
         self.eval(ns, t)
     }
 
@@ -222,28 +293,50 @@ impl Signal {
     fn eval(&self, ns: u64, secs: f64) -> f64 {
         match self.0 {
             Kind::Constant(v) => v,
-            Kind::Step { at, initial, final_value } => {
+            Kind::Step {
+                at,
+                initial,
+                final_value,
+            } => {
                 if ns >= at {
                     final_value
                 } else {
                     initial
                 }
             }
-            Kind::Ramp { start, start_s, slope, initial } => {
+            Kind::Ramp {
+                start,
+                start_s,
+                slope,
+                initial,
+            } => {
                 if ns <= start {
                     initial
                 } else {
                     initial + slope * (secs - start_s)
                 }
             }
-            Kind::Sine { amplitude, omega, phase, offset, start, start_s } => {
+            Kind::Sine {
+                amplitude,
+                omega,
+                phase,
+                offset,
+                start,
+                start_s,
+            } => {
                 if ns < start {
                     offset
                 } else {
                     offset + amplitude * (omega * (secs - start_s) + phase).sin()
                 }
             }
-            Kind::Square { low, high, period, high_ns, start } => {
+            Kind::Square {
+                low,
+                high,
+                period,
+                high_ns,
+                start,
+            } => {
                 if ns < start {
                     low
                 } else if (ns - start) % period < high_ns {
@@ -252,7 +345,11 @@ impl Signal {
                     low
                 }
             }
-            Kind::PiecewiseLinear { ref t_ns, ref t_s, ref v } => {
+            Kind::PiecewiseLinear {
+                ref t_ns,
+                ref t_s,
+                ref v,
+            } => {
                 // Index of the first point strictly after `ns`.
                 let i = t_ns.partition_point(|&p| p <= ns);
                 if i == 0 {
@@ -302,7 +399,10 @@ mod tests {
 
         let q = sig("kind = \"square\"\nperiod = \"10ms\"\nduty = 0.3\nlow = -1.0\nhigh = 1.0");
         let vals: Vec<f64> = (0..12).map(|i| q.at(SimTime(i * MS))).collect();
-        assert_eq!(vals, [1., 1., 1., -1., -1., -1., -1., -1., -1., -1., 1., 1.]);
+        assert_eq!(
+            vals,
+            [1., 1., 1., -1., -1., -1., -1., -1., -1., -1., 1., 1.]
+        );
     }
 
     #[test]
@@ -331,7 +431,10 @@ mod tests {
             bad("kind = \"piecewise_linear\"\npoints = [[\"2s\", 0.0], [\"1s\", 1.0]]").key(),
             "loops[0].reference.points[1]"
         );
-        assert_eq!(bad("kind = \"piecewise_linear\"\npoints = []").key(), "loops[0].reference.points");
+        assert_eq!(
+            bad("kind = \"piecewise_linear\"\npoints = []").key(),
+            "loops[0].reference.points"
+        );
         assert!(toml::from_str::<SignalConfig>("kind = \"step\"\nfinal = 1.0\ntypo = 2").is_err());
     }
 }

@@ -93,8 +93,16 @@ impl Sensor {
         stream: u64,
     ) -> Result<Self, ConfigError> {
         let k = |f: &str| format!("{key}.{f}");
-        let period = step.period_steps(c.period).map_err(|source| ConfigError::Time { key: k("period"), source })?;
-        let phase = step.steps_in(c.phase).map_err(|source| ConfigError::Time { key: k("phase"), source })?;
+        let period = step
+            .period_steps(c.period)
+            .map_err(|source| ConfigError::Time {
+                key: k("period"),
+                source,
+            })?;
+        let phase = step.steps_in(c.phase).map_err(|source| ConfigError::Time {
+            key: k("phase"),
+            source,
+        })?;
         if phase >= period.get() {
             return Err(ConfigError::invalid(
                 k("phase"),
@@ -102,7 +110,9 @@ impl Sensor {
             ));
         }
         let per = |field: &str, v: &Option<PerChannel>| -> Result<Vec<f64>, ConfigError> {
-            let v = v.as_ref().map_or(Ok(vec![0.0; dim]), |p| p.resolve(&k(field), dim))?;
+            let v = v
+                .as_ref()
+                .map_or(Ok(vec![0.0; dim]), |p| p.resolve(&k(field), dim))?;
             for (i, &x) in v.iter().enumerate() {
                 check_non_negative(&format!("{}[{i}]", k(field)), x)?;
             }
@@ -125,7 +135,12 @@ impl Sensor {
     /// Applies noise then quantisation to `self.sample` (already holding the
     /// true values).
     pub(crate) fn corrupt(&mut self) {
-        for ((y, &sd), &q) in self.sample.iter_mut().zip(&self.noise_std).zip(&self.quantization) {
+        for ((y, &sd), &q) in self
+            .sample
+            .iter_mut()
+            .zip(&self.noise_std)
+            .zip(&self.quantization)
+        {
             if sd > 0.0 {
                 let z: f64 = StandardNormal.sample(&mut self.rng);
                 *y += sd * z;
@@ -143,7 +158,14 @@ mod tests {
 
     fn sensor(text: &str, dim: usize, seed: u64, stream: u64) -> Result<Sensor, ConfigError> {
         let c: SensorConfig = toml::from_str(text).unwrap();
-        Sensor::new("s", &c, StepSize::new(SimTime::from_millis(1)).unwrap(), dim, seed, stream)
+        Sensor::new(
+            "s",
+            &c,
+            StepSize::new(SimTime::from_millis(1)).unwrap(),
+            dim,
+            seed,
+            stream,
+        )
     }
 
     #[test]
@@ -182,11 +204,32 @@ mod tests {
 
     #[test]
     fn schedule_is_checked_against_the_step() {
-        assert_eq!(sensor("period = \"1500us\"", 1, 0, 0).unwrap_err().key(), "s.period");
-        assert_eq!(sensor("period = \"0s\"", 1, 0, 0).unwrap_err().key(), "s.period");
-        assert_eq!(sensor("period = \"10ms\"\nphase = \"10ms\"", 1, 0, 0).unwrap_err().key(), "s.phase");
-        assert_eq!(sensor("period = \"10ms\"\nnoise_std = [0.1]", 2, 0, 0).unwrap_err().key(), "s.noise_std");
-        assert_eq!(sensor("period = \"10ms\"\nnoise_std = -1", 1, 0, 0).unwrap_err().key(), "s.noise_std[0]");
+        assert_eq!(
+            sensor("period = \"1500us\"", 1, 0, 0).unwrap_err().key(),
+            "s.period"
+        );
+        assert_eq!(
+            sensor("period = \"0s\"", 1, 0, 0).unwrap_err().key(),
+            "s.period"
+        );
+        assert_eq!(
+            sensor("period = \"10ms\"\nphase = \"10ms\"", 1, 0, 0)
+                .unwrap_err()
+                .key(),
+            "s.phase"
+        );
+        assert_eq!(
+            sensor("period = \"10ms\"\nnoise_std = [0.1]", 2, 0, 0)
+                .unwrap_err()
+                .key(),
+            "s.noise_std"
+        );
+        assert_eq!(
+            sensor("period = \"10ms\"\nnoise_std = -1", 1, 0, 0)
+                .unwrap_err()
+                .key(),
+            "s.noise_std[0]"
+        );
         let s = sensor("period = \"10ms\"\nphase = \"3ms\"", 1, 0, 0).unwrap();
         assert_eq!((s.schedule.period.get(), s.schedule.phase), (10, 3));
     }

@@ -98,12 +98,24 @@ fn check(i: usize, lp: &Loop, s: &LoopState) -> Result<(), ShapeMismatch> {
         ("actuator", lp.actuator.held.len(), s.held.len()),
         ("controller input", lp.controller.input.len(), s.input.len()),
         ("controller state", lp.controller.state.len(), s.state.len()),
-        ("controller memory", lp.controller.memory.len(), s.memory.len()),
-        ("controller output", lp.controller.output.len(), s.output.len()),
+        (
+            "controller memory",
+            lp.controller.memory.len(),
+            s.memory.len(),
+        ),
+        (
+            "controller output",
+            lp.controller.output.len(),
+            s.output.len(),
+        ),
     ];
     for (what, expected, found) in parts {
         if expected != found {
-            return Err(ShapeMismatch { what: format!("loop {i} ({}) {what} length", lp.name), expected, found });
+            return Err(ShapeMismatch {
+                what: format!("loop {i} ({}) {what} length", lp.name),
+                expected,
+                found,
+            });
         }
     }
     Ok(())
@@ -112,14 +124,22 @@ fn check(i: usize, lp: &Loop, s: &LoopState) -> Result<(), ShapeMismatch> {
 impl System {
     /// The complete mutable state now.
     pub fn snapshot(&self) -> Snapshot {
-        Snapshot { k: self.k(), loops: self.loops().iter().map(capture).collect() }
+        Snapshot {
+            k: self.k(),
+            loops: self.loops().iter().map(capture).collect(),
+        }
     }
 
     /// Like [`snapshot`](Self::snapshot), reusing `into`'s buffers when it
     /// already has this system's shape (no allocation in a rollback loop).
     pub fn snapshot_into(&self, into: &mut Snapshot) {
         let same_shape = into.loops.len() == self.loops().len()
-            && self.loops().iter().zip(&into.loops).enumerate().all(|(i, (l, s))| check(i, l, s).is_ok());
+            && self
+                .loops()
+                .iter()
+                .zip(&into.loops)
+                .enumerate()
+                .all(|(i, (l, s))| check(i, l, s).is_ok());
         if !same_shape {
             *into = self.snapshot();
             return;

@@ -182,7 +182,10 @@ pub struct Workspace {
 impl Workspace {
     /// Scratch for states of up to `max_dim` components.
     pub fn new(max_dim: usize) -> Self {
-        Workspace { buf: vec![0.0; 5 * max_dim], dim: max_dim }
+        Workspace {
+            buf: vec![0.0; 5 * max_dim],
+            dim: max_dim,
+        }
     }
 
     /// The largest state dimension this workspace holds without growing.
@@ -199,7 +202,13 @@ impl Workspace {
         let (k2, rest) = rest.split_at_mut(self.dim);
         let (k3, rest) = rest.split_at_mut(self.dim);
         let (k4, tmp) = rest.split_at_mut(self.dim);
-        [&mut k1[..n], &mut k2[..n], &mut k3[..n], &mut k4[..n], &mut tmp[..n]]
+        [
+            &mut k1[..n],
+            &mut k2[..n],
+            &mut k3[..n],
+            &mut k4[..n],
+            &mut tmp[..n],
+        ]
     }
 }
 
@@ -215,7 +224,9 @@ mod tests {
         let mut x = [0.0];
         let h = 0.125;
         for k in 0..8 {
-            SolverKind::Rk4.step(&mut ws, k as f64 * h, h, &mut x, |t, _, dx| dx[0] = t * t * t);
+            SolverKind::Rk4.step(&mut ws, k as f64 * h, h, &mut x, |t, _, dx| {
+                dx[0] = t * t * t
+            });
         }
         assert!((x[0] - 0.25).abs() < 1e-15, "{}", x[0]);
     }
@@ -249,7 +260,9 @@ mod tests {
             for k in 0..100 {
                 let t = k as f64 * 0.01;
                 kind.step(&mut ws, t, 0.01, &mut a, f);
-                kind.step_fixed(t, 0.01, &mut b, |t, x: &[f64; 3], dx: &mut [f64; 3]| f(t, x, dx));
+                kind.step_fixed(t, 0.01, &mut b, |t, x: &[f64; 3], dx: &mut [f64; 3]| {
+                    f(t, x, dx)
+                });
             }
             assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{kind:?}");
         }

@@ -240,7 +240,15 @@ impl Loop {
 
     /// Integrates step `k` (from `t` seconds, length `h`).
     #[inline]
-    fn integrate(&mut self, k: u64, t: f64, h: f64, step: StepSize, solver: SolverKind, ws: &mut Workspace) {
+    fn integrate(
+        &mut self,
+        k: u64,
+        t: f64,
+        h: f64,
+        step: StepSize,
+        solver: SolverKind,
+        ws: &mut Workspace,
+    ) {
         match self.discrete {
             None => {
                 let u = &self.actuator.applied;
@@ -258,7 +266,9 @@ impl Loop {
                     2 => fixed!(2),
                     3 => fixed!(3),
                     4 => fixed!(4),
-                    _ => with_plant!(&self.plant, p => solver.step(ws, t, h, x, |t, x, dx| p.derivative(t, x, u, dx))),
+                    _ => {
+                        with_plant!(&self.plant, p => solver.step(ws, t, h, x, |t, x, dx| p.derivative(t, x, u, dx)))
+                    }
                 }
             }
             Some(m) => {
@@ -273,7 +283,8 @@ impl Loop {
                 }
             }
         }
-        self.controller.integrate(solver, ws, &self.references, t, h);
+        self.controller
+            .integrate(solver, ws, &self.references, t, h);
     }
 
     /// Reset events at the boundary reached at `t1` seconds.
@@ -293,9 +304,13 @@ impl Loop {
             return Some(("plant state", self.signature.states[i].clone(), self.x[i]));
         }
         let xc = &self.controller.state;
-        xc.iter()
-            .position(|v| !v.is_finite())
-            .map(|i| ("controller state", self.controller.state_names[i].clone(), xc[i]))
+        xc.iter().position(|v| !v.is_finite()).map(|i| {
+            (
+                "controller state",
+                self.controller.state_names[i].clone(),
+                xc[i],
+            )
+        })
     }
 }
 
@@ -344,9 +359,26 @@ impl System {
         let names: Vec<&str> = config.loops.iter().map(|l| l.name.as_str()).collect();
         let mut builder = Builder::new(config.step, config.solver, &names, seed)?;
         for (i, l) in config.loops.iter().enumerate() {
-            let LoopConfig { name, predecessor, plant, sensor, actuator, controller, reference } = l;
+            let LoopConfig {
+                name,
+                predecessor,
+                plant,
+                sensor,
+                actuator,
+                controller,
+                reference,
+            } = l;
             let plant = PlantModel::from_config(&format!("loops[{i}].plant"), plant)?;
-            builder.add(i, name, predecessor, plant, sensor, actuator, controller, &reference.0)?;
+            builder.add(
+                i,
+                name,
+                predecessor,
+                plant,
+                sensor,
+                actuator,
+                controller,
+                &reference.0,
+            )?;
         }
         builder.finish()
     }
@@ -356,7 +388,12 @@ impl System {
     ///
     /// # Errors
     /// As [`from_config`](Self::from_config).
-    pub fn from_specs(step: SimTime, solver: SolverKind, specs: Vec<LoopSpec>, seed: u64) -> Result<Self, ConfigError> {
+    pub fn from_specs(
+        step: SimTime,
+        solver: SolverKind,
+        specs: Vec<LoopSpec>,
+        seed: u64,
+    ) -> Result<Self, ConfigError> {
         let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut builder = Builder::new(step, solver, &names, seed)?;
@@ -407,12 +444,17 @@ impl System {
     /// # Errors
     /// [`ApiError::NoSuchLoop`].
     pub fn get(&self, index: usize) -> Result<&Loop, ApiError> {
-        self.loops.get(index).ok_or(ApiError::NoSuchLoop { index, count: self.loops.len() })
+        self.loops.get(index).ok_or(ApiError::NoSuchLoop {
+            index,
+            count: self.loops.len(),
+        })
     }
 
     fn get_mut(&mut self, index: usize) -> Result<&mut Loop, ApiError> {
         let count = self.loops.len();
-        self.loops.get_mut(index).ok_or(ApiError::NoSuchLoop { index, count })
+        self.loops
+            .get_mut(index)
+            .ok_or(ApiError::NoSuchLoop { index, count })
     }
 
     /// Integrates from the current step to `k1` with all inputs held, calling
@@ -423,16 +465,29 @@ impl System {
     /// [`StepError::Backwards`], [`StepError::TimeOverflow`] (nothing done);
     /// [`StepError::Observer`], [`StepError::NonFinite`] (stopped at the
     /// boundary named).
-    pub fn advance_to<O: Observer + ?Sized>(&mut self, k1: u64, observer: &mut O) -> Result<(), StepError> {
+    pub fn advance_to<O: Observer + ?Sized>(
+        &mut self,
+        k1: u64,
+        observer: &mut O,
+    ) -> Result<(), StepError> {
         if k1 < self.k {
-            return Err(StepError::Backwards { from: self.k, to: k1 });
+            return Err(StepError::Backwards {
+                from: self.k,
+                to: k1,
+            });
         }
         if self.step.time_of(k1).is_none() {
-            return Err(StepError::TimeOverflow { to: k1, step: self.step.get() });
+            return Err(StepError::TimeOverflow {
+                to: k1,
+                step: self.step.get(),
+            });
         }
         while self.k < k1 {
             if let Err(source) = observer.observe(self) {
-                return Err(StepError::Observer { step: self.k, source });
+                return Err(StepError::Observer {
+                    step: self.k,
+                    source,
+                });
             }
             self.integrate_step()?;
         }
@@ -541,16 +596,20 @@ impl System {
     /// [`ApiError::NoSuchLoop`], [`ApiError::NoSuchChannel`].
     pub fn extra_input(&self, i: usize, j: usize) -> Result<f64, ApiError> {
         let lp = self.get(i)?;
-        let extra = lp.controller.extras.get(j).ok_or_else(|| ApiError::NoSuchChannel {
-            loop_name: lp.name.clone(),
-            what: "extra input",
-            index: j,
-            len: lp.controller.extras.len(),
-        })?;
+        let extra = lp
+            .controller
+            .extras
+            .get(j)
+            .ok_or_else(|| ApiError::NoSuchChannel {
+                loop_name: lp.name.clone(),
+                what: "extra input",
+                index: j,
+                len: lp.controller.extras.len(),
+            })?;
         Ok(match *extra {
-            ExtraInput::PredecessorAcceleration { predecessor } => {
-                self.loops[predecessor].kinematics().map_or(0.0, |k| k.acceleration)
-            }
+            ExtraInput::PredecessorAcceleration { predecessor } => self.loops[predecessor]
+                .kinematics()
+                .map_or(0.0, |k| k.acceleration),
         })
     }
 
@@ -558,7 +617,12 @@ impl System {
     ///
     /// # Errors
     /// [`ApiError::NoSuchLoop`], [`ApiError::NoSuchChannel`].
-    pub fn set_controller_input(&mut self, i: usize, index: usize, value: f64) -> Result<(), ApiError> {
+    pub fn set_controller_input(
+        &mut self,
+        i: usize,
+        index: usize,
+        value: f64,
+    ) -> Result<(), ApiError> {
         let lp = self.get_mut(i)?;
         let len = lp.controller.input.len();
         match lp.controller.input.get_mut(index) {
@@ -566,7 +630,12 @@ impl System {
                 *v = value;
                 Ok(())
             }
-            None => Err(ApiError::NoSuchChannel { loop_name: lp.name.clone(), what: "controller input", index, len }),
+            None => Err(ApiError::NoSuchChannel {
+                loop_name: lp.name.clone(),
+                what: "controller input",
+                index,
+                len,
+            }),
         }
     }
 
@@ -620,11 +689,22 @@ impl System {
         let t_next = SimTime(t.as_nanos().saturating_add(step.as_nanos()));
         let loops = &mut self.loops;
         let count = loops.len();
-        let lp = loops.get_mut(i).ok_or(ApiError::NoSuchLoop { index: i, count })?;
+        let lp = loops
+            .get_mut(i)
+            .ok_or(ApiError::NoSuchLoop { index: i, count })?;
         if !lp.controller.is_continuous() {
-            return Err(ApiError::NotContinuous { loop_name: lp.name.clone() });
+            return Err(ApiError::NotContinuous {
+                loop_name: lp.name.clone(),
+            });
         }
-        lp.controller.rollback(solver, &mut self.ws, &lp.references, t, t_next, step.as_secs_f64());
+        lp.controller.rollback(
+            solver,
+            &mut self.ws,
+            &lp.references,
+            t,
+            t_next,
+            step.as_secs_f64(),
+        );
         Ok(&lp.controller.output)
     }
 
@@ -637,7 +717,12 @@ impl System {
         let lp = self.get_mut(i)?;
         let len = lp.actuator.held.len();
         if index >= len {
-            return Err(ApiError::NoSuchChannel { loop_name: lp.name.clone(), what: "actuator", index, len });
+            return Err(ApiError::NoSuchChannel {
+                loop_name: lp.name.clone(),
+                what: "actuator",
+                index,
+                len,
+            });
         }
         lp.actuator.set(index, value);
         Ok(())
@@ -711,11 +796,21 @@ fn check_len(lp: &Loop, what: &'static str, expected: usize, found: usize) -> Re
     if expected == found {
         Ok(())
     } else {
-        Err(ApiError::WrongLength { loop_name: lp.name.clone(), what, expected, found })
+        Err(ApiError::WrongLength {
+            loop_name: lp.name.clone(),
+            what,
+            expected,
+            found,
+        })
     }
 }
 
-const ZERO_KINEMATICS: Kinematics = Kinematics { position: 0.0, velocity: 0.0, acceleration: 0.0, length: 0.0 };
+const ZERO_KINEMATICS: Kinematics = Kinematics {
+    position: 0.0,
+    velocity: 0.0,
+    acceleration: 0.0,
+    length: 0.0,
+};
 
 /// Builds loops one by one with shared checks.
 struct Builder<'a> {
@@ -727,14 +822,25 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(step: SimTime, solver: SolverKind, names: &'a [&'a str], seed: u64) -> Result<Self, ConfigError> {
-        let step = StepSize::new(step).map_err(|source| ConfigError::Time { key: "step".into(), source })?;
+    fn new(
+        step: SimTime,
+        solver: SolverKind,
+        names: &'a [&'a str],
+        seed: u64,
+    ) -> Result<Self, ConfigError> {
+        let step = StepSize::new(step).map_err(|source| ConfigError::Time {
+            key: "step".into(),
+            source,
+        })?;
         if names.is_empty() {
             return Err(ConfigError::invalid("loops", "needs at least one loop"));
         }
         for (i, name) in names.iter().enumerate() {
             if name.is_empty() {
-                return Err(ConfigError::invalid(format!("loops[{i}].name"), "must not be empty"));
+                return Err(ConfigError::invalid(
+                    format!("loops[{i}].name"),
+                    "must not be empty",
+                ));
             }
             if let Some(j) = names[..i].iter().position(|n| n == name) {
                 return Err(ConfigError::invalid(
@@ -743,7 +849,13 @@ impl<'a> Builder<'a> {
                 ));
             }
         }
-        Ok(Builder { step, solver, names, seed, loops: Vec::with_capacity(names.len()) })
+        Ok(Builder {
+            step,
+            solver,
+            names,
+            seed,
+            loops: Vec::with_capacity(names.len()),
+        })
     }
 
     fn resolve(&self, i: usize, r: &Option<LoopRef>) -> Result<Option<usize>, ConfigError> {
@@ -754,21 +866,30 @@ impl<'a> Builder<'a> {
                 if *j >= self.names.len() {
                     return Err(ConfigError::invalid(
                         key,
-                        format!("loop {j} does not exist: there are {} loops", self.names.len()),
+                        format!(
+                            "loop {j} does not exist: there are {} loops",
+                            self.names.len()
+                        ),
                     ));
                 }
                 *j
             }
             Some(LoopRef::Name(n)) => {
-                self.names.iter().position(|m| m == n).ok_or_else(|| ConfigError::UnknownName {
-                    key: key.clone(),
-                    name: n.clone(),
-                    known: self.names.iter().map(|s| s.to_string()).collect(),
-                })?
+                self.names
+                    .iter()
+                    .position(|m| m == n)
+                    .ok_or_else(|| ConfigError::UnknownName {
+                        key: key.clone(),
+                        name: n.clone(),
+                        known: self.names.iter().map(|s| s.to_string()).collect(),
+                    })?
             }
         };
         if index == i {
-            return Err(ConfigError::invalid(key, "a loop cannot be its own predecessor"));
+            return Err(ConfigError::invalid(
+                key,
+                "a loop cannot be its own predecessor",
+            ));
         }
         Ok(Some(index))
     }
@@ -791,11 +912,12 @@ impl<'a> Builder<'a> {
         let (n, m) = (signature.states.len(), signature.inputs.len());
         let discrete = match plant.as_plant().time_domain() {
             TimeDomain::Continuous => None,
-            TimeDomain::Discrete { period } => Some(
-                self.step
-                    .period_steps(period)
-                    .map_err(|source| ConfigError::Time { key: format!("{key}.plant.period"), source })?,
-            ),
+            TimeDomain::Discrete { period } => Some(self.step.period_steps(period).map_err(
+                |source| ConfigError::Time {
+                    key: format!("{key}.plant.period"),
+                    source,
+                },
+            )?),
         };
         let mut x = vec![0.0; n];
         plant.as_plant().initial_state(&mut x);
@@ -813,8 +935,14 @@ impl<'a> Builder<'a> {
                 RADAR_CHANNELS.iter().map(|s| s.to_string()).collect()
             }
         };
-        let sensor_built =
-            Sensor::new(&format!("{key}.sensor"), sensor, self.step, sensor_channels.len(), self.seed, i as u64)?;
+        let sensor_built = Sensor::new(
+            &format!("{key}.sensor"),
+            sensor,
+            self.step,
+            sensor_channels.len(),
+            self.seed,
+            i as u64,
+        )?;
         let actuator = Actuator::new(&format!("{key}.actuator"), actuator, m)?;
         let references = reference
             .iter()
@@ -855,7 +983,9 @@ impl<'a> Builder<'a> {
         // Radar sensors and CACC feed-forward read vehicle kinematics.
         for (i, lp) in self.loops.iter().enumerate() {
             let needs = lp.sensor.source == SensorSource::Radar || !lp.controller.extras.is_empty();
-            let Some(p) = lp.predecessor.filter(|_| needs) else { continue };
+            let Some(p) = lp.predecessor.filter(|_| needs) else {
+                continue;
+            };
             for (who, l) in [(i, lp), (p, &self.loops[p])] {
                 if l.kinematics().is_none() {
                     return Err(ConfigError::invalid(
@@ -875,6 +1005,12 @@ impl<'a> Builder<'a> {
             .map(|l| l.x.len().max(l.controller.state.len()))
             .max()
             .unwrap_or(0);
-        Ok(System { step: self.step, solver: self.solver, k: 0, loops: self.loops, ws: Workspace::new(max_dim) })
+        Ok(System {
+            step: self.step,
+            solver: self.solver,
+            k: 0,
+            loops: self.loops,
+            ws: Workspace::new(max_dim),
+        })
     }
 }

@@ -34,7 +34,9 @@ impl StepSize {
     /// # Errors
     /// [`TimeError::ZeroStep`] for a zero step.
     pub fn new(h: SimTime) -> Result<Self, TimeError> {
-        NonZeroU64::new(h.as_nanos()).map(StepSize).ok_or(TimeError::ZeroStep)
+        NonZeroU64::new(h.as_nanos())
+            .map(StepSize)
+            .ok_or(TimeError::ZeroStep)
     }
 
     /// The step as a duration.
@@ -78,7 +80,10 @@ impl StepSize {
         if d.as_nanos() % h == 0 {
             Ok(d.as_nanos() / h)
         } else {
-            Err(TimeError::NotAMultiple { value: d, step: self.get() })
+            Err(TimeError::NotAMultiple {
+                value: d,
+                step: self.get(),
+            })
         }
     }
 
@@ -133,9 +138,15 @@ mod tests {
         assert_eq!(h.period_steps(SimTime::from_millis(10)).unwrap().get(), 100);
         assert_eq!(
             h.period_steps(SimTime::from_micros(150)),
-            Err(TimeError::NotAMultiple { value: SimTime::from_micros(150), step: h.get() })
+            Err(TimeError::NotAMultiple {
+                value: SimTime::from_micros(150),
+                step: h.get()
+            })
         );
-        assert_eq!(h.period_steps(SimTime::ZERO), Err(TimeError::ZeroPeriod { step: h.get() }));
+        assert_eq!(
+            h.period_steps(SimTime::ZERO),
+            Err(TimeError::ZeroPeriod { step: h.get() })
+        );
         assert_eq!(h.steps_in(SimTime::ZERO), Ok(0));
     }
 
@@ -153,7 +164,10 @@ mod tests {
 
     #[test]
     fn periodic_schedule() {
-        let s = Periodic { period: NonZeroU64::new(4).unwrap(), phase: 1 };
+        let s = Periodic {
+            period: NonZeroU64::new(4).unwrap(),
+            phase: 1,
+        };
         let due: Vec<u64> = (0..12).filter(|&k| s.is_due(k)).collect();
         assert_eq!(due, [1, 5, 9]);
         assert_eq!(s.next_at_or_after(0), 1);

@@ -99,7 +99,11 @@ impl Cacc {
                 "a cacc controller needs sensor.source = \"radar\"",
             ));
         }
-        let limits = Limits::new(ctx, &c.u_min.map(PerChannel::All), &c.u_max.map(PerChannel::All))?;
+        let limits = Limits::new(
+            ctx,
+            &c.u_min.map(PerChannel::All),
+            &c.u_max.map(PerChannel::All),
+        )?;
         let law = Cacc {
             time_gap: c.time_gap,
             standstill: c.standstill,
@@ -123,6 +127,9 @@ impl Cacc {
         let a_pred = s.input[PREDECESSOR_ACCELERATION_INPUT];
         let e = gap - (self.standstill + self.time_gap * v);
         let de = dv - self.time_gap * a;
-        out[0] = self.limits.apply(0, self.ff * a_pred + self.kp * e + self.kd * de).0;
+        out[0] = self
+            .limits
+            .apply(0, self.ff * a_pred + self.kp * e + self.kd * de)
+            .0;
     }
 }

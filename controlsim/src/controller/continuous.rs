@@ -95,7 +95,11 @@ impl Continuous {
         let ne = sys.inputs();
         let measurements = match &c.measurements {
             Some(v) if v.len() != ne => {
-                return Err(ConfigError::Length { key: ctx.k("measurements"), expected: ne, found: v.len() })
+                return Err(ConfigError::Length {
+                    key: ctx.k("measurements"),
+                    expected: ne,
+                    found: v.len(),
+                })
             }
             Some(v) => v.clone(),
             None => (0..ne).collect(),
@@ -121,7 +125,11 @@ impl Continuous {
         ctx.check_siso_plant("a transfer_function controller")?;
         ctx.check_measurement_index("measurement", c.measurement)?;
         let sys = LinearSystem::from_transfer_function(&ctx.key, &c.num, &c.den)?;
-        let limits = Limits::new(ctx, &c.u_min.map(PerChannel::All), &c.u_max.map(PerChannel::All))?;
+        let limits = Limits::new(
+            ctx,
+            &c.u_min.map(PerChannel::All),
+            &c.u_max.map(PerChannel::All),
+        )?;
         let x0 = vec![0.0; sys.states()];
         Self::finish(ctx, sys, vec![c.measurement], x0, limits)
     }
@@ -133,7 +141,10 @@ impl Continuous {
         x0: Vec<f64>,
         limits: Limits,
     ) -> Result<(Self, LawShape), ConfigError> {
-        ctx.check_references(measurements.len(), "this controller (one per error channel)")?;
+        ctx.check_references(
+            measurements.len(),
+            "this controller (one per error channel)",
+        )?;
         let shape = LawShape {
             extras: vec![],
             references: measurements.len(),
@@ -141,7 +152,14 @@ impl Continuous {
             state0: x0,
             memory: 0,
         };
-        Ok((Continuous { sys, measurements, limits }, shape))
+        Ok((
+            Continuous {
+                sys,
+                measurements,
+                limits,
+            },
+            shape,
+        ))
     }
 
     /// Number of error channels.

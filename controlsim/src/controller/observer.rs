@@ -78,7 +78,10 @@ pub(crate) struct Observer {
 }
 
 impl Observer {
-    pub(crate) fn new(ctx: &BuildContext, c: &ObserverConfig) -> Result<(Self, LawShape), ConfigError> {
+    pub(crate) fn new(
+        ctx: &BuildContext,
+        c: &ObserverConfig,
+    ) -> Result<(Self, LawShape), ConfigError> {
         let model = match (&c.a, &c.b, &c.c) {
             (Some(a), Some(b), Some(cm)) => LinearSystem::from_config(&ctx.key, a, b, cm, c.d.as_deref())?,
             (None, None, None) => match ctx.plant_linear {
@@ -169,7 +172,13 @@ impl Observer {
     }
 
     /// `state` is the estimate, `mem` the previous output `u[n-1]`.
-    pub(crate) fn compute(&mut self, s: &Step, state: &mut [f64], mem: &mut [f64], out: &mut [f64]) {
+    pub(crate) fn compute(
+        &mut self,
+        s: &Step,
+        state: &mut [f64],
+        mem: &mut [f64],
+        out: &mut [f64],
+    ) {
         match s.dt {
             Some(dt) if dt.as_nanos() > 0 => {
                 self.discretise(dt.as_nanos());

@@ -15,8 +15,14 @@ super::timing_fields! {
 pub(crate) struct OpenLoop;
 
 impl OpenLoop {
-    pub(crate) fn new(ctx: &BuildContext, _c: &OpenLoopConfig) -> Result<(Self, LawShape), ConfigError> {
-        ctx.check_references(ctx.plant_inputs, "an open_loop controller (one per plant input)")?;
+    pub(crate) fn new(
+        ctx: &BuildContext,
+        _c: &OpenLoopConfig,
+    ) -> Result<(Self, LawShape), ConfigError> {
+        ctx.check_references(
+            ctx.plant_inputs,
+            "an open_loop controller (one per plant input)",
+        )?;
         let shape = LawShape {
             extras: vec![],
             references: ctx.plant_inputs,

@@ -46,7 +46,10 @@ pub(crate) fn reference_gain(
     };
     let cols = rows.first().map_or(0, Vec::len);
     if cols == 0 {
-        return Err(ConfigError::invalid(ctx.k("n"), "needs at least one column"));
+        return Err(ConfigError::invalid(
+            ctx.k("n"),
+            "needs at least one column",
+        ));
     }
     let n = Matrix::from_rows_shaped(&ctx.k("n"), rows, ctx.plant_inputs, cols)?;
     ctx.check_references(cols, &format!("an `n` with {cols} columns"))?;
@@ -54,7 +57,10 @@ pub(crate) fn reference_gain(
 }
 
 impl StateFeedback {
-    pub(crate) fn new(ctx: &BuildContext, c: &StateFeedbackConfig) -> Result<(Self, LawShape), ConfigError> {
+    pub(crate) fn new(
+        ctx: &BuildContext,
+        c: &StateFeedbackConfig,
+    ) -> Result<(Self, LawShape), ConfigError> {
         let k = Matrix::from_rows_shaped(&ctx.k("k"), &c.k, ctx.plant_inputs, ctx.measurements)?;
         let n = reference_gain(ctx, &c.n)?;
         let limits = Limits::new(ctx, &c.u_min, &c.u_max)?;

@@ -48,7 +48,13 @@ pub struct BouncingBallParams {
 
 impl Default for BouncingBallParams {
     fn default() -> Self {
-        BouncingBallParams { gravity: 9.81, restitution: 0.8, mass: 1.0, x0: None, outputs: None }
+        BouncingBallParams {
+            gravity: 9.81,
+            restitution: 0.8,
+            mass: 1.0,
+            x0: None,
+            outputs: None,
+        }
     }
 }
 
@@ -70,7 +76,10 @@ impl BouncingBall {
         if p.restitution > 1.0 {
             return Err(ConfigError::invalid(
                 k("restitution"),
-                format!("must be at most 1 (no energy gain), found {}", p.restitution),
+                format!(
+                    "must be at most 1 (no energy gain), found {}",
+                    p.restitution
+                ),
             ));
         }
         check_positive(&k("mass"), p.mass)?;

@@ -41,7 +41,11 @@ pub struct StateSpaceConfig {
     pub x0: Option<Vec<f64>>,
     /// Sample period; required for `discrete_state_space`, not allowed for
     /// `state_space`.
-    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub period: Option<SimTime>,
     /// Names for recorded columns; default `x0, x1, ...`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,7 +68,11 @@ pub struct TransferFunctionConfig {
     /// Denominator, degree >= 1, leading coefficient non-zero; required.
     pub den: Vec<f64>,
     /// Sample period; required for the discrete kind, not allowed otherwise.
-    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub period: Option<SimTime>,
 }
 
@@ -103,17 +111,26 @@ impl LinearSystem {
     ) -> Result<Self, ConfigError> {
         let n = a.len();
         if n == 0 {
-            return Err(ConfigError::invalid(format!("{key}.a"), "needs at least one state"));
+            return Err(ConfigError::invalid(
+                format!("{key}.a"),
+                "needs at least one state",
+            ));
         }
         let a = Matrix::from_rows_shaped(&format!("{key}.a"), a, n, n)?;
         let m = b.first().map_or(0, Vec::len);
         if m == 0 {
-            return Err(ConfigError::invalid(format!("{key}.b"), "needs at least one input column"));
+            return Err(ConfigError::invalid(
+                format!("{key}.b"),
+                "needs at least one input column",
+            ));
         }
         let b = Matrix::from_rows_shaped(&format!("{key}.b"), b, n, m)?;
         let p = c.len();
         if p == 0 {
-            return Err(ConfigError::invalid(format!("{key}.c"), "needs at least one output row"));
+            return Err(ConfigError::invalid(
+                format!("{key}.c"),
+                "needs at least one output row",
+            ));
         }
         let c = Matrix::from_rows_shaped(&format!("{key}.c"), c, p, n)?;
         let d = match d {
@@ -128,7 +145,11 @@ impl LinearSystem {
     /// # Errors
     /// [`ConfigError`] for an empty or zero-leading denominator, a static gain
     /// (degree 0), an improper numerator, or non-finite coefficients.
-    pub(crate) fn from_transfer_function(key: &str, num: &[f64], den: &[f64]) -> Result<Self, ConfigError> {
+    pub(crate) fn from_transfer_function(
+        key: &str,
+        num: &[f64],
+        den: &[f64],
+    ) -> Result<Self, ConfigError> {
         check_finite_all(&format!("{key}.num"), num)?;
         check_finite_all(&format!("{key}.den"), den)?;
         let Some(&lead) = den.first() else {
@@ -153,7 +174,10 @@ impl LinearSystem {
         if num.len() > n + 1 {
             return Err(ConfigError::invalid(
                 format!("{key}.num"),
-                format!("degree {} is above the denominator's {n}: improper", num.len() - 1),
+                format!(
+                    "degree {} is above the denominator's {n}: improper",
+                    num.len() - 1
+                ),
             ));
         }
         let a_coef: Vec<f64> = den.iter().map(|v| v / lead).collect(); // [1, a1..an]
@@ -220,8 +244,10 @@ impl LinearSystem {
     fn derivative_any(&self, x: &[f64], u: &[f64], dx: &mut [f64]) {
         let n = x.len();
         let m = u.len();
-        for ((dxi, arow), brow) in
-            dx.iter_mut().zip(self.a.data().chunks_exact(n)).zip(self.b.data().chunks_exact(m))
+        for ((dxi, arow), brow) in dx
+            .iter_mut()
+            .zip(self.a.data().chunks_exact(n))
+            .zip(self.b.data().chunks_exact(m))
         {
             let mut s = 0.0;
             for (aij, xj) in arow.iter().zip(x) {
@@ -254,7 +280,11 @@ pub struct LinearPlant {
 impl LinearPlant {
     /// # Errors
     /// [`ConfigError`] naming the first invalid key.
-    pub fn state_space(key: &str, c: &StateSpaceConfig, discrete: bool) -> Result<Self, ConfigError> {
+    pub fn state_space(
+        key: &str,
+        c: &StateSpaceConfig,
+        discrete: bool,
+    ) -> Result<Self, ConfigError> {
         let period = check_period(key, c.period, discrete)?;
         let sys = LinearSystem::from_config(key, &c.a, &c.b, &c.c, c.d.as_deref())?;
         let n = sys.states();
@@ -267,15 +297,34 @@ impl LinearPlant {
         };
         let signature = Signature {
             states: names_or_default(&format!("{key}.state_names"), &c.state_names, n, "x")?,
-            inputs: names_or_default(&format!("{key}.input_names"), &c.input_names, sys.inputs(), "u")?,
-            outputs: names_or_default(&format!("{key}.output_names"), &c.output_names, sys.outputs(), "y")?,
+            inputs: names_or_default(
+                &format!("{key}.input_names"),
+                &c.input_names,
+                sys.inputs(),
+                "u",
+            )?,
+            outputs: names_or_default(
+                &format!("{key}.output_names"),
+                &c.output_names,
+                sys.outputs(),
+                "y",
+            )?,
         };
-        Ok(LinearPlant { sys, x0, period, signature })
+        Ok(LinearPlant {
+            sys,
+            x0,
+            period,
+            signature,
+        })
     }
 
     /// # Errors
     /// [`ConfigError`] naming the first invalid key.
-    pub fn transfer_function(key: &str, c: &TransferFunctionConfig, discrete: bool) -> Result<Self, ConfigError> {
+    pub fn transfer_function(
+        key: &str,
+        c: &TransferFunctionConfig,
+        discrete: bool,
+    ) -> Result<Self, ConfigError> {
         let period = check_period(key, c.period, discrete)?;
         let sys = LinearSystem::from_transfer_function(key, &c.num, &c.den)?;
         let n = sys.states();
@@ -284,7 +333,12 @@ impl LinearPlant {
             inputs: vec!["u".into()],
             outputs: vec!["y".into()],
         };
-        Ok(LinearPlant { sys, x0: vec![0.0; n], period, signature })
+        Ok(LinearPlant {
+            sys,
+            x0: vec![0.0; n],
+            period,
+            signature,
+        })
     }
 
     /// The sample period of a discrete plant.
@@ -297,9 +351,16 @@ impl LinearPlant {
     }
 }
 
-fn check_period(key: &str, period: Option<SimTime>, discrete: bool) -> Result<Option<SimTime>, ConfigError> {
+fn check_period(
+    key: &str,
+    period: Option<SimTime>,
+    discrete: bool,
+) -> Result<Option<SimTime>, ConfigError> {
     match (discrete, period) {
-        (true, None) => Err(ConfigError::invalid(format!("{key}.period"), "a discrete plant needs a sample period")),
+        (true, None) => Err(ConfigError::invalid(
+            format!("{key}.period"),
+            "a discrete plant needs a sample period",
+        )),
         (false, Some(_)) => Err(ConfigError::invalid(
             format!("{key}.period"),
             "a continuous plant has no period; use the discrete_ kind for a sampled plant",
@@ -356,7 +417,8 @@ mod tests {
         assert_eq!(s.d.data(), &[0.0]);
         // (s^2 + 1)/(2 s^2 + 4 s + 2) = (0.5 s^2 + 0.5)/(s^2 + 2 s + 1):
         // b0 = 0.5, C = [b2 - a2 b0, b1 - a1 b0] = [0.5 - 0.5, 0 - 1] = [0, -1].
-        let s = LinearSystem::from_transfer_function("tf", &[1.0, 0.0, 1.0], &[2.0, 4.0, 2.0]).unwrap();
+        let s =
+            LinearSystem::from_transfer_function("tf", &[1.0, 0.0, 1.0], &[2.0, 4.0, 2.0]).unwrap();
         assert_eq!(s.a.data(), &[0.0, 1.0, -1.0, -2.0]);
         assert_eq!(s.c.data(), &[0.0, -1.0]);
         assert_eq!(s.d.data(), &[0.5]);
@@ -364,7 +426,8 @@ mod tests {
 
     #[test]
     fn rejects_improper_and_degenerate_transfer_functions() {
-        let e = LinearSystem::from_transfer_function("p", &[1.0, 0.0, 0.0], &[1.0, 1.0]).unwrap_err();
+        let e =
+            LinearSystem::from_transfer_function("p", &[1.0, 0.0, 0.0], &[1.0, 1.0]).unwrap_err();
         assert_eq!(e.key(), "p.num");
         let e = LinearSystem::from_transfer_function("p", &[1.0], &[0.0, 1.0]).unwrap_err();
         assert_eq!(e.key(), "p.den");
@@ -387,8 +450,12 @@ mod tests {
             input_names: None,
             output_names: None,
         };
-        let e = LinearPlant::state_space("loops[0].plant", &cfg(vec![vec![0.0], vec![1.0], vec![2.0]]), false)
-            .unwrap_err();
+        let e = LinearPlant::state_space(
+            "loops[0].plant",
+            &cfg(vec![vec![0.0], vec![1.0], vec![2.0]]),
+            false,
+        )
+        .unwrap_err();
         assert_eq!(e.key(), "loops[0].plant.b");
         let e = LinearPlant::state_space("p", &cfg(vec![vec![0.0], vec![1.0]]), true).unwrap_err();
         assert_eq!(e.key(), "p.period");

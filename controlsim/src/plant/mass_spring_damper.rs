@@ -76,9 +76,17 @@ impl MassSpringDamper {
         check_positive(&k("mass"), p.mass)?;
         check_non_negative(&k("damping"), p.damping)?;
         check_non_negative(&k("stiffness"), p.stiffness)?;
-        let force = p.external_force.as_ref().map(|s| Signal::new(&k("external_force"), s)).transpose()?;
+        let force = p
+            .external_force
+            .as_ref()
+            .map(|s| Signal::new(&k("external_force"), s))
+            .transpose()?;
         let sel = Selection::new(key, &STATES, &p.x0, &[0.0; 2], &p.outputs, &["x"])?;
-        Ok(MassSpringDamper { p: p.clone(), force, sel })
+        Ok(MassSpringDamper {
+            p: p.clone(),
+            force,
+            sel,
+        })
     }
 
     pub fn params(&self) -> &MassSpringDamperParams {

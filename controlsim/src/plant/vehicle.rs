@@ -46,7 +46,13 @@ pub struct VehicleParams {
 
 impl Default for VehicleParams {
     fn default() -> Self {
-        VehicleParams { engine_lag: 0.1, length: 4.0, drag: 0.0, x0: None, outputs: None }
+        VehicleParams {
+            engine_lag: 0.1,
+            length: 4.0,
+            drag: 0.0,
+            x0: None,
+            outputs: None,
+        }
     }
 }
 

@@ -53,9 +53,15 @@ final = 3.0
         }
     };
     cl.run_to(20_000, &mut watch).unwrap();
-    assert!(saturated > 100, "{anti_windup}: the actuator should saturate for a while");
+    assert!(
+        saturated > 100,
+        "{anti_windup}: the actuator should saturate for a while"
+    );
     let settled = cl.system().loops()[0].state()[0];
-    assert!((settled - 3.0).abs() < 0.02, "{anti_windup}: settles at {settled}");
+    assert!(
+        (settled - 3.0).abs() < 0.02,
+        "{anti_windup}: settles at {settled}"
+    );
     peak - 3.0
 }
 
@@ -64,7 +70,10 @@ fn clamping_reduces_overshoot_after_a_large_step() {
     let none = overshoot("none");
     let clamped = overshoot("clamping");
     let back = overshoot("back_calculation");
-    assert!(none > 0.5, "windup should cause a large overshoot, got {none}");
+    assert!(
+        none > 0.5,
+        "windup should cause a large overshoot, got {none}"
+    );
     assert!(clamped < 0.25 * none, "clamping {clamped} vs none {none}");
     assert!(back < 0.25 * none, "back-calculation {back} vs none {none}");
 }

@@ -12,7 +12,9 @@ use crate::common::{bits, build, serve_boundary, RICH};
 fn zero_delay_oracle_is_the_documented_call_sequence() {
     let mut oracle = ClosedLoop::new(build(RICH, 11), Delays::default(), Response::Direct);
     let mut seen_oracle = Vec::new();
-    oracle.run_to(2000, &mut |s: &System| seen_oracle.push(bits(s))).unwrap();
+    oracle
+        .run_to(2000, &mut |s: &System| seen_oracle.push(bits(s)))
+        .unwrap();
 
     let mut manual = build(RICH, 11);
     let mut seen_manual = Vec::new();
@@ -21,7 +23,9 @@ fn zero_delay_oracle_is_the_documented_call_sequence() {
             serve_boundary(&mut manual, i);
         }
         let k = manual.k();
-        manual.advance_to(k + 1, &mut |s: &System| seen_manual.push(bits(s))).unwrap();
+        manual
+            .advance_to(k + 1, &mut |s: &System| seen_manual.push(bits(s)))
+            .unwrap();
     }
     assert_eq!(seen_oracle.len(), 2000);
     assert_eq!(seen_oracle, seen_manual);
@@ -62,18 +66,30 @@ trigger = "{trigger}"
             0,
         )
     };
-    let delays = Delays { uplink: SimTime::from_millis(3), downlink: SimTime::from_millis(2) };
+    let delays = Delays {
+        uplink: SimTime::from_millis(3),
+        downlink: SimTime::from_millis(2),
+    };
     for (trigger, newest_sample) in [
-        ("event", (|k: i64| (k - 5).div_euclid(10) * 10) as fn(i64) -> i64),
+        (
+            "event",
+            (|k: i64| (k - 5).div_euclid(10) * 10) as fn(i64) -> i64,
+        ),
         ("time", |k: i64| ((k - 2).div_euclid(10) * 10) - 10),
     ] {
         let mut cl = ClosedLoop::new(system(trigger), delays, Response::Direct);
         let mut seen = Vec::new();
-        cl.run_to(100, &mut |s: &System| seen.push((s.k() as i64, s.loops()[0].held_control()[0]))).unwrap();
+        cl.run_to(100, &mut |s: &System| {
+            seen.push((s.k() as i64, s.loops()[0].held_control()[0]))
+        })
+        .unwrap();
         for (k, u) in seen {
             let s = newest_sample(k);
             let expected = if s < 0 { 0.0 } else { -(s as f64) / 1000.0 };
-            assert!((u - expected).abs() < 1e-12, "{trigger}, k = {k}: u = {u}, expected {expected}");
+            assert!(
+                (u - expected).abs() < 1e-12,
+                "{trigger}, k = {k}: u = {u}, expected {expected}"
+            );
         }
     }
 }

@@ -66,7 +66,10 @@ pub fn bits(sys: &System) -> Vec<u64> {
 /// Max-norm distance.
 pub fn max_err(a: &[f64], b: &[f64]) -> f64 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
 }
 
 /// `expm(A t) x0 + integral_0^t expm(A s) ds B u` for a constant input, via

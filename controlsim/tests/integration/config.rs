@@ -82,7 +82,10 @@ fn every_kind_parses_builds_and_round_trips() {
         let sys = System::from_config(&cfg, 0).unwrap();
         assert_eq!(sys.loops().len(), cfg.loops.len());
         let again: SystemConfig = toml::from_str(&toml::to_string(&cfg).unwrap()).unwrap();
-        assert_eq!(again, cfg, "serialising the config and reading it back changes nothing");
+        assert_eq!(
+            again, cfg,
+            "serialising the config and reading it back changes nothing"
+        );
     }
 }
 
@@ -126,7 +129,10 @@ fn errors_name_the_offending_key() {
     for (text, key) in cases {
         let err = build_err(&text);
         assert_eq!(err.key(), key, "{err}\n--- scenario ---\n{text}");
-        assert!(err.to_string().contains(key), "the message names the key: {err}");
+        assert!(
+            err.to_string().contains(key),
+            "the message names the key: {err}"
+        );
     }
 }
 
@@ -156,10 +162,17 @@ source = "radar"
 [loops.controller]
 kind = "cacc"
 "#,
-            if second_plant.contains("dup") { "x" } else { "y" }
+            if second_plant.contains("dup") {
+                "x"
+            } else {
+                "y"
+            }
         )
     };
-    assert_eq!(build_err(&two("kind = \"vehicle\" # dup")).key(), "loops[1].name");
+    assert_eq!(
+        build_err(&two("kind = \"vehicle\" # dup")).key(),
+        "loops[1].name"
+    );
     let err = build_err(&two("kind = \"vehicle\""));
     assert_eq!(err.key(), "loops[1].predecessor");
     assert!(err.to_string().contains("vehicle"), "{err}");
@@ -169,13 +182,25 @@ kind = "cacc"
 /// message: a missing required key, an unknown key, a duration without unit.
 #[test]
 fn serde_errors_name_the_key() {
-    let missing = toml::from_str::<SystemConfig>(&one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"", ""))
-        .unwrap_err()
-        .to_string();
+    let missing = toml::from_str::<SystemConfig>(&one_loop(
+        "1ms",
+        SERVO,
+        "period = \"10ms\"",
+        "kind = \"pid\"",
+        "",
+    ))
+    .unwrap_err()
+    .to_string();
     assert!(missing.contains("kp"), "{missing}");
-    let unknown = toml::from_str::<SystemConfig>(&one_loop("1ms", "kind = \"dc_servo\"\ninertai = 0.1", "period = \"10ms\"", PID, ""))
-        .unwrap_err()
-        .to_string();
+    let unknown = toml::from_str::<SystemConfig>(&one_loop(
+        "1ms",
+        "kind = \"dc_servo\"\ninertai = 0.1",
+        "period = \"10ms\"",
+        PID,
+        "",
+    ))
+    .unwrap_err()
+    .to_string();
     assert!(unknown.contains("inertai"), "{unknown}");
     let unitless = toml::from_str::<SystemConfig>(&one_loop("1ms", SERVO, "period = 10", PID, ""))
         .unwrap_err()

@@ -39,7 +39,8 @@ fn pid_uses_actual_elapsed_time_and_defined_first_call() {
         "[loops.reference]\nkind = \"constant\"\nvalue = 1.0",
     );
     let (kp, ki, kd, tf) = (2.0, 3.0, 0.5, 0.1);
-    let (mut i, mut d, mut e_prev, mut t_prev): (f64, f64, f64, Option<f64>) = (0.0, 0.0, 0.0, None);
+    let (mut i, mut d, mut e_prev, mut t_prev): (f64, f64, f64, Option<f64>) =
+        (0.0, 0.0, 0.0, None);
     for (k, y) in [(0u64, 0.0), (7, 0.2), (10, 0.5), (25, 0.9)] {
         sys.advance_to(k, &mut Silent).unwrap();
         sys.set_controller_input(0, 0, y).unwrap();
@@ -85,10 +86,18 @@ fn pid_clamping_freezes_the_integrator_while_saturated() {
 fn state_feedback_law_and_limits() {
     let plant = "kind = \"state_space\"\na = [[0.0, 0.0], [0.0, 0.0]]\nb = [[1.0], [0.0]]\nc = [[1.0, 0.0], [0.0, 1.0]]";
     let refr = "[loops.reference]\nkind = \"constant\"\nvalue = 2.0";
-    let mut free = with_controller("kind = \"state_feedback\"\nk = [[1.0, 2.0]]\nn = [[3.0]]", plant, refr);
+    let mut free = with_controller(
+        "kind = \"state_feedback\"\nk = [[1.0, 2.0]]\nn = [[3.0]]",
+        plant,
+        refr,
+    );
     free.set_controller_inputs(0, &[0.5, -1.0]).unwrap();
     assert_eq!(free.compute_control(0).unwrap(), &[7.5]);
-    let mut limited = with_controller("kind = \"state_feedback\"\nk = [[1.0, 2.0]]\nn = [[3.0]]\nu_max = 5.0", plant, refr);
+    let mut limited = with_controller(
+        "kind = \"state_feedback\"\nk = [[1.0, 2.0]]\nn = [[3.0]]\nu_max = 5.0",
+        plant,
+        refr,
+    );
     limited.set_controller_inputs(0, &[0.5, -1.0]).unwrap();
     assert_eq!(limited.compute_control(0).unwrap(), &[5.0]);
 }
@@ -133,12 +142,18 @@ k = [[1.0, 0.5]]
             lp.state()[0] - lp.controller_state()[0],
             lp.state()[1] - lp.controller_state()[1],
         );
-        assert!((err - predicted).amax() < 1e-9, "n = {n}: {err:?} vs {predicted:?}");
+        assert!(
+            (err - predicted).amax() < 1e-9,
+            "n = {n}: {err:?} vs {predicted:?}"
+        );
         predicted = i_lc * phi * predicted;
         let k = sys.k();
         sys.advance_to(k + 10, &mut Silent).unwrap();
     }
-    assert!(predicted.amax() < 1e-3 * 0.5, "the designed observer converges");
+    assert!(
+        predicted.amax() < 1e-3 * 0.5,
+        "the designed observer converges"
+    );
 }
 
 /// CACC law: gap 20, relative speed 1, speed 20, acceleration 0.5,
@@ -151,7 +166,8 @@ fn cacc_law_known_value() {
     let follow = sys.loop_index("follow").unwrap();
     assert_eq!(sys.loops()[follow].controller_input_dim(), 5);
     assert_eq!(sys.loops()[follow].measurement_dim(), 4);
-    sys.set_controller_inputs(follow, &[20.0, 1.0, 20.0, 0.5, 0.3]).unwrap();
+    sys.set_controller_inputs(follow, &[20.0, 1.0, 20.0, 0.5, 0.3])
+        .unwrap();
     let u = sys.compute_control(follow).unwrap()[0];
     assert!((u - 1.555).abs() < 1e-12, "{u}");
 }
@@ -164,11 +180,18 @@ fn platoon_follower_settles_at_the_time_gap_spacing() {
     let text = RICH.replace("noise_std = [0.05, 0.01, 0.01, 0.0]", "");
     let mut sys = build(&text, 0);
     run_direct(&mut sys, 40_000);
-    let (lead, follow) = (sys.loop_index("lead").unwrap(), sys.loop_index("follow").unwrap());
+    let (lead, follow) = (
+        sys.loop_index("lead").unwrap(),
+        sys.loop_index("follow").unwrap(),
+    );
     let l = sys.loops()[lead].kinematics().unwrap();
     let f = sys.loops()[follow].kinematics().unwrap();
     assert!((l.velocity - 24.0).abs() < 1e-3, "leader at {}", l.velocity);
-    assert!((f.velocity - 24.0).abs() < 1e-3, "follower at {}", f.velocity);
+    assert!(
+        (f.velocity - 24.0).abs() < 1e-3,
+        "follower at {}",
+        f.velocity
+    );
     let gap = l.position - l.length - f.position;
     assert!((gap - 18.8).abs() < 0.01, "gap {gap}");
     let radar = sys.sample(follow).unwrap();
@@ -216,11 +239,15 @@ fn rollback_response_equals_snapshot_advance_restore() {
         assert_eq!(literal[0].to_bits(), ours[0].to_bits());
         let after = bits(&sys);
         // Only the loop's computed control may differ.
-        let changed: Vec<usize> = (0..before.len()).filter(|&i| before[i] != after[i]).collect();
+        let changed: Vec<usize> = (0..before.len())
+            .filter(|&i| before[i] != after[i])
+            .collect();
         assert!(changed.len() <= 1, "rollback changed {changed:?}");
     }
     assert_eq!(
         sys.rollback_response(0).unwrap_err(),
-        ApiError::NotContinuous { loop_name: "servo".into() }
+        ApiError::NotContinuous {
+            loop_name: "servo".into()
+        }
     );
 }

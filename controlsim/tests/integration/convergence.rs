@@ -43,13 +43,20 @@ kind = "open_loop"
 }
 
 fn measured_orders(solver: &str) -> [f64; 2] {
-    let e = [error_at_2s(solver, 40), error_at_2s(solver, 20), error_at_2s(solver, 10)];
+    let e = [
+        error_at_2s(solver, 40),
+        error_at_2s(solver, 20),
+        error_at_2s(solver, 10),
+    ];
     [(e[0] / e[1]).log2(), (e[1] / e[2]).log2()]
 }
 
 fn assert_order(solver: &str, expected: f64) {
     for order in measured_orders(solver) {
-        assert!((order - expected).abs() <= 0.3, "{solver}: measured order {order}, expected {expected}");
+        assert!(
+            (order - expected).abs() <= 0.3,
+            "{solver}: measured order {order}, expected {expected}"
+        );
     }
 }
 

@@ -64,7 +64,14 @@ trigger = "event"
         ),
         0,
     );
-    let mut cl = ClosedLoop::new(sys, Delays { uplink: delay, downlink: SimTime::ZERO }, Response::Direct);
+    let mut cl = ClosedLoop::new(
+        sys,
+        Delays {
+            uplink: delay,
+            downlink: SimTime::ZERO,
+        },
+        Response::Direct,
+    );
     let (mut early, mut late) = (0.0f64, 0.0f64);
     let mut watch = |s: &System| {
         let t = s.time().as_secs_f64();
@@ -83,12 +90,21 @@ trigger = "event"
 #[test]
 fn stable_below_the_analytic_delay_margin_unstable_above() {
     let dm = delay_margin();
-    assert!((0.1..0.2).contains(&dm), "delay margin {dm} s is not the expected ~0.15 s");
+    assert!(
+        (0.1..0.2).contains(&dm),
+        "delay margin {dm} s is not the expected ~0.15 s"
+    );
     let ms = |s: f64| SimTime::from_millis(s.round() as u64);
 
     let (early, late) = peaks(ms(0.75 * dm * 1e3));
-    assert!(late < 0.01 * early.max(1e-3) && late < 1e-4, "0.75 DM: peak {early} then {late}: not decaying");
+    assert!(
+        late < 0.01 * early.max(1e-3) && late < 1e-4,
+        "0.75 DM: peak {early} then {late}: not decaying"
+    );
 
     let (early, late) = peaks(ms(1.25 * dm * 1e3));
-    assert!(late > 3.0 * early && early > 1e-3, "1.25 DM: peak {early} then {late}: not growing");
+    assert!(
+        late > 3.0 * early && early > 1e-3,
+        "1.25 DM: peak {early} then {late}: not growing"
+    );
 }

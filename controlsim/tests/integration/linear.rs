@@ -46,7 +46,10 @@ kind = "open_loop"
         worst = worst.max(max_err(sys.loops()[0].state(), &exact));
     }
     assert!(worst <= 1e-9, "max error {worst:e}");
-    assert!(worst > 0.0, "suspiciously exact: is the plant integrated at all?");
+    assert!(
+        worst > 0.0,
+        "suspiciously exact: is the plant integrated at all?"
+    );
 }
 
 /// `G(s) = (s + 3) / (s^2 + 3 s + 2)`, unit step:
@@ -108,8 +111,20 @@ kind = "open_loop"
 "#
         )
     };
-    let mut ss = build(&text("discrete_state_space", "a = [[0.5]]\nb = [[1.0]]\nc = [[1.0]]"), 0);
-    let mut tf = build(&text("discrete_transfer_function", "num = [1.0]\nden = [1.0, -0.5]"), 0);
+    let mut ss = build(
+        &text(
+            "discrete_state_space",
+            "a = [[0.5]]\nb = [[1.0]]\nc = [[1.0]]",
+        ),
+        0,
+    );
+    let mut tf = build(
+        &text(
+            "discrete_transfer_function",
+            "num = [1.0]\nden = [1.0, -0.5]",
+        ),
+        0,
+    );
     for k in 0..60u64 {
         ss.advance_to(k, &mut Silent).unwrap();
         tf.advance_to(k, &mut Silent).unwrap();
@@ -122,12 +137,26 @@ kind = "open_loop"
     }
 
     // Latching: input 0 until k = 5 (mid-period), then 1.
-    let mut late = build(&text("discrete_state_space", "a = [[0.5]]\nb = [[1.0]]\nc = [[1.0]]"), 0);
+    let mut late = build(
+        &text(
+            "discrete_state_space",
+            "a = [[0.5]]\nb = [[1.0]]\nc = [[1.0]]",
+        ),
+        0,
+    );
     late.set_actuator(0, 0, 0.0).unwrap();
     late.advance_to(5, &mut Silent).unwrap();
     late.set_actuator(0, 0, 1.0).unwrap();
     late.advance_to(10, &mut Silent).unwrap();
-    assert_eq!(late.loops()[0].state()[0], 0.0, "period 0 used u = 0 latched at k = 0");
+    assert_eq!(
+        late.loops()[0].state()[0],
+        0.0,
+        "period 0 used u = 0 latched at k = 0"
+    );
     late.advance_to(20, &mut Silent).unwrap();
-    assert_eq!(late.loops()[0].state()[0], 1.0, "period 1 latched u = 1 at k = 10");
+    assert_eq!(
+        late.loops()[0].state()[0],
+        1.0,
+        "period 1 latched u = 1 at k = 10"
+    );
 }

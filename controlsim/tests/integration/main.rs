@@ -8,6 +8,7 @@ mod common;
 mod config;
 mod controllers;
 mod convergence;
+mod custom;
 mod delay_margin;
 mod linear;
 mod plants;

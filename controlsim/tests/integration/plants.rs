@@ -54,7 +54,10 @@ external_force = { kind = "sine", amplitude = 1.5, frequency = 0.5 }"#,
     let wd = wn * (1.0 - zeta * zeta).sqrt();
     let a = x0 + big_x * phi.sin();
     let b = (v0 - big_x * w * phi.cos() + zeta * wn * a) / wd;
-    let exact = |t: f64| (-zeta * wn * t).exp() * (a * (wd * t).cos() + b * (wd * t).sin()) + big_x * (w * t - phi).sin();
+    let exact = |t: f64| {
+        (-zeta * wn * t).exp() * (a * (wd * t).cos() + b * (wd * t).sin())
+            + big_x * (w * t - phi).sin()
+    };
     let mut worst: f64 = 0.0;
     for step in (0..=15_000).step_by(25) {
         sys.advance_to(step, &mut Silent).unwrap();
@@ -95,11 +98,22 @@ fn bouncing_ball_impact_time_and_rebound_height() {
         }
         assert!(sys.k() < 10_000, "no second impact");
     }
-    assert!(detected[0] >= t1 && detected[0] < t1 + step, "first impact {} vs {t1}", detected[0]);
-    assert!((apex - e * e * h0).abs() <= e * v1 * step, "apex {apex} vs {}", e * e * h0);
+    assert!(
+        detected[0] >= t1 && detected[0] < t1 + step,
+        "first impact {} vs {t1}",
+        detected[0]
+    );
+    assert!(
+        (apex - e * e * h0).abs() <= e * v1 * step,
+        "apex {apex} vs {}",
+        e * e * h0
+    );
     let flight = 2.0 * e * v1 / g;
     let gap = detected[1] - detected[0];
-    assert!(gap >= flight - step && gap < flight + step, "second flight {gap} vs {flight}");
+    assert!(
+        gap >= flight - step && gap < flight + step,
+        "second flight {gap} vs {flight}"
+    );
 }
 
 fn pendulum_energy(sys: &controlsim::System) -> f64 {
@@ -128,7 +142,10 @@ fn pendulum_conserves_energy_without_friction() {
         worst = worst.max((pendulum_energy(&sys) - e0).abs());
         min_cos = min_cos.min(sys.loops()[0].state()[2].cos());
     }
-    assert!(min_cos < -0.9, "the pendulum should swing through the bottom");
+    assert!(
+        min_cos < -0.9,
+        "the pendulum should swing through the bottom"
+    );
     assert!(worst <= 1e-8, "energy drift {worst:e}");
 }
 
@@ -159,7 +176,10 @@ fn pendulum_small_oscillation_frequency() {
     assert!(crossings.len() >= 4, "{crossings:?}");
     let period = (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
     let expected = 2.0 * std::f64::consts::PI / w;
-    assert!(((period - expected) / expected).abs() < 1e-4, "period {period} vs {expected}");
+    assert!(
+        ((period - expected) / expected).abs() < 1e-4,
+        "period {period} vs {expected}"
+    );
 }
 
 /// Vehicle with engine lag tau = 0.1 s, no drag, from rest at p = 0, step
@@ -174,7 +194,11 @@ fn vehicle_engine_lag_step_response() {
         sys.advance_to(k, &mut Silent).unwrap();
         let t = k as f64 * 1e-3;
         let ex = 1.0 - (-t / tau).exp();
-        let exact = [u * (t * t / 2.0 - tau * t + tau * tau * ex), u * (t - tau * ex), u * ex];
+        let exact = [
+            u * (t * t / 2.0 - tau * t + tau * tau * ex),
+            u * (t - tau * ex),
+            u * ex,
+        ];
         worst = worst.max(crate::common::max_err(sys.loops()[0].state(), &exact));
     }
     assert!(worst <= 1e-9, "max error {worst:e}");
@@ -187,7 +211,11 @@ fn vehicle_engine_lag_step_response() {
 /// `omega = w_ss (1 - e^(-t/tau))`, `theta = w_ss (t - tau (1 - e^(-t/tau)))`.
 #[test]
 fn dc_servo_linear_step_response() {
-    let mut sys = open_loop("kind = \"dc_servo\"\noutputs = [\"theta\", \"omega\"]", "1ms", 5.0);
+    let mut sys = open_loop(
+        "kind = \"dc_servo\"\noutputs = [\"theta\", \"omega\"]",
+        "1ms",
+        5.0,
+    );
     let (j, b, kt, ke, r, v) = (0.01f64, 0.1f64, 0.01f64, 0.01f64, 1.0f64, 5.0f64);
     let beta = b + kt * ke / r;
     let tau = j / beta;
@@ -199,7 +227,10 @@ fn dc_servo_linear_step_response() {
         let t = k as f64 * 1e-3;
         let ex = 1.0 - (-t / tau).exp();
         sys.outputs_into(0, &mut y).unwrap();
-        worst = worst.max(crate::common::max_err(&y, &[w_ss * (t - tau * ex), w_ss * ex]));
+        worst = worst.max(crate::common::max_err(
+            &y,
+            &[w_ss * (t - tau * ex), w_ss * ex],
+        ));
     }
     assert!(worst <= 1e-9, "max error {worst:e}");
 }

@@ -59,10 +59,19 @@ fn writes_header_every_nth_row_and_exact_values() {
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     // Boundaries 0, 4, ..., 36 from the run, and 40 from finish().
     let times: Vec<&str> = rows.iter().map(|r| r[0]).collect();
-    assert_eq!(times, ["0", "0.01", "0.02", "0.03", "0.04", "0.05", "0.06", "0.07", "0.08", "0.09", "0.1"]);
+    assert_eq!(
+        times,
+        ["0", "0.01", "0.02", "0.03", "0.04", "0.05", "0.06", "0.07", "0.08", "0.09", "0.1"]
+    );
     let last = rows.last().unwrap();
-    assert_eq!(last[9].parse::<f64>().unwrap().to_bits(), last_state[0].to_bits());
-    assert_eq!(last[10].parse::<f64>().unwrap().to_bits(), last_state[1].to_bits());
+    assert_eq!(
+        last[9].parse::<f64>().unwrap().to_bits(),
+        last_state[0].to_bits()
+    );
+    assert_eq!(
+        last[10].parse::<f64>().unwrap().to_bits(),
+        last_state[1].to_bits()
+    );
     // The servo's computed control is unsaturated, the applied one is capped.
     assert_eq!(rows[0][13], "0.5");
     assert_eq!(rows[0][14], "10");
@@ -71,5 +80,8 @@ fn writes_header_every_nth_row_and_exact_values() {
 #[test]
 fn zero_interval_is_an_error() {
     let sys = build(TWO, 0);
-    assert!(matches!(Recorder::new(&sys, Vec::new(), 0), Err(controlsim::RecordError::ZeroInterval)));
+    assert!(matches!(
+        Recorder::new(&sys, Vec::new(), 0),
+        Err(controlsim::RecordError::ZeroInterval)
+    ));
 }

@@ -72,12 +72,18 @@ kind = "open_loop"
     );
     let before = rich.snapshot();
     let err = rich.restore(&other.snapshot()).unwrap_err();
-    assert_eq!((err.what.as_str(), err.expected, err.found), ("loop count", 7, 1));
+    assert_eq!(
+        (err.what.as_str(), err.expected, err.found),
+        ("loop count", 7, 1)
+    );
     assert!(rich.snapshot() == before);
 
     // Same loop count, different state size.
     let two = |n: usize| {
-        let a = format!("[{}]", vec![format!("[{}]", vec!["-1.0"; n].join(", ")); n].join(", "));
+        let a = format!(
+            "[{}]",
+            vec![format!("[{}]", vec!["-1.0"; n].join(", ")); n].join(", ")
+        );
         let b = format!("[{}]", vec!["[1.0]"; n].join(", "));
         let c = format!("[[{}]]", vec!["1.0"; n].join(", "));
         build(
