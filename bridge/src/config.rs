@@ -1,0 +1,570 @@
+//! The scenario file: what to simulate, over which network, synchronised how
+//! (DESIGN §8). TOML; every table rejects unknown keys.
+//!
+//! ```toml
+//! duration = "5s"
+//! step = "1ms"                 # solver step h
+//! solver = "rk4"               # euler | heun | rk4
+//! seed = 1                     # control-side noise and builtin channel
+//! run = 1                      # replication: ns-3 run number
+//!
+//! [sync]
+//! scheme = "master_slave"      # time_stepping | master_slave | event_driven
+//! period = "10ms"              # T
+//!
+//! [network]
+//! backend = "ns3"              # ns3 | builtin
+//! [network.ns3]
+//! kind = "p2p"
+//! data_rate = "1Mbps"
+//! delay = "2ms"
+//! [network.builtin]
+//! delay = { kind = "constant", value = "2.6ms" }
+//!
+//! [[loops]]
+//! name = "servo"
+//! plant_node = 0               # sensor and actuator live here
+//! controller_node = 1
+//! uplink = { max_delay = "20ms" }
+//! downlink = { on_loss = "hold" }
+//! [loops.plant]                # ... the control side of the loop, as in controlsim
+//! ```
+//!
+//! [`Scenario::resolve`] checks what serde cannot (the step grid, nodes,
+//! ports, policies) and names the key of the first problem.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use controlsim::{
+    ActuatorConfig, ControllerConfig, LoopConfig, LoopRef, PlantConfig, References, SensorConfig, SolverKind,
+    StepSize, SystemConfig, TriggerKind,
+};
+use protocol::SimTime;
+use serde::{Deserialize, Serialize};
+
+use crate::network::BuiltinConfig;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Simulated time to run; a multiple of `step`.
+    #[serde(with = "protocol::duration")]
+    pub duration: SimTime,
+    /// Solver step h.
+    #[serde(with = "protocol::duration")]
+    pub step: SimTime,
+    #[serde(default)]
+    pub solver: SolverKind,
+    /// Seeds sensor noise and the builtin channel, and is ns-3's `--seed`.
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Replication number: ns-3's `--run` (RngSeedManager::SetRun).
+    #[serde(default = "one")]
+    pub run: u64,
+    /// Write every n-th step to `timeseries.csv`.
+    #[serde(default = "one")]
+    pub record_every: u64,
+    pub sync: SyncConfig,
+    pub network: NetworkConfig,
+    pub loops: Vec<LoopScenario>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// How the two simulators are synchronised (DESIGN §4).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncConfig {
+    pub scheme: SchemeKind,
+    /// Sync period T, a multiple of `step`. Required by time-stepping and
+    /// master-slave; for event-driven it is optional and bounds the time
+    /// between syncs (so node positions are refreshed at least that often).
+    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    pub period: Option<SimTime>,
+    /// Event-driven: time from a packet's arrival at an event-triggered
+    /// controller to its response entering the network. Master-slave sends a
+    /// response at the first sync point at or after arrival + this delay.
+    #[serde(default, with = "protocol::duration")]
+    pub computation_delay: SimTime,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemeKind {
+    #[serde(alias = "time-stepping")]
+    TimeStepping,
+    #[serde(alias = "master-slave")]
+    MasterSlave,
+    #[serde(alias = "event-driven")]
+    EventDriven,
+}
+
+impl fmt::Display for SchemeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SchemeKind::TimeStepping => "time_stepping",
+            SchemeKind::MasterSlave => "master_slave",
+            SchemeKind::EventDriven => "event_driven",
+        })
+    }
+}
+
+/// Which network carries the loops' packets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkConfig {
+    pub backend: Backend,
+    /// Settings of the ns-3 network; needed when `backend = "ns3"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns3: Option<Ns3NetworkConfig>,
+    /// Settings of the builtin channel; needed when `backend = "builtin"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin: Option<BuiltinConfig>,
+    /// How to start and talk to the ns-3 server.
+    #[serde(default)]
+    pub server: ServerConfig,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    Ns3,
+    Builtin,
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Backend::Ns3 => "ns3",
+            Backend::Builtin => "builtin",
+        })
+    }
+}
+
+/// The server process: binary, timeouts, extra arguments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// Path to `netloop-server`; default `$NETLOOP_NS3_SERVER`, the build
+    /// tree, or `PATH`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<std::path::PathBuf>,
+    /// Start-up to completed handshake.
+    #[serde(default = "default_connect_timeout", with = "protocol::duration")]
+    pub connect_timeout: SimTime,
+    /// Wall-clock limit for each answer of the server.
+    #[serde(default = "default_step_timeout", with = "protocol::duration")]
+    pub step_timeout: SimTime,
+    /// Extra ns-3 command-line arguments, passed verbatim (`--ns3::...=...`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+}
+
+fn default_connect_timeout() -> SimTime {
+    SimTime::from_secs(30)
+}
+
+fn default_step_timeout() -> SimTime {
+    SimTime::from_secs(300)
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            binary: None,
+            connect_timeout: default_connect_timeout(),
+            step_timeout: default_step_timeout(),
+            args: Vec::new(),
+        }
+    }
+}
+
+/// An ns-3 network, by kind; each kind becomes `netloop-server` arguments.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Ns3NetworkConfig {
+    /// Point-to-point links between `nodes` nodes in a chain or a star.
+    P2p(P2pConfig),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P2pConfig {
+    /// Node count; default: the highest node a loop uses, plus one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    #[serde(default)]
+    pub topology: Topology,
+    /// Link rate, e.g. "1Mbps".
+    #[serde(default = "default_data_rate")]
+    pub data_rate: DataRate,
+    /// Propagation delay of each link.
+    #[serde(default = "default_link_delay", with = "protocol::duration")]
+    pub delay: SimTime,
+    /// Device queue, packets.
+    #[serde(default = "default_queue_size")]
+    pub queue_size: u32,
+    /// Probability that a link loses a packet at reception.
+    #[serde(default)]
+    pub loss_rate: f64,
+}
+
+fn default_data_rate() -> DataRate {
+    DataRate(10_000_000)
+}
+
+fn default_link_delay() -> SimTime {
+    SimTime::from_millis(2)
+}
+
+fn default_queue_size() -> u32 {
+    100
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Topology {
+    /// 0 - 1 - 2 - ... - (n-1)
+    #[default]
+    Chain,
+    /// Node 0 is the hub.
+    Star,
+}
+
+/// A link rate in bits per second, written like ns-3's DataRate: "1Mbps",
+/// "64kbps", "1.5Gbps", "9600bps". Parsed exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DataRate(pub u64);
+
+impl FromStr for DataRate {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        const UNITS: &[(&str, u64)] =
+            &[("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("Kbps", 1_000), ("bps", 1)];
+        let s = text.trim();
+        let (number, scale) = UNITS
+            .iter()
+            .find_map(|(u, scale)| s.strip_suffix(u).map(|n| (n.trim(), *scale)))
+            .ok_or_else(|| format!("\"{text}\" is not a data rate; expected e.g. \"1Mbps\", \"64kbps\", \"1.5Gbps\""))?;
+        let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
+        let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
+        if !digits(whole) || !(frac.is_empty() || digits(frac)) {
+            return Err(format!("\"{text}\" is not a data rate; expected e.g. \"1Mbps\""));
+        }
+        let whole: u64 = whole.parse().map_err(|_| format!("\"{text}\" is too large"))?;
+        let frac_scale = 10u64.checked_pow(frac.len() as u32).ok_or_else(|| format!("\"{text}\": too many digits"))?;
+        let frac_value: u64 = if frac.is_empty() { 0 } else { frac.parse().map_err(|_| format!("\"{text}\""))? };
+        if (frac_value * scale) % frac_scale != 0 {
+            return Err(format!("\"{text}\" is not a whole number of bits per second"));
+        }
+        let bps = whole
+            .checked_mul(scale)
+            .and_then(|w| w.checked_add(frac_value * scale / frac_scale))
+            .ok_or_else(|| format!("\"{text}\" is too large"))?;
+        if bps == 0 {
+            return Err("a data rate must be positive".into());
+        }
+        Ok(DataRate(bps))
+    }
+}
+
+impl fmt::Display for DataRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bps = self.0;
+        for (unit, scale) in [("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)] {
+            if bps % scale == 0 {
+                return write!(f, "{}{unit}", bps / scale);
+            }
+        }
+        write!(f, "{bps}bps")
+    }
+}
+
+impl Serialize for DataRate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for DataRate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One loop: its control side (as in controlsim) and its place in the network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopScenario {
+    pub name: String,
+    /// Node of the plant, its sensor and its actuator; default `2 i`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plant_node: Option<u32>,
+    /// Node of the controller; default `2 i + 1`. Equal to `plant_node`
+    /// means local control: no packets on the uplink and downlink.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller_node: Option<u32>,
+    /// How an event-triggered, solver-integrated controller answers a packet
+    /// (DESIGN §4.4): `direct` (output at the arrival boundary) or `rollback`
+    /// (output one solver step later, computed and rolled back).
+    #[serde(default)]
+    pub response: ResponseKind,
+    /// Sensor -> controller.
+    #[serde(default)]
+    pub uplink: FlowConfig,
+    /// Controller -> actuator.
+    #[serde(default)]
+    pub downlink: FlowConfig,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predecessor: Option<LoopRef>,
+    pub plant: PlantConfig,
+    pub sensor: SensorConfig,
+    #[serde(default)]
+    pub actuator: ActuatorConfig,
+    pub controller: ControllerConfig,
+    #[serde(default, skip_serializing_if = "References::is_empty")]
+    pub reference: References,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseKind {
+    #[default]
+    Direct,
+    Rollback,
+}
+
+/// One direction of a loop over the network, and the receiver's policies.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Destination port; default 9000 + 2 i (uplink), 9001 + 2 i (downlink).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// Payload bytes of each packet; default 64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
+    /// One packet per value (same number, `StateNumTag` set) instead of one
+    /// packet per sample.
+    #[serde(default)]
+    pub multi_packet: bool,
+    /// Drop a packet whose delay exceeds this.
+    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    pub max_delay: Option<SimTime>,
+    /// Drop a packet whose number is not above the last accepted one.
+    #[serde(default)]
+    pub drop_stale: bool,
+    /// Downlink only: what the actuator does when a control packet is lost
+    /// or dropped: keep the last value (`hold`) or apply zero (`zero`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_loss: Option<OnLoss>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnLoss {
+    #[default]
+    Hold,
+    Zero,
+}
+
+/// A problem with a scenario that serde could not see, naming the key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{key}: {message}")]
+pub struct ScenarioError {
+    pub key: String,
+    pub message: String,
+}
+
+fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError { key: key.into(), message: message.into() }
+}
+
+/// Payload bytes when a flow does not say.
+pub const DEFAULT_PAYLOAD: u32 = 64;
+/// First default port; loop i uses BASE + 2i (uplink) and BASE + 2i + 1.
+pub const DEFAULT_BASE_PORT: u16 = 9000;
+
+/// One direction of one loop, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedFlow {
+    pub port: u16,
+    pub size: u32,
+    pub multi_packet: bool,
+    pub max_delay: Option<SimTime>,
+    pub drop_stale: bool,
+    pub on_loss: OnLoss,
+}
+
+/// A loop's network side, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopNetwork {
+    pub plant_node: u32,
+    pub controller_node: u32,
+    pub response: ResponseKind,
+    pub uplink: ResolvedFlow,
+    pub downlink: ResolvedFlow,
+}
+
+impl LoopNetwork {
+    /// Controller on the plant's node: no packets for this loop.
+    pub fn is_local(&self) -> bool {
+        self.plant_node == self.controller_node
+    }
+}
+
+/// A checked scenario, split into what controlsim and the bridge each need.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    pub scenario: Scenario,
+    pub system: SystemConfig,
+    pub loops: Vec<LoopNetwork>,
+    /// Steps in the run.
+    pub end_step: u64,
+    /// Sync period in steps (event-driven: the optional upper bound).
+    pub sync_steps: Option<u64>,
+    /// Node count the network must have.
+    pub node_count: u32,
+}
+
+impl Scenario {
+    /// Parses a scenario from TOML text.
+    ///
+    /// # Errors
+    /// The toml crate's error, which names the line, the key and what was
+    /// expected.
+    pub fn from_toml(text: &str) -> Result<Self, toml::de::Error> {
+        toml::from_str(text)
+    }
+
+    /// Checks what serde cannot and splits the scenario.
+    ///
+    /// # Errors
+    /// The first problem, naming its key.
+    pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
+        let step = StepSize::new(self.step).map_err(|e| bad("step", e.to_string()))?;
+        let end_step = step.steps_in(self.duration).map_err(|e| bad("duration", e.to_string()))?;
+        if end_step == 0 {
+            return Err(bad("duration", "must be longer than zero"));
+        }
+        if self.record_every == 0 {
+            return Err(bad("record_every", "must be at least 1"));
+        }
+        let sync_steps = match (self.sync.scheme, self.sync.period) {
+            (SchemeKind::EventDriven, None) => None,
+            (scheme, None) => return Err(bad("sync.period", format!("required by the {scheme} scheme"))),
+            (_, Some(period)) => Some(
+                step.period_steps(period).map_err(|e| bad("sync.period", e.to_string()))?.get(),
+            ),
+        };
+        if self.loops.is_empty() {
+            return Err(bad("loops", "at least one [[loops]] table is needed"));
+        }
+
+        let mut loops = Vec::with_capacity(self.loops.len());
+        let mut system_loops = Vec::with_capacity(self.loops.len());
+        for (i, l) in self.loops.iter().enumerate() {
+            let key = |k: &str| format!("loops[{i}].{k}");
+            let plant_node = l.plant_node.unwrap_or(2 * i as u32);
+            let controller_node = l.controller_node.unwrap_or(2 * i as u32 + 1);
+            let base = DEFAULT_BASE_PORT as u32 + 2 * i as u32;
+            let uplink = resolve_flow(&l.uplink, &key("uplink"), base, false)?;
+            let downlink = resolve_flow(&l.downlink, &key("downlink"), base + 1, true)?;
+            if l.response == ResponseKind::Rollback {
+                let continuous =
+                    matches!(l.controller, ControllerConfig::StateSpace(_) | ControllerConfig::TransferFunction(_));
+                if !continuous {
+                    return Err(bad(
+                        key("response"),
+                        "\"rollback\" needs a solver-integrated controller (kind = \"state_space\" or \"transfer_function\")",
+                    ));
+                }
+                if l.controller.timing().trigger != TriggerKind::Event {
+                    return Err(bad(key("response"), "\"rollback\" is for event-triggered controllers (trigger = \"event\")"));
+                }
+            }
+            loops.push(LoopNetwork { plant_node, controller_node, response: l.response, uplink, downlink });
+            system_loops.push(LoopConfig {
+                name: l.name.clone(),
+                predecessor: l.predecessor.clone(),
+                plant: l.plant.clone(),
+                sensor: l.sensor.clone(),
+                actuator: l.actuator.clone(),
+                controller: l.controller.clone(),
+                reference: l.reference.clone(),
+            });
+        }
+
+        // Ports: unique per destination node.
+        let mut used: BTreeMap<(u32, u16), String> = BTreeMap::new();
+        for (i, l) in loops.iter().enumerate().filter(|(_, l)| !l.is_local()) {
+            for (dir, dst, port) in [("uplink", l.controller_node, l.uplink.port), ("downlink", l.plant_node, l.downlink.port)] {
+                let key = format!("loops[{i}].{dir}.port");
+                if let Some(other) = used.insert((dst, port), key.clone()) {
+                    return Err(bad(key, format!("port {port} on node {dst} is already used by {other}")));
+                }
+            }
+        }
+
+        let highest = loops.iter().map(|l| l.plant_node.max(l.controller_node)).max().unwrap_or(0);
+        let node_count = match (&self.network.backend, &self.network.ns3) {
+            (Backend::Ns3, None) => {
+                return Err(bad("network.ns3", "backend = \"ns3\" needs a [network.ns3] table"))
+            }
+            (Backend::Builtin, _) if self.network.builtin.is_none() => {
+                return Err(bad("network.builtin", "backend = \"builtin\" needs a [network.builtin] table"))
+            }
+            (Backend::Ns3, Some(Ns3NetworkConfig::P2p(p2p))) => {
+                if !(0.0..=1.0).contains(&p2p.loss_rate) {
+                    return Err(bad("network.ns3.loss_rate", format!("{} is not a probability in [0, 1]", p2p.loss_rate)));
+                }
+                if p2p.queue_size == 0 {
+                    return Err(bad("network.ns3.queue_size", "must be at least 1 packet"));
+                }
+                let nodes = p2p.nodes.unwrap_or(highest + 1);
+                if let Some((i, l)) = loops.iter().enumerate().find(|(_, l)| l.plant_node.max(l.controller_node) >= nodes) {
+                    let which = if l.plant_node >= nodes { "plant_node" } else { "controller_node" };
+                    return Err(bad(
+                        format!("loops[{i}].{which}"),
+                        format!("node {} is out of range: the network has {nodes} nodes (0..{})", l.plant_node.max(l.controller_node), nodes - 1),
+                    ));
+                }
+                nodes
+            }
+            _ => highest + 1,
+        };
+
+        let system = SystemConfig { step: self.step, solver: self.solver, loops: system_loops };
+        Ok(Resolved { scenario: self.clone(), system, loops, end_step, sync_steps, node_count })
+    }
+}
+
+fn resolve_flow(flow: &FlowConfig, key: &str, default_port: u32, downlink: bool) -> Result<ResolvedFlow, ScenarioError> {
+    let port = match flow.port {
+        Some(0) => return Err(bad(format!("{key}.port"), "port 0 is not a valid destination port")),
+        Some(p) => p,
+        None => u16::try_from(default_port).map_err(|_| bad(format!("{key}.port"), "too many loops for default ports; set ports explicitly"))?,
+    };
+    let size = flow.size.unwrap_or(DEFAULT_PAYLOAD);
+    if size == 0 || size > 65_507 {
+        return Err(bad(format!("{key}.size"), format!("{size} bytes: a UDP payload must be 1..=65507 bytes")));
+    }
+    if !downlink && flow.on_loss.is_some() {
+        return Err(bad(format!("{key}.on_loss"), "on_loss is an actuator policy: set it on the downlink"));
+    }
+    Ok(ResolvedFlow {
+        port,
+        size,
+        multi_packet: flow.multi_packet,
+        max_delay: flow.max_delay,
+        drop_stale: flow.drop_stale,
+        on_loss: flow.on_loss.unwrap_or_default(),
+    })
+}
