@@ -44,6 +44,11 @@ impl AtomicFile {
         &mut self.writer
     }
 
+    /// Where the file is while it is being written.
+    pub fn partial_path(&self) -> &Path {
+        &self.partial_path
+    }
+
     /// Flushes and renames to the final name.
     ///
     /// # Errors
@@ -59,6 +64,20 @@ impl AtomicFile {
     pub fn abandon(mut self) -> PathBuf {
         let _ = self.writer.flush();
         self.partial_path
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
     }
 }
 
