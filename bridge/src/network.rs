@@ -85,6 +85,11 @@ pub trait Network {
     /// Simulated time reached.
     fn reached(&self) -> SimTime;
 
+    /// Whether a packet can arrive at the very instant it is sent. Event-driven
+    /// sync then has to run the network again at that instant before it moves
+    /// on; over ns-3 a transmission always takes time, so it never does.
+    fn may_deliver_instantly(&self) -> bool;
+
     /// Which software simulated the network, for `summary.json`.
     fn software(&self) -> String;
 }

@@ -213,7 +213,17 @@ impl Ns3Client {
     /// # Errors
     /// As [`Ns3Client::step`].
     pub fn begin_step(&mut self, step: Step) -> Result<(), Ns3Error> {
+        self.check_cancel()?;
         self.send(&step.into())
+    }
+
+    /// A Ctrl-C is noticed before each request, not only while waiting: a
+    /// fast server may never keep us waiting long enough to look.
+    fn check_cancel(&self) -> Result<(), Ns3Error> {
+        if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Ns3Error::Interrupted { reached: self.reached });
+        }
+        Ok(())
     }
 
     /// Waits for the answer to the step sent by [`Ns3Client::begin_step`].
@@ -272,6 +282,7 @@ impl Ns3Client {
     }
 
     fn request(&mut self, message: Message, expected: MessageKind) -> Result<Message, Ns3Error> {
+        self.check_cancel()?;
         self.send(&message)?;
         let reply = self.recv_until(Instant::now() + self.step_timeout)?;
         if reply.kind() == expected {

@@ -464,6 +464,17 @@ impl Network for BuiltinNetwork {
         self.reached
     }
 
+    fn may_deliver_instantly(&self) -> bool {
+        match &self.delay {
+            DelaySampler::Constant(d) => d.0 == 0,
+            DelaySampler::Uniform { min, .. } => *min == 0,
+            // Truncated at zero, or rounded to a nanosecond: zero can happen.
+            DelaySampler::Normal(_) => true,
+            DelaySampler::Exponential { offset, .. } => offset.0 == 0,
+            DelaySampler::Empirical(samples) => samples.contains(&SimTime::ZERO),
+        }
+    }
+
     fn software(&self) -> String {
         format!("netloop builtin channel {}", env!("CARGO_PKG_VERSION"))
     }

@@ -58,6 +58,10 @@ impl Network for Ns3Network {
         self.reached
     }
 
+    fn may_deliver_instantly(&self) -> bool {
+        false
+    }
+
     fn software(&self) -> String {
         self.software.clone()
     }

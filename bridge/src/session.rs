@@ -1,0 +1,644 @@
+//! The co-simulation proper: a control side (controlsim) and a network
+//! stepped together under one of the three synchronisation schemes of
+//! DESIGN §4.
+//!
+//! # What happens at a step boundary `k`
+//! Every scheme serves a boundary in the same order, which is the order of
+//! controlsim's standalone closed loop, so that a zero-delay network
+//! reproduces it bit for bit:
+//!
+//! 1. **U1** packets to controllers that take effect at `k` and were sent
+//!    before `k h`, in canonical order (arrival time, flow, number, state
+//!    index); each accepted one sets the controller's input, and an
+//!    event-triggered controller responds at once;
+//! 2. **S** samples due at `k`, sent at `k h` (local loops: straight to the
+//!    controller);
+//! 3. **U2** packets to controllers sent at `k h` itself (a zero delay);
+//! 4. **T** time-triggered controllers due at `k` compute and send;
+//! 5. **D** packets and losses at the actuators that take effect at `k`.
+//!
+//! A packet that arrives at `t` takes effect at `k_a = ceil(t / h)` under
+//! master-slave and event-driven sync, and at the first sync boundary after
+//! `t` under time-stepping. It never acts before it arrived. The boundary at
+//! the end of the run is not served: a packet that would act there or later
+//! is reported as in flight.
+//!
+//! # Packet numbers
+//! A sample's packet number is its index in the sensor's schedule, and a
+//! time-triggered control packet's is its index in the controller's; so
+//! master-slave can announce them to the network before it replays the
+//! period that produces their values. Responses of event-triggered
+//! controllers are numbered in the order they are computed.
+//!
+//! # Scheme drivers
+//! `time_stepping.rs`, `master_slave.rs` and `event_driven.rs` decide when
+//! the network runs and when boundaries are served; everything they share is
+//! here.
+
+mod event_driven;
+mod master_slave;
+mod time_stepping;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use controlsim::{ApiError, Observer, StepError, System, Trigger};
+use protocol::{Delivery, DropEvent, NodeKinematics, SendRequest, SimTime, Step, StepDone};
+
+use crate::config::{OnLoss, Resolved, ResponseKind, SchemeKind};
+use crate::flows::{Direction, FlowTable};
+use crate::ledger::{Ledger, LedgerError, Verdict};
+use crate::network::{Network, NetworkError};
+
+/// Why a co-simulation stopped before its end.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+    #[error("control side at simulated time {reached}: {source}")]
+    Step { reached: SimTime, source: StepError },
+    #[error("control side at simulated time {reached}: {source}")]
+    Api { reached: SimTime, source: ApiError },
+    #[error("packet bookkeeping at simulated time {reached}: {source}")]
+    Ledger { reached: SimTime, source: LedgerError },
+    #[error("interrupted at simulated time {reached}")]
+    Interrupted { reached: SimTime },
+}
+
+impl SessionError {
+    /// The simulated time reached when the run stopped, where known.
+    pub fn reached(&self) -> Option<SimTime> {
+        match self {
+            SessionError::Network(e) => e.reached(),
+            SessionError::Step { reached, .. }
+            | SessionError::Api { reached, .. }
+            | SessionError::Ledger { reached, .. }
+            | SessionError::Interrupted { reached } => Some(*reached),
+        }
+    }
+}
+
+/// A packet event waiting for the boundary where it takes effect, ordered
+/// canonically: boundary, receiver class, time, flow, number, state index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct EventKey {
+    step: u64,
+    class: Class,
+    time: SimTime,
+    flow: u32,
+    number: u64,
+    state_index: u16,
+}
+
+/// Controllers are served before actuators at a boundary (U before D).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Class {
+    Controller,
+    Actuator,
+}
+
+#[derive(Clone, Debug)]
+enum Event {
+    Delivery(Delivery),
+    Drop(DropEvent),
+}
+
+/// Why a controller computes now.
+#[derive(Clone, Copy, Debug)]
+enum Cause {
+    /// A time-triggered tick at boundary `k`.
+    Tick(u64),
+    /// An event-triggered response to a packet that arrived at this time.
+    Arrival(SimTime),
+}
+
+/// The co-simulation of one run.
+pub struct Session<W: Write> {
+    system: System,
+    network: Box<dyn Network>,
+    flows: FlowTable,
+    ledger: Ledger<W>,
+    scheme: SchemeKind,
+    step_ns: u64,
+    end_step: u64,
+    sync_steps: Option<u64>,
+    computation_delay: SimTime,
+    /// Per loop: whether the controller is event-triggered, whether it
+    /// answers by rollback, the actuator's loss policy, and the plant's node.
+    event_triggered: Vec<bool>,
+    rollback: Vec<bool>,
+    zero_on_loss: Vec<bool>,
+    plant_nodes: Vec<u32>,
+    /// Per loop: the next number of an event-triggered control packet.
+    response_numbers: Vec<u64>,
+    /// Per loop: control values of a local controller waiting for phase D.
+    local_controls: Vec<Vec<Vec<f64>>>,
+    queue: BTreeMap<EventKey, Event>,
+    /// Sends for the next network step.
+    outgoing: Vec<SendRequest>,
+    /// Master-slave: time-triggered packets are announced ahead, so replay
+    /// only fills in their values.
+    announce_ahead: bool,
+    syncs: u64,
+    cancel: Option<Arc<AtomicBool>>,
+    /// The network's own description of itself, from its `Configured`.
+    network_description: String,
+}
+
+/// What a finished (or failed) session hands back.
+pub struct SessionParts<W: Write> {
+    pub system: System,
+    pub network: Box<dyn Network>,
+    pub ledger: Ledger<W>,
+    pub syncs: u64,
+}
+
+impl<W: Write> Session<W> {
+    /// Wires a built system to a configured network.
+    ///
+    /// # Errors
+    /// The network rejects the flows.
+    pub fn new(
+        resolved: &Resolved,
+        system: System,
+        mut network: Box<dyn Network>,
+        packets_out: W,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<Self, SessionError> {
+        let flows = FlowTable::new(&resolved.loops);
+        let n = system.loops().len();
+        let mut event_triggered = Vec::with_capacity(n);
+        let mut rollback = Vec::with_capacity(n);
+        for (i, lp) in system.loops().iter().enumerate() {
+            let et = lp.controller_trigger() == Trigger::Event;
+            event_triggered.push(et);
+            rollback.push(resolved.loops[i].response == ResponseKind::Rollback && lp.is_continuous_controller());
+        }
+        let configured = network.configure(&flows.specs(&event_triggered))?;
+        let names = system.loops().iter().map(|l| l.name().to_string()).collect();
+        let scheme = resolved.scenario.sync.scheme;
+        Ok(Session {
+            ledger: Ledger::new(flows.clone(), names, packets_out),
+            flows,
+            scheme,
+            step_ns: system.step_size().as_nanos(),
+            end_step: resolved.end_step,
+            sync_steps: resolved.sync_steps,
+            computation_delay: resolved.scenario.sync.computation_delay,
+            event_triggered,
+            rollback,
+            zero_on_loss: resolved.loops.iter().map(|l| l.downlink.on_loss == OnLoss::Zero).collect(),
+            plant_nodes: resolved.loops.iter().map(|l| l.plant_node).collect(),
+            response_numbers: vec![0; n],
+            local_controls: vec![Vec::new(); n],
+            queue: BTreeMap::new(),
+            outgoing: Vec::new(),
+            announce_ahead: scheme == SchemeKind::MasterSlave,
+            syncs: 0,
+            cancel,
+            network_description: configured.description,
+            system,
+            network,
+        })
+    }
+
+    /// Runs the whole co-simulation, `observer` seeing every boundary.
+    ///
+    /// # Errors
+    /// The first failure, naming the simulated time reached.
+    pub fn run<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
+        match self.scheme {
+            SchemeKind::TimeStepping => self.run_time_stepping(observer),
+            SchemeKind::MasterSlave => self.run_master_slave(observer),
+            SchemeKind::EventDriven => self.run_event_driven(observer),
+        }
+    }
+
+    /// Ends the network run (when it is still alive), resolves what is left
+    /// and hands the parts back. Called after `run`, whether it succeeded.
+    ///
+    /// # Errors
+    /// Losses that cannot be recorded; a failing network is not an error here.
+    pub fn finish(mut self, network_alive: bool) -> Result<(SessionParts<W>, Option<protocol::Summary>), SessionError> {
+        // Losses already reported are losses whatever the control side did.
+        let drops: Vec<DropEvent> = self
+            .queue
+            .values()
+            .filter_map(|e| match e {
+                Event::Drop(d) => Some(d.clone()),
+                Event::Delivery(_) => None,
+            })
+            .collect();
+        for d in &drops {
+            self.ledger.lose(d).map_err(|source| self.ledger_error(source))?;
+        }
+        self.queue.clear();
+        self.ledger.close_in_flight().map_err(|source| self.ledger_error(source))?;
+        let summary = if network_alive { self.network.finish().ok() } else { None };
+        Ok((SessionParts { system: self.system, network: self.network, ledger: self.ledger, syncs: self.syncs }, summary))
+    }
+
+    pub fn syncs(&self) -> u64 {
+        self.syncs
+    }
+
+    pub fn network_description(&self) -> &str {
+        &self.network_description
+    }
+
+    pub fn system(&self) -> &System {
+        &self.system
+    }
+
+    // ----- time -----
+
+    fn time_of(&self, k: u64) -> SimTime {
+        SimTime(k * self.step_ns)
+    }
+
+    fn now(&self) -> SimTime {
+        self.system.time()
+    }
+
+    /// The boundary at which a packet arriving at `t` takes effect.
+    fn effect_step(&self, t: SimTime) -> u64 {
+        match (self.scheme, self.sync_steps) {
+            (SchemeKind::TimeStepping, Some(period)) => {
+                // The first sync boundary strictly after t: a period's
+                // deliveries are applied when the period is over.
+                let period_ns = period * self.step_ns;
+                (t.0 / period_ns + 1) * period
+            }
+            _ => t.0.div_ceil(self.step_ns),
+        }
+    }
+
+    // ----- the network -----
+
+    fn check_cancel(&self) -> Result<(), SessionError> {
+        if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(SessionError::Interrupted { reached: self.now() });
+        }
+        Ok(())
+    }
+
+    /// Node positions and velocities from plants that have them.
+    fn kinematics(&self) -> Vec<NodeKinematics> {
+        self.system
+            .loops()
+            .iter()
+            .zip(&self.plant_nodes)
+            .filter_map(|(lp, &node)| {
+                lp.kinematics().map(|k| NodeKinematics {
+                    node,
+                    position: [k.position, 0.0, 0.0],
+                    velocity: [k.velocity, 0.0, 0.0],
+                })
+            })
+            .collect()
+    }
+
+    fn step_request(&mut self, until: SimTime, stop_at_delivery: bool) -> Step {
+        Step { until, stop_at_delivery, sends: std::mem::take(&mut self.outgoing), kinematics: self.kinematics() }
+    }
+
+    /// One synchronous network step; its events join the queue.
+    fn network_step(&mut self, until: SimTime, stop_at_delivery: bool) -> Result<SimTime, SessionError> {
+        self.check_cancel()?;
+        let step = self.step_request(until, stop_at_delivery);
+        let done = self.network.step(step)?;
+        self.syncs += 1;
+        Ok(self.enqueue(done))
+    }
+
+    /// Queues a step's events at the boundaries where they take effect and
+    /// returns the time reached.
+    fn enqueue(&mut self, done: StepDone) -> SimTime {
+        for d in done.deliveries {
+            let class = match self.flows.get(d.flow).map(|f| f.direction) {
+                Some(Direction::Uplink) => Class::Controller,
+                _ => Class::Actuator,
+            };
+            let key = EventKey {
+                step: self.effect_step(d.received),
+                class,
+                time: d.received,
+                flow: d.flow,
+                number: d.number,
+                state_index: d.state_index,
+            };
+            self.queue.insert(key, Event::Delivery(d));
+        }
+        for d in done.drops {
+            let key = EventKey {
+                step: self.effect_step(d.time),
+                class: Class::Actuator,
+                time: d.time,
+                flow: d.flow,
+                number: d.number,
+                state_index: d.state_index,
+            };
+            self.queue.insert(key, Event::Drop(d));
+        }
+        done.reached
+    }
+
+    /// The first boundary after `k` with a queued event, if any.
+    fn next_event_step(&self, k: u64) -> Option<u64> {
+        let from = EventKey {
+            step: k + 1,
+            class: Class::Controller,
+            time: SimTime::ZERO,
+            flow: 0,
+            number: 0,
+            state_index: 0,
+        };
+        self.queue.range(from..).next().map(|(key, _)| key.step)
+    }
+
+    /// The first boundary after `k` where a sensor or a time-triggered
+    /// controller acts.
+    fn next_action_step(&self, k: u64) -> u64 {
+        let mut next = u64::MAX;
+        for lp in self.system.loops() {
+            next = next.min(lp.sensor_schedule().next_at_or_after(k + 1));
+            if let Trigger::Time(schedule) = lp.controller_trigger() {
+                next = next.min(schedule.next_at_or_after(k + 1));
+            }
+        }
+        next
+    }
+
+    // ----- errors with the time attached -----
+
+    fn api_error(&self, source: ApiError) -> SessionError {
+        SessionError::Api { reached: self.now(), source }
+    }
+
+    fn ledger_error(&self, source: LedgerError) -> SessionError {
+        SessionError::Ledger { reached: self.now(), source }
+    }
+
+    fn advance<O: Observer>(&mut self, k1: u64, observer: &mut O) -> Result<(), SessionError> {
+        let reached = self.now();
+        self.system.advance_to(k1, observer).map_err(|source| SessionError::Step { reached, source })
+    }
+
+    // ----- the boundary procedure -----
+
+    /// Serves boundary `k` when every packet event up to it is known
+    /// (master-slave replay, time-stepping): U1, S, U2, T, D.
+    fn serve_boundary(&mut self, k: u64) -> Result<(), SessionError> {
+        let t = self.time_of(k);
+        self.apply_controller_events(k, Some(t))?;
+        self.sample_due(k)?;
+        self.apply_controller_events(k, None)?;
+        self.tick_due(k)?;
+        self.apply_actuator_events(k)
+    }
+
+    /// U: packets to controllers at `k` (only those sent before `sent_before`
+    /// when given), in canonical order.
+    fn apply_controller_events(&mut self, k: u64, sent_before: Option<SimTime>) -> Result<(), SessionError> {
+        let keys: Vec<EventKey> = self
+            .queue
+            .range(Self::class_range(k, Class::Controller))
+            .filter(|(_, e)| match (e, sent_before) {
+                (Event::Delivery(d), Some(limit)) => d.sent < limit,
+                _ => true,
+            })
+            .map(|(key, _)| *key)
+            .collect();
+        for key in keys {
+            let event = self.queue.remove(&key).expect("key taken from the queue");
+            match event {
+                Event::Delivery(d) => self.deliver_to_controller(k, &d)?,
+                Event::Drop(d) => self.ledger.lose(&d).map_err(|source| self.ledger_error(source))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// D: packets and losses at actuators at `k`, then local controllers'
+    /// values, in the order they were computed.
+    fn apply_actuator_events(&mut self, k: u64) -> Result<(), SessionError> {
+        let keys: Vec<EventKey> =
+            self.queue.range(Self::class_range(k, Class::Actuator)).map(|(key, _)| *key).collect();
+        for key in keys {
+            let event = self.queue.remove(&key).expect("key taken from the queue");
+            match event {
+                Event::Delivery(d) => self.deliver_to_actuator(k, &d)?,
+                Event::Drop(d) => {
+                    self.ledger.lose(&d).map_err(|source| self.ledger_error(source))?;
+                    self.on_actuator_loss(d.flow)?;
+                }
+            }
+        }
+        for i in 0..self.local_controls.len() {
+            for u in std::mem::take(&mut self.local_controls[i]) {
+                self.system.set_actuators(i, &u).map_err(|e| self.api_error(e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn class_range(k: u64, class: Class) -> std::ops::RangeInclusive<EventKey> {
+        let lo = EventKey { step: k, class, time: SimTime::ZERO, flow: 0, number: 0, state_index: 0 };
+        let hi = EventKey { step: k, class, time: SimTime::MAX, flow: u32::MAX, number: u64::MAX, state_index: u16::MAX };
+        lo..=hi
+    }
+
+    fn deliver_to_controller(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
+        let i = self.flows.get(d.flow).expect("queued flows exist").loop_index;
+        match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
+            Verdict::Accept { values, component: Some(c) } => {
+                self.system.set_controller_input(i, c, values[0]).map_err(|e| self.api_error(e))?
+            }
+            Verdict::Accept { values, component: None } => {
+                self.system.set_controller_inputs(i, &values).map_err(|e| self.api_error(e))?
+            }
+            Verdict::Drop(_) => return Ok(()),
+        }
+        if self.event_triggered[i] {
+            self.respond(i, Cause::Arrival(d.received))?;
+        }
+        Ok(())
+    }
+
+    fn deliver_to_actuator(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
+        let i = self.flows.get(d.flow).expect("queued flows exist").loop_index;
+        match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
+            Verdict::Accept { values, component: Some(c) } => {
+                self.system.set_actuator(i, c, values[0]).map_err(|e| self.api_error(e))
+            }
+            Verdict::Accept { values, component: None } => {
+                self.system.set_actuators(i, &values).map_err(|e| self.api_error(e))
+            }
+            Verdict::Drop(_) => self.on_actuator_loss(d.flow),
+        }
+    }
+
+    /// A control packet that will never be applied: `on_loss = "zero"`
+    /// zeroes the actuator; `hold` keeps its value.
+    fn on_actuator_loss(&mut self, flow: u32) -> Result<(), SessionError> {
+        let f = self.flows.get(flow).expect("known flow");
+        if f.direction == Direction::Downlink && self.zero_on_loss[f.loop_index] {
+            let i = f.loop_index;
+            self.system.zero_actuator(i).map_err(|e| self.api_error(e))?;
+        }
+        Ok(())
+    }
+
+    /// S: every sensor due at `k` samples; the sample goes out on the uplink
+    /// (or straight to a local controller).
+    fn sample_due(&mut self, k: u64) -> Result<(), SessionError> {
+        for i in 0..self.event_triggered.len() {
+            if !self.system.sensor_due(i).map_err(|e| self.api_error(e))? {
+                continue;
+            }
+            let reached = self.now();
+            let api = |source| SessionError::Api { reached, source };
+            let mut message = self.system.sample(i).map_err(api)?.to_vec();
+            for j in 0..self.system.loops()[i].extra_inputs().len() {
+                message.push(self.system.extra_input(i, j).map_err(|e| self.api_error(e))?);
+            }
+            match self.flows.uplink(i) {
+                None => {
+                    self.system.set_controller_inputs(i, &message).map_err(|e| self.api_error(e))?;
+                    if self.event_triggered[i] {
+                        self.respond(i, Cause::Arrival(self.time_of(k)))?;
+                    }
+                }
+                Some(flow) => {
+                    let schedule = self.system.loops()[i].sensor_schedule();
+                    let number = (k - schedule.phase) / schedule.period.get();
+                    let time = self.scheduled_send_time(k);
+                    self.send(flow, number, &message, time, self.announce_ahead);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// T: every time-triggered controller due at `k` computes and sends.
+    fn tick_due(&mut self, k: u64) -> Result<(), SessionError> {
+        for i in 0..self.event_triggered.len() {
+            if self.system.controller_due(i).map_err(|e| self.api_error(e))? {
+                self.respond(i, Cause::Tick(k))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Computes loop `i`'s control (DESIGN §4.4 for rollback) and sends it.
+    fn respond(&mut self, i: usize, cause: Cause) -> Result<(), SessionError> {
+        let reached = self.now();
+        let api = |source| SessionError::Api { reached, source };
+        let u = if self.rollback[i] {
+            self.system.rollback_response(i).map_err(api)?.to_vec()
+        } else {
+            self.system.compute_control(i).map_err(api)?.to_vec()
+        };
+        let Some(flow) = self.flows.downlink(i) else {
+            self.local_controls[i].push(u);
+            return Ok(());
+        };
+        match cause {
+            Cause::Tick(k) => {
+                let Trigger::Time(schedule) = self.system.loops()[i].controller_trigger() else {
+                    unreachable!("ticks come from time-triggered controllers")
+                };
+                let number = (k - schedule.phase) / schedule.period.get();
+                let time = self.scheduled_send_time(k);
+                self.send(flow, number, &u, time, self.announce_ahead);
+            }
+            Cause::Arrival(arrival) => {
+                let number = self.response_numbers[i];
+                self.response_numbers[i] += 1;
+                let time = self.response_send_time(arrival);
+                self.send(flow, number, &u, time, false);
+            }
+        }
+        Ok(())
+    }
+
+    /// When a sample or tick produced at boundary `k` enters the network.
+    fn scheduled_send_time(&self, k: u64) -> SimTime {
+        match (self.scheme, self.sync_steps) {
+            // Handed over at the end of the period that produced it.
+            (SchemeKind::TimeStepping, Some(period)) => self.time_of((k / period + 1) * period),
+            _ => self.time_of(k),
+        }
+    }
+
+    /// When a response to a packet that arrived at `arrival` enters the network.
+    fn response_send_time(&self, arrival: SimTime) -> SimTime {
+        let ready = arrival + self.computation_delay;
+        match (self.scheme, self.sync_steps) {
+            (SchemeKind::EventDriven, _) | (_, None) => ready,
+            (SchemeKind::MasterSlave, Some(period)) => {
+                // The network already ran to the end of the current period;
+                // the response waits for the first sync point at or after
+                // it is ready.
+                let period_ns = period * self.step_ns;
+                let next_sync = self.network.reached();
+                SimTime(ready.0.div_ceil(period_ns) * period_ns).max(next_sync)
+            }
+            (SchemeKind::TimeStepping, Some(_)) => self.scheduled_send_time(self.system.k()),
+        }
+    }
+
+    /// Records a sample's packets in the ledger and, unless they were
+    /// announced ahead, queues them for the network.
+    fn send(&mut self, flow: u32, number: u64, values: &[f64], time: SimTime, announced: bool) {
+        if !announced {
+            let f = self.flows.get(flow).expect("known flow");
+            let (size, count) = (f.config.size, self.state_count(flow, values.len()));
+            self.ledger.announce(flow, number, count, time, size);
+            self.outgoing.extend(Self::requests(flow, number, count, time, size));
+        }
+        self.ledger.set_values(flow, number, values);
+    }
+
+    fn state_count(&self, flow: u32, values: usize) -> u16 {
+        if self.flows.get(flow).expect("known flow").config.multi_packet {
+            values as u16
+        } else {
+            1
+        }
+    }
+
+    fn requests(flow: u32, number: u64, count: u16, time: SimTime, size: u32) -> impl Iterator<Item = SendRequest> {
+        (0..count).map(move |state_index| SendRequest { flow, number, state_index, state_count: count, time, size })
+    }
+
+    /// Master-slave: announces the time-triggered packets of boundaries
+    /// `[k0, k1)` ahead of the replay that fills in their values.
+    fn announce_period(&mut self, k0: u64, k1: u64) {
+        for i in 0..self.event_triggered.len() {
+            let lp = &self.system.loops()[i];
+            let mut planned = Vec::new();
+            if let Some(flow) = self.flows.uplink(i) {
+                let width = lp.measurement_dim() + lp.extra_inputs().len();
+                planned.push((flow, lp.sensor_schedule(), width));
+            }
+            if let (Some(flow), Trigger::Time(schedule)) = (self.flows.downlink(i), lp.controller_trigger()) {
+                planned.push((flow, schedule, lp.held_control().len()));
+            }
+            for (flow, schedule, width) in planned {
+                let mut k = schedule.next_at_or_after(k0);
+                while k < k1 {
+                    let number = (k - schedule.phase) / schedule.period.get();
+                    let f = self.flows.get(flow).expect("known flow");
+                    let (size, count) = (f.config.size, self.state_count(flow, width));
+                    let time = self.time_of(k);
+                    self.ledger.announce(flow, number, count, time, size);
+                    self.outgoing.extend(Self::requests(flow, number, count, time, size));
+                    k += schedule.period.get();
+                }
+            }
+        }
+    }
+}

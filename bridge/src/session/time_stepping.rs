@@ -1,0 +1,41 @@
+//! Time-stepping sync (DESIGN §4.1): the cheapest and least exact scheme.
+//!
+//! Both simulators run the same period side by side: the network gets the
+//! period's step request first and runs in its own process while the control
+//! side integrates the period with the inputs it had at the period's start.
+//! Packets produced during a period enter the network at its end; packets the
+//! network delivers during a period take effect at its end. Sends and
+//! receives are quantised to sync boundaries, so errors grow with `T`.
+
+use std::io::Write;
+
+use controlsim::Observer;
+
+use super::{Session, SessionError};
+
+impl<W: Write> Session<W> {
+    pub(super) fn run_time_stepping<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
+        let period = self.sync_steps.expect("resolve() requires a period for time-stepping");
+        let mut start = self.system.k();
+        while start < self.end_step {
+            let end = (start + period).min(self.end_step);
+            // Hand the network what the previous period produced, and let it
+            // run while the control side does this period.
+            self.check_cancel()?;
+            let request = self.step_request(self.time_of(end), false);
+            self.network.begin_step(request)?;
+            self.syncs += 1;
+            let mut k = start;
+            while k < end {
+                self.serve_boundary(k)?;
+                let next = self.next_action_step(k).min(end);
+                self.advance(next, observer)?;
+                k = next;
+            }
+            let done = self.network.end_step()?;
+            self.enqueue(done);
+            start = end;
+        }
+        Ok(())
+    }
+}
