@@ -4,8 +4,13 @@
 //! {controlsim, network backend} → `output` (DESIGN §1). This crate also owns
 //! the client for the ns-3 stepping server ([`ns3`]).
 
+pub mod config;
+pub mod flows;
+pub mod ledger;
 pub mod metrics;
 pub mod network;
 pub mod ns3;
 pub mod output;
 pub mod probe;
+pub mod run;
+pub mod session;

@@ -1,0 +1,447 @@
+//! One run of a scenario, from a resolved config to a run directory
+//! (DESIGN §8): `timeseries.csv`, `packets.csv`, `summary.json` and
+//! `timing.json`.
+//!
+//! # Failure
+//! A run that fails part-way (dead or silent ns-3 server, a diverging plant,
+//! Ctrl-C) keeps what it wrote: the data files stay under their `.partial`
+//! names, flushed to the last whole row, every packet without a fate is
+//! written as in flight, and `summary.json` says `"complete": false` with the
+//! error and the simulated time reached.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use controlsim::error::ObserverError;
+use controlsim::{Observer, Recorder, System};
+use protocol::SimTime;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::config::{Backend, Ns3NetworkConfig, Resolved, Scenario, ServerConfig, Topology};
+use crate::flows::{Direction, FlowTable};
+use crate::ledger::FlowCounts;
+use crate::metrics::{ControlMetrics, ControlMetricsAccumulator, DelayStats};
+use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
+use crate::ns3::{default_server_path, Ns3Options};
+use crate::output::{write_atomically, AtomicFile};
+use crate::session::{Session, SessionError};
+
+/// Where and how to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The run directory; created if missing.
+    pub out_dir: PathBuf,
+    /// Directory that relative paths in the scenario are relative to.
+    pub base_dir: PathBuf,
+    /// Set by a Ctrl-C handler to stop at the next sync.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// Why a run did not produce complete results.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The scenario cannot be built (bad input: exit code 2).
+    #[error("{0}")]
+    Config(String),
+    /// The run directory cannot be written.
+    #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
+    Output { dir: PathBuf, source: std::io::Error },
+    /// The run started and failed; partial results are on disk.
+    #[error("{source}")]
+    Failed { source: SessionError, out_dir: PathBuf },
+}
+
+/// The figures of a run, written as `summary.json`. Everything here is
+/// deterministic; wall-clock figures are in [`Timing`].
+#[derive(Debug, Serialize)]
+pub struct RunSummary {
+    pub complete: bool,
+    pub error: Option<String>,
+    pub reached_ns: u64,
+    pub reached_s: f64,
+    pub config_hash: String,
+    pub versions: Versions,
+    pub seed: u64,
+    pub run: u64,
+    pub sync: SyncSummary,
+    pub network: NetworkSummary,
+    pub loops: Vec<LoopSummary>,
+    pub flows: Vec<FlowSummary>,
+    pub totals: FlowCounts,
+    /// Delivered / sent over all flows (`null` when nothing was sent).
+    pub delivery_ratio: Option<f64>,
+    pub scenario: Scenario,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Versions {
+    pub netloop: &'static str,
+    pub protocol: u16,
+    pub network: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SyncSummary {
+    pub scheme: String,
+    pub period_s: Option<f64>,
+    /// Network steps taken: the number of synchronisations.
+    pub syncs: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct NetworkSummary {
+    pub backend: String,
+    pub description: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct LoopSummary {
+    pub name: String,
+    /// One entry per output that has a reference (output j against reference j).
+    pub outputs: Vec<OutputSummary>,
+    /// Plant reset events (e.g. bounces) during the run.
+    pub resets: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OutputSummary {
+    pub output: String,
+    #[serde(flatten)]
+    pub metrics: ControlMetrics,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FlowSummary {
+    pub flow: u32,
+    #[serde(rename = "loop")]
+    pub loop_name: String,
+    pub direction: Direction,
+    pub src: u32,
+    pub dst: u32,
+    pub port: u16,
+    pub size: u32,
+    #[serde(flatten)]
+    pub counts: FlowCounts,
+    pub delivery_ratio: Option<f64>,
+    pub delay: DelayStats,
+}
+
+/// Wall-clock figures (`timing.json`): the one output that differs between
+/// two runs of the same scenario.
+#[derive(Debug, Serialize)]
+pub struct Timing {
+    pub wall_s: f64,
+    pub simulated_s: f64,
+    pub real_time_factor: f64,
+    pub syncs: u64,
+}
+
+/// A finished run.
+#[derive(Debug)]
+pub struct RunReport {
+    pub out_dir: PathBuf,
+    pub summary: RunSummary,
+    pub wall: Duration,
+}
+
+/// The observer of a run: records the time series and accumulates the
+/// control metrics at every boundary.
+struct RunObserver<W: std::io::Write> {
+    recorder: Recorder<W>,
+    metrics: Vec<Vec<ControlMetricsAccumulator>>,
+    outputs: Vec<f64>,
+    references: Vec<f64>,
+    step_s: f64,
+}
+
+/// Settling band of the settling-time metric: 2% of the step size.
+const SETTLING_BAND: f64 = 0.02;
+
+impl<W: std::io::Write> RunObserver<W> {
+    fn new(system: &System, recorder: Recorder<W>) -> Self {
+        let metrics = system
+            .loops()
+            .iter()
+            .map(|lp| {
+                let pairs = lp.signature().outputs.len().min(lp.reference_dim());
+                vec![ControlMetricsAccumulator::new(SETTLING_BAND); pairs]
+            })
+            .collect();
+        let widest = system.loops().iter().map(|l| l.signature().outputs.len().max(l.reference_dim())).max();
+        let width = widest.unwrap_or(0);
+        RunObserver {
+            recorder,
+            metrics,
+            outputs: vec![0.0; width],
+            references: vec![0.0; width],
+            step_s: system.step_size().as_secs_f64(),
+        }
+    }
+}
+
+impl<W: std::io::Write> Observer for RunObserver<W> {
+    fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
+        self.recorder.observe(system)?;
+        let t = system.time().as_secs_f64();
+        for (i, accs) in self.metrics.iter_mut().enumerate() {
+            if accs.is_empty() {
+                continue;
+            }
+            let lp = &system.loops()[i];
+            let (ny, nr) = (lp.signature().outputs.len(), lp.reference_dim());
+            system.outputs_into(i, &mut self.outputs[..ny])?;
+            system.reference_into(i, &mut self.references[..nr])?;
+            for (j, acc) in accs.iter_mut().enumerate() {
+                acc.add(t, self.step_s, self.outputs[j], self.references[j]);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The ns-3 server's command line for a network config.
+pub fn ns3_arguments(resolved: &Resolved) -> Vec<String> {
+    let scenario = &resolved.scenario;
+    let mut args = vec![format!("--seed={}", scenario.seed), format!("--run={}", scenario.run)];
+    match &scenario.network.ns3 {
+        Some(Ns3NetworkConfig::P2p(p)) => {
+            args.push("--network=p2p".into());
+            args.push(format!("--nodes={}", resolved.node_count));
+            args.push(format!("--topology={}", if p.topology == Topology::Star { "star" } else { "chain" }));
+            args.push(format!("--dataRate={}", p.data_rate));
+            args.push(format!("--delay={}", p.delay));
+            args.push(format!("--queueSize={}", p.queue_size));
+            args.push(format!("--lossRate={}", p.loss_rate));
+        }
+        None => {}
+    }
+    args.extend(scenario.network.server.args.iter().cloned());
+    args
+}
+
+fn ns3_options(server: &ServerConfig, args: Vec<String>, cancel: Option<Arc<AtomicBool>>) -> Ns3Options {
+    let mut options = Ns3Options::new(server.binary.clone().unwrap_or_else(default_server_path), args);
+    options.connect_timeout = Duration::from_nanos(server.connect_timeout.0);
+    options.step_timeout = Duration::from_nanos(server.step_timeout.0);
+    options.cancel = cancel;
+    options
+}
+
+/// The short hash that names a resolved config: SHA-256 of its JSON form.
+pub fn config_hash(scenario: &Scenario) -> String {
+    let json = serde_json::to_vec(scenario).expect("a scenario always serialises");
+    hex::encode(&Sha256::digest(&json)[..8])
+}
+
+fn start_network(resolved: &Resolved, options: &RunOptions) -> Result<Box<dyn Network>, NetworkError> {
+    let scenario = &resolved.scenario;
+    Ok(match scenario.network.backend {
+        Backend::Builtin => {
+            let config = scenario.network.builtin.as_ref().expect("resolve() checked [network.builtin]");
+            Box::new(BuiltinNetwork::new(config, scenario.seed, scenario.run, &options.base_dir)?)
+        }
+        Backend::Ns3 => {
+            let ns3 = ns3_options(&scenario.network.server, ns3_arguments(resolved), options.cancel.clone());
+            Box::new(Ns3Network::start(&ns3)?)
+        }
+    })
+}
+
+/// Runs a resolved scenario into `options.out_dir`.
+///
+/// # Errors
+/// [`RunError::Config`] when the scenario cannot be built (nothing is run),
+/// [`RunError::Output`] when the directory cannot be written, and
+/// [`RunError::Failed`] when the run started and stopped early; its partial
+/// results and `summary.json` are on disk then.
+pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunError> {
+    let started = Instant::now();
+    let scenario = &resolved.scenario;
+    let system = System::from_config(&resolved.system, scenario.seed).map_err(|e| RunError::Config(e.to_string()))?;
+    let dir = options.out_dir.clone();
+    let io = |source| RunError::Output { dir: dir.clone(), source };
+    std::fs::create_dir_all(&dir).map_err(io)?;
+
+    let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
+    let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
+    let recorder = Recorder::new(&system, timeseries, scenario.record_every)
+        .map_err(|e| RunError::Config(format!("record_every: {e}")))?;
+    let mut observer = RunObserver::new(&system, recorder);
+
+    let flows = FlowTable::new(&resolved.loops);
+    let mut network_alive = true;
+    let network = match start_network(resolved, options) {
+        Ok(n) => n,
+        Err(e) => {
+            // Nothing ran: still leave a record of why.
+            let summary = summarise::<_, AtomicFile>(resolved, &system, &flows, &observer, None, 0, "", "", Some(e.to_string()));
+            let _ = write_summary(&dir, &summary);
+            let _ = observer.recorder.finish(&system).map(AtomicFile::abandon);
+            return Err(RunError::Failed { source: SessionError::Network(e), out_dir: dir });
+        }
+    };
+    let software = network.software();
+    let mut session = match Session::new(resolved, system, network, packets, options.cancel.clone()) {
+        Ok(s) => s,
+        Err(e) => return Err(RunError::Failed { source: e, out_dir: dir }),
+    };
+
+    let outcome = session.run(&mut observer);
+    if let Err(SessionError::Network(_)) = &outcome {
+        network_alive = false;
+    }
+    let description = session.network_description().to_string();
+    let syncs = session.syncs();
+    let (parts, _network_summary) = match session.finish(network_alive) {
+        Ok(parts) => parts,
+        Err(e) => return Err(RunError::Failed { source: e, out_dir: dir }),
+    };
+    let error = outcome.as_ref().err().map(|e| e.to_string());
+    let summary = summarise(
+        resolved,
+        &parts.system,
+        &flows,
+        &observer,
+        Some(&parts.ledger),
+        syncs,
+        &software,
+        &description,
+        error,
+    );
+    let packets_file = parts.ledger.into_inner();
+    let complete = outcome.is_ok();
+    if complete {
+        let ts = observer.recorder.finish(&parts.system).map_err(|e| io(std::io::Error::other(e)))?;
+        ts.commit().map_err(io)?;
+        packets_file.map_err(|e| io(std::io::Error::other(e)))?.commit().map_err(io)?;
+    } else {
+        // Keep what was written, under the partial names.
+        if let Ok(ts) = observer.recorder.finish(&parts.system) {
+            ts.abandon();
+        }
+        if let Ok(p) = packets_file {
+            p.abandon();
+        }
+    }
+    write_summary(&dir, &summary).map_err(io)?;
+    let wall = started.elapsed();
+    let simulated = parts.system.time().as_secs_f64();
+    let timing = Timing {
+        wall_s: wall.as_secs_f64(),
+        simulated_s: simulated,
+        real_time_factor: if wall.as_secs_f64() > 0.0 { simulated / wall.as_secs_f64() } else { 0.0 },
+        syncs,
+    };
+    write_atomically(&dir.join("timing.json"), &serde_json::to_vec_pretty(&timing).expect("serialisable"))
+        .map_err(io)?;
+    match outcome {
+        Ok(()) => Ok(RunReport { out_dir: dir, summary, wall }),
+        Err(source) => Err(RunError::Failed { source, out_dir: dir }),
+    }
+}
+
+fn write_summary(dir: &Path, summary: &RunSummary) -> std::io::Result<()> {
+    let mut json = serde_json::to_vec_pretty(summary).expect("a summary always serialises");
+    json.push(b'\n');
+    write_atomically(&dir.join("summary.json"), &json)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn summarise<W: std::io::Write, P: std::io::Write>(
+    resolved: &Resolved,
+    system: &System,
+    flows: &FlowTable,
+    observer: &RunObserver<W>,
+    ledger: Option<&crate::ledger::Ledger<P>>,
+    syncs: u64,
+    software: &str,
+    description: &str,
+    error: Option<String>,
+) -> RunSummary {
+    let scenario = &resolved.scenario;
+    let reached = system.time();
+    let loops = system
+        .loops()
+        .iter()
+        .zip(&observer.metrics)
+        .map(|(lp, accs)| LoopSummary {
+            name: lp.name().to_string(),
+            outputs: accs
+                .iter()
+                .enumerate()
+                .map(|(j, acc)| OutputSummary { output: lp.signature().outputs[j].clone(), metrics: acc.finish() })
+                .collect(),
+            resets: lp.resets(),
+        })
+        .collect();
+    let mut totals = FlowCounts::default();
+    let flow_summaries: Vec<FlowSummary> = match ledger {
+        None => Vec::new(),
+        Some(ledger) => flows
+            .all()
+            .iter()
+            .map(|f| {
+                let counts = ledger.counts()[f.id as usize].clone();
+                add_counts(&mut totals, &counts);
+                FlowSummary {
+                    flow: f.id,
+                    loop_name: system.loops()[f.loop_index].name().to_string(),
+                    direction: f.direction,
+                    src: f.src,
+                    dst: f.dst,
+                    port: f.config.port,
+                    size: f.config.size,
+                    delivery_ratio: ratio(counts.delivered, counts.sent),
+                    delay: ledger.delay_stats(f.id),
+                    counts,
+                }
+            })
+            .collect(),
+    };
+    RunSummary {
+        complete: error.is_none(),
+        error,
+        reached_ns: reached.0,
+        reached_s: reached.as_secs_f64(),
+        config_hash: config_hash(scenario),
+        versions: Versions {
+            netloop: env!("CARGO_PKG_VERSION"),
+            protocol: protocol::PROTOCOL_VERSION,
+            network: software.to_string(),
+        },
+        seed: scenario.seed,
+        run: scenario.run,
+        sync: SyncSummary {
+            scheme: scenario.sync.scheme.to_string(),
+            period_s: scenario.sync.period.map(SimTime::as_secs_f64),
+            syncs,
+        },
+        network: NetworkSummary { backend: scenario.network.backend.to_string(), description: description.to_string() },
+        loops,
+        delivery_ratio: ratio(totals.delivered, totals.sent),
+        totals,
+        flows: flow_summaries,
+        scenario: scenario.clone(),
+    }
+}
+
+fn ratio(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+fn add_counts(total: &mut FlowCounts, c: &FlowCounts) {
+    total.sent += c.sent;
+    total.delivered += c.delivered;
+    total.accepted += c.accepted;
+    total.dropped_max_delay += c.dropped_max_delay;
+    total.dropped_stale += c.dropped_stale;
+    total.lost_queue += c.lost_queue;
+    total.lost_phy += c.lost_phy;
+    total.lost_mac += c.lost_mac;
+    total.lost_routing += c.lost_routing;
+    total.lost_other += c.lost_other;
+    total.in_flight += c.in_flight;
+}
