@@ -1,0 +1,13 @@
+//! Co-simulation tests against known answers, over the builtin network:
+//! equivalences with controlsim's standalone closed loop, exact event
+//! replay, accuracy of the three schemes, rollback, receive policies and
+//! determinism. The ns-3 versions of these live in `tests/e2e`.
+
+mod support;
+
+mod accuracy;
+mod determinism;
+mod exact_replay;
+mod policies;
+mod rollback;
+mod zero_network;
