@@ -97,7 +97,7 @@ fn a_panic_in_the_bridge_still_reaps_the_server() {
 }
 
 /// The server started by a `netloop` process, found through /proc.
-fn child_server_of(parent: u32) -> Option<u32> {
+pub fn child_server_of(parent: u32) -> Option<u32> {
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
