@@ -322,6 +322,13 @@ pub struct LoopScenario {
     /// Controller -> actuator.
     #[serde(default)]
     pub downlink: FlowConfig,
+    /// Predecessor's vehicle -> this controller: the CACC feed-forward (the
+    /// predecessor's acceleration), sent at this loop's sensor instants.
+    #[serde(default)]
+    pub feedforward: FlowConfig,
+    /// How the plant's position and speed move its node in the network.
+    #[serde(default)]
+    pub mobility: MobilityConfig,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predecessor: Option<LoopRef>,
     pub plant: PlantConfig,
@@ -345,7 +352,8 @@ pub enum ResponseKind {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
-    /// Destination port; default 9000 + 2 i (uplink), 9001 + 2 i (downlink).
+    /// Destination port; default 9000 + 3 i (uplink), 9001 + 3 i (downlink),
+    /// 9002 + 3 i (feed-forward).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
     /// Payload bytes of each packet; default 64.
@@ -355,6 +363,10 @@ pub struct FlowConfig {
     /// packet per sample.
     #[serde(default)]
     pub multi_packet: bool,
+    /// `udp` (default) or `tcp` (ns-3 only: a reliable byte stream, so no
+    /// loss, but head-of-line blocking shows up as delay).
+    #[serde(default)]
+    pub transport: TransportKind,
     /// Drop a packet whose delay exceeds this.
     #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
     pub max_delay: Option<SimTime>,
@@ -365,6 +377,54 @@ pub struct FlowConfig {
     /// or dropped: keep the last value (`hold`) or apply zero (`zero`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_loss: Option<OnLoss>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    #[default]
+    Udp,
+    Tcp,
+}
+
+impl From<TransportKind> for protocol::Transport {
+    fn from(t: TransportKind) -> Self {
+        match t {
+            TransportKind::Udp => protocol::Transport::Udp,
+            TransportKind::Tcp => protocol::Transport::Tcp,
+        }
+    }
+}
+
+/// Plant-driven mobility: a plant with a position (a vehicle, a cart) moves
+/// its node to `origin + position * heading` with velocity
+/// `speed * heading`, in metres and m/s, at every sync.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MobilityConfig {
+    /// Where the node is when the plant's position is zero.
+    #[serde(default)]
+    pub origin: [f64; 3],
+    /// Direction of travel; normalised. Default: along x.
+    #[serde(default = "default_heading")]
+    pub heading: [f64; 3],
+    /// Set to false to keep the node where the network placed it.
+    #[serde(default = "yes")]
+    pub enabled: bool,
+}
+
+fn default_heading() -> [f64; 3] {
+    [1.0, 0.0, 0.0]
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for MobilityConfig {
+    fn default() -> Self {
+        MobilityConfig { origin: [0.0; 3], heading: default_heading(), enabled: true }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -389,7 +449,8 @@ fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
 
 /// Payload bytes when a flow does not say.
 pub const DEFAULT_PAYLOAD: u32 = 64;
-/// First default port; loop i uses BASE + 2i (uplink) and BASE + 2i + 1.
+/// First default port; loop i uses BASE + 3i (uplink), BASE + 3i + 1
+/// (downlink) and BASE + 3i + 2 (feed-forward).
 pub const DEFAULT_BASE_PORT: u16 = 9000;
 
 /// One direction of one loop, resolved.
@@ -398,6 +459,7 @@ pub struct ResolvedFlow {
     pub port: u16,
     pub size: u32,
     pub multi_packet: bool,
+    pub transport: TransportKind,
     pub max_delay: Option<SimTime>,
     pub drop_stale: bool,
     pub on_loss: OnLoss,
@@ -411,6 +473,26 @@ pub struct LoopNetwork {
     pub response: ResponseKind,
     pub uplink: ResolvedFlow,
     pub downlink: ResolvedFlow,
+    /// The CACC feed-forward link, when the controller has one and the
+    /// predecessor's node is not the controller's own.
+    pub feedforward: Option<Feedforward>,
+    /// `None` when the node stays where the network put it.
+    pub mobility: Option<Mobility>,
+}
+
+/// The feed-forward link of a platoon follower.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Feedforward {
+    /// The predecessor's plant node, where its acceleration is measured.
+    pub src: u32,
+    pub flow: ResolvedFlow,
+}
+
+/// A resolved [`MobilityConfig`] with a unit heading.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mobility {
+    pub origin: [f64; 3],
+    pub heading: [f64; 3],
 }
 
 impl LoopNetwork {
@@ -470,13 +552,16 @@ impl Scenario {
 
         let mut loops = Vec::with_capacity(self.loops.len());
         let mut system_loops = Vec::with_capacity(self.loops.len());
+        let mut feedforwards = Vec::new();
         for (i, l) in self.loops.iter().enumerate() {
             let key = |k: &str| format!("loops[{i}].{k}");
             let plant_node = l.plant_node.unwrap_or(2 * i as u32);
             let controller_node = l.controller_node.unwrap_or(2 * i as u32 + 1);
-            let base = DEFAULT_BASE_PORT as u32 + 2 * i as u32;
+            let base = DEFAULT_BASE_PORT as u32 + 3 * i as u32;
             let uplink = resolve_flow(&l.uplink, &key("uplink"), base, false)?;
             let downlink = resolve_flow(&l.downlink, &key("downlink"), base + 1, true)?;
+            let feedforward_flow = resolve_flow(&l.feedforward, &key("feedforward"), base + 2, false)?;
+            let mobility = resolve_mobility(&l.mobility, &key("mobility"))?;
             if l.response == ResponseKind::Rollback {
                 let continuous =
                     matches!(l.controller, ControllerConfig::StateSpace(_) | ControllerConfig::TransferFunction(_));
@@ -490,7 +575,18 @@ impl Scenario {
                     return Err(bad(key("response"), "\"rollback\" is for event-triggered controllers (trigger = \"event\")"));
                 }
             }
-            loops.push(LoopNetwork { plant_node, controller_node, response: l.response, uplink, downlink });
+            loops.push(LoopNetwork {
+                plant_node,
+                controller_node,
+                response: l.response,
+                uplink,
+                downlink,
+                feedforward: None,
+                mobility,
+            });
+            if matches!(l.controller, ControllerConfig::Cacc(_)) {
+                feedforwards.push((i, l.predecessor.clone(), feedforward_flow));
+            }
             system_loops.push(LoopConfig {
                 name: l.name.clone(),
                 predecessor: l.predecessor.clone(),
@@ -502,13 +598,51 @@ impl Scenario {
             });
         }
 
+        // A CACC follower hears its predecessor over the network unless the
+        // predecessor's vehicle is the controller's own node.
+        for (i, predecessor, flow) in feedforwards {
+            let p = match predecessor {
+                Some(LoopRef::Index(p)) if p < loops.len() => p,
+                Some(LoopRef::Name(name)) => match self.loops.iter().position(|l| l.name == name) {
+                    Some(p) => p,
+                    // controlsim names the bad reference when it builds the system.
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let src = loops[p].plant_node;
+            if src != loops[i].controller_node {
+                loops[i].feedforward = Some(Feedforward { src, flow });
+            }
+        }
+
         // Ports: unique per destination node.
         let mut used: BTreeMap<(u32, u16), String> = BTreeMap::new();
-        for (i, l) in loops.iter().enumerate().filter(|(_, l)| !l.is_local()) {
-            for (dir, dst, port) in [("uplink", l.controller_node, l.uplink.port), ("downlink", l.plant_node, l.downlink.port)] {
+        for (i, l) in loops.iter().enumerate() {
+            let mut streams = Vec::new();
+            if !l.is_local() {
+                streams.push(("uplink", l.controller_node, l.uplink.port));
+                streams.push(("downlink", l.plant_node, l.downlink.port));
+            }
+            if let Some(ff) = &l.feedforward {
+                streams.push(("feedforward", l.controller_node, ff.flow.port));
+            }
+            for (dir, dst, port) in streams {
                 let key = format!("loops[{i}].{dir}.port");
                 if let Some(other) = used.insert((dst, port), key.clone()) {
                     return Err(bad(key, format!("port {port} on node {dst} is already used by {other}")));
+                }
+            }
+        }
+
+        if self.network.backend == Backend::Builtin {
+            for (i, l) in loops.iter().enumerate() {
+                let flows = [("uplink", Some(&l.uplink)), ("downlink", Some(&l.downlink)), ("feedforward", l.feedforward.as_ref().map(|f| &f.flow))];
+                if let Some((dir, _)) = flows.iter().find(|(_, f)| f.is_some_and(|f| f.transport == TransportKind::Tcp)) {
+                    return Err(bad(
+                        format!("loops[{i}].{dir}.transport"),
+                        "tcp needs the ns3 backend: the builtin channel models independent packets",
+                    ));
                 }
             }
         }
@@ -563,8 +697,23 @@ fn resolve_flow(flow: &FlowConfig, key: &str, default_port: u32, downlink: bool)
         port,
         size,
         multi_packet: flow.multi_packet,
+        transport: flow.transport,
         max_delay: flow.max_delay,
         drop_stale: flow.drop_stale,
         on_loss: flow.on_loss.unwrap_or_default(),
     })
+}
+
+fn resolve_mobility(m: &MobilityConfig, key: &str) -> Result<Option<Mobility>, ScenarioError> {
+    if !m.enabled {
+        return Ok(None);
+    }
+    let norm = m.heading.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if !norm.is_finite() || norm == 0.0 {
+        return Err(bad(format!("{key}.heading"), "must be a non-zero direction, e.g. [1.0, 0.0, 0.0]"));
+    }
+    if m.origin.iter().any(|x| !x.is_finite()) {
+        return Err(bad(format!("{key}.origin"), "must be finite"));
+    }
+    Ok(Some(Mobility { origin: m.origin, heading: m.heading.map(|x| x / norm) }))
 }

@@ -1,7 +1,7 @@
 //! The loops' packet streams: which flows exist, between which nodes, and
 //! which loop and direction each serves.
 
-use protocol::{FlowSpec, Transport};
+use protocol::FlowSpec;
 use serde::Serialize;
 
 use crate::config::{LoopNetwork, ResolvedFlow};
@@ -14,6 +14,8 @@ pub enum Direction {
     Uplink,
     /// Controller → actuator: control values.
     Downlink,
+    /// Predecessor's vehicle → controller: a platoon's feed-forward values.
+    Feedforward,
 }
 
 impl Direction {
@@ -21,7 +23,13 @@ impl Direction {
         match self {
             Direction::Uplink => "uplink",
             Direction::Downlink => "downlink",
+            Direction::Feedforward => "feedforward",
         }
+    }
+
+    /// Whether the receiver is a controller (rather than an actuator).
+    pub fn to_controller(self) -> bool {
+        matches!(self, Direction::Uplink | Direction::Feedforward)
     }
 }
 
@@ -35,29 +43,33 @@ pub struct Flow {
     pub config: ResolvedFlow,
 }
 
-/// Every networked flow, numbered 0.. in loop order (uplink, then downlink).
-/// Local loops (controller on the plant's node) have none.
+/// Every networked flow, numbered 0.. in loop order (uplink, downlink,
+/// feed-forward). Local loops (controller on the plant's node) have no
+/// uplink or downlink.
 #[derive(Clone, Debug, Default)]
 pub struct FlowTable {
     flows: Vec<Flow>,
-    /// Per loop: uplink and downlink flow ids.
-    by_loop: Vec<[Option<u32>; 2]>,
+    /// Per loop: uplink, downlink and feed-forward flow ids.
+    by_loop: Vec<[Option<u32>; 3]>,
 }
 
 impl FlowTable {
     pub fn new(loops: &[LoopNetwork]) -> Self {
         let mut table = FlowTable::default();
         for (i, l) in loops.iter().enumerate() {
-            let mut ids = [None, None];
+            let mut ids = [None, None, None];
+            let mut streams = Vec::new();
             if !l.is_local() {
-                for (slot, direction, src, dst, config) in [
-                    (0, Direction::Uplink, l.plant_node, l.controller_node, &l.uplink),
-                    (1, Direction::Downlink, l.controller_node, l.plant_node, &l.downlink),
-                ] {
-                    let id = table.flows.len() as u32;
-                    table.flows.push(Flow { id, loop_index: i, direction, src, dst, config: config.clone() });
-                    ids[slot] = Some(id);
-                }
+                streams.push((0, Direction::Uplink, l.plant_node, l.controller_node, &l.uplink));
+                streams.push((1, Direction::Downlink, l.controller_node, l.plant_node, &l.downlink));
+            }
+            if let Some(ff) = &l.feedforward {
+                streams.push((2, Direction::Feedforward, ff.src, l.controller_node, &ff.flow));
+            }
+            for (slot, direction, src, dst, config) in streams {
+                let id = table.flows.len() as u32;
+                table.flows.push(Flow { id, loop_index: i, direction, src, dst, config: config.clone() });
+                ids[slot] = Some(id);
             }
             table.by_loop.push(ids);
         }
@@ -80,6 +92,10 @@ impl FlowTable {
         self.by_loop[loop_index][1]
     }
 
+    pub fn feedforward(&self, loop_index: usize) -> Option<u32> {
+        self.by_loop[loop_index][2]
+    }
+
     /// The flows as the network is told about them. `responds` says, per
     /// loop, whether its controller answers each measurement at once
     /// (event-triggered): only deliveries to such controllers need to stop an
@@ -93,7 +109,7 @@ impl FlowTable {
                 port: f.config.port,
                 src: f.src,
                 dst: f.dst,
-                transport: Transport::Udp,
+                transport: f.config.transport.into(),
                 stop_on_delivery: f.direction == Direction::Uplink && responds[f.loop_index],
             })
             .collect()

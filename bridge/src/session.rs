@@ -47,7 +47,7 @@ use std::sync::Arc;
 use controlsim::{ApiError, Observer, StepError, System, Trigger};
 use protocol::{Delivery, DropEvent, NodeKinematics, SendRequest, SimTime, Step, StepDone};
 
-use crate::config::{OnLoss, Resolved, ResponseKind, SchemeKind};
+use crate::config::{Mobility, OnLoss, Resolved, ResponseKind, SchemeKind};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::network::{Network, NetworkError};
@@ -131,6 +131,7 @@ pub struct Session<W: Write> {
     rollback: Vec<bool>,
     zero_on_loss: Vec<bool>,
     plant_nodes: Vec<u32>,
+    mobility: Vec<Option<Mobility>>,
     /// Per loop: the next number of an event-triggered control packet.
     response_numbers: Vec<u64>,
     /// Per loop: control values of a local controller waiting for phase D.
@@ -191,6 +192,7 @@ impl<W: Write> Session<W> {
             rollback,
             zero_on_loss: resolved.loops.iter().map(|l| l.downlink.on_loss == OnLoss::Zero).collect(),
             plant_nodes: resolved.loops.iter().map(|l| l.plant_node).collect(),
+            mobility: resolved.loops.iter().map(|l| l.mobility).collect(),
             response_numbers: vec![0; n],
             local_controls: vec![Vec::new(); n],
             queue: BTreeMap::new(),
@@ -284,17 +286,20 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    /// Node positions and velocities from plants that have them.
+    /// Node positions and velocities from plants that have them: position
+    /// `p` along the loop's heading from its origin, speed `v` along it.
     fn kinematics(&self) -> Vec<NodeKinematics> {
         self.system
             .loops()
             .iter()
-            .zip(&self.plant_nodes)
-            .filter_map(|(lp, &node)| {
-                lp.kinematics().map(|k| NodeKinematics {
+            .zip(self.plant_nodes.iter().zip(&self.mobility))
+            .filter_map(|(lp, (&node, mobility))| {
+                let m = mobility.as_ref()?;
+                let k = lp.kinematics()?;
+                Some(NodeKinematics {
                     node,
-                    position: [k.position, 0.0, 0.0],
-                    velocity: [k.velocity, 0.0, 0.0],
+                    position: std::array::from_fn(|d| m.origin[d] + k.position * m.heading[d]),
+                    velocity: m.heading.map(|h| k.velocity * h),
                 })
             })
             .collect()
@@ -317,8 +322,8 @@ impl<W: Write> Session<W> {
     /// returns the time reached.
     fn enqueue(&mut self, done: StepDone) -> SimTime {
         for d in done.deliveries {
-            let class = match self.flows.get(d.flow).map(|f| f.direction) {
-                Some(Direction::Uplink) => Class::Controller,
+            let class = match self.flows.get(d.flow).map(|f| f.direction.to_controller()) {
+                Some(true) => Class::Controller,
                 _ => Class::Actuator,
             };
             let key = EventKey {
@@ -451,17 +456,26 @@ impl<W: Write> Session<W> {
     }
 
     fn deliver_to_controller(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
-        let i = self.flows.get(d.flow).expect("queued flows exist").loop_index;
-        match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
-            Verdict::Accept { values, component: Some(c) } => {
-                self.system.set_controller_input(i, c, values[0]).map_err(|e| self.api_error(e))?
-            }
-            Verdict::Accept { values, component: None } => {
-                self.system.set_controller_inputs(i, &values).map_err(|e| self.api_error(e))?
-            }
+        let flow = self.flows.get(d.flow).expect("queued flows exist");
+        let (i, direction) = (flow.loop_index, flow.direction);
+        // Feed-forward values follow the measurement in the controller's input.
+        let offset = match direction {
+            Direction::Feedforward => self.system.loops()[i].measurement_dim(),
+            _ => 0,
+        };
+        let (values, component) = match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
+            Verdict::Accept { values, component } => (values, component),
             Verdict::Drop(_) => return Ok(()),
+        };
+        match component {
+            Some(c) => self.system.set_controller_input(i, offset + c, values[0]),
+            None if offset == 0 => self.system.set_controller_inputs(i, &values),
+            None => values.iter().enumerate().try_for_each(|(j, &v)| self.system.set_controller_input(i, offset + j, v)),
         }
-        if self.event_triggered[i] {
+        .map_err(|e| self.api_error(e))?;
+        // A controller answers its own measurements; feed-forward values are
+        // held until then.
+        if self.event_triggered[i] && direction == Direction::Uplink {
             self.respond(i, Cause::Arrival(d.received))?;
         }
         Ok(())
@@ -501,8 +515,20 @@ impl<W: Write> Session<W> {
             let reached = self.now();
             let api = |source| SessionError::Api { reached, source };
             let mut message = self.system.sample(i).map_err(api)?.to_vec();
+            let mut extras = Vec::new();
             for j in 0..self.system.loops()[i].extra_inputs().len() {
-                message.push(self.system.extra_input(i, j).map_err(|e| self.api_error(e))?);
+                extras.push(self.system.extra_input(i, j).map_err(|e| self.api_error(e))?);
+            }
+            let schedule = self.system.loops()[i].sensor_schedule();
+            let number = (k - schedule.phase) / schedule.period.get();
+            // The predecessor's values travel on their own link when there is
+            // one; otherwise they arrive with the measurement.
+            match self.flows.feedforward(i) {
+                Some(flow) => {
+                    let time = self.scheduled_send_time(k);
+                    self.send(flow, number, &extras, time, self.announce_ahead);
+                }
+                None => message.extend_from_slice(&extras),
             }
             match self.flows.uplink(i) {
                 None => {
@@ -512,8 +538,6 @@ impl<W: Write> Session<W> {
                     }
                 }
                 Some(flow) => {
-                    let schedule = self.system.loops()[i].sensor_schedule();
-                    let number = (k - schedule.phase) / schedule.period.get();
                     let time = self.scheduled_send_time(k);
                     self.send(flow, number, &message, time, self.announce_ahead);
                 }
@@ -620,9 +644,13 @@ impl<W: Write> Session<W> {
         for i in 0..self.event_triggered.len() {
             let lp = &self.system.loops()[i];
             let mut planned = Vec::new();
+            let extras = lp.extra_inputs().len();
+            if let Some(flow) = self.flows.feedforward(i) {
+                planned.push((flow, lp.sensor_schedule(), extras));
+            }
             if let Some(flow) = self.flows.uplink(i) {
-                let width = lp.measurement_dim() + lp.extra_inputs().len();
-                planned.push((flow, lp.sensor_schedule(), width));
+                let carried = if self.flows.feedforward(i).is_some() { 0 } else { extras };
+                planned.push((flow, lp.sensor_schedule(), lp.measurement_dim() + carried));
             }
             if let (Some(flow), Trigger::Time(schedule)) = (self.flows.downlink(i), lp.controller_trigger()) {
                 planned.push((flow, schedule, lp.held_control().len()));

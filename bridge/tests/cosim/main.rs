@@ -8,6 +8,7 @@ mod support;
 mod accuracy;
 mod determinism;
 mod exact_replay;
+mod platoon;
 mod policies;
 mod rollback;
 mod zero_network;
