@@ -206,10 +206,7 @@ fn print_summary(summary: &bridge::run::RunSummary, dir: &Path) {
             "flow {} ({} {}): sent {} delivered {} accepted {} lost {} dropped {} | delay mean {} p99 {} max {}",
             f.flow,
             f.loop_name,
-            match f.direction {
-                bridge::flows::Direction::Uplink => "uplink",
-                bridge::flows::Direction::Downlink => "downlink",
-            },
+            f.direction.as_str(),
             f.counts.sent,
             f.counts.delivered,
             f.counts.accepted,
