@@ -526,6 +526,16 @@ impl Scenario {
         toml::from_str(text)
     }
 
+    /// Seed of the control side's random streams (sensor noise) for this
+    /// replication. Replications change the run number, not the seed (as in
+    /// ns-3), and the control side follows the run number too: run 1 uses
+    /// `seed` itself, run r uses `seed ^ (r - 1) * 0xD1B54A32D192ED03` (an odd
+    /// constant, so every run number gives a different seed). ns-3 gets `seed`
+    /// and `run` as they are; the builtin channel mixes `run` in its own way.
+    pub fn control_seed(&self) -> u64 {
+        self.seed ^ self.run.wrapping_sub(1).wrapping_mul(0xD1B5_4A32_D192_ED03)
+    }
+
     /// Checks what serde cannot and splits the scenario.
     ///
     /// # Errors

@@ -260,7 +260,7 @@ fn start_network(resolved: &Resolved, options: &RunOptions) -> Result<Box<dyn Ne
 pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunError> {
     let started = Instant::now();
     let scenario = &resolved.scenario;
-    let system = System::from_config(&resolved.system, scenario.seed).map_err(|e| RunError::Config(e.to_string()))?;
+    let system = System::from_config(&resolved.system, scenario.control_seed()).map_err(|e| RunError::Config(e.to_string()))?;
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output { dir: dir.clone(), source };
     std::fs::create_dir_all(&dir).map_err(io)?;
