@@ -91,6 +91,16 @@ pub struct SyncConfig {
     /// response at the first sync point at or after arrival + this delay.
     #[serde(default, with = "protocol::duration")]
     pub computation_delay: SimTime,
+    /// Master-slave: let the network run several periods ahead when no sync
+    /// can change anything (every networked controller time-triggered, no
+    /// node moving in a network that cares), overlapping it with the replay.
+    /// Results are bit-identical either way; `false` syncs every period.
+    #[serde(default = "enabled")]
+    pub lookahead: bool,
+}
+
+fn enabled() -> bool {
+    true
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -90,6 +90,11 @@ pub trait Network {
     /// on; over ns-3 a transmission always takes time, so it never does.
     fn may_deliver_instantly(&self) -> bool;
 
+    /// Whether node positions change what the network does (radio
+    /// propagation); a point-to-point link or a statistical channel ignores
+    /// them, so syncing to update them buys nothing.
+    fn uses_kinematics(&self) -> bool;
+
     /// Which software simulated the network, for `summary.json`.
     fn software(&self) -> String;
 }

@@ -245,7 +245,8 @@ fn start_network(resolved: &Resolved, options: &RunOptions) -> Result<Box<dyn Ne
         }
         Backend::Ns3 => {
             let ns3 = ns3_options(&scenario.network.server, ns3_arguments(resolved), options.cancel.clone());
-            Box::new(Ns3Network::start(&ns3)?)
+            let positions_matter = !matches!(scenario.network.ns3, Some(Ns3NetworkConfig::P2p(_)));
+            Box::new(Ns3Network::start(&ns3, positions_matter)?)
         }
     })
 }

@@ -142,6 +142,8 @@ pub struct Session<W: Write> {
     /// Master-slave: time-triggered packets are announced ahead, so replay
     /// only fills in their values.
     announce_ahead: bool,
+    /// Master-slave may run the network ahead (see `master_slave.rs`).
+    lookahead: bool,
     syncs: u64,
     cancel: Option<Arc<AtomicBool>>,
     /// The network's own description of itself, from its `Configured`.
@@ -198,6 +200,7 @@ impl<W: Write> Session<W> {
             queue: BTreeMap::new(),
             outgoing: Vec::new(),
             announce_ahead: scheme == SchemeKind::MasterSlave,
+            lookahead: resolved.scenario.sync.lookahead,
             syncs: 0,
             cancel,
             network_description: configured.description,

@@ -464,6 +464,10 @@ impl Network for BuiltinNetwork {
         self.reached
     }
 
+    fn uses_kinematics(&self) -> bool {
+        false
+    }
+
     fn may_deliver_instantly(&self) -> bool {
         match &self.delay {
             DelaySampler::Constant(d) => d.0 == 0,

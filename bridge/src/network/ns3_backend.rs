@@ -11,17 +11,19 @@ pub struct Ns3Network {
     client: Option<Ns3Client>,
     reached: SimTime,
     software: String,
+    uses_kinematics: bool,
 }
 
 impl Ns3Network {
-    /// Spawns and connects to the server.
+    /// Spawns and connects to the server. `uses_kinematics` says whether
+    /// the network kind depends on node positions (wireless) or not.
     ///
     /// # Errors
     /// Start-up failures of [`Ns3Client::start`].
-    pub fn start(options: &Ns3Options) -> Result<Self, NetworkError> {
+    pub fn start(options: &Ns3Options, uses_kinematics: bool) -> Result<Self, NetworkError> {
         let client = Ns3Client::start(options)?;
         let software = client.server_software().to_string();
-        Ok(Ns3Network { client: Some(client), reached: SimTime::ZERO, software })
+        Ok(Ns3Network { client: Some(client), reached: SimTime::ZERO, software, uses_kinematics })
     }
 
     fn client(&mut self) -> &mut Ns3Client {
@@ -60,6 +62,10 @@ impl Network for Ns3Network {
 
     fn may_deliver_instantly(&self) -> bool {
         false
+    }
+
+    fn uses_kinematics(&self) -> bool {
+        self.uses_kinematics
     }
 
     fn software(&self) -> String {

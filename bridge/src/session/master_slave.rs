@@ -7,32 +7,117 @@
 //! Receives are exact; an event-triggered controller's response waits for
 //! the next sync point. A packet may take many periods to arrive: it is
 //! queued until the period in which it takes effect.
+//!
+//! # Lookahead
+//! A sync point exists so that the network can learn what the replay
+//! produced: responses of event-triggered controllers, and new node
+//! positions. When no networked controller is event-triggered and no node
+//! moves in a network that depends on positions, the replay produces
+//! nothing the network needs: every packet was announced ahead, and the
+//! network's events are the same whether it runs one period or many in a
+//! step. The bridge then lets the network run up to [`LOOKAHEAD`] ahead, one
+//! window at a time, and sends the next window's step before replaying the
+//! current one, so the two simulators work in parallel. The results are
+//! bit-identical to syncing every period (a test holds them to it); only the
+//! sync count and the wall time change. `[sync] lookahead = false` turns it
+//! off.
 
 use std::io::Write;
 
-use controlsim::Observer;
+use controlsim::{Observer, Trigger};
+use protocol::SimTime;
 
 use super::{Session, SessionError};
+
+/// How far ahead of the replay the network may run, in simulated time.
+pub const LOOKAHEAD: SimTime = SimTime::from_secs(1);
+
+/// Most packets announced in one lookahead window, to keep steps well under
+/// the frame limit.
+const LOOKAHEAD_MAX_SENDS: usize = 100_000;
 
 impl<W: Write> Session<W> {
     pub(super) fn run_master_slave<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
         let period = self.sync_steps.expect("resolve() requires a period for master-slave");
+        if self.lookahead && self.nothing_needs_a_sync() {
+            return self.run_master_slave_ahead(period, observer);
+        }
         let mut start = self.system.k();
         while start < self.end_step {
             let end = (start + period).min(self.end_step);
             self.announce_period(start, end);
             self.network_step(self.time_of(end), false)?;
-            let mut k = start;
-            while k < end {
-                self.serve_boundary(k)?;
-                let next = self
-                    .next_action_step(k)
-                    .min(self.next_event_step(k).unwrap_or(u64::MAX))
-                    .min(end);
-                self.advance(next, observer)?;
-                k = next;
-            }
+            self.replay(start, end, observer)?;
             start = end;
+        }
+        Ok(())
+    }
+
+    /// Whether a sync point can ever carry something the network needs.
+    fn nothing_needs_a_sync(&self) -> bool {
+        let responders = self.system.loops().iter().enumerate().any(|(i, lp)| {
+            lp.controller_trigger() == Trigger::Event && self.flows.downlink(i).is_some()
+        });
+        let movers = self.network.uses_kinematics() && !self.kinematics().is_empty();
+        !responders && !movers
+    }
+
+    /// Lookahead: the network runs window `w + 1` while the control side
+    /// replays window `w`.
+    fn run_master_slave_ahead<O: Observer>(&mut self, period: u64, observer: &mut O) -> Result<(), SessionError> {
+        let max_periods = (LOOKAHEAD.0 / (period * self.step_ns)).max(1);
+        let mut start = self.system.k();
+        let mut end = self.announce_window(start, period, max_periods);
+        self.begin_network_step(end)?;
+        loop {
+            let done = self.network.end_step()?;
+            self.enqueue(done);
+            let next_end = if end < self.end_step {
+                let next_end = self.announce_window(end, period, max_periods);
+                self.begin_network_step(next_end)?;
+                Some(next_end)
+            } else {
+                None
+            };
+            self.replay(start, end, observer)?;
+            debug_assert!(self.outgoing.is_empty(), "a lookahead replay produced a packet to send");
+            match next_end {
+                Some(next_end) => (start, end) = (end, next_end),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Announces whole periods from `start` until the window is full; returns its end.
+    fn announce_window(&mut self, start: u64, period: u64, max_periods: u64) -> u64 {
+        let mut end = start;
+        for _ in 0..max_periods {
+            if end >= self.end_step || self.outgoing.len() >= LOOKAHEAD_MAX_SENDS {
+                break;
+            }
+            let next = (end + period).min(self.end_step);
+            self.announce_period(end, next);
+            end = next;
+        }
+        end
+    }
+
+    fn begin_network_step(&mut self, end: u64) -> Result<(), SessionError> {
+        self.check_cancel()?;
+        let request = self.step_request(self.time_of(end), false);
+        self.network.begin_step(request)?;
+        self.syncs += 1;
+        Ok(())
+    }
+
+    /// Replays boundaries `[start, end)` with every event up to `end` known.
+    fn replay<O: Observer>(&mut self, start: u64, end: u64, observer: &mut O) -> Result<(), SessionError> {
+        let mut k = start;
+        while k < end {
+            self.serve_boundary(k)?;
+            let next = self.next_action_step(k).min(self.next_event_step(k).unwrap_or(u64::MAX)).min(end);
+            self.advance(next, observer)?;
+            k = next;
         }
         Ok(())
     }

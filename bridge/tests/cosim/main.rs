@@ -8,6 +8,7 @@ mod support;
 mod accuracy;
 mod determinism;
 mod exact_replay;
+mod lookahead;
 mod platoon;
 mod policies;
 mod rollback;
