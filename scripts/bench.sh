@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Benchmarks, each measured side by side against its reference in one run,
+# printing medians and ratios; the last line of each is `<name>_ratio=...`
+# (or `sweep_efficiency=...`). Figures and commands are kept in BENCHMARKS.md.
+#
+#   scripts/bench.sh roundtrip   empty Step/StepDone vs raw TCP ping-pong (issue 2)
+#   scripts/bench.sh rk4         engine RK4 vs hand-written RK4; long-run memory (issue 3)
+#   scripts/bench.sh overhead    co-simulation vs ns-3 alone, master-slave and event-driven (issue 4)
+#   scripts/bench.sh scale       WAVE platoon of 2..16 vehicles vs ns-3 alone (issue 5)
+#   scripts/bench.sh sweep       16-run sweep makespan vs ideal parallel time (issue 6)
+#   scripts/bench.sh all         all of the above
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run_one() {
+    case "$1" in
+        roundtrip) cargo bench --quiet -p bridge --bench roundtrip ;;
+        rk4) scripts/bench-rk4.sh ;;
+        overhead) cargo bench --quiet -p bridge --bench overhead ;;
+        scale) cargo bench --quiet -p bridge --bench scale ;;
+        sweep) scripts/bench-sweep.sh ;;
+        *)
+            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|all" >&2
+            exit 2
+            ;;
+    esac
+}
+
+scripts/setup.sh >/dev/null
+if [[ "${1:-all}" == all ]]; then
+    for name in roundtrip rk4 overhead scale sweep; do
+        echo "== $name"
+        run_one "$name"
+    done
+else
+    run_one "$1"
+fi
