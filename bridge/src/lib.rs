@@ -13,4 +13,5 @@ pub mod ns3;
 pub mod output;
 pub mod probe;
 pub mod run;
+pub mod scenario_file;
 pub mod session;

@@ -1,0 +1,790 @@
+//! Loading a scenario file the way a user meets it: with overrides
+//! (`--set key=value`, `--network`, sweep parameters) and with errors that
+//! point into the file.
+//!
+//! # Steps
+//! 1. The file is parsed as TOML; a syntax error is the toml crate's own,
+//!    with line, column and the offending text.
+//! 2. Overrides are applied to the parsed tree by dotted key path
+//!    ([`KeyPath`]: `loops[0].controller.kp`, or `loops.0.controller.kp`).
+//! 3. The tree is deserialised into a [`Scenario`]; a type error, an unknown
+//!    key or a missing key comes back with the path of the key
+//!    (serde_path_to_error).
+//! 4. [`Scenario::resolve`] checks the step grid, nodes and ports; then the
+//!    control side is built once (`System::from_config`) and the builtin
+//!    channel is checked, so that every problem a run would hit before its
+//!    first step is found here and reported as bad input, naming its key.
+//! 5. Every error key is mapped back to the place in the file that defines
+//!    it (or to the override that set it) using the spans of a second,
+//!    span-keeping parse of the original text. A key that is missing points
+//!    at the table that should hold it.
+//!
+//! The printed form of an error ([`Located`]'s `Display`) reads like a
+//! compiler's:
+//!
+//! ```text
+//! error: `loops[0].sensor.period`: 15ms is not a multiple of the step 10ms
+//!   --> servo.toml:42:1
+//!    |
+//! 42 | period = "15ms"
+//!    | ^^^^^^^^^^^^^^^
+//!    = expected: a duration on the step grid
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+use crate::config::{Backend, Resolved, Scenario};
+use crate::network::{BuiltinError, BuiltinNetwork};
+
+/// One step of a key path: a table key or an array index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// A dotted key path such as `loops[0].controller.kp`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyPath(pub Vec<Segment>);
+
+impl KeyPath {
+    /// Parses `a.b[2].c`, `a.b.2.c` or `"a".b` (quoted keys for names with dots).
+    ///
+    /// # Errors
+    /// An empty path, an empty key, or an unclosed bracket or quote.
+    pub fn parse(text: &str) -> Result<KeyPath, String> {
+        let mut segments = Vec::new();
+        let mut chars = text.trim().chars().peekable();
+        let bad = |why: &str| format!("`{text}` is not a key path ({why}); write e.g. loops[0].controller.kp");
+        let mut expect_key = true;
+        while let Some(&c) = chars.peek() {
+            match c {
+                '.' if !expect_key => {
+                    chars.next();
+                    expect_key = true;
+                }
+                '[' if !expect_key => {
+                    chars.next();
+                    let mut digits = String::new();
+                    loop {
+                        match chars.next() {
+                            Some(']') => break,
+                            Some(d) if d.is_ascii_digit() => digits.push(d),
+                            _ => return Err(bad("an index in [] must be a number followed by ]")),
+                        }
+                    }
+                    let index = digits.parse().map_err(|_| bad("empty index []"))?;
+                    segments.push(Segment::Index(index));
+                }
+                '"' if expect_key => {
+                    chars.next();
+                    let mut key = String::new();
+                    loop {
+                        match chars.next() {
+                            Some('"') => break,
+                            Some(ch) => key.push(ch),
+                            None => return Err(bad("unclosed quote")),
+                        }
+                    }
+                    segments.push(Segment::Key(key));
+                    expect_key = false;
+                }
+                _ if expect_key => {
+                    let mut key = String::new();
+                    while let Some(&ch) = chars.peek() {
+                        if ch == '.' || ch == '[' {
+                            break;
+                        }
+                        key.push(ch);
+                        chars.next();
+                    }
+                    let key = key.trim().to_string();
+                    if key.is_empty() {
+                        return Err(bad("empty key"));
+                    }
+                    // `loops.0.plant`: a number where a key is expected indexes an array.
+                    match key.parse::<usize>() {
+                        Ok(i) if !segments.is_empty() => segments.push(Segment::Index(i)),
+                        _ => segments.push(Segment::Key(key)),
+                    }
+                    expect_key = false;
+                }
+                _ => return Err(bad(&format!("unexpected `{c}`"))),
+            }
+        }
+        if segments.is_empty() || expect_key {
+            return Err(bad("it is empty or ends with a dot"));
+        }
+        Ok(KeyPath(segments))
+    }
+
+    /// The path of a serde_path_to_error path.
+    fn from_serde(path: &serde_path_to_error::Path) -> KeyPath {
+        use serde_path_to_error::Segment as S;
+        KeyPath(
+            path.iter()
+                .filter_map(|s| match s {
+                    S::Seq { index } => Some(Segment::Index(*index)),
+                    S::Map { key } | S::Enum { variant: key } => Some(Segment::Key(key.clone())),
+                    S::Unknown => None,
+                })
+                .collect(),
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn starts_with(&self, prefix: &KeyPath) -> bool {
+        self.0.starts_with(&prefix.0)
+    }
+
+    fn child(&self, key: &str) -> KeyPath {
+        let mut s = self.0.clone();
+        s.push(Segment::Key(key.to_string()));
+        KeyPath(s)
+    }
+}
+
+impl fmt::Display for KeyPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.0.iter().enumerate() {
+            match s {
+                Segment::Key(k) => {
+                    if i > 0 {
+                        f.write_str(".")?;
+                    }
+                    if k.is_empty() || k.contains(['.', '[', ']', ' ', '"']) {
+                        write!(f, "\"{k}\"")?;
+                    } else {
+                        f.write_str(k)?;
+                    }
+                }
+                Segment::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for KeyPath {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        KeyPath::parse(s)
+    }
+}
+
+/// A value put into the scenario at a key path, and where it came from (for
+/// error messages: `--set loops[0].controller.kp=abc`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Override {
+    pub path: KeyPath,
+    pub value: toml::Value,
+    pub origin: String,
+}
+
+impl Override {
+    /// Parses a `--set key=value` argument. The value is read as a TOML value
+    /// (`25`, `0.5`, `true`, `"text"`, `[1, 2]`, `{ kind = "constant", value = "2ms" }`);
+    /// anything that is not valid TOML is taken as a string, so
+    /// `duration=5s` and `network.backend=builtin` need no quotes.
+    ///
+    /// # Errors
+    /// No `=`, or a bad key path.
+    pub fn parse_set(arg: &str) -> Result<Override, String> {
+        let (key, value) = arg
+            .split_once('=')
+            .ok_or_else(|| format!("--set {arg}: expected key=value, e.g. --set loops[0].controller.kp=25"))?;
+        let path = KeyPath::parse(key).map_err(|e| format!("--set {arg}: {e}"))?;
+        Ok(Override { path, value: parse_value(value), origin: format!("--set {arg}") })
+    }
+}
+
+/// A TOML value from text, or the text itself as a string.
+pub fn parse_value(text: &str) -> toml::Value {
+    let text = text.trim();
+    match toml::from_str::<toml::Table>(&format!("v = {text}")) {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(text.to_string())),
+        Err(_) => toml::Value::String(text.to_string()),
+    }
+}
+
+/// Puts `value` at `path` in `root`, creating missing tables on the way.
+///
+/// # Errors
+/// A path through something that is not a table (or not an array, for an
+/// index), or an index past the end of an array.
+pub fn set_value(root: &mut toml::Table, path: &KeyPath, value: toml::Value) -> Result<(), String> {
+    let segments = &path.0;
+    let Some((Segment::Key(first), rest)) = segments.split_first() else {
+        return Err(format!("`{path}` must start with a key"));
+    };
+    if rest.is_empty() {
+        root.insert(first.clone(), value);
+        return Ok(());
+    }
+    let mut current = root.entry(first.clone()).or_insert_with(|| new_container(&rest[0]));
+    let mut walked = KeyPath(vec![segments[0].clone()]);
+    for (i, seg) in rest.iter().enumerate() {
+        let last = i + 1 == rest.len();
+        let type_name = current.type_str();
+        match seg {
+            Segment::Key(k) => {
+                let table = current
+                    .as_table_mut()
+                    .ok_or_else(|| format!("`{walked}` is {} {type_name}, not a table, so it has no key `{k}`", article(type_name)))?;
+                if last {
+                    table.insert(k.clone(), value);
+                    return Ok(());
+                }
+                current = table.entry(k.clone()).or_insert_with(|| new_container(&rest[i + 1]));
+            }
+            Segment::Index(n) => {
+                let array = current
+                    .as_array_mut()
+                    .ok_or_else(|| format!("`{walked}` is {} {type_name}, not an array, so it has no index [{n}]", article(type_name)))?;
+                let len = array.len();
+                if *n > len || (*n == len && !last) {
+                    return Err(format!("`{walked}` has {len} entries, so [{n}] does not exist"));
+                }
+                if *n == len {
+                    array.push(value);
+                    return Ok(());
+                }
+                if last {
+                    array[*n] = value;
+                    return Ok(());
+                }
+                current = &mut array[*n];
+            }
+        }
+        walked.0.push(seg.clone());
+    }
+    unreachable!("the loop returns at the last segment")
+}
+
+fn new_container(next: &Segment) -> toml::Value {
+    match next {
+        Segment::Key(_) => toml::Value::Table(toml::Table::new()),
+        Segment::Index(_) => toml::Value::Array(Vec::new()),
+    }
+}
+
+fn article(type_name: &str) -> &'static str {
+    if type_name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// Where an error is: a place in the file, or an override.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    File { line: usize, column: usize, text: String, underline: (usize, usize) },
+    Override(String),
+    /// The key could not be found in the file (e.g. a default that no line sets).
+    Nowhere,
+}
+
+/// A problem with a scenario, located in its file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located {
+    pub file: PathBuf,
+    /// The key path, when the problem is about a key.
+    pub key: Option<String>,
+    pub message: String,
+    /// What would have been accepted, when known separately from the message.
+    pub expected: Option<String>,
+    pub place: Place,
+    /// Extra context, e.g. which override changed the table.
+    pub note: Option<String>,
+}
+
+impl fmt::Display for Located {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.key {
+            Some(key) => writeln!(f, "`{key}`: {}", self.message)?,
+            None => writeln!(f, "{}", self.message)?,
+        }
+        let file = self.file.display();
+        match &self.place {
+            Place::File { line, column, text, underline } => {
+                let width = line.to_string().len();
+                writeln!(f, "{:width$}--> {file}:{line}:{column}", "")?;
+                writeln!(f, "{:width$} |", "")?;
+                writeln!(f, "{line} | {text}")?;
+                let (start, len) = *underline;
+                writeln!(f, "{:width$} | {}{}", "", " ".repeat(start), "^".repeat(len.max(1)))?;
+            }
+            Place::Override(origin) => writeln!(f, "  --> {origin} (on {file})")?,
+            Place::Nowhere => writeln!(f, "  --> {file} (the key is not written in the file)")?,
+        }
+        if let Some(expected) = &self.expected {
+            writeln!(f, "  = expected: {expected}")?;
+        }
+        if let Some(note) = &self.note {
+            writeln!(f, "  = note: {note}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why a scenario could not be loaded. Every variant is bad input.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    /// A syntax error: the toml crate's report, which shows line and column.
+    #[error("{}: invalid TOML\n{message}", path.display())]
+    Syntax { path: PathBuf, message: String },
+    /// An override that cannot be applied (`--set` through a non-table).
+    #[error("{origin}: {message}")]
+    Override { origin: String, message: String },
+    #[error("{0}")]
+    Invalid(Box<Located>),
+}
+
+impl LoadError {
+    /// The key path the error is about, if any.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            LoadError::Invalid(l) => l.key.as_deref(),
+            _ => None,
+        }
+    }
+}
+
+/// A loaded, resolved and checked scenario.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub path: PathBuf,
+    /// The directory relative paths in the scenario are relative to.
+    pub base_dir: PathBuf,
+    pub resolved: Resolved,
+}
+
+/// Reads, overrides, resolves and checks a scenario file.
+///
+/// # Errors
+/// [`LoadError`], every variant of which is bad input (exit code 2).
+pub fn load(path: &Path, overrides: &[Override]) -> Result<Loaded, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    load_text(path, &text, overrides)
+}
+
+/// The override that `--network builtin|ns3` stands for.
+pub fn backend_override(backend: Backend) -> Override {
+    Override {
+        path: KeyPath(vec![Segment::Key("network".into()), Segment::Key("backend".into())]),
+        value: toml::Value::String(backend.to_string()),
+        origin: format!("--network {backend}"),
+    }
+}
+
+/// [`load`] on text already read; `path` names it in messages and gives the
+/// base directory.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Loaded, LoadError> {
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
+        path: path.to_path_buf(),
+        message: e.to_string().trim_end().to_string(),
+    })?;
+    for o in overrides {
+        set_value(&mut table, &o.path, o.value.clone())
+            .map_err(|message| LoadError::Override { origin: o.origin.clone(), message })?;
+    }
+    let locator = Locator { file: path, text, overrides };
+
+    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
+        let key = KeyPath::from_serde(e.path());
+        let message = e.inner().message().trim().to_string();
+        locator.serde_error(&table, key, &message)
+    })?;
+    let resolved = scenario.resolve().map_err(|e| locator.error(&e.key, &e.message))?;
+    if let Err(e) = controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
+        let key = e.key().to_string();
+        let text = e.to_string();
+        let message = text.strip_prefix(&format!("`{key}`: ")).unwrap_or(&text).to_string();
+        return Err(locator.error(&key, &message));
+    }
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin) {
+        if let Err(e) = BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {
+            let (key, message) = match &e {
+                BuiltinError::Delay(m) => ("network.builtin.delay", m.clone()),
+                BuiltinError::Loss(m) => ("network.builtin.loss", m.clone()),
+                other => ("network.builtin", other.to_string()),
+            };
+            return Err(locator.error(key, &message));
+        }
+    }
+    Ok(Loaded { path: path.to_path_buf(), base_dir, resolved })
+}
+
+/// A problem at `key` of the TOML text `text` (read from `file`), located in
+/// it. Used for files other than scenarios too (sweep files).
+pub fn locate(file: &Path, text: &str, key: &str, message: &str) -> Located {
+    match (Locator { file, text, overrides: &[] }).error(key, message) {
+        LoadError::Invalid(l) => *l,
+        other => Located {
+            file: file.to_path_buf(),
+            key: Some(key.to_string()),
+            message: other.to_string(),
+            expected: None,
+            place: Place::Nowhere,
+            note: None,
+        },
+    }
+}
+
+/// Maps key paths to places in the file.
+struct Locator<'a> {
+    file: &'a Path,
+    text: &'a str,
+    overrides: &'a [Override],
+}
+
+impl Locator<'_> {
+    /// A serde error at `key`. Errors inside internally tagged tables
+    /// (`kind = "..."`) come back with the path of the table; the key named
+    /// in the message makes them precise again.
+    fn serde_error(&self, table: &toml::Table, mut key: KeyPath, message: &str) -> LoadError {
+        let (what, expected) = split_expected(message);
+        if let Some(field) = backticked(message, "unknown field `") {
+            if !key.0.last().is_some_and(|s| *s == Segment::Key(field.clone())) {
+                key = key.child(&field);
+            }
+        } else if message.starts_with("unknown variant `") && has_key(table, &key.child("kind")) {
+            key = key.child("kind");
+        } else if !message.starts_with("missing field `") {
+            // Stays on the table for a missing field: that is where it belongs.
+            // Otherwise, inside a tagged table the path stops at the table;
+            // the value quoted in the message finds the key again.
+            if let Some(inner) = find_quoted_value(table, &key, message) {
+                key = inner;
+            }
+        }
+        let key_text = if key.is_empty() { None } else { Some(key.to_string()) };
+        self.located(key_text, &key, what, expected)
+    }
+
+    /// An error from a check that names a key path.
+    fn error(&self, key: &str, message: &str) -> LoadError {
+        match KeyPath::parse(key) {
+            Ok(path) => {
+                let (what, expected) = split_expected(message);
+                self.located(Some(key.to_string()), &path, what, expected)
+            }
+            Err(_) => LoadError::Invalid(Box::new(Located {
+                file: self.file.to_path_buf(),
+                key: Some(key.to_string()),
+                message: message.to_string(),
+                expected: None,
+                place: Place::Nowhere,
+                note: None,
+            })),
+        }
+    }
+
+    fn located(&self, key: Option<String>, path: &KeyPath, message: String, expected: Option<String>) -> LoadError {
+        let mut note = None;
+        // Set by an override: blame the override.
+        let place = if let Some(o) = self.overrides.iter().rev().find(|o| path.starts_with(&o.path)) {
+            Place::Override(o.origin.clone())
+        } else {
+            if let Some(o) = self.overrides.iter().find(|o| o.path.starts_with(path) && !path.is_empty()) {
+                note = Some(format!("{} changed this table", o.origin));
+            }
+            self.find(path)
+        };
+        LoadError::Invalid(Box::new(Located { file: self.file.to_path_buf(), key, message, expected, place, note }))
+    }
+
+    /// The deepest part of `path` that the file writes, as a place.
+    fn find(&self, path: &KeyPath) -> Place {
+        let Ok(root) = DeTable::parse(self.text) else {
+            return Place::Nowhere;
+        };
+        let mut table: &DeTable = root.get_ref();
+        let mut value: Option<&Spanned<DeValue>> = None;
+        // Best span so far: (key span, value span).
+        let mut best: Option<(std::ops::Range<usize>, std::ops::Range<usize>)> = None;
+        for seg in &path.0 {
+            match seg {
+                Segment::Key(k) => {
+                    let current = match value {
+                        None => Some(table),
+                        Some(v) => v.get_ref().as_table(),
+                    };
+                    let Some(t) = current else { break };
+                    let Some((key, v)) = t.iter().find(|(key, _)| key.get_ref() == k) else { break };
+                    best = Some((key.span(), v.span()));
+                    value = Some(v);
+                    table = t;
+                }
+                Segment::Index(n) => {
+                    let Some(array) = value.and_then(|v| v.get_ref().as_array()) else { break };
+                    let Some(v) = array.get(*n) else { break };
+                    let span = v.span();
+                    best = Some((span.clone(), span));
+                    value = Some(v);
+                }
+            }
+        }
+        let _ = table;
+        match best {
+            None => Place::Nowhere,
+            Some((key, value)) => self.place(key, value),
+        }
+    }
+
+    /// The line holding `key`, underlining from the key to the end of its
+    /// value when both are on that line.
+    fn place(&self, key: std::ops::Range<usize>, value: std::ops::Range<usize>) -> Place {
+        let text = self.text;
+        let start = key.start.min(text.len());
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+        let line_text = text[line_start..line_end].trim_end_matches('\r');
+        let line = text[..start].matches('\n').count() + 1;
+        let column = text[line_start..start].chars().count();
+        let end = if value.end <= line_end && value.end > start { value.end } else { key.end.min(line_end).max(start + 1) };
+        let len = text[start..end.min(line_end).max(start)].chars().count();
+        Place::File { line, column: column + 1, text: line_text.to_string(), underline: (column, len.max(1)) }
+    }
+}
+
+/// Whether the tree holds a value at `path`.
+fn has_key(table: &toml::Table, path: &KeyPath) -> bool {
+    let mut value: Option<&toml::Value> = None;
+    for seg in &path.0 {
+        value = match (seg, value) {
+            (Segment::Key(k), None) => table.get(k),
+            (Segment::Key(k), Some(v)) => v.get(k.as_str()),
+            (Segment::Index(i), Some(v)) => v.get(*i),
+            (Segment::Index(_), None) => None,
+        };
+        if value.is_none() {
+            return false;
+        }
+    }
+    value.is_some()
+}
+
+/// The unique value under `path` that `message` quotes (serde's
+/// `invalid type: string "fast"`, `integer `-3``, `sequence`, ...), as a path.
+fn find_quoted_value(table: &toml::Table, path: &KeyPath, message: &str) -> Option<KeyPath> {
+    let mut value: Option<&toml::Value> = None;
+    for seg in &path.0 {
+        value = match (seg, value) {
+            (Segment::Key(k), None) => table.get(k),
+            (Segment::Key(k), Some(v)) => v.get(k.as_str()),
+            (Segment::Index(i), Some(v)) => v.get(*i),
+            (Segment::Index(_), None) => None,
+        };
+        value?;
+    }
+    let start = match value {
+        Some(v) => v,
+        None if path.is_empty() => return None,
+        None => return None,
+    };
+    let mut found = Vec::new();
+    collect_matches(start, path.clone(), message, &mut found);
+    (found.len() == 1).then(|| found.remove(0))
+}
+
+fn collect_matches(value: &toml::Value, path: KeyPath, message: &str, found: &mut Vec<KeyPath>) {
+    let quoted = match value {
+        toml::Value::String(s) => message.contains(&format!("\"{s}\"")) || message.contains(&format!("`{s}`")),
+        toml::Value::Integer(i) => message.contains(&format!("integer `{i}`")) || message.contains(&format!("{i} has no unit")),
+        toml::Value::Float(f) => message.contains(&format!("floating point `{f}`")) || message.contains(&format!("{f} has no unit")),
+        toml::Value::Boolean(b) => message.contains(&format!("boolean `{b}`")),
+        toml::Value::Array(_) => message.starts_with("invalid type: sequence"),
+        toml::Value::Table(_) => message.starts_with("invalid type: map"),
+        toml::Value::Datetime(_) => false,
+    };
+    if quoted && !path.is_empty() {
+        found.push(path.clone());
+    }
+    match value {
+        toml::Value::Table(t) => {
+            for (k, v) in t {
+                collect_matches(v, path.child(k), message, found);
+            }
+        }
+        toml::Value::Array(a) if !message.starts_with("invalid type: sequence") => {
+            for (i, v) in a.iter().enumerate() {
+                let mut p = path.clone();
+                p.0.push(Segment::Index(i));
+                collect_matches(v, p, message, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The name in `prefix...`name`...`.
+fn backticked(message: &str, prefix: &str) -> Option<String> {
+    let rest = message.strip_prefix(prefix)?;
+    Some(rest[..rest.find('`')?].to_string())
+}
+
+/// Splits serde's "invalid type: X, expected Y" into ("invalid type: X", "Y").
+fn split_expected(message: &str) -> (String, Option<String>) {
+    let message = message.trim();
+    for marker in [", expected ", "; expected "] {
+        if let Some(i) = message.find(marker) {
+            let what = &message[..i];
+            let expected = &message[i + marker.len()..];
+            return (what.to_string(), Some(expected.to_string()));
+        }
+    }
+    (message.to_string(), None)
+}
+
+/// Parses TOML text from `file` into any config type, with the same located
+/// errors as scenarios (used for sweep files).
+///
+/// # Errors
+/// A syntax error, or a located type / unknown-key / missing-key error.
+pub fn deserialize_file<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, LoadError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
+        path: file.to_path_buf(),
+        message: e.to_string().trim_end().to_string(),
+    })?;
+    let locator = Locator { file, text, overrides: &[] };
+    serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
+        let key = KeyPath::from_serde(e.path());
+        let message = e.inner().message().trim().to_string();
+        locator.serde_error(&table, key, &message)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SERVO: &str = include_str!("../../examples/dc_servo_p2p.toml");
+
+    fn load_str(text: &str, sets: &[&str]) -> Result<Loaded, LoadError> {
+        let overrides: Vec<Override> = sets.iter().map(|s| Override::parse_set(s).unwrap()).collect();
+        load_text(Path::new("examples/x.toml"), text, &overrides)
+    }
+
+    fn located(r: Result<Loaded, LoadError>) -> Located {
+        match r {
+            Err(LoadError::Invalid(l)) => *l,
+            Err(other) => panic!("expected a located error, got {other}"),
+            Ok(_) => panic!("expected an error"),
+        }
+    }
+
+    #[test]
+    fn key_paths_parse_both_index_forms_and_print_one() {
+        let a = KeyPath::parse("loops[0].controller.kp").unwrap();
+        let b = KeyPath::parse("loops.0.controller.kp").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.to_string(), "loops[0].controller.kp");
+        assert_eq!(KeyPath::parse("network.ns3.data_rate").unwrap().to_string(), "network.ns3.data_rate");
+        for bad in ["", "a.", "a[x]", "a[1", ".a", "a..b"] {
+            assert!(KeyPath::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn set_values_are_toml_or_plain_strings() {
+        assert_eq!(parse_value("25"), toml::Value::Integer(25));
+        assert_eq!(parse_value("0.5"), toml::Value::Float(0.5));
+        assert_eq!(parse_value("5s"), toml::Value::String("5s".into()));
+        assert_eq!(parse_value("\"5s\""), toml::Value::String("5s".into()));
+        assert!(parse_value("{ kind = \"constant\", value = \"2ms\" }").is_table());
+    }
+
+    #[test]
+    fn set_reaches_nested_keys_array_entries_and_new_tables() {
+        let loaded = load_str(
+            SERVO,
+            &[
+                "loops[0].controller.kp=25",
+                "duration=2s",
+                "network.backend=builtin",
+                "network.builtin.loss={ kind = \"bernoulli\", p = 0.1 }",
+            ],
+        )
+        .unwrap();
+        let s = &loaded.resolved.scenario;
+        assert_eq!(s.duration, protocol::SimTime::from_secs(2));
+        assert_eq!(s.network.backend, Backend::Builtin);
+        match &s.loops[0].controller {
+            controlsim::ControllerConfig::Pid(p) => assert_eq!(p.kp, 25.0),
+            other => panic!("{other:?}"),
+        }
+        let err = load_str(SERVO, &["loops[3].controller.kp=1"]).unwrap_err();
+        assert!(err.to_string().contains("has 1 entries"), "{err}");
+        let err = load_str(SERVO, &["duration.x=1"]).unwrap_err();
+        assert!(err.to_string().contains("not a table"), "{err}");
+    }
+
+    #[test]
+    fn type_errors_point_at_the_line_and_say_what_was_expected() {
+        let text = SERVO.replace("kp = 20.0", "kp = \"fast\"");
+        let l = located(load_str(&text, &[]));
+        assert_eq!(l.key.as_deref(), Some("loops[0].controller.kp"));
+        let line = SERVO.lines().position(|l| l.starts_with("kp = 20.0")).unwrap() + 1;
+        match &l.place {
+            Place::File { line: found, text, .. } => {
+                assert_eq!(*found, line);
+                assert_eq!(text, "kp = \"fast\"");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(l.expected.as_deref(), Some("f64"));
+    }
+
+    #[test]
+    fn unknown_keys_inside_tagged_tables_name_the_key() {
+        let text = SERVO.replace("inertia = 0.01", "inertia = 0.01\ninertiaa = 0.02");
+        let l = located(load_str(&text, &[]));
+        assert_eq!(l.key.as_deref(), Some("loops[0].plant.inertiaa"));
+        assert!(matches!(&l.place, Place::File { text, .. } if text == "inertiaa = 0.02"), "{l}");
+        let text = SERVO.replace("kind = \"dc_servo\"", "kind = \"dc_motor\"");
+        let l = located(load_str(&text, &[]));
+        assert_eq!(l.key.as_deref(), Some("loops[0].plant.kind"));
+        assert!(l.expected.as_deref().unwrap().contains("dc_servo"), "{l}");
+    }
+
+    #[test]
+    fn control_side_errors_are_located_through_their_key() {
+        let text = SERVO.replace("[loops.sensor]\nperiod = \"10ms\"", "[loops.sensor]\nperiod = \"10500us\"");
+        let l = located(load_str(&text, &[]));
+        assert_eq!(l.key.as_deref(), Some("loops[0].sensor.period"));
+        assert!(matches!(&l.place, Place::File { text, .. } if text == "period = \"10500us\""), "{l}");
+    }
+
+    #[test]
+    fn errors_in_overridden_values_blame_the_override() {
+        let l = located(load_str(SERVO, &["loops[0].controller.kp=fast"]));
+        assert_eq!(l.place, Place::Override("--set loops[0].controller.kp=fast".into()));
+        let shown = l.to_string();
+        assert!(shown.contains("--set loops[0].controller.kp=fast"), "{shown}");
+    }
+
+    #[test]
+    fn missing_keys_point_at_their_table() {
+        let text = SERVO.replace("[loops.sensor]\nperiod = \"10ms\"", "[loops.sensor]\nphase = \"0s\"");
+        let l = located(load_str(&text, &[]));
+        assert_eq!(l.key.as_deref(), Some("loops[0].sensor"));
+        assert!(l.message.contains("missing field `period`"), "{l}");
+        assert!(matches!(&l.place, Place::File { .. }), "{l}");
+    }
+}
