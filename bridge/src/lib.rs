@@ -15,3 +15,4 @@ pub mod probe;
 pub mod run;
 pub mod scenario_file;
 pub mod session;
+pub mod sweep;

@@ -1,0 +1,197 @@
+//! Batch parameter sweeps (DESIGN §8): a base scenario, parameters over any
+//! key, replications, runs in parallel child processes, resume, aggregates.
+//!
+//! # Lifecycle
+//! 1. [`SweepFile::load`] reads the sweep file (TOML) with located errors.
+//! 2. [`Plan::build`] expands it into parameter points (grid axes, zip
+//!    groups, explicit points) times replications, and loads and checks every
+//!    run's scenario as `netloop run` would, so a bad value is reported
+//!    before anything runs. Each run is named by the hash of its resolved
+//!    config ([`crate::run::config_hash`]) and lives in `runs/<hash>/`.
+//! 3. [`execute`] runs them, `jobs` at a time, each as its own
+//!    `netloop run` child process (so a hang or a crash cannot take the
+//!    sweep down, and each has its own ns-3 server on its own port), with a
+//!    wall-clock timeout, a progress bar, and Ctrl-C handling.
+//! 4. [`aggregate::write`] writes `sweep.csv` (one row per run) and
+//!    `sweep_summary.csv` (mean, standard deviation and 95% confidence
+//!    interval per parameter point and metric).
+//!
+//! # The sweep file
+//! ```toml
+//! scenario = "dc_servo_p2p.toml"   # base scenario, relative to this file
+//! replications = 3                 # run = 1, 2, 3 for every point
+//! network = "builtin"              # optional: like `netloop run --network`
+//! timeout = "10min"                # optional: wall-clock limit per run (default 1h)
+//!
+//! [set]                            # optional: the same for every run
+//! duration = "2s"
+//!
+//! [[grid]]                         # every combination of the grid axes
+//! key = "loops[0].controller.kp"
+//! values = [10.0, 20.0]
+//!
+//! [[grid]]
+//! key = "network.builtin.delay.value"
+//! values = ["1ms", "5ms"]
+//!
+//! [[zip]]                          # keys that advance together: one axis
+//! keys = ["loops[0].sensor.period", "loops[0].controller.period"]
+//! values = [["10ms", "10ms"], ["20ms", "20ms"]]
+//!
+//! [[points]]                       # an explicit list of points: one axis
+//! "network.builtin.loss" = { kind = "bernoulli", p = 0.1 }
+//! ```
+//!
+//! # Replications and seeds
+//! Replication r (1..=R) sets the scenario's `run = r`; `seed` stays as the
+//! scenario has it. ns-3 gets `--seed` and `--run` (RngSeedManager), the
+//! builtin channel mixes the run number into its streams, and the control
+//! side's noise uses [`Scenario::control_seed`](crate::config::Scenario::control_seed),
+//! which also follows the run number: replications differ on both sides.
+//!
+//! # Resume
+//! A run is done when `runs/<hash>/summary.json` says `"complete": true`
+//! with that same `config_hash`. `--resume` skips done runs and reruns every
+//! other (failed, timed out, interrupted, never started) from scratch.
+//! Without `--resume` every run is run again.
+//!
+//! # Practical considerations
+//! - Timeouts first send SIGTERM (the run stops at its next sync and keeps its
+//!   partial results), then SIGKILL after a grace period; the run's ns-3
+//!   server dies with it (the bridge sets `PR_SET_PDEATHSIG`).
+//! - Children run in their own process group, so a Ctrl-C in the terminal
+//!   reaches the sweep only; the sweep stops its children itself and writes
+//!   the aggregates of what completed. A second Ctrl-C kills them at once.
+//! - Each run's stdout and stderr go to `runs/<hash>/netloop.log`.
+
+pub mod aggregate;
+pub mod exec;
+pub mod plan;
+pub mod progress;
+
+use std::path::{Path, PathBuf};
+
+use protocol::SimTime;
+use serde::{Deserialize, Serialize};
+
+use crate::config::Backend;
+use crate::scenario_file::{self, LoadError};
+
+pub use exec::{execute, ExecOptions, ExecReport, Outcome};
+pub use plan::{Plan, PlannedRun, Point};
+
+/// Default wall-clock limit of one run of a sweep.
+pub const DEFAULT_TIMEOUT: SimTime = SimTime::from_secs(3600);
+
+/// A sweep file, as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepFile {
+    /// The base scenario, relative to the sweep file.
+    pub scenario: PathBuf,
+    /// Replications per point: run numbers 1..=R.
+    #[serde(default = "one")]
+    pub replications: u64,
+    /// Network backend for every run, overriding the scenario's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<Backend>,
+    /// Wall-clock limit of each run; default 1h.
+    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<SimTime>,
+    /// Keys set the same way for every run: `"key.path" = value`.
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub set: toml::Table,
+    /// Grid axes: every combination.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub grid: Vec<GridAxis>,
+    /// Zip groups: keys whose values advance together, one axis each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub zip: Vec<ZipAxis>,
+    /// Explicit points, one axis: each table sets `"key.path" = value`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub points: Vec<toml::Table>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// `[[grid]]`: one key and its values.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridAxis {
+    pub key: String,
+    pub values: Vec<toml::Value>,
+}
+
+/// `[[zip]]`: several keys; each row of `values` gives one value per key.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ZipAxis {
+    pub keys: Vec<String>,
+    pub values: Vec<Vec<toml::Value>>,
+}
+
+/// Why a sweep cannot start (bad input) or could not finish its bookkeeping.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// The sweep file, or a run's scenario, is invalid: exit code 2.
+    #[error("{0}")]
+    Input(String),
+    /// The results directory cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Output { path: PathBuf, source: std::io::Error },
+    /// The supervisor itself failed (runtime, signals).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<LoadError> for SweepError {
+    fn from(e: LoadError) -> Self {
+        SweepError::Input(e.to_string())
+    }
+}
+
+impl SweepFile {
+    /// Reads and checks a sweep file.
+    ///
+    /// # Errors
+    /// [`SweepError::Input`] naming the file, line and key.
+    pub fn load(path: &Path) -> Result<SweepFile, SweepError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SweepError::Input(format!("cannot read {}: {e}", path.display())))?;
+        let file: SweepFile = scenario_file::deserialize_file(path, &text)?;
+        let located = |key: &str, message: String| SweepError::Input(scenario_file::locate(path, &text, key, &message).to_string());
+        if file.replications == 0 {
+            return Err(located("replications", "must be at least 1".into()));
+        }
+        if file.timeout == Some(SimTime::ZERO) {
+            return Err(located("timeout", "must be longer than zero".into()));
+        }
+        for (i, g) in file.grid.iter().enumerate() {
+            if g.values.is_empty() {
+                return Err(located(&format!("grid[{i}].values"), "needs at least one value".into()));
+            }
+        }
+        for (i, z) in file.zip.iter().enumerate() {
+            if z.keys.is_empty() {
+                return Err(located(&format!("zip[{i}].keys"), "needs at least one key".into()));
+            }
+            if z.values.is_empty() {
+                return Err(located(&format!("zip[{i}].values"), "needs at least one row".into()));
+            }
+            if let Some((j, row)) = z.values.iter().enumerate().find(|(_, r)| r.len() != z.keys.len()) {
+                return Err(located(
+                    &format!("zip[{i}].values[{j}]"),
+                    format!("has {} values, but keys has {}: one value per key", row.len(), z.keys.len()),
+                ));
+            }
+        }
+        for (i, p) in file.points.iter().enumerate() {
+            if p.is_empty() {
+                return Err(located(&format!("points[{i}]"), "an explicit point needs at least one key".into()));
+            }
+        }
+        Ok(file)
+    }
+}

@@ -1,0 +1,269 @@
+//! Expanding a sweep file into runs, each checked and named by the hash of
+//! its resolved config.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::{SweepError, SweepFile, DEFAULT_TIMEOUT};
+use crate::config::Backend;
+use crate::run::config_hash;
+use crate::scenario_file::{self, backend_override, KeyPath, Override};
+
+/// One parameter point: a value for every swept key, in parameter order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Point {
+    pub index: usize,
+    /// `(key, value)` in the order of [`Plan::parameters`].
+    pub values: Vec<(String, toml::Value)>,
+}
+
+impl Point {
+    /// `kp=10, delay=1ms`, for messages.
+    pub fn label(&self) -> String {
+        if self.values.is_empty() {
+            return "(base scenario)".into();
+        }
+        self.values.iter().map(|(k, v)| format!("{k}={}", value_text(v))).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// A value as it is written on a command line or in a CSV cell: strings
+/// without quotes, everything else as TOML.
+pub fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// One run: a point, a replication, its resolved hash and directory.
+#[derive(Clone, Debug, Serialize)]
+pub struct PlannedRun {
+    pub point: usize,
+    pub replication: u64,
+    /// ns-3 run number (= replication).
+    pub run: u64,
+    pub seed: u64,
+    /// `config_hash` of the resolved scenario; also the directory name.
+    pub hash: String,
+    /// Relative to the sweep's output directory: `runs/<hash>`.
+    pub dir: PathBuf,
+    /// The `netloop` arguments that run it (after the program name).
+    pub args: Vec<String>,
+}
+
+/// Everything a sweep will do, written as `sweep.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Plan {
+    pub sweep_file: PathBuf,
+    /// The base scenario, absolute.
+    pub scenario: PathBuf,
+    pub out_dir: PathBuf,
+    /// Swept keys, in column order.
+    pub parameters: Vec<String>,
+    pub replications: u64,
+    pub network: Option<Backend>,
+    pub timeout_s: f64,
+    pub points: Vec<Point>,
+    pub runs: Vec<PlannedRun>,
+}
+
+/// One axis of the product: a list of assignments per position.
+type Axis = Vec<Vec<(String, toml::Value)>>;
+
+impl Plan {
+    /// Expands `file` (read from `sweep_path`) into runs under `out_dir`.
+    ///
+    /// # Errors
+    /// [`SweepError::Input`] for a bad key, a value a run's scenario rejects
+    /// (naming the point), or two points that resolve to the same scenario.
+    pub fn build(
+        sweep_path: &Path,
+        file: &SweepFile,
+        out_dir: &Path,
+        timeout: Option<Duration>,
+    ) -> Result<Plan, SweepError> {
+        let base = sweep_path.parent().unwrap_or(Path::new("")).join(&file.scenario);
+        let scenario = base.canonicalize().map_err(|e| {
+            SweepError::Input(format!("{}: scenario = {:?}: cannot open {}: {e}", sweep_path.display(), file.scenario, base.display()))
+        })?;
+        let sweep_name = sweep_path.display().to_string();
+
+        let mut fixed = Vec::new();
+        for (key, value) in &file.set {
+            fixed.push(assignment(&sweep_name, &format!("set.\"{key}\""), key, value.clone())?);
+        }
+
+        let mut axes: Vec<Axis> = Vec::new();
+        let mut parameters: Vec<String> = Vec::new();
+        let declare = |key: &str, parameters: &mut Vec<String>| -> Result<String, SweepError> {
+            let path = KeyPath::parse(key).map_err(|e| SweepError::Input(format!("{sweep_name}: {e}")))?;
+            let name = path.to_string();
+            if parameters.contains(&name) {
+                return Err(SweepError::Input(format!("{sweep_name}: `{name}` is swept twice")));
+            }
+            parameters.push(name.clone());
+            Ok(name)
+        };
+        for g in &file.grid {
+            let name = declare(&g.key, &mut parameters)?;
+            axes.push(g.values.iter().map(|v| vec![(name.clone(), v.clone())]).collect());
+        }
+        for z in &file.zip {
+            let names = z.keys.iter().map(|k| declare(k, &mut parameters)).collect::<Result<Vec<_>, _>>()?;
+            axes.push(z.values.iter().map(|row| names.iter().cloned().zip(row.iter().cloned()).collect()).collect());
+        }
+        if !file.points.is_empty() {
+            // Columns: every key any explicit point sets, in sorted order.
+            let mut keys: Vec<String> = Vec::new();
+            for p in &file.points {
+                for k in p.keys() {
+                    let name = KeyPath::parse(k).map_err(|e| SweepError::Input(format!("{sweep_name}: points: {e}")))?.to_string();
+                    if !keys.contains(&name) {
+                        keys.push(name);
+                    }
+                }
+            }
+            keys.sort();
+            for k in &keys {
+                declare(k, &mut parameters)?;
+            }
+            axes.push(
+                file.points
+                    .iter()
+                    .map(|p| {
+                        p.iter()
+                            .map(|(k, v)| (KeyPath::parse(k).expect("parsed above").to_string(), v.clone()))
+                            .collect()
+                    })
+                    .collect(),
+            );
+        }
+
+        // The product of the axes, the first axis varying slowest.
+        let mut combos: Vec<Vec<(String, toml::Value)>> = vec![Vec::new()];
+        for axis in &axes {
+            let mut next = Vec::with_capacity(combos.len() * axis.len());
+            for c in &combos {
+                for a in axis {
+                    let mut c = c.clone();
+                    c.extend(a.iter().cloned());
+                    next.push(c);
+                }
+            }
+            combos = next;
+        }
+        let points: Vec<Point> = combos
+            .into_iter()
+            .enumerate()
+            .map(|(index, assigned)| {
+                let by_key: BTreeMap<String, toml::Value> = assigned.into_iter().collect();
+                let values = parameters.iter().filter_map(|p| by_key.get(p).map(|v| (p.clone(), v.clone()))).collect();
+                Point { index, values }
+            })
+            .collect();
+
+        let mut runs = Vec::new();
+        let mut seen: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+        for point in &points {
+            let mut overrides = fixed.clone();
+            for (key, value) in &point.values {
+                overrides.push(assignment(&sweep_name, key, key, value.clone())?);
+            }
+            if let Some(b) = file.network {
+                overrides.push(backend_override(b));
+            }
+            for replication in 1..=file.replications {
+                let mut all = overrides.clone();
+                all.push(Override {
+                    path: KeyPath::parse("run").expect("a valid key"),
+                    value: toml::Value::Integer(replication as i64),
+                    origin: format!("{sweep_name}: replication {replication}"),
+                });
+                let loaded = scenario_file::load(&scenario, &all).map_err(|e| {
+                    SweepError::Input(format!("sweep point {} ({}), replication {replication}:\n{e}", point.index, point.label()))
+                })?;
+                let s = &loaded.resolved.scenario;
+                let hash = config_hash(s);
+                if let Some((other, rep)) = seen.insert(hash.clone(), (point.index, replication)) {
+                    return Err(SweepError::Input(format!(
+                        "{sweep_name}: point {} ({}) replication {replication} resolves to the same scenario as point {other} replication {rep} (hash {hash}); \
+                         remove the duplicate value or the key that has no effect",
+                        point.index,
+                        point.label()
+                    )));
+                }
+                let dir = PathBuf::from("runs").join(&hash);
+                let mut args = vec![
+                    "run".to_string(),
+                    scenario.display().to_string(),
+                    "--out".to_string(),
+                    out_dir.join(&dir).display().to_string(),
+                ];
+                for o in &all {
+                    if o.path.to_string() == "network.backend" {
+                        continue;
+                    }
+                    args.push("--set".into());
+                    args.push(format!("{}={}", o.path, inline(&o.value)));
+                }
+                if let Some(b) = file.network {
+                    args.push("--network".into());
+                    args.push(b.to_string());
+                }
+                runs.push(PlannedRun { point: point.index, replication, run: s.run, seed: s.seed, hash, dir, args });
+            }
+        }
+        let timeout = timeout.unwrap_or_else(|| Duration::from_nanos(file.timeout.unwrap_or(DEFAULT_TIMEOUT).0));
+        Ok(Plan {
+            sweep_file: sweep_path.to_path_buf(),
+            scenario,
+            out_dir: out_dir.to_path_buf(),
+            parameters,
+            replications: file.replications,
+            network: file.network,
+            timeout_s: timeout.as_secs_f64(),
+            points,
+            runs,
+        })
+    }
+
+    /// The per-run wall-clock limit.
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.timeout_s)
+    }
+
+    /// The point of a run.
+    pub fn point_of(&self, run: &PlannedRun) -> &Point {
+        &self.points[run.point]
+    }
+
+    /// Writes `sweep.json` into the output directory.
+    ///
+    /// # Errors
+    /// The directory cannot be written.
+    pub fn write(&self) -> Result<(), SweepError> {
+        let path = self.out_dir.join("sweep.json");
+        let json = serde_json::to_vec_pretty(self).expect("a plan always serialises");
+        std::fs::create_dir_all(&self.out_dir)
+            .and_then(|()| crate::output::write_atomically(&path, &json))
+            .map_err(|source| SweepError::Output { path, source })
+    }
+}
+
+/// A value in the form `--set` reads back: TOML, except plain strings that
+/// TOML would not parse stay bare so the command line reads naturally.
+fn inline(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) if scenario_file::parse_value(s) == *v => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn assignment(sweep: &str, origin_key: &str, key: &str, value: toml::Value) -> Result<Override, SweepError> {
+    let path = KeyPath::parse(key).map_err(|e| SweepError::Input(format!("{sweep}: {e}")))?;
+    Ok(Override { path, origin: format!("{sweep}: {origin_key} = {value}"), value })
+}
