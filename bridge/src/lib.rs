@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod network;
 pub mod ns3;
 pub mod output;
+pub mod plot;
 pub mod probe;
 pub mod run;
 pub mod scenario_file;
