@@ -1,29 +1,48 @@
 //! The `netloop` command: parses the command line and calls into `bridge`.
 //!
-//! Exit codes: 0 success, 1 run failure, 2 bad input (DESIGN §8).
+//! Exit codes: 0 success, 1 run failure, 2 bad input (DESIGN §8). A bad
+//! scenario or sweep file is always 2, with a message naming the file, the
+//! line and the key; a run that starts and fails is 1, with its partial
+//! results on disk.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 use protocol::SimTime;
 
-use bridge::config::{Backend, Scenario};
-use bridge::ns3::{default_server_path, Ns3Options};
+use bridge::config::Backend;
+use bridge::ns3::{default_server_path, Ns3Options, SERVER_ENV};
+use bridge::plot::{plot_dir, PlotOptions};
 use bridge::probe::{run_probe, ProbeSpec};
 use bridge::run::{run, RunError, RunOptions};
+use bridge::scenario_file::{self, backend_override, LoadError, Override};
+use bridge::sweep::{self, aggregate, ExecOptions, Plan, SweepError, SweepFile};
+
+const ABOUT: &str = "Co-simulation of networked control systems over ns-3";
+
+const AFTER_HELP: &str = "\
+Examples:
+  netloop run examples/dc_servo_p2p.toml --network builtin --plot
+  netloop check examples/dc_servo_p2p.toml --set loops[0].controller.kp=30
+  netloop sweep examples/sweep_delay_gain.toml --jobs 4
+  netloop plot results/sweep_delay_gain
+
+Docs: docs/tutorial.md (first steps), docs/scenario.md (every key), docs/cli.md.
+Logging: -v, -vv, -q, or RUST_LOG (e.g. RUST_LOG=bridge=debug).";
 
 #[derive(Parser)]
-#[command(name = "netloop", version, about = "Co-simulation of networked control systems over ns-3")]
+#[command(name = "netloop", version, about = ABOUT, after_help = AFTER_HELP)]
 struct Cli {
     /// More log output (-v: debug, -vv: trace); RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     verbose: u8,
-    /// Only errors.
-    #[arg(short, long, global = true)]
+    /// Only errors: no summary, no progress bar.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
     quiet: bool,
     #[command(subcommand)]
     command: Command,
@@ -32,23 +51,128 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run one scenario and write its results to a run directory.
-    #[command(after_help = "Example:\n  netloop run examples/dc_servo_p2p.toml --out results/servo")]
+    #[command(after_help = "\
+Examples:
+  netloop run examples/dc_servo_p2p.toml --out results/servo
+  netloop run examples/dc_servo_p2p.toml --network builtin --plot
+  netloop run examples/dc_servo_p2p.toml --set loops[0].controller.kp=30 --set duration=5s
+
+The run directory holds timeseries.csv, packets.csv, summary.json and timing.json
+(and plots/ with --plot). A failed run keeps *.csv.partial files and a summary.json
+with \"complete\": false.")]
     Run(RunArgs),
-    /// Drive the ns-3 server directly, without a control loop.
+    /// Check a scenario file without running it; print what it resolves to.
+    #[command(after_help = "\
+Examples:
+  netloop check examples/dc_servo_p2p.toml
+  netloop check examples/dc_servo_p2p.toml --set loops[0].sensor.period=15ms
+  netloop check examples/dc_servo_p2p.toml --print     # the full scenario, defaults filled in
+
+Exit code 0: the scenario is valid; 2: it is not (the message names file, line and key).")]
+    Check(CheckArgs),
+    /// Run a parameter sweep: many runs in parallel, then aggregates with confidence intervals.
+    #[command(after_help = "\
+Examples:
+  netloop sweep examples/sweep_delay_gain.toml
+  netloop sweep examples/sweep_delay_gain.toml --jobs 2 --out results/my_sweep
+  netloop sweep examples/sweep_delay_gain.toml --resume   # after Ctrl-C or failures
+
+Writes <out>/runs/<hash>/ per run (named by the hash of its resolved scenario),
+<out>/sweep.csv (one row per run), <out>/sweep_summary.csv (mean, std and 95%
+confidence interval per parameter point and metric) and <out>/sweep.json (the plan).
+The sweep file format is in docs/sweeps.md.")]
+    Sweep(SweepArgs),
+    /// Plot a run directory or a sweep directory (PNG and SVG, into DIR/plots/).
+    #[command(after_help = "\
+Examples:
+  netloop plot results/servo                 # a run: trajectories, control, delay, delay CDF, fates
+  netloop plot results/sweep_delay_gain      # a sweep: every metric against the first parameter
+  netloop plot results/sweep_delay_gain --x loops[0].controller.kp
+  netloop plot results/sweep_delay_gain --metric iae --metric delay.p99_s
+  netloop plot results/sweep_delay_gain --metric all")]
+    Plot(PlotArgs),
+    /// The ns-3 side: server information, and a probe of a network without a control loop.
     #[command(subcommand)]
     Ns3(Ns3Command),
+    /// Print a shell completion script.
+    #[command(after_help = "\
+Examples:
+  netloop completions bash > ~/.local/share/bash-completion/completions/netloop
+  netloop completions zsh > ~/.zfunc/_netloop
+  netloop completions fish > ~/.config/fish/completions/netloop.fish")]
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Args)]
+struct ScenarioArgs {
+    /// Scenario file (TOML); see docs/scenario.md.
+    scenario: PathBuf,
+    /// Set any key of the scenario by its dotted path, e.g. loops[0].controller.kp=30,
+    /// duration=5s, network.builtin.delay={ kind = "constant", value = "5ms" }. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Use this network backend instead of the scenario's.
+    #[arg(long, value_enum)]
+    network: Option<BackendArg>,
 }
 
 #[derive(Args)]
 struct RunArgs {
-    /// Scenario file (TOML).
-    scenario: PathBuf,
+    #[command(flatten)]
+    scenario: ScenarioArgs,
     /// Run directory (default: results/<scenario name>).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Use this network backend instead of the scenario's.
-    #[arg(long, value_enum)]
-    network: Option<BackendArg>,
+    /// Also draw the run's plots into <out>/plots/.
+    #[arg(long)]
+    plot: bool,
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    #[command(flatten)]
+    scenario: ScenarioArgs,
+    /// Print the resolved scenario as TOML, with every default filled in.
+    #[arg(long)]
+    print: bool,
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// Sweep file (TOML); see docs/sweeps.md.
+    sweep: PathBuf,
+    /// Runs at once (default: the number of cores).
+    #[arg(long, short)]
+    jobs: Option<usize>,
+    /// Skip runs that are already complete; rerun failed, timed-out and interrupted ones.
+    #[arg(long)]
+    resume: bool,
+    /// Sweep directory (default: results/<sweep file name>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Wall-clock limit per run, e.g. 10min (overrides the sweep file's `timeout`).
+    #[arg(long)]
+    timeout: Option<SimTime>,
+    /// Also draw the sweep's plots into <out>/plots/.
+    #[arg(long)]
+    plot: bool,
+}
+
+#[derive(Args)]
+struct PlotArgs {
+    /// A run directory (has summary.json) or a sweep directory (has sweep.json).
+    dir: PathBuf,
+    /// Sweep plots: the parameter on the x axis (default: the first swept one).
+    #[arg(long)]
+    x: Option<String>,
+    /// Sweep plots: a metric to plot, by full name (servo.theta.iae) or by its end
+    /// (iae, delay.p99_s); repeatable; `all` for every metric. Default: the control
+    /// figures, mean and p99 delay and delivery ratios.
+    #[arg(long = "metric", value_name = "NAME")]
+    metrics: Vec<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -57,11 +181,36 @@ enum BackendArg {
     Ns3,
 }
 
+impl From<BackendArg> for Backend {
+    fn from(b: BackendArg) -> Backend {
+        match b {
+            BackendArg::Builtin => Backend::Builtin,
+            BackendArg::Ns3 => Backend::Ns3,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Ns3Command {
+    /// Where the ns-3 server is, its ns-3 version, network kinds and modules.
+    #[command(after_help = "\
+Examples:
+  netloop ns3 info
+  netloop ns3 info --server ns3-scenarios/build/netloop-server
+
+The server is looked for in $NETLOOP_NS3_SERVER, then the build tree of this
+checkout (ns3-scenarios/build/netloop-server), then PATH.")]
+    Info(InfoArgs),
     /// Send a periodic flow through an ns-3 network; print per-packet delays and the delivery ratio.
     #[command(after_help = "Example:\n  netloop ns3 probe --packets 50 --period 10ms -- --dataRate=1Mbps --delay=2ms --lossRate=0.1")]
     Probe(ProbeArgs),
+}
+
+#[derive(Args)]
+struct InfoArgs {
+    /// The ns-3 server binary (default: $NETLOOP_NS3_SERVER, the build tree, or PATH).
+    #[arg(long)]
+    server: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -110,22 +259,45 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
+impl From<LoadError> for Failure {
+    fn from(e: LoadError) -> Self {
+        Failure::BadInput(e.to_string())
+    }
+}
+
+impl From<SweepError> for Failure {
+    fn from(e: SweepError) -> Self {
+        match e {
+            SweepError::Input(m) => Failure::BadInput(m),
+            other => Failure::Run(other.to_string()),
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
-    let cancel = install_interrupt_handler();
+    let quiet = cli.quiet;
     let result = match cli.command {
-        Command::Run(args) => run_scenario(args, cancel),
-        Command::Ns3(Ns3Command::Probe(args)) => probe(args, cancel).map_err(Failure::from),
+        Command::Run(args) => run_scenario(args, quiet, install_interrupt_handler()),
+        Command::Check(args) => check(args, quiet),
+        Command::Sweep(args) => run_sweep(args, quiet),
+        Command::Plot(args) => plot(args, quiet),
+        Command::Ns3(Ns3Command::Info(args)) => ns3_info(args),
+        Command::Ns3(Ns3Command::Probe(args)) => probe(args, install_interrupt_handler()).map_err(Failure::from),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "netloop", &mut std::io::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::BadInput(message)) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", message.trim_end());
             ExitCode::from(2)
         }
         Err(Failure::Run(message)) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", message.trim_end());
             ExitCode::from(1)
         }
     }
@@ -143,42 +315,259 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
     cancel
 }
 
-/// Reads and resolves a scenario; every problem is bad input.
-fn load_scenario(path: &Path, backend: Option<Backend>) -> Result<bridge::config::Resolved, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::BadInput(format!("cannot read {}: {e}", path.display())))?;
-    let mut scenario = Scenario::from_toml(&text)
-        .map_err(|e| Failure::BadInput(format!("{}: {}", path.display(), e.to_string().trim_end())))?;
-    if let Some(backend) = backend {
-        scenario.network.backend = backend;
+/// `--set` and `--network`, in that order (`--network` wins over a `--set network.backend`).
+fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
+    let mut all = args.set.iter().map(|s| Override::parse_set(s)).collect::<Result<Vec<_>, _>>().map_err(Failure::BadInput)?;
+    if let Some(b) = args.network {
+        all.push(backend_override(b.into()));
     }
-    scenario.resolve().map_err(|e| Failure::BadInput(format!("{}: {e}", path.display())))
+    Ok(all)
 }
 
-fn run_scenario(args: RunArgs, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
-    let backend = args.network.map(|b| match b {
-        BackendArg::Builtin => Backend::Builtin,
-        BackendArg::Ns3 => Backend::Ns3,
-    });
-    let resolved = load_scenario(&args.scenario, backend)?;
-    let stem = args.scenario.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
+fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
+    let loaded = scenario_file::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
+    let path = &args.scenario.scenario;
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
     let out_dir = args.out.unwrap_or_else(|| PathBuf::from("results").join(stem));
-    let options = RunOptions {
-        out_dir,
-        base_dir: args.scenario.parent().map(Path::to_path_buf).unwrap_or_default(),
-        cancel: Some(cancel),
-    };
-    match run(&resolved, &options) {
+    let options = RunOptions { out_dir: out_dir.clone(), base_dir: loaded.base_dir.clone(), cancel: Some(cancel) };
+    let outcome = run(&loaded.resolved, &options);
+    if args.plot && !matches!(outcome, Err(RunError::Config(_)) | Err(RunError::Output { .. })) {
+        match plot_dir(&out_dir, &PlotOptions::default()) {
+            Ok(files) if !quiet => println!("plots: {} files in {}", files.len(), out_dir.join("plots").display()),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: no plots: {e}"),
+        }
+    }
+    match outcome {
         Ok(report) => {
-            print_summary(&report.summary, &report.out_dir);
+            if !quiet {
+                print_summary(&report.summary, &report.out_dir);
+            }
             Ok(())
         }
-        Err(RunError::Config(message)) => Err(Failure::BadInput(format!("{}: {message}", args.scenario.display()))),
+        Err(RunError::Config(message)) => Err(Failure::BadInput(format!("{}: {message}", path.display()))),
         Err(RunError::Failed { source, out_dir }) => Err(Failure::Run(format!(
             "{source}\npartial results kept in {} (summary.json says \"complete\": false)",
             out_dir.display()
         ))),
         Err(e) => Err(Failure::Run(e.to_string())),
+    }
+}
+
+fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
+    let loaded = scenario_file::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
+    let r = &loaded.resolved;
+    let s = &r.scenario;
+    if args.print {
+        let text = toml::to_string(s).map_err(|e| Failure::Run(format!("cannot print the scenario: {e}")))?;
+        print!("{text}");
+        return Ok(());
+    }
+    if quiet {
+        return Ok(());
+    }
+    println!("{}: ok", args.scenario.scenario.display());
+    println!(
+        "  {} simulated in {} steps of {} ({}), sync {}{}",
+        s.duration,
+        r.end_step,
+        s.step,
+        format!("{:?}", s.solver).to_lowercase(),
+        s.sync.scheme,
+        s.sync.period.map(|p| format!(" every {p}")).unwrap_or_default()
+    );
+    println!("  network: {} backend, {} nodes; seed {}, run {}", s.network.backend, r.node_count, s.seed, s.run);
+    for (l, n) in s.loops.iter().zip(&r.loops) {
+        let place = if n.is_local() {
+            format!("local on node {}", n.plant_node)
+        } else {
+            format!("plant on node {}, controller on node {}", n.plant_node, n.controller_node)
+        };
+        println!("  loop {}: {place}", l.name);
+    }
+    println!("  config hash {}", bridge::run::config_hash(s));
+    Ok(())
+}
+
+fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
+    let file = SweepFile::load(&args.sweep)?;
+    let stem = args.sweep.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into());
+    let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(stem));
+    let timeout = args.timeout.map(|t| Duration::from_nanos(t.0));
+    if timeout == Some(Duration::ZERO) {
+        return Err(Failure::BadInput("--timeout must be longer than zero".into()));
+    }
+    let plan = Plan::build(&args.sweep, &file, &out, timeout)?;
+    let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
+    let mut options = ExecOptions::new(exe);
+    if let Some(jobs) = args.jobs {
+        if jobs == 0 {
+            return Err(Failure::BadInput("--jobs must be at least 1".into()));
+        }
+        options.jobs = jobs;
+    }
+    options.resume = args.resume;
+    options.quiet = quiet;
+    if !quiet {
+        eprintln!(
+            "sweep: {} points x {} replications = {} runs, {} at a time, into {}",
+            plan.points.len(),
+            plan.replications,
+            plan.runs.len(),
+            options.jobs,
+            out.display()
+        );
+    }
+    let report = sweep::execute(&plan, &options)?;
+    let written = aggregate::write(&plan, &report)?;
+    if args.plot {
+        match plot_dir(&out, &PlotOptions::default()) {
+            Ok(files) if !quiet => eprintln!("plots: {} files in {}", files.len(), out.join("plots").display()),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: no plots: {e}"),
+        }
+    }
+    let complete = report.outcomes.iter().filter(|o| o.is_complete()).count();
+    if !quiet {
+        eprintln!(
+            "sweep: {complete} of {} runs complete in {:.1}s; {} and {}",
+            plan.runs.len(),
+            report.makespan.as_secs_f64(),
+            written.runs_csv.display(),
+            written.summary_csv.display()
+        );
+    }
+    let not_done: Vec<_> = plan.runs.iter().zip(&report.outcomes).filter(|(_, o)| !o.is_complete()).collect();
+    if not_done.is_empty() {
+        return Ok(());
+    }
+    let mut listing = String::new();
+    for (run, outcome) in &not_done {
+        if matches!(outcome, sweep::Outcome::NotRun) {
+            continue;
+        }
+        let error = outcome.error().unwrap_or_default().replace('\n', "\n      ");
+        listing.push_str(&format!(
+            "  {} ({}, run {}): {}\n      {error}\n      log: {}\n",
+            run.hash,
+            plan.point_of(run).label(),
+            run.run,
+            outcome.status(),
+            out.join(&run.dir).join("netloop.log").display()
+        ));
+    }
+    let again = format!("netloop sweep {} --resume", args.sweep.display());
+    if report.interrupted {
+        return Err(Failure::Run(format!(
+            "sweep interrupted: {} of {} runs not complete\n{listing}  finish it with: {again}",
+            not_done.len(),
+            plan.runs.len()
+        )));
+    }
+    Err(Failure::Run(format!(
+        "{} of {} runs failed:\n{listing}  rerun only these with: {again}",
+        not_done.len(),
+        plan.runs.len()
+    )))
+}
+
+fn plot(args: PlotArgs, quiet: bool) -> Result<(), Failure> {
+    let files = plot_dir(&args.dir, &PlotOptions { x: args.x, metrics: args.metrics }).map_err(|e| match e {
+        bridge::plot::PlotError::Input(m) => Failure::BadInput(m),
+        other => Failure::Run(other.to_string()),
+    })?;
+    if !quiet {
+        for f in &files {
+            println!("{}", f.display());
+        }
+    }
+    Ok(())
+}
+
+/// Where the server binary would be found, in order, and the one that is used.
+fn server_candidates() -> (Vec<String>, Option<PathBuf>) {
+    let mut looked = Vec::new();
+    if let Some(p) = std::env::var_os(SERVER_ENV) {
+        let p = PathBuf::from(p);
+        looked.push(format!("${SERVER_ENV} = {}", p.display()));
+        let found = p.is_file().then_some(p);
+        return (looked, found);
+    }
+    looked.push(format!("${SERVER_ENV} (not set)"));
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("ns3-scenarios/build/netloop-server");
+    looked.push(format!("{} (build tree)", built.display()));
+    let found = if built.is_file() {
+        Some(built)
+    } else {
+        looked.push("netloop-server on PATH".into());
+        std::env::var_os("PATH")
+            .into_iter()
+            .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .map(|d| d.join("netloop-server"))
+            .find(|p| p.is_file())
+    };
+    (looked, found)
+}
+
+fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
+    let (looked, found) = match args.server {
+        Some(p) => (vec![format!("{} (--server)", p.display())], Some(p).filter(|p| p.is_file())),
+        None => server_candidates(),
+    };
+    let Some(server) = found else {
+        return Err(Failure::Run(format!(
+            "the ns-3 server (netloop-server) was not found; netloop looked at:\n  {}\nbuild it with scripts/setup.sh (or scripts/build-ns3.sh), or set {SERVER_ENV}",
+            looked.join("\n  ")
+        )));
+    };
+    println!("server: {}", server.canonicalize().unwrap_or(server.clone()).display());
+    println!("looked at: {}", looked.join("; "));
+    let output = run_with_timeout(&server, &["--info"], Duration::from_secs(20))
+        .map_err(|e| Failure::Run(format!("cannot run {} --info: {e}", server.display())))?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let info = stdout
+        .lines()
+        .find_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok().filter(|v| v.is_object()));
+    match (output.status.success(), info) {
+        (true, Some(info)) => {
+            for (key, value) in info.as_object().into_iter().flatten() {
+                let text = match value {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Array(a) => {
+                        a.iter().map(|v| v.as_str().map(String::from).unwrap_or_else(|| v.to_string())).collect::<Vec<_>>().join(", ")
+                    }
+                    other => other.to_string(),
+                };
+                println!("{}: {text}", key.replace('_', " "));
+            }
+            Ok(())
+        }
+        _ => {
+            let said = String::from_utf8_lossy(&output.stderr);
+            let first = said.lines().chain(stdout.lines()).find(|l| !l.trim().is_empty()).unwrap_or("(nothing)");
+            Err(Failure::Run(format!(
+                "{} does not support --info (it answered: {first}); rebuild it from this checkout with scripts/build-ns3.sh",
+                server.display()
+            )))
+        }
+    }
+}
+
+/// Runs a short command, killing it after `timeout`.
+fn run_with_timeout(program: &Path, args: &[&str], timeout: Duration) -> std::io::Result<std::process::Output> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let started = Instant::now();
+    loop {
+        if child.try_wait()?.is_some() {
+            return child.wait_with_output();
+        }
+        if started.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, format!("no answer within {timeout:?}")));
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -227,6 +616,20 @@ fn fmt_seconds(s: Option<f64>) -> String {
     s.map_or("-".into(), |s| format!("{:.3}ms", s * 1e3))
 }
 
+/// Log lines go to stderr through the sweep's progress bar (suspended while
+/// a line is printed), so the two never interleave.
+struct LogSink;
+
+impl std::io::Write for LogSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        bridge::sweep::progress::write_log(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn init_logging(verbose: u8, quiet: bool) {
     use tracing_subscriber::EnvFilter;
     let default = match (quiet, verbose) {
@@ -236,7 +639,11 @@ fn init_logging(verbose: u8, quiet: bool) {
         (false, _) => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(|| LogSink)
+        .init();
 }
 
 fn probe(args: ProbeArgs, cancel: Arc<AtomicBool>) -> anyhow::Result<()> {
