@@ -314,9 +314,12 @@ impl fmt::Display for Located {
             None => writeln!(f, "{}", self.message)?,
         }
         let file = self.file.display();
+        let width = match &self.place {
+            Place::File { line, .. } => line.to_string().len(),
+            _ => 1,
+        };
         match &self.place {
             Place::File { line, column, text, underline } => {
-                let width = line.to_string().len();
                 writeln!(f, "{:width$}--> {file}:{line}:{column}", "")?;
                 writeln!(f, "{:width$} |", "")?;
                 writeln!(f, "{line} | {text}")?;
@@ -327,10 +330,10 @@ impl fmt::Display for Located {
             Place::Nowhere => writeln!(f, "  --> {file} (the key is not written in the file)")?,
         }
         if let Some(expected) = &self.expected {
-            writeln!(f, "  = expected: {expected}")?;
+            writeln!(f, "{:width$} = expected: {expected}", "")?;
         }
         if let Some(note) = &self.note {
-            writeln!(f, "  = note: {note}")?;
+            writeln!(f, "{:width$} = note: {note}", "")?;
         }
         Ok(())
     }
@@ -413,7 +416,12 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
     if let Err(e) = controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
         let key = e.key().to_string();
         let text = e.to_string();
-        let message = text.strip_prefix(&format!("`{key}`: ")).unwrap_or(&text).to_string();
+        // The key is printed once, in front: drop it from the message.
+        let message = text
+            .strip_prefix(&format!("`{key}`: "))
+            .or_else(|| text.strip_prefix(&format!("`{key}` ")))
+            .unwrap_or(&text)
+            .to_string();
         return Err(locator.error(&key, &message));
     }
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -427,6 +435,12 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
             return Err(locator.error(key, &message));
         }
     }
+    tracing::debug!(
+        file = %path.display(),
+        overrides = overrides.len(),
+        config_hash = %crate::run::config_hash(&resolved.scenario),
+        "scenario loaded and checked"
+    );
     Ok(Loaded { path: path.to_path_buf(), base_dir, resolved })
 }
 

@@ -273,6 +273,7 @@ impl RunTask {
             Ok(copy) => (Stdio::from(copy), Stdio::from(log)),
             Err(e) => return Outcome::Failed { error: format!("cannot open {}: {e}", log_path.display()) },
         };
+        tracing::debug!(run = %self.hash, "starting {} {}", self.exe.display(), self.args.join(" "));
         let mut command = tokio::process::Command::new(&self.exe);
         command.args(&self.args).stdin(Stdio::null()).stdout(out).stderr(err).process_group(0).kill_on_drop(true);
         let mut child = match command.spawn() {
@@ -301,7 +302,7 @@ impl RunTask {
                 unsafe { libc::kill(pid, libc::SIGTERM) };
             }
             tokio::select! {
-                _ = child.wait() => return stop_reason,
+                _ = child.wait() => return self.stopped(stop_reason, started.elapsed()),
                 _ = tokio::time::sleep(self.grace) => {}
                 _ = stop.wait_for(|s| *s == Stop::Now) => {}
             }
@@ -311,7 +312,17 @@ impl RunTask {
             unsafe { libc::kill(-pid, libc::SIGKILL) };
         }
         let _ = child.kill().await;
-        stop_reason
+        self.stopped(stop_reason, started.elapsed())
+    }
+
+    /// A run that was told to stop may have finished just before: what its
+    /// `summary.json` says wins, as it does for `--resume`.
+    fn stopped(&self, reason: Outcome, wall: Duration) -> Outcome {
+        if is_complete(&self.dir, &self.hash) {
+            Outcome::Complete { wall }
+        } else {
+            reason
+        }
     }
 
     /// The outcome of a run that exited by itself.

@@ -204,15 +204,8 @@ impl Plan {
                     out_dir.join(&dir).display().to_string(),
                 ];
                 for o in &all {
-                    if o.path.to_string() == "network.backend" {
-                        continue;
-                    }
                     args.push("--set".into());
                     args.push(format!("{}={}", o.path, inline(&o.value)));
-                }
-                if let Some(b) = file.network {
-                    args.push("--network".into());
-                    args.push(b.to_string());
                 }
                 runs.push(PlannedRun { point: point.index, replication, run: s.run, seed: s.seed, hash, dir, args });
             }
