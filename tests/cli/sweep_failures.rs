@@ -1,0 +1,57 @@
+//! A run that fails and a run that hangs do not stop a sweep: the others
+//! complete, the hung one is stopped at its timeout, and both are listed
+//! at the end with their errors.
+
+use std::time::Instant;
+
+use crate::support::{assert_exit, column, read_csv, run, stderr, write_sweep};
+
+#[test]
+fn failed_and_hung_runs_are_listed_and_the_others_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        dir.path(),
+        "mixed.toml",
+        r#"
+timeout = "3s"
+[set]
+duration = "300ms"
+"network.backend" = "builtin"
+[[points]]
+"loops[0].controller.kp" = 10.0
+[[points]]
+"loops[0].controller.kp" = 11.0
+"network.backend" = "ns3"
+"network.server.binary" = "/no/such/netloop-server"
+[[points]]
+"loops[0].controller.kp" = 12.0
+duration = "100000s"
+[[points]]
+"loops[0].controller.kp" = 13.0
+"#,
+    );
+    let out = dir.path().join("out");
+    let started = Instant::now();
+    let o = run(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
+    let took = started.elapsed();
+    assert_exit(&o, 1);
+    assert!(took.as_secs() < 30, "the hung run was not stopped in time: {took:?}");
+    let err = stderr(&o);
+    assert!(err.contains("2 of 4 runs failed"), "{err}");
+    assert!(err.contains("/no/such/netloop-server"), "the failure's error is not listed: {err}");
+    assert!(err.contains("timed out after"), "the timeout is not listed: {err}");
+    assert!(err.contains("--resume"), "{err}");
+
+    let (header, rows) = read_csv(&out.join("sweep.csv"));
+    let (kp, status, error) = (column(&header, "loops[0].controller.kp"), column(&header, "status"), column(&header, "error"));
+    let status_of = |k: &str| rows.iter().find(|r| r[kp] == k).map(|r| (r[status].clone(), r[error].clone())).unwrap();
+    assert_eq!(status_of("10.0").0, "complete");
+    assert_eq!(status_of("13.0").0, "complete");
+    assert_eq!(status_of("11.0").0, "failed");
+    assert!(status_of("11.0").1.contains("/no/such/netloop-server"));
+    assert_eq!(status_of("12.0").0, "timeout");
+    // The stopped run kept its partial results and says so.
+    let hung = rows.iter().find(|r| r[kp] == "12.0").unwrap();
+    let s = crate::support::summary(&out.join(&hung[column(&header, "run_dir")]));
+    assert_eq!(s["complete"], false);
+}
