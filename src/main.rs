@@ -76,6 +76,7 @@ Examples:
   netloop sweep examples/sweep_delay_gain.toml
   netloop sweep examples/sweep_delay_gain.toml --jobs 2 --out results/my_sweep
   netloop sweep examples/sweep_delay_gain.toml --resume   # after Ctrl-C or failures
+  netloop sweep examples/sweep_delay_gain.toml --dry-run  # check it, list the runs
 
 Writes <out>/runs/<hash>/ per run (named by the hash of its resolved scenario),
 <out>/sweep.csv (one row per run), <out>/sweep_summary.csv (mean, std and 95%
@@ -159,6 +160,9 @@ struct SweepArgs {
     /// Also draw the sweep's plots into <out>/plots/.
     #[arg(long)]
     plot: bool,
+    /// Check the sweep file and every run's scenario, print the plan, run nothing.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 #[derive(Args)]
@@ -398,6 +402,16 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         return Err(Failure::BadInput("--timeout must be longer than zero".into()));
     }
     let plan = Plan::build(&args.sweep, &file, &out, timeout)?;
+    if args.dry_run {
+        println!("{} points x {} replications = {} runs into {}", plan.points.len(), plan.replications, plan.runs.len(), out.display());
+        for point in &plan.points {
+            println!("point {}: {}", point.index, point.label());
+        }
+        for run in &plan.runs {
+            println!("  {} point {} run {}: netloop {}", run.dir.display(), run.point, run.run, run.args.join(" "));
+        }
+        return Ok(());
+    }
     let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
     let mut options = ExecOptions::new(exe);
     if let Some(jobs) = args.jobs {
