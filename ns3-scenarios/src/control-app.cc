@@ -5,7 +5,11 @@
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-socket-factory.h"
 #include "ns3/udp-socket-factory.h"
+
+#include <algorithm>
 
 namespace netloop
 {
@@ -79,7 +83,19 @@ ControlApp::GetTypeId()
             .AddTraceSource("Rx",
                             "A control packet arrived on a flow's port",
                             ns3::MakeTraceSourceAccessor(&ControlApp::m_rxTrace),
-                            "netloop::ControlApp::FlowPacketCallback");
+                            "netloop::ControlApp::FlowPacketCallback")
+            .AddTraceSource("TcpTx",
+                            "A control message of a TCP flow is written (or queued) for sending",
+                            ns3::MakeTraceSourceAccessor(&ControlApp::m_tcpTxTrace),
+                            "netloop::ControlApp::FlowMessageCallback")
+            .AddTraceSource("TcpRx",
+                            "Bytes of a TCP flow arrived at its receiving application",
+                            ns3::MakeTraceSourceAccessor(&ControlApp::m_tcpRxTrace),
+                            "netloop::ControlApp::FlowBytesCallback")
+            .AddTraceSource("TcpFailed",
+                            "The connection of a TCP flow could not be opened or broke",
+                            ns3::MakeTraceSourceAccessor(&ControlApp::m_tcpFailedTrace),
+                            "netloop::ControlApp::FlowCallback");
     return tid;
 }
 
@@ -132,10 +148,167 @@ ControlApp::Listen(uint32_t flow, uint16_t port, std::string* error)
     return true;
 }
 
+bool
+ControlApp::OpenTcpSender(uint32_t flow,
+                          ns3::Ipv4Address destination,
+                          uint16_t port,
+                          std::string* error)
+{
+    NS_LOG_FUNCTION(this << flow << destination << port);
+    Ptr<ns3::Socket> socket =
+        ns3::Socket::CreateSocket(GetNode(), ns3::TcpSocketFactory::GetTypeId());
+    if (socket->Bind() != 0)
+    {
+        *error = "flow " + std::to_string(flow) +
+                 ": cannot open its TCP socket: " + ErrnoName(socket->GetErrno());
+        socket->Close();
+        return false;
+    }
+    TcpSender sender;
+    sender.socket = socket;
+    sender.destination = destination;
+    sender.port = port;
+    m_tcpSenders[flow] = sender;
+    socket->SetConnectCallback(
+        ns3::Callback<void, Ptr<ns3::Socket>>([this, flow](Ptr<ns3::Socket>) { FillTcp(flow); }),
+        ns3::Callback<void, Ptr<ns3::Socket>>([this, flow](Ptr<ns3::Socket>) { FailTcp(flow); }));
+    socket->SetCloseCallbacks(
+        ns3::Callback<void, Ptr<ns3::Socket>>([this, flow](Ptr<ns3::Socket>) { FailTcp(flow); }),
+        ns3::Callback<void, Ptr<ns3::Socket>>([this, flow](Ptr<ns3::Socket>) { FailTcp(flow); }));
+    socket->SetSendCallback(ns3::Callback<void, Ptr<ns3::Socket>, uint32_t>(
+        [this, flow](Ptr<ns3::Socket>, uint32_t) { FillTcp(flow); }));
+    // As an event on this node at the current time: the SYN leaves in the first step.
+    ns3::Simulator::ScheduleWithContext(GetNode()->GetId(),
+                                        ns3::Seconds(0),
+                                        &ControlApp::ConnectTcp,
+                                        this,
+                                        flow);
+    return true;
+}
+
+void
+ControlApp::ConnectTcp(uint32_t flow)
+{
+    auto it = m_tcpSenders.find(flow);
+    if (it == m_tcpSenders.end() || !it->second.socket)
+    {
+        return;
+    }
+    TcpSender& sender = it->second;
+    if (sender.socket->Connect(ns3::InetSocketAddress(sender.destination, sender.port)) != 0)
+    {
+        NS_LOG_WARN("flow " << flow
+                            << ": TCP connect failed: " << ErrnoName(sender.socket->GetErrno()));
+        FailTcp(flow);
+    }
+}
+
+bool
+ControlApp::ListenTcp(uint32_t flow, uint16_t port, std::string* error)
+{
+    NS_LOG_FUNCTION(this << flow << port);
+    Ptr<ns3::Socket> socket =
+        ns3::Socket::CreateSocket(GetNode(), ns3::TcpSocketFactory::GetTypeId());
+    if (socket->Bind(ns3::InetSocketAddress(ns3::Ipv4Address::GetAny(), port)) != 0 ||
+        socket->Listen() != 0)
+    {
+        *error = "flow " + std::to_string(flow) + ": cannot listen on TCP port " +
+                 std::to_string(port) + ": " + ErrnoName(socket->GetErrno());
+        socket->Close();
+        return false;
+    }
+    socket->SetAcceptCallback(ns3::MakeNullCallback<bool, Ptr<ns3::Socket>, const ns3::Address&>(),
+                              ns3::Callback<void, Ptr<ns3::Socket>, const ns3::Address&>(
+                                  [this, flow](Ptr<ns3::Socket> accepted, const ns3::Address&) {
+                                      accepted->SetRecvCallback(
+                                          ns3::MakeCallback(&ControlApp::HandleTcpRead, this));
+                                      m_tcpReceivers[accepted] = flow;
+                                  }));
+    m_tcpListeners[socket] = flow;
+    return true;
+}
+
+uint64_t
+ControlApp::GetTcpBacklog(uint32_t flow) const
+{
+    auto it = m_tcpSenders.find(flow);
+    return it == m_tcpSenders.end() ? 0 : it->second.backlog;
+}
+
+void
+ControlApp::FillTcp(uint32_t flow)
+{
+    auto it = m_tcpSenders.find(flow);
+    if (it == m_tcpSenders.end() || it->second.failed || !it->second.socket)
+    {
+        return;
+    }
+    TcpSender& sender = it->second;
+    while (sender.backlog > 0)
+    {
+        const uint64_t room = sender.socket->GetTxAvailable();
+        if (room == 0)
+        {
+            return; // the send callback calls again when the buffer drains
+        }
+        const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(sender.backlog, room));
+        const int written = sender.socket->Send(ns3::Create<ns3::Packet>(chunk));
+        if (written <= 0)
+        {
+            return; // not connected yet: the connect callback calls again
+        }
+        sender.backlog -= static_cast<uint64_t>(written);
+    }
+}
+
+void
+ControlApp::FailTcp(uint32_t flow)
+{
+    auto it = m_tcpSenders.find(flow);
+    if (it == m_tcpSenders.end() || it->second.failed)
+    {
+        return;
+    }
+    NS_LOG_WARN("flow " << flow << ": the TCP connection failed or closed");
+    it->second.failed = true;
+    it->second.backlog = 0;
+    m_tcpFailedTrace(flow);
+}
+
+void
+ControlApp::HandleTcpRead(Ptr<ns3::Socket> socket)
+{
+    auto it = m_tcpReceivers.find(socket);
+    if (it == m_tcpReceivers.end())
+    {
+        return;
+    }
+    while (Ptr<ns3::Packet> packet = socket->Recv())
+    {
+        if (packet->GetSize() == 0)
+        {
+            break;
+        }
+        m_tcpRxTrace(it->second, packet->GetSize());
+    }
+}
+
 void
 ControlApp::Send(uint32_t flow, ns3::Ipv4Address destination, ControlPacket spec)
 {
     NS_LOG_FUNCTION(this << flow << destination << spec.number);
+    if (auto tcp = m_tcpSenders.find(flow); tcp != m_tcpSenders.end())
+    {
+        m_tcpTxTrace(flow, spec);
+        if (tcp->second.failed)
+        {
+            m_tcpFailedTrace(flow);
+            return;
+        }
+        tcp->second.backlog += spec.size;
+        FillTcp(flow);
+        return;
+    }
     Ptr<ns3::Packet> packet = ns3::Create<ns3::Packet>(spec.size);
     packet->AddPacketTag(PacketNumTag(spec.number));
     packet->AddPacketTag(PacketPortTag(spec.port));
@@ -199,6 +372,28 @@ ControlApp::CloseSockets()
         socket->Close();
     }
     m_recvSockets.clear();
+    for (auto& [flow, sender] : m_tcpSenders)
+    {
+        if (sender.socket)
+        {
+            sender.socket->SetCloseCallbacks(ns3::MakeNullCallback<void, Ptr<ns3::Socket>>(),
+                                             ns3::MakeNullCallback<void, Ptr<ns3::Socket>>());
+            sender.socket->SetSendCallback(
+                ns3::MakeNullCallback<void, Ptr<ns3::Socket>, uint32_t>());
+            sender.socket->Close();
+            sender.socket = nullptr;
+        }
+    }
+    m_tcpSenders.clear();
+    for (auto* sockets : {&m_tcpListeners, &m_tcpReceivers})
+    {
+        for (auto& [socket, flow] : *sockets)
+        {
+            socket->SetRecvCallback(ns3::MakeNullCallback<void, Ptr<ns3::Socket>>());
+            socket->Close();
+        }
+        sockets->clear();
+    }
 }
 
 void

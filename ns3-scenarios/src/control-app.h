@@ -29,13 +29,20 @@ struct ControlPacket
 };
 
 /**
- * \brief Sends and receives the control packets of one node over UDP.
+ * \brief Sends and receives the control packets of one node over UDP or TCP.
  *
- * One instance runs on every node. It owns one unbound UDP socket for all the
- * flows the node sends, and one socket bound to each flow's port for the
+ * One instance runs on every node. UDP: it owns one unbound UDP socket for all
+ * the flows the node sends, and one socket bound to each flow's port for the
  * flows it receives. Send() builds a packet of the requested payload size,
  * adds PacketNumTag, PacketPortTag, StateNumTag and SendTimeTag, and sends it
  * at once; the stepping core schedules the call at the exact send time.
+ *
+ * TCP: one connection per flow, opened when the run is configured (the SYN
+ * goes out at t = 0). Send() writes the packet's size in (untagged) bytes
+ * into the flow's socket; what the socket cannot take yet waits in the
+ * application and is written as the send buffer drains, so nothing is lost
+ * above TCP. The receiving side reports how many bytes arrive; the stepping
+ * core frames them back into messages (MessageFramer).
  *
  * Sockets are opened by Listen()/OpenSendSocket() when the run is configured,
  * not in StartApplication(): the application's start event runs only once the
@@ -59,6 +66,12 @@ class ControlApp : public ns3::Application
     typedef void (*FlowPacketErrnoCallback)(uint32_t flow,
                                             ns3::Ptr<const ns3::Packet> packet,
                                             ns3::Socket::SocketErrno error);
+    /// Signature of the TcpTx trace source.
+    typedef void (*FlowMessageCallback)(uint32_t flow, ControlPacket message);
+    /// Signature of the TcpRx trace source.
+    typedef void (*FlowBytesCallback)(uint32_t flow, uint32_t bytes);
+    /// Signature of the TcpFailed trace source.
+    typedef void (*FlowCallback)(uint32_t flow);
 
     /**
      * Opens the UDP socket the node's flows are sent from.
@@ -77,21 +90,66 @@ class ControlApp : public ns3::Application
     bool Listen(uint32_t flow, uint16_t port, std::string* error);
 
     /**
-     * Sends one tagged control packet now.
+     * Opens the TCP connection of a flow this node sends: binds a socket now,
+     * connects at the current simulated time (as an event on this node).
+     * \param flow the flow id
+     * \param destination the receiving node's address
+     * \param port the flow's port there
+     * \param error set to the reason on failure
+     * \return whether the socket is bound
+     */
+    bool OpenTcpSender(uint32_t flow,
+                       ns3::Ipv4Address destination,
+                       uint16_t port,
+                       std::string* error);
+
+    /**
+     * Listens for the TCP connection of a flow this node receives.
+     * \param flow the flow id reported with received bytes
+     * \param port the flow's port
+     * \param error set to the reason on failure
+     * \return whether the socket listens
+     */
+    bool ListenTcp(uint32_t flow, uint16_t port, std::string* error);
+
+    /**
+     * Sends one control packet now: a tagged UDP datagram, or, for a TCP flow,
+     * its size in bytes written into the flow's connection (traced as TcpTx).
      * \param flow the flow id
      * \param destination the receiving node's address
      * \param packet the tag values and the payload size
      */
     void Send(uint32_t flow, ns3::Ipv4Address destination, ControlPacket packet);
 
+    /// \return bytes of TCP flow messages waiting in the application (not yet in the socket)
+    uint64_t GetTcpBacklog(uint32_t flow) const;
+
   protected:
     void DoDispose() override;
 
   private:
+    /// The sending end of a TCP flow.
+    struct TcpSender
+    {
+        ns3::Ptr<ns3::Socket> socket; //!< the connection
+        ns3::Ipv4Address destination; //!< receiving node
+        uint16_t port = 0;            //!< flow port there
+        uint64_t backlog = 0;         //!< bytes not yet accepted by the socket
+        bool failed = false;          //!< the connection failed or broke
+    };
+
     void StartApplication() override;
     void StopApplication() override;
     /// Socket receive callback: reports every waiting packet.
     void HandleRead(ns3::Ptr<ns3::Socket> socket);
+    /// Receive callback of an accepted TCP connection: reports the bytes.
+    void HandleTcpRead(ns3::Ptr<ns3::Socket> socket);
+    /// Connects a TCP flow's socket (scheduled by OpenTcpSender).
+    void ConnectTcp(uint32_t flow);
+    /// Writes as much of a TCP flow's backlog as its socket takes.
+    void FillTcp(uint32_t flow);
+    /// The connection of a TCP flow failed or broke.
+    void FailTcp(uint32_t flow);
     /// Closes every socket.
     void CloseSockets();
 
@@ -101,6 +159,12 @@ class ControlApp : public ns3::Application
     ns3::TracedCallback<uint32_t, ns3::Ptr<const ns3::Packet>, ns3::Socket::SocketErrno>
         m_txFailedTrace;                                                  //!< TxFailed
     ns3::TracedCallback<uint32_t, ns3::Ptr<const ns3::Packet>> m_rxTrace; //!< Rx
+    std::map<uint32_t, TcpSender> m_tcpSenders;                           //!< flow -> sending end
+    std::map<ns3::Ptr<ns3::Socket>, uint32_t> m_tcpListeners;  //!< listening socket -> flow
+    std::map<ns3::Ptr<ns3::Socket>, uint32_t> m_tcpReceivers;  //!< accepted socket -> flow
+    ns3::TracedCallback<uint32_t, ControlPacket> m_tcpTxTrace; //!< TcpTx
+    ns3::TracedCallback<uint32_t, uint32_t> m_tcpRxTrace;      //!< TcpRx
+    ns3::TracedCallback<uint32_t> m_tcpFailedTrace;            //!< TcpFailed
 };
 
 } // namespace netloop

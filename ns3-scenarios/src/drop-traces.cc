@@ -58,16 +58,6 @@ DropTraceConnections::Describe() const
 namespace
 {
 
-/// A callback for trace sources of signature void (Ptr<const Packet>).
-ns3::Callback<void, Ptr<const ns3::Packet>>
-PacketDropCallback(DropSink* sink, uint32_t nodeIndex, wire::DropReason reason)
-{
-    return ns3::Callback<void, Ptr<const ns3::Packet>>(
-        [sink, nodeIndex, reason](Ptr<const ns3::Packet> packet) {
-            sink->ReportDrop(packet, nodeIndex, reason);
-        });
-}
-
 wire::DropReason
 Ipv4DropReason(ns3::Ipv4L3Protocol::DropReason reason)
 {
@@ -82,7 +72,42 @@ Ipv4DropReason(ns3::Ipv4L3Protocol::DropReason reason)
     }
 }
 
+const char*
+Ipv4DropName(ns3::Ipv4L3Protocol::DropReason reason)
+{
+    switch (reason)
+    {
+    case ns3::Ipv4L3Protocol::DROP_TTL_EXPIRED:
+        return "DROP_TTL_EXPIRED";
+    case ns3::Ipv4L3Protocol::DROP_NO_ROUTE:
+        return "DROP_NO_ROUTE";
+    case ns3::Ipv4L3Protocol::DROP_BAD_CHECKSUM:
+        return "DROP_BAD_CHECKSUM";
+    case ns3::Ipv4L3Protocol::DROP_INTERFACE_DOWN:
+        return "DROP_INTERFACE_DOWN";
+    case ns3::Ipv4L3Protocol::DROP_ROUTE_ERROR:
+        return "DROP_ROUTE_ERROR";
+    case ns3::Ipv4L3Protocol::DROP_FRAGMENT_TIMEOUT:
+        return "DROP_FRAGMENT_TIMEOUT";
+    case ns3::Ipv4L3Protocol::DROP_DUPLICATE:
+        return "DROP_DUPLICATE";
+    }
+    return "DROP_UNKNOWN";
+}
+
 } // namespace
+
+ns3::Callback<void, Ptr<const ns3::Packet>>
+PacketDropCallback(DropSink* sink,
+                   uint32_t nodeIndex,
+                   wire::DropReason reason,
+                   const DropOrigin& origin)
+{
+    return ns3::Callback<void, Ptr<const ns3::Packet>>(
+        [sink, nodeIndex, reason, origin](Ptr<const ns3::Packet> packet) {
+            sink->ObserveDrop(packet, nodeIndex, reason, origin);
+        });
+}
 
 uint32_t
 HookIpv4Drops(Ptr<ns3::Node> node,
@@ -106,7 +131,10 @@ HookIpv4Drops(Ptr<ns3::Node> node,
                              ns3::Ipv4L3Protocol::DropReason reason,
                              Ptr<ns3::Ipv4>,
                              uint32_t) {
-            sink->ReportDrop(packet, nodeIndex, Ipv4DropReason(reason));
+            sink->ObserveDrop(packet,
+                              nodeIndex,
+                              Ipv4DropReason(reason),
+                              DropOrigin{"Ipv4L3Protocol::Drop", Ipv4DropName(reason), true});
         });
     return connections.Connect(ipv4, "Drop", cb) ? 1 : 0;
 }
@@ -123,9 +151,14 @@ HookTrafficControlDrops(Ptr<ns3::Node> node,
         return 0;
     }
     uint32_t hooked = 0;
-    if (connections.Connect(tc,
-                            "TcDrop",
-                            PacketDropCallback(sink, nodeIndex, wire::DropReason::Queue)))
+    if (connections.Connect(
+            tc,
+            "TcDrop",
+            PacketDropCallback(
+                sink,
+                nodeIndex,
+                wire::DropReason::Queue,
+                DropOrigin{"TrafficControlLayer::TcDrop", "device queue stopped", true})))
     {
         ++hooked;
     }
@@ -138,7 +171,10 @@ HookTrafficControlDrops(Ptr<ns3::Node> node,
         }
         ns3::Callback<void, Ptr<const ns3::QueueDiscItem>> cb(
             [sink, nodeIndex](Ptr<const ns3::QueueDiscItem> item) {
-                sink->ReportDrop(item->GetPacket(), nodeIndex, wire::DropReason::Queue);
+                sink->ObserveDrop(item->GetPacket(),
+                                  nodeIndex,
+                                  wire::DropReason::Queue,
+                                  DropOrigin{"QueueDisc::Drop", "queue disc full or AQM", true});
             });
         if (connections.Connect(qdisc, "Drop", cb))
         {
@@ -154,24 +190,43 @@ HookPointToPointDrops(Ptr<ns3::PointToPointNetDevice> device,
                       DropSink* sink,
                       DropTraceConnections& connections)
 {
-    const std::pair<const char*, wire::DropReason> sources[] = {
-        {"PhyRxDrop", wire::DropReason::Phy},
-        {"PhyTxDrop", wire::DropReason::Phy},
-        {"MacTxDrop", wire::DropReason::Queue},
+    struct Source
+    {
+        const char* name;
+        wire::DropReason reason;
+        DropOrigin origin;
+    };
+
+    const Source sources[] = {
+        {"PhyRxDrop",
+         wire::DropReason::Phy,
+         {"PointToPointNetDevice::PhyRxDrop", "receive error model", true}},
+        {"PhyTxDrop",
+         wire::DropReason::Phy,
+         {"PointToPointNetDevice::PhyTxDrop", "transmitter busy or link down", true}},
+        {"MacTxDrop",
+         wire::DropReason::Queue,
+         {"PointToPointNetDevice::MacTxDrop", "device queue full or link down", true}},
     };
     uint32_t hooked = 0;
-    for (const auto& [name, reason] : sources)
+    for (const Source& s : sources)
     {
-        if (connections.Connect(device, name, PacketDropCallback(sink, nodeIndex, reason)))
+        if (connections.Connect(device,
+                                s.name,
+                                PacketDropCallback(sink, nodeIndex, s.reason, s.origin)))
         {
             ++hooked;
         }
     }
     if (Ptr<ns3::Queue<ns3::Packet>> queue = device->GetQueue())
     {
-        if (connections.Connect(queue,
-                                "Drop",
-                                PacketDropCallback(sink, nodeIndex, wire::DropReason::Queue)))
+        if (connections.Connect(
+                queue,
+                "Drop",
+                PacketDropCallback(sink,
+                                   nodeIndex,
+                                   wire::DropReason::Queue,
+                                   DropOrigin{"DropTailQueue::Drop", "device queue full", true})))
         {
             ++hooked;
         }

@@ -21,16 +21,39 @@ namespace netloop
 {
 
 /**
+ * \brief Where a drop was seen: the trace source, ns-3's own reason, and
+ * whether the packet is lost there.
+ *
+ * Strings are static (string literals or enum names), so building an origin
+ * costs nothing on the hot path.
+ */
+struct DropOrigin
+{
+    const char* source = ""; //!< the trace source, e.g. "WifiPhy::PhyRxDrop"
+    const char* detail = ""; //!< ns-3's reason, e.g. "PREAMBLE_DETECT_FAILURE"
+    /**
+     * True when the packet dies here (a queue overflow, the MAC giving up
+     * after its retries, no route). False for an observation that is not the
+     * packet's fate: a failed reception the MAC will retry, a frame overheard
+     * by a third node. Only fatal drops are reported to the bridge; the drop
+     * log records both.
+     */
+    bool fatal = true;
+};
+
+/**
  * \brief Receives the drops seen by the hooked trace sources.
  *
  * The sink decides what a drop means: the stepping core reports only the
- * first drop of each control packet it sent and ignores everything else.
+ * first fatal drop of each control packet it sent and ignores everything
+ * else (and writes both kinds to the drop log, when there is one).
  */
 class DropSink
 {
   public:
     virtual ~DropSink() = default;
     /**
+     * A fatal drop.
      * \param packet the packet as the trace source saw it (with its packet tags)
      * \param nodeIndex index of the node in the served NodeContainer
      * \param reason where it died
@@ -38,6 +61,21 @@ class DropSink
     virtual void ReportDrop(ns3::Ptr<const ns3::Packet> packet,
                             uint32_t nodeIndex,
                             wire::DropReason reason) = 0;
+
+    /**
+     * A drop with its origin; every hook calls this. The default forwards
+     * fatal drops to ReportDrop() and ignores observations.
+     */
+    virtual void ObserveDrop(ns3::Ptr<const ns3::Packet> packet,
+                             uint32_t nodeIndex,
+                             wire::DropReason reason,
+                             const DropOrigin& origin)
+    {
+        if (origin.fatal)
+        {
+            ReportDrop(packet, nodeIndex, reason);
+        }
+    }
 };
 
 /**
@@ -77,6 +115,15 @@ class DropTraceConnections
 
     std::vector<Connection> m_connections; //!< everything connected
 };
+
+/**
+ * A callback for trace sources of signature void (Ptr<const Packet>) that
+ * passes every packet to sink->ObserveDrop with this node, reason and origin.
+ */
+ns3::Callback<void, ns3::Ptr<const ns3::Packet>> PacketDropCallback(DropSink* sink,
+                                                                    uint32_t nodeIndex,
+                                                                    wire::DropReason reason,
+                                                                    const DropOrigin& origin);
 
 /**
  * Ipv4L3Protocol "Drop": no route, route error and TTL expired are Routing;

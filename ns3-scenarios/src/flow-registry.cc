@@ -39,12 +39,6 @@ FlowRegistry::Validate(const std::vector<wire::FlowSpec>& flows, uint32_t nodeCo
         {
             return name + ": port 0 is not a valid destination port";
         }
-        if (f.transport != wire::Transport::Udp)
-        {
-            return name + " asks for " + wire::ToString(f.transport) +
-                   "; this server carries control flows over UDP only for now (TCP comes in a "
-                   "later version)";
-        }
         auto [it, inserted] = portOwner.emplace(std::make_pair(f.dst, f.port), f.flow);
         if (!inserted)
         {

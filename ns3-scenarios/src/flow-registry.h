@@ -18,9 +18,9 @@ namespace netloop
 /**
  * \brief The flows of a run and their counters.
  *
- * A flow is one directed UDP stream between two nodes. Its id is its index in
- * Configure::flows; its port is unique at its destination node, so that the
- * receiving socket identifies the flow.
+ * A flow is one directed UDP or TCP stream between two nodes. Its id is its
+ * index in Configure::flows; its port is unique at its destination node
+ * (whatever the transport), so that the receiving socket identifies the flow.
  */
 class FlowRegistry
 {
@@ -28,7 +28,7 @@ class FlowRegistry
     /**
      * Checks flows against a network of nodeCount nodes: ids equal to their
      * index, nodes that exist, no flow from a node to itself, no port 0, ports
-     * unique per destination, UDP only.
+     * unique per destination.
      *
      * \return nullopt if the flows are valid, else a message naming the flow and the problem
      */

@@ -1,22 +1,40 @@
 /*
- * Network builders: each kind of network (point-to-point now; Wi-Fi, WAVE and
- * LTE later) is one builder behind the server's --network switch. The server
- * core never sees how a network was built: it serves the nodes it is given.
+ * Network builders: each kind of network (point-to-point, Wi-Fi, WAVE, LTE)
+ * is one builder behind the server's --network switch. The server core never
+ * sees how a network was built: it serves the nodes it is given, plus the
+ * drop traces the builder knows how to hook.
  */
 #ifndef NETLOOP_NETWORK_BUILDER_H
 #define NETLOOP_NETWORK_BUILDER_H
 
+#include "background-traffic.h"
+#include "drop-traces.h"
+#include "placement.h"
+#include "radio.h"
 #include "step-engine.h"
 
 #include "ns3/command-line.h"
 #include "ns3/node-container.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace netloop
 {
+
+/**
+ * Hooks the drop trace sources of a network kind (beyond HookStandardDrops,
+ * which the engine always hooks) for a sink. With observations = true it also
+ * hooks the sources that only feed the drop log (e.g. Wi-Fi PHY receive
+ * failures). Node indices are the builder's: the served nodes first, then any
+ * extra nodes it documents.
+ * \return the number of trace sources connected
+ */
+using DropHook =
+    std::function<uint32_t(DropSink* sink, DropTraceConnections& connections, bool observations)>;
 
 /// A built network, ready to be served.
 struct BuiltNetwork
@@ -24,6 +42,21 @@ struct BuiltNetwork
     ns3::NodeContainer nodes; //!< the nodes the bridge names, by index
     AddressOf addressOf;      //!< where flows to each node are sent
     std::string description;  //!< one line for Configured and logs
+    DropHook hookDrops;       //!< the kind's own drop traces; may be empty
+    /// Objects that must live as long as the simulation (helpers that keep
+    /// pointers into themselves, statistics); released after the run.
+    std::shared_ptr<void> keepAlive;
+    /// Called once when the run ends (e.g. to log statistics); may be empty.
+    std::function<void()> onFinish;
+};
+
+/// What every builder is asked to build: the node count and the shared options.
+struct NetworkRequest
+{
+    uint32_t nodeCount = 2;       //!< addressable nodes (0 = the kind's default)
+    PlacementOptions placement;   //!< positions
+    BackgroundOptions background; //!< background traffic nodes
+    RadioOptions radio;           //!< Wi-Fi and WAVE radio
 };
 
 /**
@@ -31,7 +64,9 @@ struct BuiltNetwork
  *
  * To add a kind: implement this interface in its own file and register an
  * instance in programs/netloop-server.cc. Arguments are registered on the
- * server's single ns-3 CommandLine, so --PrintHelp lists them all.
+ * server's single ns-3 CommandLine, so --PrintHelp lists them all; options
+ * several kinds share (placement, background traffic, radio) are registered
+ * once by the server and passed in the NetworkRequest.
  */
 class NetworkBuilder
 {
@@ -42,19 +77,23 @@ class NetworkBuilder
     /// Registers this kind's arguments (AddValue with units in the description).
     virtual void AddArguments(ns3::CommandLine& cmd) = 0;
     /**
+     * The number of addressable nodes for a requested count (0 = the kind's
+     * default); the count in the request passed to Validate/Build is this.
+     */
+    virtual uint32_t ResolveNodeCount(uint32_t requested) const = 0;
+    /**
      * Checks the parsed arguments.
-     * \param nodeCount the requested number of nodes
      * \return nullopt if they are valid, else a message naming the argument
      */
-    virtual std::optional<std::string> Validate(uint32_t nodeCount) const = 0;
+    virtual std::optional<std::string> Validate(const NetworkRequest& request) const = 0;
     /**
      * Builds the network; Validate() must have passed. RngSeedManager seed and
      * run must be set before; random variables get streams from stream upwards.
-     * \param nodeCount number of nodes
+     * \param request node count (resolved) and shared options
      * \param stream first random stream index to assign
      * \return the network
      */
-    virtual BuiltNetwork Build(uint32_t nodeCount, int64_t stream) = 0;
+    virtual BuiltNetwork Build(const NetworkRequest& request, int64_t stream) = 0;
 };
 
 } // namespace netloop

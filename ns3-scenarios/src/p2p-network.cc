@@ -137,7 +137,11 @@ BuildP2pNetwork(const P2pParameters& parameters, uint32_t nodeCount, int64_t str
                 << " of " << nodeCount << " nodes: " << parameters.dataRateText << ", delay "
                 << wire::FormatTime(parameters.delayNs) << ", device queue " << parameters.queueSize
                 << " packets, loss rate " << parameters.lossRate;
-    return BuiltNetwork{nodes, FirstInterfaceAddresses(nodes), description.str()};
+    BuiltNetwork built;
+    built.nodes = nodes;
+    built.addressOf = FirstInterfaceAddresses(nodes);
+    built.description = description.str();
+    return built;
 }
 
 std::string
@@ -167,11 +171,28 @@ P2pNetworkBuilder::AddArguments(ns3::CommandLine& cmd)
                  m_options.lossRate);
 }
 
-std::optional<std::string>
-P2pNetworkBuilder::Validate(uint32_t nodeCount) const
+uint32_t
+P2pNetworkBuilder::ResolveNodeCount(uint32_t requested) const
 {
-    auto parsed = ParseP2pOptions(m_options, nodeCount);
+    return requested == 0 ? 2 : requested;
+}
+
+std::optional<std::string>
+P2pNetworkBuilder::Validate(const NetworkRequest& request) const
+{
+    auto parsed = ParseP2pOptions(m_options, request.nodeCount);
     if (auto* error = std::get_if<std::string>(&parsed))
+    {
+        return *error;
+    }
+    if (request.background.nodes > 0)
+    {
+        return "--bgNodes=" + std::to_string(request.background.nodes) +
+               ": point-to-point links are not shared, so background nodes cannot contend with "
+               "the loops; use wifi, wave or lte";
+    }
+    auto positions = ResolvePositions(request.placement, request.nodeCount, 0, "nodes");
+    if (auto* error = std::get_if<std::string>(&positions))
     {
         return *error;
     }
@@ -179,11 +200,17 @@ P2pNetworkBuilder::Validate(uint32_t nodeCount) const
 }
 
 BuiltNetwork
-P2pNetworkBuilder::Build(uint32_t nodeCount, int64_t stream)
+P2pNetworkBuilder::Build(const NetworkRequest& request, int64_t stream)
 {
-    return BuildP2pNetwork(std::get<P2pParameters>(ParseP2pOptions(m_options, nodeCount)),
-                           nodeCount,
-                           stream);
+    BuiltNetwork built =
+        BuildP2pNetwork(std::get<P2pParameters>(ParseP2pOptions(m_options, request.nodeCount)),
+                        request.nodeCount,
+                        stream);
+    InstallConstantVelocity(
+        built.nodes,
+        std::get<std::vector<ns3::Vector>>(
+            ResolvePositions(request.placement, request.nodeCount, 0, "nodes")));
+    return built;
 }
 
 } // namespace netloop

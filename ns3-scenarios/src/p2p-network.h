@@ -81,8 +81,12 @@ class P2pNetworkBuilder : public NetworkBuilder
   public:
     std::string GetName() const override;
     void AddArguments(ns3::CommandLine& cmd) override;
-    std::optional<std::string> Validate(uint32_t nodeCount) const override;
-    BuiltNetwork Build(uint32_t nodeCount, int64_t stream) override;
+    /// 0 -> 2.
+    uint32_t ResolveNodeCount(uint32_t requested) const override;
+    /// The p2p options, no background nodes (p2p links are not shared), valid positions.
+    std::optional<std::string> Validate(const NetworkRequest& request) const override;
+    /// BuildP2pNetwork, then the positions (which only NetAnim sees: links have a fixed delay).
+    BuiltNetwork Build(const NetworkRequest& request, int64_t stream) override;
 
   private:
     P2pOptions m_options; //!< command-line values

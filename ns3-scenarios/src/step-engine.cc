@@ -86,12 +86,16 @@ StepEngine::StepEngine(ns3::NodeContainer nodes, AddressOf addressOf, std::strin
         {
             node->AggregateObject(ns3::CreateObject<ns3::ConstantVelocityMobilityModel>());
         }
+        m_mobility.push_back(node->GetObject<ns3::ConstantVelocityMobilityModel>());
         Ptr<ControlApp> app = ns3::CreateObject<ControlApp>();
         node->AddApplication(app);
         m_apps.push_back(app);
         m_appTraces.Connect(app, "Tx", ns3::MakeCallback(&StepEngine::OnTx, this));
         m_appTraces.Connect(app, "TxFailed", ns3::MakeCallback(&StepEngine::OnTxFailed, this));
         m_appTraces.Connect(app, "Rx", ns3::MakeCallback(&StepEngine::OnRx, this));
+        m_appTraces.Connect(app, "TcpTx", ns3::MakeCallback(&StepEngine::OnTcpTx, this));
+        m_appTraces.Connect(app, "TcpRx", ns3::MakeCallback(&StepEngine::OnTcpRx, this));
+        m_appTraces.Connect(app, "TcpFailed", ns3::MakeCallback(&StepEngine::OnTcpFailed, this));
     }
     HookStandardDrops(m_nodes, this, m_dropTraces);
 }
@@ -142,7 +146,34 @@ StepEngine::GetDropTraces()
 std::size_t
 StepEngine::GetInFlightCount() const
 {
-    return m_inFlight.size();
+    std::size_t framed = 0;
+    for (const MessageFramer& f : m_framers)
+    {
+        framed += f.GetPendingCount();
+    }
+    return m_inFlight.size() + framed;
+}
+
+uint64_t
+StepEngine::GetKinematicsApplied() const
+{
+    return m_kinematicsApplied;
+}
+
+void
+StepEngine::SetDropLog(DropLog* log)
+{
+    m_dropLog = log;
+}
+
+uint32_t
+StepEngine::HookDrops(const std::function<uint32_t(DropSink*, DropTraceConnections&, bool)>& hook)
+{
+    if (!hook)
+    {
+        return 0;
+    }
+    return hook(this, m_dropTraces, m_dropLog != nullptr);
 }
 
 StepEngine::Result<wire::Configured>
@@ -174,20 +205,36 @@ StepEngine::Configure(const wire::Configure& configure)
     std::string error;
     for (const wire::FlowSpec& f : configure.flows)
     {
-        if (!m_apps[f.dst]->Listen(f.flow, f.port, &error))
+        const bool ok = f.transport == wire::Transport::Tcp
+                            ? m_apps[f.dst]->ListenTcp(f.flow, f.port, &error)
+                            : m_apps[f.dst]->Listen(f.flow, f.port, &error);
+        if (!ok)
         {
             return MakeError(wire::ErrorCode::InvalidConfig, error);
         }
     }
     for (const wire::FlowSpec& f : configure.flows)
     {
-        if (!m_apps[f.src]->OpenSendSocket(&error))
+        const bool ok =
+            f.transport == wire::Transport::Tcp
+                ? m_apps[f.src]->OpenTcpSender(f.flow, destinations[f.flow], f.port, &error)
+                : m_apps[f.src]->OpenSendSocket(&error);
+        if (!ok)
         {
             return MakeError(wire::ErrorCode::InvalidConfig, error);
         }
     }
     m_flows.Set(configure.flows);
     m_destinations = std::move(destinations);
+    m_framers.assign(configure.flows.size(), MessageFramer());
+    for (const wire::FlowSpec& f : configure.flows)
+    {
+        auto [it, inserted] = m_flowByPort.emplace(f.port, f.flow);
+        if (!inserted)
+        {
+            it->second = -1;
+        }
+    }
     m_configured = true;
     return wire::Configured{GetNodeCount(), m_description};
 }
@@ -212,49 +259,58 @@ StepEngine::ValidateStep(const wire::Step& step) const
     }
     for (const wire::SendRequest& s : step.sends)
     {
-        const std::string what =
-            "send of flow " + std::to_string(s.flow) + " packet " + std::to_string(s.number);
+        // Built only for a message: this loop runs for every send of every step.
+        auto what = [&s]() {
+            return "send of flow " + std::to_string(s.flow) + " packet " + std::to_string(s.number);
+        };
         if (!m_flows.Has(s.flow))
         {
-            return invalid(what + ": no such flow; " + std::to_string(m_flows.GetN()) +
+            return invalid(what() + ": no such flow; " + std::to_string(m_flows.GetN()) +
                            " flows are configured");
         }
         if (s.time < now)
         {
-            return invalid(what + " at " + wire::FormatTime(s.time) +
+            return invalid(what() + " at " + wire::FormatTime(s.time) +
                            " is before the time already reached, " + wire::FormatTime(now));
         }
         if (s.time > kMaxTimeNs)
         {
-            return invalid(what + " at " + wire::FormatTime(s.time) +
+            return invalid(what() + " at " + wire::FormatTime(s.time) +
                            " is beyond the largest time ns-3 represents");
         }
-        if (s.size > kMaxUdpPayload)
+        const bool tcp = m_flows.Get(s.flow).transport == wire::Transport::Tcp;
+        if (!tcp && s.size > kMaxUdpPayload)
         {
-            return invalid(what + " has " + std::to_string(s.size) +
+            return invalid(what() + " has " + std::to_string(s.size) +
                            " payload bytes; a UDP datagram carries at most " +
                            std::to_string(kMaxUdpPayload));
+        }
+        if (tcp && s.size == 0)
+        {
+            return invalid(what() + " has 0 bytes; a TCP flow frames its messages by byte "
+                                    "count, so each needs at least 1 byte");
         }
     }
     for (const wire::NodeKinematics& k : step.kinematics)
     {
-        const std::string what = "kinematics for node " + std::to_string(k.node);
+        auto what = [&k]() { return "kinematics for node " + std::to_string(k.node); };
         if (k.node >= GetNodeCount())
         {
-            return invalid(what + ": the network has " + std::to_string(GetNodeCount()) + " nodes");
+            return invalid(what() + ": the network has " + std::to_string(GetNodeCount()) +
+                           " nodes");
         }
         for (std::size_t i = 0; i < 3; ++i)
         {
             if (!std::isfinite(k.position[i]) || !std::isfinite(k.velocity[i]))
             {
-                return invalid(what + ": position " + Vec3(k.position) + " and velocity " +
+                return invalid(what() + ": position " + Vec3(k.position) + " and velocity " +
                                Vec3(k.velocity) + " must be finite");
             }
         }
-        Ptr<ns3::MobilityModel> model = m_nodes.Get(k.node)->GetObject<ns3::MobilityModel>();
-        if (!ns3::DynamicCast<ns3::ConstantVelocityMobilityModel>(model))
+        if (!m_mobility[k.node])
         {
-            return invalid(what + ": its mobility model is " +
+            Ptr<ns3::MobilityModel> model = m_nodes.Get(k.node)->GetObject<ns3::MobilityModel>();
+            return invalid(what() + ": its mobility model is " +
                            (model ? model->GetInstanceTypeId().GetName() : std::string("none")) +
                            "; setting position and velocity needs "
                            "ns3::ConstantVelocityMobilityModel");
@@ -280,9 +336,19 @@ StepEngine::Step(const wire::Step& step)
 
     for (const wire::NodeKinematics& k : step.kinematics)
     {
-        auto model = m_nodes.Get(k.node)->GetObject<ns3::ConstantVelocityMobilityModel>();
-        model->SetPosition(ns3::Vector(k.position[0], k.position[1], k.position[2]));
-        model->SetVelocity(ns3::Vector(k.velocity[0], k.velocity[1], k.velocity[2]));
+        ns3::ConstantVelocityMobilityModel* model = ns3::PeekPointer(m_mobility[k.node]);
+        const ns3::Vector position(k.position[0], k.position[1], k.position[2]);
+        const ns3::Vector velocity(k.velocity[0], k.velocity[1], k.velocity[2]);
+        const ns3::Vector p = model->GetPosition();
+        const ns3::Vector v = model->GetVelocity();
+        if (p.x == position.x && p.y == position.y && p.z == position.z && v.x == velocity.x &&
+            v.y == velocity.y && v.z == velocity.z)
+        {
+            continue; // already there: no course change for the models that listen
+        }
+        model->SetPosition(position);
+        model->SetVelocity(velocity);
+        ++m_kinematicsApplied;
     }
 
     for (const wire::SendRequest& s : step.sends)
@@ -328,6 +394,10 @@ StepEngine::Step(const wire::Step& step)
         }
     }
     m_current.reached = GetNow();
+    if (m_dropLog)
+    {
+        m_dropLog->Flush();
+    }
     NS_LOG_INFO("step reached " << m_current.reached << "ns: " << m_current.deliveries.size()
                                 << " deliveries, " << m_current.drops.size() << " drops");
     return std::move(m_current);
@@ -386,16 +456,20 @@ void
 StepEngine::OnTxFailed(uint32_t flow, Ptr<const ns3::Packet> packet, ns3::Socket::SocketErrno error)
 {
     const uint32_t src = m_flows.Get(flow).src;
-    ReportDrop(packet,
-               src,
-               error == ns3::Socket::ERROR_NOROUTETOHOST ? wire::DropReason::Routing
-                                                         : wire::DropReason::Other);
+    const bool noRoute = error == ns3::Socket::ERROR_NOROUTETOHOST;
+    ObserveDrop(packet,
+                src,
+                noRoute ? wire::DropReason::Routing : wire::DropReason::Other,
+                DropOrigin{"UdpSocket::SendTo",
+                           noRoute ? "ERROR_NOROUTETOHOST" : "the socket refused the packet",
+                           true});
 }
 
 void
 StepEngine::OnRx(uint32_t flow, Ptr<const ns3::Packet> packet)
 {
     PacketNumTag num;
+    PacketPortTag port;
     StateNumTag state;
     SendTimeTag sent;
     if (!packet->PeekPacketTag(num) || !packet->PeekPacketTag(state) ||
@@ -405,14 +479,63 @@ StepEngine::OnRx(uint32_t flow, Ptr<const ns3::Packet> packet)
         return;
     }
     m_inFlight.erase(packet->GetUid());
+    ControlPacket received;
+    received.number = num.GetNumber();
+    received.port = packet->PeekPacketTag(port) ? port.GetPort() : m_flows.Get(flow).port;
+    received.stateIndex = state.GetIndex();
+    received.stateCount = state.GetCount();
+    received.sentNs = sent.GetNanoSeconds();
+    received.size = packet->GetSize();
+    Deliver(flow, received);
+}
+
+void
+StepEngine::OnTcpTx(uint32_t flow, ControlPacket message)
+{
+    m_framers.at(flow).Push(message);
+    m_flows.CountSent(flow);
+}
+
+void
+StepEngine::OnTcpRx(uint32_t flow, uint32_t bytes)
+{
+    for (const ControlPacket& message : m_framers.at(flow).Consume(bytes))
+    {
+        Deliver(flow, message);
+    }
+}
+
+void
+StepEngine::OnTcpFailed(uint32_t flow)
+{
+    const uint32_t src = m_flows.Get(flow).src;
+    for (const ControlPacket& message : m_framers.at(flow).TakePending())
+    {
+        if (m_dropLog)
+        {
+            m_dropLog->Write(GetNow(),
+                             src,
+                             flow,
+                             message,
+                             wire::DropReason::Other,
+                             true,
+                             DropOrigin{"TcpSocket", "the connection failed or broke", true});
+        }
+        Drop(flow, message, src, wire::DropReason::Other);
+    }
+}
+
+void
+StepEngine::Deliver(uint32_t flow, const ControlPacket& packet)
+{
     const uint64_t now = GetNow();
     m_current.deliveries.push_back(wire::Delivery{flow,
-                                                  num.GetNumber(),
-                                                  state.GetIndex(),
-                                                  state.GetCount(),
-                                                  sent.GetNanoSeconds(),
+                                                  packet.number,
+                                                  packet.stateIndex,
+                                                  packet.stateCount,
+                                                  packet.sentNs,
                                                   now,
-                                                  packet->GetSize()});
+                                                  packet.size});
     m_flows.CountDelivered(flow);
     if (m_stopAtDelivery && !m_stopTriggered && m_flows.Get(flow).stopOnDelivery)
     {
@@ -429,27 +552,86 @@ StepEngine::OnRx(uint32_t flow, Ptr<const ns3::Packet> packet)
 }
 
 void
+StepEngine::Drop(uint32_t flow, const ControlPacket& packet, uint32_t node, wire::DropReason reason)
+{
+    NS_LOG_INFO("flow " << flow << " packet " << packet.number << " dropped at node " << node
+                        << " (" << wire::ToString(reason) << ")");
+    m_current.drops.push_back(wire::DropEvent{flow,
+                                              packet.number,
+                                              packet.stateIndex,
+                                              packet.stateCount,
+                                              packet.sentNs,
+                                              GetNow(),
+                                              node,
+                                              reason});
+    m_flows.CountDropped(flow);
+}
+
+std::optional<uint32_t>
+StepEngine::FlowOfPort(uint16_t port) const
+{
+    auto it = m_flowByPort.find(port);
+    if (it == m_flowByPort.end() || it->second < 0)
+    {
+        return std::nullopt;
+    }
+    return static_cast<uint32_t>(it->second);
+}
+
+void
 StepEngine::ReportDrop(Ptr<const ns3::Packet> packet, uint32_t nodeIndex, wire::DropReason reason)
 {
+    ObserveDrop(packet, nodeIndex, reason, DropOrigin{});
+}
+
+void
+StepEngine::ObserveDrop(Ptr<const ns3::Packet> packet,
+                        uint32_t nodeIndex,
+                        wire::DropReason reason,
+                        const DropOrigin& origin)
+{
     auto it = m_inFlight.find(packet->GetUid());
-    if (it == m_inFlight.end())
+    if (it != m_inFlight.end())
+    {
+        const InFlight record = it->second;
+        if (origin.fatal)
+        {
+            m_inFlight.erase(it);
+            Drop(record.flow, record.packet, nodeIndex, reason);
+        }
+        if (m_dropLog)
+        {
+            m_dropLog->Write(GetNow(),
+                             nodeIndex,
+                             record.flow,
+                             record.packet,
+                             reason,
+                             origin.fatal,
+                             origin);
+        }
+        return;
+    }
+    if (!m_dropLog)
     {
         return;
     }
-    const InFlight& record = it->second;
-    const uint64_t now = GetNow();
-    NS_LOG_INFO("flow " << record.flow << " packet " << record.packet.number << " dropped at node "
-                        << nodeIndex << " (" << wire::ToString(reason) << ")");
-    m_current.drops.push_back(wire::DropEvent{record.flow,
-                                              record.packet.number,
-                                              record.packet.stateIndex,
-                                              record.packet.stateCount,
-                                              record.packet.sentNs,
-                                              now,
-                                              nodeIndex,
-                                              reason});
-    m_flows.CountDropped(record.flow);
-    m_inFlight.erase(it);
+    // Not (or no longer) tracked: log it if it is a control packet (all four tags).
+    PacketNumTag num;
+    PacketPortTag port;
+    StateNumTag state;
+    SendTimeTag sent;
+    if (!packet->PeekPacketTag(num) || !packet->PeekPacketTag(port) ||
+        !packet->PeekPacketTag(state) || !packet->PeekPacketTag(sent))
+    {
+        return;
+    }
+    ControlPacket tags;
+    tags.number = num.GetNumber();
+    tags.port = port.GetPort();
+    tags.stateIndex = state.GetIndex();
+    tags.stateCount = state.GetCount();
+    tags.sentNs = sent.GetNanoSeconds();
+    m_dropLog->Write(GetNow(), nodeIndex, FlowOfPort(tags.port), tags, reason, false, origin);
 }
 
 } // namespace netloop

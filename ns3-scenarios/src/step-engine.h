@@ -7,10 +7,13 @@
 #define NETLOOP_STEP_ENGINE_H
 
 #include "control-app.h"
+#include "drop-log.h"
 #include "drop-traces.h"
 #include "flow-registry.h"
+#include "message-framer.h"
 #include "wire.h"
 
+#include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/node-container.h"
@@ -55,7 +58,17 @@ AddressOf FirstInterfaceAddresses(const ns3::NodeContainer& nodes);
  * - until >= now and every send time >= now, else InvalidStep. Sends later
  *   than until are accepted and happen in a later step.
  * - Kinematics are applied at now, then each send is scheduled at exactly its
- *   time (same-time sends in message order), then the simulator runs.
+ *   time (same-time sends in message order), then the simulator runs. A
+ *   node whose position and velocity already equal the given ones (for a
+ *   moving node: where its model has carried it by now) is left untouched, so
+ *   repeating unchanged kinematics costs a comparison and fires no course
+ *   change.
+ * - TCP flows: a send writes its size in bytes into the flow's connection;
+ *   the message is delivered when its last byte reaches the receiving
+ *   application, matched to its send record in order (MessageFramer). Nothing
+ *   is dropped above TCP; if the connection fails or breaks, every message
+ *   not yet delivered (and every later one) is reported dropped, Other, at
+ *   the sender.
  * - The step ends at E = until, or, with stop_at_delivery, at E = the time of
  *   the first delivery on a stop_on_delivery flow if that is earlier. It ends
  *   only after every event at time E has run: also events at E scheduled
@@ -97,6 +110,23 @@ class StepEngine : public DropSink
     DropTraceConnections& GetDropTraces();
     /// \return how many sent control packets are neither delivered nor reported dropped
     std::size_t GetInFlightCount() const;
+    /// \return how many kinematics entries were applied (changed a mobility model)
+    uint64_t GetKinematicsApplied() const;
+
+    /**
+     * Writes every drop observation of a tagged control packet to this log
+     * (not owned; nullptr turns it off). Set it before HookDrops() so that the
+     * observation-only trace sources get hooked.
+     */
+    void SetDropLog(DropLog* log);
+
+    /**
+     * Hooks a network kind's own drop traces (see DropHook in
+     * network-builder.h) with this engine as the sink; they are disconnected
+     * with the standard ones.
+     * \return the number of trace sources connected
+     */
+    uint32_t HookDrops(const std::function<uint32_t(DropSink*, DropTraceConnections&, bool)>& hook);
 
     /// Validates the flows and opens their sockets.
     Result<wire::Configured> Configure(const wire::Configure& configure);
@@ -113,6 +143,15 @@ class StepEngine : public DropSink
     void ReportDrop(ns3::Ptr<const ns3::Packet> packet,
                     uint32_t nodeIndex,
                     wire::DropReason reason) override;
+
+    /**
+     * Reports a fatal drop like ReportDrop(); writes every drop of a tagged
+     * control packet, fatal or not, to the drop log.
+     */
+    void ObserveDrop(ns3::Ptr<const ns3::Packet> packet,
+                     uint32_t nodeIndex,
+                     wire::DropReason reason,
+                     const DropOrigin& origin) override;
 
   private:
     /// A control packet on its way.
@@ -132,6 +171,18 @@ class StepEngine : public DropSink
                     ns3::Socket::SocketErrno error);
     /// ControlApp "Rx": a delivery.
     void OnRx(uint32_t flow, ns3::Ptr<const ns3::Packet> packet);
+    /// ControlApp "TcpTx": a TCP message is sent.
+    void OnTcpTx(uint32_t flow, ControlPacket message);
+    /// ControlApp "TcpRx": bytes of a TCP flow arrived.
+    void OnTcpRx(uint32_t flow, uint32_t bytes);
+    /// ControlApp "TcpFailed": a TCP flow's connection failed; its messages are lost.
+    void OnTcpFailed(uint32_t flow);
+    /// Records a delivery now (and ends an event-driven step if it should).
+    void Deliver(uint32_t flow, const ControlPacket& packet);
+    /// Records a drop now of a packet this engine sent.
+    void Drop(uint32_t flow, const ControlPacket& packet, uint32_t node, wire::DropReason reason);
+    /// The flow of a packet not tracked any more, from its port, if that is unique.
+    std::optional<uint32_t> FlowOfPort(uint16_t port) const;
     /// Ends the step once no event at the current time is left (see Step()).
     void EndCheck();
 
@@ -145,6 +196,11 @@ class StepEngine : public DropSink
     std::unordered_map<uint64_t, InFlight> m_inFlight; //!< by packet uid
     DropTraceConnections m_dropTraces;                 //!< drop trace hooks
     DropTraceConnections m_appTraces;                  //!< ControlApp trace hooks
+    std::vector<ns3::Ptr<ns3::ConstantVelocityMobilityModel>> m_mobility; //!< per node, or null
+    std::vector<MessageFramer> m_framers;               //!< per flow (TCP flows use theirs)
+    std::unordered_map<uint16_t, int64_t> m_flowByPort; //!< port -> flow, or -1 if shared
+    DropLog* m_dropLog = nullptr;                       //!< drop log, if any
+    uint64_t m_kinematicsApplied = 0;                   //!< entries that changed a model
 
     // State of the step being run.
     wire::StepDone m_current;                 //!< deliveries and drops so far

@@ -366,7 +366,7 @@ TEST(ServerProcess, BadArgumentValuesExitWithTwoAndSayWhy)
         {"--nodes=1", "at least 2 nodes"},
         {"--queueSize=0", "--queueSize=0"},
         {"--seed=0", "--seed=0"},
-        {"--network=lte", "--network=lte"},
+        {"--network=token-ring", "--network=token-ring is not a network kind"},
         {"--port=70000", "--port=70000"},
         {"--idleTimeout=soon", "--idleTimeout"},
     };
@@ -512,17 +512,37 @@ TEST(ServerProcess, WellFormedMessagesOutOfPlaceAreUnexpected)
     }
 }
 
-TEST(ServerProcess, ATcpFlowIsAnInvalidConfig)
+TEST(ServerProcess, ATcpFlowDeliversEveryMessageWholeAndInOrder)
 {
+    // One TCP flow over the default p2p link: messages of 1..3000 bytes, framed by byte count.
     ServerProcess server({});
     Client client(server.ReadPort());
-    client.Send(Hello{kProtocolVersion, "t"});
-    client.Receive();
-    client.Send(Configure{{FlowSpec{0, 9000, 0, 1, Transport::Tcp, false}}});
-    const Error e = ExpectError(client);
-    EXPECT_EQ(e.code, ErrorCode::InvalidConfig);
-    EXPECT_NE(e.message.find("TCP"), std::string::npos) << e.message;
-    EXPECT_EQ(server.Wait(), 1);
+    Handshake(client, {FlowSpec{0, 9000, 0, 1, Transport::Tcp, false}});
+    Step step;
+    step.until = 2000000000;
+    const std::vector<uint32_t> sizes = {1, 3000, 100, 1460, 7};
+    for (uint64_t i = 0; i < sizes.size(); ++i)
+    {
+        step.sends.push_back(SendRequest{0, i, 0, 1, 1000000 * (i + 1), sizes[i]});
+    }
+    client.Send(step);
+    Message m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<StepDone>(m));
+    const StepDone& done = std::get<StepDone>(m);
+    ASSERT_EQ(done.deliveries.size(), sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+    {
+        EXPECT_EQ(done.deliveries[i].number, i);
+        EXPECT_EQ(done.deliveries[i].size, sizes[i]);
+        EXPECT_GT(done.deliveries[i].received, done.deliveries[i].sent);
+    }
+    EXPECT_TRUE(done.drops.empty());
+    client.Send(Finish{});
+    m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<Summary>(m));
+    EXPECT_EQ(std::get<Summary>(m).flows[0].sent, sizes.size());
+    EXPECT_EQ(std::get<Summary>(m).flows[0].delivered, sizes.size());
+    EXPECT_EQ(server.Wait(), 0);
 }
 
 TEST(ServerProcess, ASendInThePastIsAnInvalidStepNamingTheTimes)

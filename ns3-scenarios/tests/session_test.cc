@@ -157,9 +157,9 @@ TEST_F(SessionTest, ASecondHelloIsUnexpected)
 TEST_F(SessionTest, InvalidConfigAndInvalidStepEndTheSession)
 {
     m_session->Handle(Hello{kProtocolVersion, "x"});
-    ExpectFatal(Configure{{FlowSpec{0, 9000, 0, 1, Transport::Tcp, false}}},
+    ExpectFatal(Configure{{FlowSpec{0, 9000, 0, 7, Transport::Udp, false}}},
                 ErrorCode::InvalidConfig,
-                "TCP");
+                "destination node 7 does not exist");
 }
 
 TEST_F(SessionTest, AStepBackInTimeEndsTheSession)

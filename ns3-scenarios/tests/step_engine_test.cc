@@ -478,10 +478,11 @@ TEST_F(StepEngineTest, ConfigureValidatesFlowsAgainstTheNetwork)
         std::string needle;
     };
 
-    FlowSpec tcp = Flow(0, 9000, 0, 1);
+    // A port is one loop direction at its destination, whatever the transport.
+    FlowSpec tcp = Flow(1, 9000, 2, 1);
     tcp.transport = Transport::Tcp;
     const std::vector<Case> cases = {
-        {{tcp}, "TCP comes in a later version"},
+        {{Flow(0, 9000, 0, 1), tcp}, "both use port 9000 at node 1"},
         {{Flow(0, 9000, 0, 1), Flow(1, 9000, 2, 1)}, "both use port 9000 at node 1"},
         {{Flow(0, 9000, 0, 5)}, "destination node 5 does not exist"},
         {{Flow(0, 9000, 4, 1)}, "source node 4 does not exist"},

@@ -1,0 +1,119 @@
+#include "serve.h"
+
+#include "wire.h"
+#include "wireless-drops.h"
+
+#include "ns3/rng-seed-manager.h"
+
+#include <iostream>
+
+namespace netloop
+{
+
+void
+ServeArguments::AddArguments(ns3::CommandLine& cmd)
+{
+    cmd.AddValue("seed", "ns-3 RNG seed (RngSeedManager::SetSeed), integer >= 1", seed);
+    cmd.AddValue("run",
+                 "ns-3 RNG run number (RngSeedManager::SetRun); change it for replications",
+                 run);
+    cmd.AddValue("port", "TCP port on 127.0.0.1 to listen on; 0 picks a free one", port);
+    cmd.AddValue("acceptTimeout",
+                 "wall-clock time to wait for the bridge to connect, with unit (e.g. 60s); 0 "
+                 "waits forever",
+                 acceptTimeout);
+    cmd.AddValue("idleTimeout",
+                 "wall-clock time to wait for each request from the bridge, with unit (e.g. "
+                 "1h); 0 waits forever",
+                 idleTimeout);
+    traces.AddArguments(cmd);
+}
+
+std::optional<std::string>
+ServeArguments::Validate() const
+{
+    if (seed == 0)
+    {
+        return std::string("--seed=0: the seed must be at least 1");
+    }
+    if (port > 65535)
+    {
+        return "--port=" + std::to_string(port) + " is not a TCP port";
+    }
+    uint64_t ns = 0;
+    std::string error;
+    if (!wire::ParseDuration(acceptTimeout, &ns, &error))
+    {
+        return "--acceptTimeout=" + acceptTimeout + ": " + error;
+    }
+    if (!wire::ParseDuration(idleTimeout, &ns, &error))
+    {
+        return "--idleTimeout=" + idleTimeout + ": " + error;
+    }
+    return traces.Validate();
+}
+
+void
+ServeArguments::ApplySeed() const
+{
+    ns3::RngSeedManager::SetSeed(seed);
+    ns3::RngSeedManager::SetRun(run);
+}
+
+ServeOptions
+ServeArguments::ToServeOptions() const
+{
+    ServeOptions options;
+    options.port = static_cast<uint16_t>(port);
+    std::string error;
+    wire::ParseDuration(acceptTimeout, &options.acceptTimeoutNs, &error);
+    wire::ParseDuration(idleTimeout, &options.idleTimeoutNs, &error);
+    return options;
+}
+
+int
+BadArgument(const std::string& message)
+{
+    std::cerr << "netloop-server: " << message << " (see --PrintHelp)" << std::endl;
+    return kExitBadArguments;
+}
+
+int
+Serve(const BuiltNetwork& network, const ServeArguments& arguments)
+{
+    if (auto problem = arguments.Validate())
+    {
+        return BadArgument(*problem);
+    }
+    TraceSession traces(arguments.traces);
+    if (auto problem = traces.Start())
+    {
+        return BadArgument(*problem);
+    }
+    int status;
+    {
+        StepServer server(network.nodes, network.addressOf, network.description);
+        server.GetEngine().SetDropLog(traces.GetDropLog());
+        server.GetEngine().HookDrops(network.hookDrops);
+        status = server.Serve(arguments.ToServeOptions());
+        traces.Finish();
+    }
+    if (network.onFinish)
+    {
+        network.onFinish();
+    }
+    return status;
+}
+
+int
+Serve(const ns3::NodeContainer& nodes, const ServeArguments& arguments)
+{
+    BuiltNetwork network;
+    network.nodes = nodes;
+    network.hookDrops = [nodes](DropSink* sink, DropTraceConnections& connections, bool obs) {
+        return HookDeviceDrops(nodes, sink, connections, obs);
+    };
+    return Serve(network, arguments);
+}
+
+} // namespace netloop
