@@ -206,7 +206,9 @@ The server is looked for in $NETLOOP_NS3_SERVER, then the build tree of this
 checkout (ns3-scenarios/build/netloop-server), then PATH.")]
     Info(InfoArgs),
     /// Send a periodic flow through an ns-3 network; print per-packet delays and the delivery ratio.
-    #[command(after_help = "Example:\n  netloop ns3 probe --packets 50 --period 10ms -- --dataRate=1Mbps --delay=2ms --lossRate=0.1")]
+    #[command(
+        after_help = "Example:\n  netloop ns3 probe --packets 50 --period 10ms -- --dataRate=1Mbps --delay=2ms --lossRate=0.1"
+    )]
     Probe(ProbeArgs),
 }
 
@@ -321,7 +323,8 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
 
 /// `--set` and `--network`, in that order (`--network` wins over a `--set network.backend`).
 fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
-    let mut all = args.set.iter().map(|s| Override::parse_set(s)).collect::<Result<Vec<_>, _>>().map_err(Failure::BadInput)?;
+    let mut all =
+        args.set.iter().map(|s| Override::parse_set(s)).collect::<Result<Vec<_>, _>>().map_err(Failure::BadInput)?;
     if let Some(b) = args.network {
         all.push(backend_override(b.into()));
     }
@@ -403,7 +406,13 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     }
     let plan = Plan::build(&args.sweep, &file, &out, timeout)?;
     if args.dry_run {
-        println!("{} points x {} replications = {} runs into {}", plan.points.len(), plan.replications, plan.runs.len(), out.display());
+        println!(
+            "{} points x {} replications = {} runs into {}",
+            plan.points.len(),
+            plan.replications,
+            plan.runs.len(),
+            out.display()
+        );
         for point in &plan.points {
             println!("point {}: {}", point.index, point.label());
         }
@@ -539,17 +548,18 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
     let output = run_with_timeout(&server, &["--info"], Duration::from_secs(20))
         .map_err(|e| Failure::Run(format!("cannot run {} --info: {e}", server.display())))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let info = stdout
-        .lines()
-        .find_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok().filter(|v| v.is_object()));
+    let info =
+        stdout.lines().find_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok().filter(|v| v.is_object()));
     match (output.status.success(), info) {
         (true, Some(info)) => {
             for (key, value) in info.as_object().into_iter().flatten() {
                 let text = match value {
                     serde_json::Value::String(s) => s.clone(),
-                    serde_json::Value::Array(a) => {
-                        a.iter().map(|v| v.as_str().map(String::from).unwrap_or_else(|| v.to_string())).collect::<Vec<_>>().join(", ")
-                    }
+                    serde_json::Value::Array(a) => a
+                        .iter()
+                        .map(|v| v.as_str().map(String::from).unwrap_or_else(|| v.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     other => other.to_string(),
                 };
                 println!("{}: {text}", key.replace('_', " "));
@@ -570,7 +580,8 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
 /// Runs a short command, killing it after `timeout`.
 fn run_with_timeout(program: &Path, args: &[&str], timeout: Duration) -> std::io::Result<std::process::Output> {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let mut child =
+        Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
     let started = Instant::now();
     loop {
         if child.try_wait()?.is_some() {
@@ -586,7 +597,12 @@ fn run_with_timeout(program: &Path, args: &[&str], timeout: Duration) -> std::io
 }
 
 fn print_summary(summary: &bridge::run::RunSummary, dir: &Path) {
-    println!("run complete: {} simulated, {} syncs ({})", SimTime(summary.reached_ns), summary.sync.syncs, summary.sync.scheme);
+    println!(
+        "run complete: {} simulated, {} syncs ({})",
+        SimTime(summary.reached_ns),
+        summary.sync.syncs,
+        summary.sync.scheme
+    );
     println!("network: {}", summary.network.description);
     for lp in &summary.loops {
         for out in &lp.outputs {
@@ -686,7 +702,9 @@ fn probe(args: ProbeArgs, cancel: Arc<AtomicBool>) -> anyhow::Result<()> {
                 rx.as_secs_f64() * 1e3,
                 (rx - r.sent).as_nanos() as f64 / 1e3
             ),
-            (None, Some(reason)) => println!("{:>6} {:>12.3} {:>12} {:>12}", r.number, sent, format!("lost:{reason:?}"), "-"),
+            (None, Some(reason)) => {
+                println!("{:>6} {:>12.3} {:>12} {:>12}", r.number, sent, format!("lost:{reason:?}"), "-")
+            }
             (None, None) => println!("{:>6} {:>12.3} {:>12} {:>12}", r.number, sent, "in-flight", "-"),
         }
     }

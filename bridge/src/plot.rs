@@ -112,7 +112,10 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         stem.with_file_name(name)
     };
     let (svg, png) = (with("svg"), with("png"));
-    let draw_error = |path: &Path, e: Box<dyn std::error::Error>| PlotError::Draw { path: path.to_path_buf(), message: e.to_string() };
+    let draw_error = |path: &Path, e: Box<dyn std::error::Error>| PlotError::Draw {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    };
 
     let mut svg_text = String::new();
     {
@@ -121,7 +124,8 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         figure.draw(&root).map_err(|e| draw_error(&svg, e))?;
         root.present().map_err(|e| draw_error(&svg, e.into()))?;
     }
-    crate::output::write_atomically(&svg, svg_text.as_bytes()).map_err(|source| PlotError::Output { path: svg.clone(), source })?;
+    crate::output::write_atomically(&svg, svg_text.as_bytes())
+        .map_err(|source| PlotError::Output { path: svg.clone(), source })?;
 
     let mut pixels = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
     {
@@ -138,7 +142,8 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         let mut writer = encoder.write_header().map_err(|e| draw_error(&png, e.into()))?;
         writer.write_image_data(&pixels).map_err(|e| draw_error(&png, e.into()))?;
     }
-    crate::output::write_atomically(&png, &encoded).map_err(|source| PlotError::Output { path: png.clone(), source })?;
+    crate::output::write_atomically(&png, &encoded)
+        .map_err(|source| PlotError::Output { path: png.clone(), source })?;
     Ok(vec![png, svg])
 }
 

@@ -236,9 +236,9 @@ pub fn set_value(root: &mut toml::Table, path: &KeyPath, value: toml::Value) -> 
         let type_name = current.type_str();
         match seg {
             Segment::Key(k) => {
-                let table = current
-                    .as_table_mut()
-                    .ok_or_else(|| format!("`{walked}` is {} {type_name}, not a table, so it has no key `{k}`", article(type_name)))?;
+                let table = current.as_table_mut().ok_or_else(|| {
+                    format!("`{walked}` is {} {type_name}, not a table, so it has no key `{k}`", article(type_name))
+                })?;
                 if last {
                     table.insert(k.clone(), value);
                     return Ok(());
@@ -246,9 +246,9 @@ pub fn set_value(root: &mut toml::Table, path: &KeyPath, value: toml::Value) -> 
                 current = table.entry(k.clone()).or_insert_with(|| new_container(&rest[i + 1]));
             }
             Segment::Index(n) => {
-                let array = current
-                    .as_array_mut()
-                    .ok_or_else(|| format!("`{walked}` is {} {type_name}, not an array, so it has no index [{n}]", article(type_name)))?;
+                let array = current.as_array_mut().ok_or_else(|| {
+                    format!("`{walked}` is {} {type_name}, not an array, so it has no index [{n}]", article(type_name))
+                })?;
                 let len = array.len();
                 if *n > len || (*n == len && !last) {
                     return Err(format!("`{walked}` has {len} entries, so [{n}] does not exist"));
@@ -287,7 +287,12 @@ fn article(type_name: &str) -> &'static str {
 /// Where an error is: a place in the file, or an override.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Place {
-    File { line: usize, column: usize, text: String, underline: (usize, usize) },
+    File {
+        line: usize,
+        column: usize,
+        text: String,
+        underline: (usize, usize),
+    },
     Override(String),
     /// The key could not be found in the file (e.g. a default that no line sets).
     Nowhere,
@@ -397,10 +402,8 @@ pub fn backend_override(backend: Backend) -> Override {
 /// # Errors
 /// As [`load`].
 pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Loaded, LoadError> {
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
-        path: path.to_path_buf(),
-        message: e.to_string().trim_end().to_string(),
-    })?;
+    let mut table: toml::Table = toml::from_str(text)
+        .map_err(|e| LoadError::Syntax { path: path.to_path_buf(), message: e.to_string().trim_end().to_string() })?;
     for o in overrides {
         set_value(&mut table, &o.path, o.value.clone())
             .map_err(|message| LoadError::Override { origin: o.origin.clone(), message })?;
@@ -571,7 +574,8 @@ impl Locator<'_> {
         let line_text = text[line_start..line_end].trim_end_matches('\r');
         let line = text[..start].matches('\n').count() + 1;
         let column = text[line_start..start].chars().count();
-        let end = if value.end <= line_end && value.end > start { value.end } else { key.end.min(line_end).max(start + 1) };
+        let end =
+            if value.end <= line_end && value.end > start { value.end } else { key.end.min(line_end).max(start + 1) };
         let len = text[start..end.min(line_end).max(start)].chars().count();
         Place::File { line, column: column + 1, text: line_text.to_string(), underline: (column, len.max(1)) }
     }
@@ -620,8 +624,12 @@ fn find_quoted_value(table: &toml::Table, path: &KeyPath, message: &str) -> Opti
 fn collect_matches(value: &toml::Value, path: KeyPath, message: &str, found: &mut Vec<KeyPath>) {
     let quoted = match value {
         toml::Value::String(s) => message.contains(&format!("\"{s}\"")) || message.contains(&format!("`{s}`")),
-        toml::Value::Integer(i) => message.contains(&format!("integer `{i}`")) || message.contains(&format!("{i} has no unit")),
-        toml::Value::Float(f) => message.contains(&format!("floating point `{f}`")) || message.contains(&format!("{f} has no unit")),
+        toml::Value::Integer(i) => {
+            message.contains(&format!("integer `{i}`")) || message.contains(&format!("{i} has no unit"))
+        }
+        toml::Value::Float(f) => {
+            message.contains(&format!("floating point `{f}`")) || message.contains(&format!("{f} has no unit"))
+        }
         toml::Value::Boolean(b) => message.contains(&format!("boolean `{b}`")),
         toml::Value::Array(_) => message.starts_with("invalid type: sequence"),
         toml::Value::Table(_) => message.starts_with("invalid type: map"),
@@ -672,10 +680,8 @@ fn split_expected(message: &str) -> (String, Option<String>) {
 /// # Errors
 /// A syntax error, or a located type / unknown-key / missing-key error.
 pub fn deserialize_file<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, LoadError> {
-    let table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
-        path: file.to_path_buf(),
-        message: e.to_string().trim_end().to_string(),
-    })?;
+    let table: toml::Table = toml::from_str(text)
+        .map_err(|e| LoadError::Syntax { path: file.to_path_buf(), message: e.to_string().trim_end().to_string() })?;
     let locator = Locator { file, text, overrides: &[] };
     serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
         let key = KeyPath::from_serde(e.path());

@@ -161,7 +161,9 @@ impl SweepFile {
         let text = std::fs::read_to_string(path)
             .map_err(|e| SweepError::Input(format!("cannot read {}: {e}", path.display())))?;
         let file: SweepFile = scenario_file::deserialize_file(path, &text)?;
-        let located = |key: &str, message: String| SweepError::Input(scenario_file::locate(path, &text, key, &message).to_string());
+        let located = |key: &str, message: String| {
+            SweepError::Input(scenario_file::locate(path, &text, key, &message).to_string())
+        };
         if file.replications == 0 {
             return Err(located("replications", "must be at least 1".into()));
         }

@@ -41,7 +41,8 @@ fn check_prints_a_scenario_that_checks_to_the_same_hash() {
     let example = servo_example().display().to_string();
     let o = run(&["check", &example, "--set", "loops[0].controller.kp=30", "--network", "builtin"]);
     assert_exit(&o, 0);
-    let hash = stdout(&o).lines().find_map(|l| l.trim().strip_prefix("config hash ").map(String::from)).expect("a hash line");
+    let hash =
+        stdout(&o).lines().find_map(|l| l.trim().strip_prefix("config hash ").map(String::from)).expect("a hash line");
 
     let o = run(&["check", &example, "--set", "loops[0].controller.kp=30", "--network", "builtin", "--print"]);
     assert_exit(&o, 0);
@@ -87,7 +88,17 @@ fn quiet_runs_print_nothing_and_verbose_runs_log() {
     let dir = tempfile::tempdir().unwrap();
     let example = servo_example().display().to_string();
     let out = dir.path().join("q");
-    let o = run(&["-q", "run", &example, "--network", "builtin", "--set", "duration=100ms", "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "-q",
+        "run",
+        &example,
+        "--network",
+        "builtin",
+        "--set",
+        "duration=100ms",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "");
     assert_eq!(stderr(&o), "");
@@ -97,7 +108,11 @@ fn quiet_runs_print_nothing_and_verbose_runs_log() {
         .output()
         .unwrap();
     assert_exit(&o, 0);
-    assert!(stderr(&o).contains("DEBUG") && stderr(&o).contains("scenario loaded"), "RUST_LOG=debug logged nothing: {}", stderr(&o));
+    assert!(
+        stderr(&o).contains("DEBUG") && stderr(&o).contains("scenario loaded"),
+        "RUST_LOG=debug logged nothing: {}",
+        stderr(&o)
+    );
 }
 
 #[test]

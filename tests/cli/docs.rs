@@ -47,7 +47,8 @@ fn every_key_the_examples_use_is_documented() {
         let doc = if is_sweep { &sweep_doc } else { &scenario_doc };
         for k in keys {
             // A key (`period`) or a table (`[loops.actuator]`, `[[loops]]`).
-            let documented = doc.contains(&format!("`{k}`")) || doc.contains(&format!("{k}]`")) || doc.contains(&format!("{k}]]`"));
+            let documented =
+                doc.contains(&format!("`{k}`")) || doc.contains(&format!("{k}]`")) || doc.contains(&format!("{k}]]`"));
             assert!(documented, "{}: key `{k}` is not documented", path.display());
         }
     }

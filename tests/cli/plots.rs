@@ -20,7 +20,11 @@ fn check_pair(stem: &Path) {
     let svg = stem.with_file_name(format!("{}.svg", stem.file_name().unwrap().to_string_lossy()));
     assert_eq!(png_size(&png), (1200, 800), "{}", png.display());
     let text = std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
-    assert!(text.contains("<svg") && text.contains("width=\"1200\"") && text.contains("height=\"800\""), "{}", svg.display());
+    assert!(
+        text.contains("<svg") && text.contains("width=\"1200\"") && text.contains("height=\"800\""),
+        "{}",
+        svg.display()
+    );
     assert!(text.contains("<text") && text.contains("<polyline"), "{} has no text or lines", svg.display());
 }
 

@@ -35,7 +35,14 @@ pub fn stdout(o: &Output) -> String {
 /// Asserts an exit code, showing the output when it differs.
 #[track_caller]
 pub fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(o.status.code(), Some(code), "exit status {:?}\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "exit status {:?}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        stdout(o),
+        stderr(o)
+    );
 }
 
 /// Writes a sweep file over the servo example into `dir`.

@@ -43,7 +43,8 @@ duration = "100000s"
     assert!(err.contains("--resume"), "{err}");
 
     let (header, rows) = read_csv(&out.join("sweep.csv"));
-    let (kp, status, error) = (column(&header, "loops[0].controller.kp"), column(&header, "status"), column(&header, "error"));
+    let (kp, status, error) =
+        (column(&header, "loops[0].controller.kp"), column(&header, "status"), column(&header, "error"));
     let status_of = |k: &str| rows.iter().find(|r| r[kp] == k).map(|r| (r[status].clone(), r[error].clone())).unwrap();
     assert_eq!(status_of("10.0").0, "complete");
     assert_eq!(status_of("13.0").0, "complete");

@@ -84,11 +84,17 @@ fn data_file(dir: &Path, name: &str) -> Option<PathBuf> {
 impl RunData {
     fn read(dir: &Path) -> Result<RunData, PlotError> {
         let summary_path = dir.join("summary.json");
-        let text = std::fs::read_to_string(&summary_path).map_err(|e| input(format!("cannot read {}: {e}", summary_path.display())))?;
-        let summary: Value = serde_json::from_str(&text).map_err(|e| input(format!("{}: {e}", summary_path.display())))?;
+        let text = std::fs::read_to_string(&summary_path)
+            .map_err(|e| input(format!("cannot read {}: {e}", summary_path.display())))?;
+        let summary: Value =
+            serde_json::from_str(&text).map_err(|e| input(format!("{}: {e}", summary_path.display())))?;
         let complete = summary["complete"].as_bool().unwrap_or(false);
-        let loop_names: Vec<String> =
-            summary["loops"].as_array().into_iter().flatten().filter_map(|l| l["name"].as_str().map(String::from)).collect();
+        let loop_names: Vec<String> = summary["loops"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|l| l["name"].as_str().map(String::from))
+            .collect();
         let network = summary["network"]["description"].as_str().unwrap_or("");
         let title = format!(
             "{}{}",
@@ -97,9 +103,11 @@ impl RunData {
         );
         let title = if network.is_empty() { title } else { format!("{title} - {network}") };
 
-        let ts = data_file(dir, "timeseries.csv").ok_or_else(|| input(format!("{} has no timeseries.csv", dir.display())))?;
+        let ts = data_file(dir, "timeseries.csv")
+            .ok_or_else(|| input(format!("{} has no timeseries.csv", dir.display())))?;
         let mut reader = csv::Reader::from_path(&ts).map_err(|e| input(format!("{}: {e}", ts.display())))?;
-        let header: Vec<String> = reader.headers().map_err(|e| input(format!("{}: {e}", ts.display())))?.iter().map(String::from).collect();
+        let header: Vec<String> =
+            reader.headers().map_err(|e| input(format!("{}: {e}", ts.display())))?.iter().map(String::from).collect();
         let mut columns: Vec<Vec<f64>> = vec![Vec::new(); header.len()];
         for record in reader.records() {
             let Ok(record) = record else { break }; // a partial file may end mid-row
@@ -116,7 +124,13 @@ impl RunData {
         let loops = loop_names
             .iter()
             .map(|name| {
-                let mut l = LoopLines { name: name.clone(), outputs: vec![], references: vec![], applied: vec![], computed: vec![] };
+                let mut l = LoopLines {
+                    name: name.clone(),
+                    outputs: vec![],
+                    references: vec![],
+                    applied: vec![],
+                    computed: vec![],
+                };
                 for (i, h) in header.iter().enumerate() {
                     let Some(rest) = h.strip_prefix(&format!("{name}.")) else { continue };
                     if let Some(o) = rest.strip_prefix("y.") {
@@ -156,7 +170,9 @@ impl RunData {
                 if let Some(k) = FATES.iter().position(|x| Some(*x) == r.get(fate)) {
                     f.fates[k] += 1;
                 }
-                if let (Ok(s), Ok(d)) = (r.get(sent).unwrap_or("").parse::<f64>(), r.get(delay).unwrap_or("").parse::<f64>()) {
+                if let (Ok(s), Ok(d)) =
+                    (r.get(sent).unwrap_or("").parse::<f64>(), r.get(delay).unwrap_or("").parse::<f64>())
+                {
                     f.delays.push((s / 1e9, d / 1e6));
                 }
             }
@@ -204,12 +220,17 @@ impl Figure for Trajectories<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let what = if self.control { "Control input (solid: applied, dashed: computed)" } else { "Outputs (solid) and references (dashed)" };
+        let what = if self.control {
+            "Control input (solid: applied, dashed: computed)"
+        } else {
+            "Outputs (solid) and references (dashed)"
+        };
         let root = root.titled(&format!("{what}  |  {}", self.data.title), ("sans-serif", 18))?;
         let n = self.data.loops.len().max(1);
         let panels = root.split_evenly((n, 1));
         for (lp, area) in self.data.loops.iter().zip(panels.iter()) {
-            let (solid, dashed) = if self.control { (&lp.applied, &lp.computed) } else { (&lp.outputs, &lp.references) };
+            let (solid, dashed) =
+                if self.control { (&lp.applied, &lp.computed) } else { (&lp.outputs, &lp.references) };
             let all = solid.iter().chain(dashed.iter()).flat_map(|l| l.points.iter().map(|p| p.1));
             let (lo, hi) = bounds(all).unwrap_or((0.0, 1.0));
             let mut chart = ChartBuilder::on(area)
@@ -218,7 +239,12 @@ impl Figure for Trajectories<'_> {
                 .x_label_area_size(36)
                 .y_label_area_size(64)
                 .build_cartesian_2d(0.0..self.data.end_s.max(1e-9), padded(lo, hi))?;
-            chart.configure_mesh().x_desc("time (s)").y_desc(if self.control { "u" } else { "y, r" }).label_style(("sans-serif", 13)).draw()?;
+            chart
+                .configure_mesh()
+                .x_desc("time (s)")
+                .y_desc(if self.control { "u" } else { "y, r" })
+                .label_style(("sans-serif", 13))
+                .draw()?;
             for (i, l) in solid.iter().enumerate() {
                 let c = color(i);
                 chart
@@ -274,7 +300,12 @@ impl Figure for DelayOverTime<'_> {
                 .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
         }
         if !flows.is_empty() {
-            chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).label_font(("sans-serif", 13)).draw()?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 13))
+                .draw()?;
         }
         Ok(())
     }
@@ -341,8 +372,7 @@ impl Figure for Fates<'_> {
     {
         let flows = &self.data.flows;
         // Only fates that happened, but always "accepted" so the axis is never empty.
-        let shown: Vec<usize> =
-            (0..FATES.len()).filter(|&k| k == 0 || flows.iter().any(|f| f.fates[k] > 0)).collect();
+        let shown: Vec<usize> = (0..FATES.len()).filter(|&k| k == 0 || flows.iter().any(|f| f.fates[k] > 0)).collect();
         let top = flows.iter().flat_map(|f| f.fates.iter().copied()).max().unwrap_or(0).max(1) as f64;
         let labels: Vec<&str> = shown.iter().map(|&k| FATES[k]).collect();
         let mut chart = ChartBuilder::on(root)
@@ -380,7 +410,12 @@ impl Figure for Fates<'_> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
         }
         if !flows.is_empty() {
-            chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).label_font(("sans-serif", 13)).draw()?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 13))
+                .draw()?;
         }
         Ok(())
     }

@@ -34,7 +34,11 @@ impl Axis {
         if let Some(v) = values.iter().map(|s| s.trim().parse::<f64>().ok()).collect::<Option<Vec<f64>>>() {
             return Axis::Numeric { values: v, seconds: false };
         }
-        if let Some(v) = values.iter().map(|s| s.trim().parse::<SimTime>().ok().map(SimTime::as_secs_f64)).collect::<Option<Vec<f64>>>() {
+        if let Some(v) = values
+            .iter()
+            .map(|s| s.trim().parse::<SimTime>().ok().map(SimTime::as_secs_f64))
+            .collect::<Option<Vec<f64>>>()
+        {
             return Axis::Numeric { values: v, seconds: true };
         }
         let mut distinct: Vec<String> = Vec::new();
@@ -62,13 +66,26 @@ impl Axis {
 pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, PlotError> {
     let path = dir.join("sweep_summary.csv");
     let mut reader = csv::Reader::from_path(&path).map_err(|e| {
-        PlotError::Input(format!("cannot read {}: {e} (has the sweep finished? `netloop sweep --resume` completes it)", path.display()))
+        PlotError::Input(format!(
+            "cannot read {}: {e} (has the sweep finished? `netloop sweep --resume` completes it)",
+            path.display()
+        ))
     })?;
-    let header: Vec<String> = reader.headers().map_err(|e| PlotError::Input(format!("{}: {e}", path.display())))?.iter().map(String::from).collect();
-    let metric_col = header.iter().position(|h| h == "metric").ok_or_else(|| PlotError::Input(format!("{}: no metric column", path.display())))?;
+    let header: Vec<String> = reader
+        .headers()
+        .map_err(|e| PlotError::Input(format!("{}: {e}", path.display())))?
+        .iter()
+        .map(String::from)
+        .collect();
+    let metric_col = header
+        .iter()
+        .position(|h| h == "metric")
+        .ok_or_else(|| PlotError::Input(format!("{}: no metric column", path.display())))?;
     let parameters: Vec<String> = header[1..metric_col].to_vec();
     let col = |name: &str| header.iter().position(|h| h == name);
-    let (Some(n_col), Some(mean_col), Some(lo_col), Some(hi_col)) = (col("n"), col("mean"), col("ci95_low"), col("ci95_high")) else {
+    let (Some(n_col), Some(mean_col), Some(lo_col), Some(hi_col)) =
+        (col("n"), col("mean"), col("ci95_low"), col("ci95_high"))
+    else {
         return Err(PlotError::Input(format!("{}: missing n/mean/ci95 columns", path.display())));
     };
     let mut rows = Vec::new();
@@ -113,7 +130,8 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         if selected.is_empty() {
             continue;
         }
-        let figure = MetricFigure { metric: &metric, rows: selected, parameters: &parameters, x_index, title: dir_title(dir) };
+        let figure =
+            MetricFigure { metric: &metric, rows: selected, parameters: &parameters, x_index, title: dir_title(dir) };
         files.extend(render(&figure, &out.join(file_name(&metric)))?);
     }
     Ok(files)
@@ -141,7 +159,8 @@ impl Figure for MetricFigure<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let x_texts: Vec<String> = self.rows.iter().map(|r| self.x_index.map(|i| r.params[i].clone()).unwrap_or_default()).collect();
+        let x_texts: Vec<String> =
+            self.rows.iter().map(|r| self.x_index.map(|i| r.params[i].clone()).unwrap_or_default()).collect();
         let axis = Axis::of(&x_texts);
         let xs: Vec<f64> = x_texts.iter().enumerate().map(|(i, t)| axis.position(i, t)).collect();
         // One line per combination of the other parameters.
@@ -211,7 +230,9 @@ impl Figure for MetricFigure<'_> {
             let line: Vec<(f64, f64)> = points.iter().filter_map(|(x, r)| r.mean.map(|m| (*x, m))).collect();
             let drawn = chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
             if named {
-                drawn.label(label.clone()).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+                drawn
+                    .label(label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
             }
             chart.draw_series(line.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
             for (x, r) in &points {
@@ -225,7 +246,12 @@ impl Figure for MetricFigure<'_> {
             }
         }
         if named {
-            chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).label_font(("sans-serif", 13)).draw()?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 13))
+                .draw()?;
         }
         Ok(())
     }

@@ -23,9 +23,12 @@ use super::plan::{value_text, Plan};
 use super::SweepError;
 use crate::output::write_atomically;
 
-/// Named figures of one run, in a stable order; `None` where the summary
-/// has `null` (e.g. no overshoot because the reference never moved).
-pub fn metrics_of(summary: &Value) -> Vec<(String, Option<f64>)> {
+/// Named figures of one run, in a stable order.
+pub type Metrics = Vec<(String, Option<f64>)>;
+
+/// The figures of a run's `summary.json`; `None` where it has `null` (e.g.
+/// no overshoot because the reference never moved).
+pub fn metrics_of(summary: &Value) -> Metrics {
     let mut out = Vec::new();
     for lp in summary["loops"].as_array().into_iter().flatten() {
         let name = lp["name"].as_str().unwrap_or("loop");
@@ -36,11 +39,8 @@ pub fn metrics_of(summary: &Value) -> Vec<(String, Option<f64>)> {
         out.push((format!("{name}.resets"), lp["resets"].as_f64()));
     }
     for flow in summary["flows"].as_array().into_iter().flatten() {
-        let prefix = format!(
-            "{}.{}",
-            flow["loop"].as_str().unwrap_or("loop"),
-            flow["direction"].as_str().unwrap_or("flow")
-        );
+        let prefix =
+            format!("{}.{}", flow["loop"].as_str().unwrap_or("loop"), flow["direction"].as_str().unwrap_or("flow"));
         flatten(flow, &prefix, &["flow", "loop", "direction", "src", "dst", "port", "size"], &mut out);
     }
     flatten(&summary["totals"], "totals", &[], &mut out);
@@ -108,11 +108,13 @@ fn cell(v: Option<f64>) -> String {
 /// # Errors
 /// [`SweepError::Output`] when a file cannot be written.
 pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
-    let mut rows: Vec<(Option<Vec<(String, Option<f64>)>>, Option<f64>)> = Vec::new();
+    // Per run: its metrics (complete runs only) and its wall time.
+    let mut rows: Vec<(Option<Metrics>, Option<f64>)> = Vec::new();
     let mut metrics: Vec<String> = Vec::new();
     for (run, outcome) in plan.runs.iter().zip(&report.outcomes) {
         let dir = plan.out_dir.join(&run.dir);
-        let figures = outcome.is_complete().then(|| read_json(&dir.join("summary.json")).map(|s| metrics_of(&s))).flatten();
+        let figures =
+            outcome.is_complete().then(|| read_json(&dir.join("summary.json")).map(|s| metrics_of(&s))).flatten();
         if let Some(f) = &figures {
             for (name, _) in f {
                 if !metrics.contains(name) {
@@ -175,13 +177,22 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
             record.extend(plan.parameters.iter().map(|p| param_cell(point, p)));
             let lo = s.mean.zip(s.ci95_half_width).map(|(m, h)| m - h);
             let hi = s.mean.zip(s.ci95_half_width).map(|(m, h)| m + h);
-            record.extend([m.clone(), s.n.to_string(), cell(s.mean), cell(s.std), cell(lo), cell(hi), cell(s.ci95_half_width)]);
+            record.extend([
+                m.clone(),
+                s.n.to_string(),
+                cell(s.mean),
+                cell(s.std),
+                cell(lo),
+                cell(hi),
+                cell(s.ci95_half_width),
+            ]);
             w.write_record(&record).map_err(csv_error)?;
         }
     }
     let summary_csv = plan.out_dir.join("sweep_summary.csv");
     let bytes = w.into_inner().map_err(|e| SweepError::Internal(e.to_string()))?;
-    write_atomically(&summary_csv, &bytes).map_err(|source| SweepError::Output { path: summary_csv.clone(), source })?;
+    write_atomically(&summary_csv, &bytes)
+        .map_err(|source| SweepError::Output { path: summary_csv.clone(), source })?;
     Ok(Written { runs_csv, summary_csv, metrics })
 }
 

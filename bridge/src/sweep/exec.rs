@@ -54,11 +54,17 @@ impl ExecOptions {
 pub enum Outcome {
     /// Complete from an earlier invocation; skipped by `--resume`.
     Skipped,
-    Complete { wall: Duration },
+    Complete {
+        wall: Duration,
+    },
     /// Ended with an error (its message, from the run's summary or log).
-    Failed { error: String },
+    Failed {
+        error: String,
+    },
     /// Stopped after the wall-clock limit.
-    TimedOut { limit: Duration },
+    TimedOut {
+        limit: Duration,
+    },
     /// Stopped by Ctrl-C.
     Interrupted,
     /// Never started (the sweep was interrupted first).
@@ -154,7 +160,11 @@ pub fn execute(plan: &Plan, options: &ExecOptions) -> Result<ExecReport, SweepEr
     let skipped = plan.runs.len() - pending.len();
     let progress = Progress::new(pending.len() as u64, options.quiet);
     if skipped > 0 {
-        progress.line(&format!("resume: {skipped} of {} runs already complete, {} to run", plan.runs.len(), pending.len()));
+        progress.line(&format!(
+            "resume: {skipped} of {} runs already complete, {} to run",
+            plan.runs.len(),
+            pending.len()
+        ));
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -357,7 +367,8 @@ pub fn error_of(dir: &Path) -> String {
     if let Ok(text) = std::fs::read_to_string(dir.join("summary.json")) {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
             if let Some(e) = v["error"].as_str() {
-                let reached = v["reached_s"].as_f64().map(|s| format!(" (simulated time reached: {s}s)")).unwrap_or_default();
+                let reached =
+                    v["reached_s"].as_f64().map(|s| format!(" (simulated time reached: {s}s)")).unwrap_or_default();
                 return format!("{e}{reached}");
             }
         }

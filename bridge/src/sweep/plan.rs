@@ -88,7 +88,12 @@ impl Plan {
     ) -> Result<Plan, SweepError> {
         let base = sweep_path.parent().unwrap_or(Path::new("")).join(&file.scenario);
         let scenario = base.canonicalize().map_err(|e| {
-            SweepError::Input(format!("{}: scenario = {:?}: cannot open {}: {e}", sweep_path.display(), file.scenario, base.display()))
+            SweepError::Input(format!(
+                "{}: scenario = {:?}: cannot open {}: {e}",
+                sweep_path.display(),
+                file.scenario,
+                base.display()
+            ))
         })?;
         let sweep_name = sweep_path.display().to_string();
 
@@ -121,7 +126,9 @@ impl Plan {
             let mut keys: Vec<String> = Vec::new();
             for p in &file.points {
                 for k in p.keys() {
-                    let name = KeyPath::parse(k).map_err(|e| SweepError::Input(format!("{sweep_name}: points: {e}")))?.to_string();
+                    let name = KeyPath::parse(k)
+                        .map_err(|e| SweepError::Input(format!("{sweep_name}: points: {e}")))?
+                        .to_string();
                     if !keys.contains(&name) {
                         keys.push(name);
                     }
@@ -184,7 +191,11 @@ impl Plan {
                     origin: format!("{sweep_name}: replication {replication}"),
                 });
                 let loaded = scenario_file::load(&scenario, &all).map_err(|e| {
-                    SweepError::Input(format!("sweep point {} ({}), replication {replication}:\n{e}", point.index, point.label()))
+                    SweepError::Input(format!(
+                        "sweep point {} ({}), replication {replication}:\n{e}",
+                        point.index,
+                        point.label()
+                    ))
                 })?;
                 let s = &loaded.resolved.scenario;
                 let hash = config_hash(s);
