@@ -552,7 +552,22 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
         stdout.lines().find_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok().filter(|v| v.is_object()));
     match (output.status.success(), info) {
         (true, Some(info)) => {
-            for (key, value) in info.as_object().into_iter().flatten() {
+            // Known keys first, in a reading order, under friendly names; then any others.
+            const KNOWN: [(&str, &str); 6] = [
+                ("software", "software"),
+                ("ns3_version", "ns-3 version"),
+                ("networks", "network kinds"),
+                ("transports", "transports"),
+                ("traces", "traces"),
+                ("modules", "ns-3 modules"),
+            ];
+            let map = info.as_object().expect("checked above");
+            let known = KNOWN.iter().filter_map(|(k, label)| map.get(*k).map(|v| (label.to_string(), v)));
+            let others = map
+                .iter()
+                .filter(|(k, _)| !KNOWN.iter().any(|(known, _)| known == k))
+                .map(|(k, v)| (k.replace('_', " "), v));
+            for (label, value) in known.chain(others) {
                 let text = match value {
                     serde_json::Value::String(s) => s.clone(),
                     serde_json::Value::Array(a) => a
@@ -562,7 +577,7 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
                         .join(", "),
                     other => other.to_string(),
                 };
-                println!("{}: {text}", key.replace('_', " "));
+                println!("{label}: {text}");
             }
             Ok(())
         }

@@ -123,3 +123,39 @@ fn ns3_info_says_where_it_looked_when_the_server_is_missing() {
     assert!(err.contains("/no/such/netloop-server"), "{err}");
     assert!(err.contains("not found"), "{err}");
 }
+
+/// A stand-in server: a shell script answering `--info` as told.
+fn fake_server(dir: &std::path::Path, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("netloop-server");
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+#[test]
+fn ns3_info_prints_what_the_server_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = fake_server(
+        dir.path(),
+        r#"[ "$1" = --info ] && echo '{"software":"fake 1.0","ns3_version":"3.37","networks":["p2p","wifi"],"modules":["core","wifi"],"extra_field":7}'"#,
+    );
+    let o = netloop().args(["ns3", "info"]).env("NETLOOP_NS3_SERVER", &server).output().unwrap();
+    assert_exit(&o, 0);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("server: ") && lines[0].ends_with("netloop-server"), "{text}");
+    assert!(text.contains("software: fake 1.0\nns-3 version: 3.37\nnetwork kinds: p2p, wifi\nns-3 modules: core, wifi\n"), "{text}");
+    assert!(text.contains("extra field: 7"), "{text}");
+}
+
+#[test]
+fn ns3_info_says_so_when_the_server_predates_info() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = fake_server(dir.path(), "echo 'Invalid command-line argument: --info' >&2; exit 1");
+    let o = run(&["ns3", "info", "--server", server.to_str().unwrap()]);
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("does not support --info") && err.contains("Invalid command-line argument"), "{err}");
+    assert!(stdout(&o).contains(server.to_str().unwrap()), "where it looked is printed: {}", stdout(&o));
+}
