@@ -62,6 +62,8 @@
 //! - Children run in their own process group, so a Ctrl-C in the terminal
 //!   reaches the sweep only; the sweep stops its children itself and writes
 //!   the aggregates of what completed. A second Ctrl-C kills them at once.
+//! - If the sweep itself is killed (even with SIGKILL), its runs get SIGTERM
+//!   (`PR_SET_PDEATHSIG`) and stop, keeping partial results for `--resume`.
 //! - Each run's stdout and stderr go to `runs/<hash>/netloop.log`.
 
 pub mod aggregate;

@@ -56,3 +56,50 @@ duration = "100000s"
     let s = crate::support::summary(&out.join(&hung[column(&header, "run_dir")]));
     assert_eq!(s["complete"], false);
 }
+
+#[test]
+fn killing_the_sweep_stops_its_runs_which_keep_partial_results() {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        dir.path(),
+        "endless.toml",
+        r#"
+network = "builtin"
+replications = 2
+[set]
+duration = "100000s"
+"#,
+    );
+    let out = dir.path().join("out");
+    let mut child = crate::support::netloop()
+        .args(["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2", "-q"])
+        .spawn()
+        .unwrap();
+    // Both runs have started and are simulating once their time series exist.
+    let started = Instant::now();
+    let running = |out: &std::path::Path| {
+        std::fs::read_dir(out.join("runs"))
+            .map(|d| d.filter(|e| e.as_ref().unwrap().path().join("timeseries.csv.partial").exists()).count())
+            .unwrap_or(0)
+    };
+    while running(&out) < 2 {
+        assert!(started.elapsed() < Duration::from_secs(30), "the runs did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL: the sweep cannot clean up itself
+    child.wait().unwrap();
+    let runs: Vec<_> = std::fs::read_dir(out.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(runs.len(), 2);
+    for run in runs {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !run.join("summary.json").exists() {
+            assert!(Instant::now() < deadline, "{} still runs after the sweep was killed", run.display());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // summary.json is written atomically, so once it exists it is whole.
+        let s = crate::support::summary(&run);
+        assert_eq!(s["complete"], false);
+        assert!(s["error"].as_str().unwrap().contains("interrupt"), "{}", s["error"]);
+    }
+}

@@ -286,6 +286,17 @@ impl RunTask {
         tracing::debug!(run = %self.hash, "starting {} {}", self.exe.display(), self.args.join(" "));
         let mut command = tokio::process::Command::new(&self.exe);
         command.args(&self.args).stdin(Stdio::null()).stdout(out).stderr(err).process_group(0).kill_on_drop(true);
+        // If the sweep itself dies (kill -9), its runs stop too, keeping partial
+        // results: they get SIGTERM when the thread that spawned them exits.
+        // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         let mut child = match command.spawn() {
             Ok(c) => c,
             Err(e) => return Outcome::Failed { error: format!("cannot start {}: {e}", self.exe.display()) },
