@@ -93,7 +93,10 @@ Examples:
   netloop plot results/sweep_delay_gain --metric all")]
     Plot(PlotArgs),
     /// The ns-3 side: server information, and a probe of a network without a control loop.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = "\
+Examples:
+  netloop ns3 info
+  netloop ns3 probe --packets 50 --period 10ms -- --dataRate=1Mbps --delay=2ms")]
     Ns3(Ns3Command),
     /// Print a shell completion script.
     #[command(after_help = "\

@@ -11,6 +11,7 @@ fn every_command_has_help_with_an_example() {
         vec!["check", "--help"],
         vec!["sweep", "--help"],
         vec!["plot", "--help"],
+        vec!["ns3", "--help"],
         vec!["ns3", "info", "--help"],
         vec!["ns3", "probe", "--help"],
         vec!["completions", "--help"],
