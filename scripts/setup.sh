@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 # ns3 and libgsl-dev are needed besides libns3-dev: the package's CMake and
 # pkg-config files refer to files those two provide.
-PACKAGES=(libns3-dev ns3 libgsl-dev cmake g++ make pkg-config libgtest-dev)
+PACKAGES=(libns3-dev ns3 libgsl-dev cmake g++ make pkg-config libgtest-dev libexpat1-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

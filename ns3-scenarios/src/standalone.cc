@@ -112,7 +112,9 @@ ParseStandaloneFlows(const std::string& text)
             return what + ": period \"" + fields[3] +
                    "\": " + (error.empty() ? "must be longer than 0" : error);
         }
-        if (fields.size() >= 5 && !wire::ParseDuration(fields[4], &f.startNs, &error))
+        // An empty start ("...:10ms::tcp") is 0.
+        if (fields.size() >= 5 && !fields[4].empty() &&
+            !wire::ParseDuration(fields[4], &f.startNs, &error))
         {
             return what + ": start \"" + fields[4] + "\": " + error;
         }

@@ -19,7 +19,7 @@
 namespace netloop
 {
 
-/// One periodic flow: "src>dst:port:size:period[:start[:udp|tcp]]".
+/// One periodic flow: "src>dst:port:size:period[:start[:udp|tcp]]" (an empty start is 0).
 struct StandaloneFlow
 {
     uint32_t src = 0;

@@ -6,6 +6,7 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/loopback-net-device.h"
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
@@ -153,6 +154,10 @@ TraceSession::Start()
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
             Ptr<ns3::NetDevice> device = node->GetDevice(d);
+            if (ns3::DynamicCast<ns3::LoopbackNetDevice>(device))
+            {
+                continue;
+            }
             if (!m_options.pcap.empty())
             {
                 EnablePcap(device);

@@ -10,6 +10,7 @@
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/ocb-wifi-mac.h"
+#include "ns3/qos-txop.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -19,6 +20,7 @@
 #include "ns3/wave-net-device.h"
 #include "ns3/wifi-80211p-helper.h"
 #include "ns3/wifi-net-device.h"
+#include "ns3/wifi-remote-station-manager.h"
 #include "ns3/yans-wifi-helper.h"
 
 #include <algorithm>
@@ -40,6 +42,42 @@ constexpr double kSch1FrequencyHz = 5860e6;
 constexpr double kBsmGpsAccuracyNs = 40;
 /// How long BSMs are generated; far beyond any run.
 const ns3::Time kBsmTotalTime = ns3::Seconds(100000);
+
+/**
+ * WaveHelper::AssignStreams of ns-3.37 dereferences the plain DCF of every
+ * MAC, which QoS (EDCA) MACs do not have: a crash with QosWaveMacHelper. The
+ * same streams, assigned per PHY, per MAC's rate manager and per access
+ * category, as WifiHelper::AssignStreams does for one MAC.
+ */
+int64_t
+AssignWaveStreams(const ns3::NetDeviceContainer& devices, int64_t stream)
+{
+    const int64_t first = stream;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        auto device = ns3::DynamicCast<ns3::WaveNetDevice>(devices.Get(i));
+        for (const auto& phy : device->GetPhys())
+        {
+            stream += phy->AssignStreams(stream);
+        }
+        for (const auto& [number, mac] : device->GetMacs())
+        {
+            stream += mac->GetWifiRemoteStationManager()->AssignStreams(stream);
+            if (mac->GetQosSupported())
+            {
+                for (ns3::AcIndex ac : {ns3::AC_VO, ns3::AC_VI, ns3::AC_BE, ns3::AC_BK})
+                {
+                    stream += mac->GetQosTxop(ac)->AssignStreams(stream);
+                }
+            }
+            else
+            {
+                stream += mac->GetTxop()->AssignStreams(stream);
+            }
+        }
+    }
+    return stream - first;
+}
 
 /// What must outlive the simulation when BSMs are installed.
 struct BsmState
@@ -132,7 +170,7 @@ ParseWaveOptions(const WaveOptions& o, const NetworkRequest& request)
             p.bsmNodes.push_back(i);
         }
     }
-    else if (!o.bsmNodes.empty())
+    else if (!o.bsmNodes.empty() && o.bsmNodes != "none")
     {
         std::stringstream list(o.bsmNodes);
         std::string item;
@@ -258,7 +296,7 @@ BuildWaveNetwork(const WaveParameters& p,
                 ns3::Seconds(0),
                 [device, access]() { device->StartSch(ns3::SchInfo(SCH1, true, access)); });
         }
-        stream += wave.AssignStreams(devices, stream);
+        stream += AssignWaveStreams(devices, stream);
     }
     for (uint32_t i = 0; i < devices.GetN(); ++i)
     {
@@ -342,8 +380,8 @@ WaveNetworkBuilder::AddArguments(ns3::CommandLine& cmd)
                  "(50 ms CCH / 50 ms SCH intervals with 4 ms guards)",
                  m_options.channelAccess);
     cmd.AddValue("bsmNodes",
-                 "[wave] nodes that broadcast BSMs (ns-3 WaveBsmHelper): empty = none, all, or "
-                 "indices such as 0,1,2 (control nodes, then background nodes and their sink). "
+                 "[wave] nodes that broadcast BSMs (ns-3 WaveBsmHelper): none, all, or indices "
+                 "such as 0,1,2 (control nodes, then background nodes and their sink). "
                  "BSMs start at 1 s",
                  m_options.bsmNodes);
     cmd.AddValue("bsmRate", "[wave] BSMs per second per node", m_options.bsmRate);

@@ -28,7 +28,7 @@ struct WaveOptions
 {
     std::string mac = "ocb";                  //!< ocb or wave
     std::string channelAccess = "continuous"; //!< wave: continuous or alternating
-    std::string bsmNodes;                     //!< "", "all" or "0,1,2"
+    std::string bsmNodes = "none";            //!< "none", "all" or "0,1,2"
     double bsmRate = 10.0;                    //!< BSMs per second per node
     uint32_t bsmSize = 200;                   //!< bytes
     double bsmRange = 50.0;                   //!< m, for ns-3's BSM statistics

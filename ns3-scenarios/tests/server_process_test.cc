@@ -14,7 +14,9 @@
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <iterator>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -36,6 +38,7 @@ namespace
 
 const std::string kServer = NETLOOP_SERVER_PATH;
 const std::string kGoldenDir = NETLOOP_GOLDEN_DIR;
+const std::string kByoExample = NETLOOP_BYO_PATH;
 
 /// Milliseconds since an arbitrary start.
 int64_t
@@ -50,7 +53,8 @@ NowMs()
 class ServerProcess
 {
   public:
-    explicit ServerProcess(const std::vector<std::string>& args)
+    explicit ServerProcess(const std::vector<std::string>& args,
+                           const std::string& program = kServer)
     {
         int out[2];
         int err[2];
@@ -72,13 +76,13 @@ class ServerProcess
             close(err[0]);
             close(err[1]);
             std::vector<char*> argv;
-            argv.push_back(const_cast<char*>(kServer.c_str()));
+            argv.push_back(const_cast<char*>(program.c_str()));
             for (const auto& a : args)
             {
                 argv.push_back(const_cast<char*>(a.c_str()));
             }
             argv.push_back(nullptr);
-            execv(kServer.c_str(), argv.data());
+            execv(program.c_str(), argv.data());
             _exit(127);
         }
         close(out[1]);
@@ -345,11 +349,46 @@ TEST(ServerProcess, PrintHelpListsEveryArgumentWithItsUnit)
                             "--dataRate",
                             "--delay",
                             "--queueSize",
-                            "--lossRate"})
+                            "--lossRate",
+                            "--positions",
+                            "--topologyFile",
+                            "--bgNodes",
+                            "--bgTraffic",
+                            "--bgRate",
+                            "--txPower",
+                            "--propagation",
+                            "--phyMode",
+                            "--wifiStandard",
+                            "--rateManager",
+                            "--waveMac",
+                            "--bsmNodes",
+                            "--bsmRate",
+                            "--ues",
+                            "--enbs",
+                            "--scheduler",
+                            "--bandwidth",
+                            "--s1uLinkDelay",
+                            "--remoteHostDelay",
+                            "--pcap",
+                            "--ascii",
+                            "--flowMonitor",
+                            "--netanim",
+                            "--dropLog",
+                            "--standalone",
+                            "--standaloneFlows",
+                            "--stopTime",
+                            "--info"})
     {
         EXPECT_NE(help.find(arg), std::string::npos) << arg << " missing from:\n" << help;
     }
-    for (const char* unit : {"bit/s", "packets", "with unit", "probability"})
+    for (const char* unit : {"bit/s",
+                             "packets",
+                             "with unit",
+                             "probability",
+                             "dBm",
+                             "metres",
+                             "resource blocks",
+                             "MHz"})
     {
         EXPECT_NE(help.find(unit), std::string::npos) << unit;
     }
@@ -656,3 +695,157 @@ TEST(ServerProcess, LossIsReproducibleAcrossProcessesAndChangesWithTheRun)
 }
 
 } // namespace
+
+TEST(ServerProcess, InfoPrintsOneJsonLineAndExits)
+{
+    ServerProcess server({"--info"});
+    EXPECT_EQ(server.Wait(), 0);
+    const std::string out = server.RestOfStdout();
+    EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
+    EXPECT_EQ(out.rfind("{\"software\":\"netloop-ns3-server ", 0), 0u) << out;
+    for (const char* needle : {"\"ns3_version\":\"3.37\"",
+                               "\"networks\":[\"p2p\",\"wifi\",\"wave\",\"lte\"]",
+                               "\"transports\":[\"udp\",\"tcp\"]",
+                               "\"wifi\"",
+                               "\"wave\"",
+                               "\"lte\"",
+                               "\"flow-monitor\"",
+                               "\"modules\":["})
+    {
+        EXPECT_NE(out.find(needle), std::string::npos) << needle << " in " << out;
+    }
+}
+
+TEST(ServerProcess, StandaloneRunsTheFlowsAloneAndPrintsAJsonSummary)
+{
+    ServerProcess server(
+        {"--network=wave",
+         "--nodes=3",
+         "--standalone",
+         "--standaloneFlows=0>1:5000:100:10ms;1>0:5001:50:20ms:5ms;2>1:5002:80:10ms::tcp",
+         "--stopTime=2s"});
+    EXPECT_EQ(server.Wait(), 0) << server.Stderr();
+    const std::string out = server.RestOfStdout();
+    EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
+    for (const char* needle : {"{\"mode\":\"standalone\",\"description\":\"wave 802.11p OCB",
+                               "\"stop_time_ns\":2000000000,\"reached_ns\":2000000000",
+                               "{\"flow\":0,\"src\":0,\"dst\":1,\"port\":5000,\"transport\":"
+                               "\"udp\",\"size\":100,\"period_ns\":10000000,\"start_ns\":0,"
+                               "\"sent\":200,\"delivered\":200,\"dropped\":0,\"in_flight\":0,"
+                               "\"mean_delay_ns\":",
+                               "\"period_ns\":20000000,\"start_ns\":5000000,\"sent\":100,",
+                               "\"transport\":\"tcp\"",
+                               "\"events\":",
+                               "\"wall_seconds\":"})
+    {
+        EXPECT_NE(out.find(needle), std::string::npos) << needle << "\nin " << out;
+    }
+}
+
+TEST(ServerProcess, StandaloneRejectsFlowsTheNetworkDoesNotHave)
+{
+    ServerProcess server(
+        {"--network=wifi", "--standalone", "--standaloneFlows=0>5:5000:100:10ms", "--stopTime=1s"});
+    EXPECT_EQ(server.Wait(), 2);
+    EXPECT_NE(server.Stderr().find("destination node 5 does not exist"), std::string::npos)
+        << server.Stderr();
+}
+
+TEST(ServerProcess, ABadTopologyFileExitsWithTwoNamingTheLine)
+{
+    const std::string path = "/tmp/netloop-bad-topology-" + std::to_string(getpid()) + ".txt";
+    {
+        std::ofstream f(path);
+        f << "# two vehicles\n2\n0 0 0\n10 0 zero\n";
+    }
+    ServerProcess server({"--network=wave", "--topologyFile=" + path});
+    EXPECT_EQ(server.Wait(), 2);
+    const std::string err = server.Stderr();
+    std::remove(path.c_str());
+    EXPECT_NE(err.find(path + ":4: \"zero\" is not a finite number"), std::string::npos) << err;
+    EXPECT_EQ(server.RestOfStdout(), "");
+}
+
+TEST(ServerProcess, AWaveRunWritesItsTracesEvenWhenTheBridgeGoesAway)
+{
+    char dir[] = "/tmp/netloop-server-traces-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string base = dir;
+    ServerProcess server({"--network=wave",
+                          "--nodes=2",
+                          "--positions=0,0,0;20,0,0",
+                          "--dropLog=" + base + "/drops.csv",
+                          "--flowMonitor=" + base + "/flows.xml",
+                          "--pcap=" + base + "/wave"});
+    {
+        Client client(server.ReadPort());
+        Handshake(client, {FlowSpec{0, 5000, 0, 1, Transport::Udp, false}});
+        Step step;
+        step.until = 500000000;
+        for (uint64_t i = 0; i < 10; ++i)
+        {
+            step.sends.push_back(SendRequest{0, i, 0, 1, 10000000 * i, 100});
+        }
+        // Node 1 drives out of range at the start of the step.
+        step.kinematics.push_back(NodeKinematics{1, {20, 0, 0}, {0, 0, 0}});
+        client.Send(step);
+        Message m = client.Receive();
+        ASSERT_TRUE(std::holds_alternative<StepDone>(m));
+        EXPECT_EQ(std::get<StepDone>(m).deliveries.size(), 10u);
+        step = Step{};
+        step.until = 1000000000;
+        step.sends.push_back(SendRequest{0, 10, 0, 1, 600000000, 100});
+        step.kinematics.push_back(NodeKinematics{1, {500, 0, 0}, {0, 0, 0}});
+        client.Send(step);
+        m = client.Receive();
+        ASSERT_TRUE(std::holds_alternative<StepDone>(m));
+        ASSERT_EQ(std::get<StepDone>(m).drops.size(), 1u);
+        EXPECT_EQ(std::get<StepDone>(m).drops[0].reason, DropReason::Mac);
+        // ... and the bridge dies without Finish.
+    }
+    EXPECT_EQ(server.Wait(), 1);
+    EXPECT_NE(server.Stderr().find("closed the connection without Finish"), std::string::npos);
+    std::ifstream flows(base + "/flows.xml");
+    const std::string xml((std::istreambuf_iterator<char>(flows)),
+                          std::istreambuf_iterator<char>());
+    EXPECT_NE(xml.find("txPackets=\"11\""), std::string::npos) << xml.substr(0, 400);
+    EXPECT_NE(xml.find("</FlowMonitor>"), std::string::npos) << "complete";
+    std::ifstream drops(base + "/drops.csv");
+    const std::string log((std::istreambuf_iterator<char>(drops)),
+                          std::istreambuf_iterator<char>());
+    EXPECT_NE(log.find(",0,0,5000,10,0,1,600000000,Mac,1,"), std::string::npos) << log;
+    std::ifstream pcap(base + "/wave-0-0.pcap");
+    EXPECT_TRUE(pcap.good());
+    EXPECT_EQ(std::system(("rm -rf " + base).c_str()), 0);
+}
+
+TEST(ServerProcess, TheByoExampleServesAUsersWifiAndCsmaNetwork)
+{
+    ServerProcess server({"--seed=3", "--run=2"}, kByoExample);
+    Client client(server.ReadPort());
+    // Wireless node 0 to wired controller 3 (two hops via the gateway) and back.
+    Handshake(client,
+              {FlowSpec{0, 5000, 0, 3, Transport::Udp, false},
+               FlowSpec{1, 5001, 3, 0, Transport::Udp, false}});
+    Step step;
+    step.until = 1000000000;
+    for (uint64_t i = 0; i < 20; ++i)
+    {
+        step.sends.push_back(SendRequest{0, i, 0, 1, 20000000 * i, 64});
+        step.sends.push_back(SendRequest{1, i, 0, 1, 20000000 * i + 5000000, 16});
+    }
+    client.Send(step);
+    Message m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<StepDone>(m));
+    const StepDone& done = std::get<StepDone>(m);
+    EXPECT_EQ(done.deliveries.size(), 40u);
+    for (const Delivery& d : done.deliveries)
+    {
+        EXPECT_GT(d.received, d.sent + 50000) << "at least the CSMA channel delay";
+    }
+    client.Send(Finish{});
+    m = client.Receive();
+    ASSERT_TRUE(std::holds_alternative<Summary>(m));
+    EXPECT_EQ(std::get<Summary>(m).flows[0].delivered, 20u);
+    EXPECT_EQ(server.Wait(), 0);
+}
