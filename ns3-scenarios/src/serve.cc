@@ -90,17 +90,30 @@ Serve(const BuiltNetwork& network, const ServeArguments& arguments)
     {
         return BadArgument(*problem);
     }
+    bool finished = false;
+    auto finish = [&traces, &network, &finished]() {
+        if (finished)
+        {
+            return;
+        }
+        finished = true;
+        traces.Finish();
+        if (network.onFinish)
+        {
+            network.onFinish();
+        }
+    };
     int status;
     {
         StepServer server(network.nodes, network.addressOf, network.description);
         server.GetEngine().SetDropLog(traces.GetDropLog());
         server.GetEngine().HookDrops(network.hookDrops);
-        status = server.Serve(arguments.ToServeOptions());
-        traces.Finish();
-    }
-    if (network.onFinish)
-    {
-        network.onFinish();
+        ServeOptions options = arguments.ToServeOptions();
+        // Trace files complete before the Summary tells the bridge the run is over.
+        options.beforeSummary = finish;
+        status = server.Serve(options);
+        // Also when the bridge went away or the session failed: write what there is.
+        finish();
     }
     return status;
 }

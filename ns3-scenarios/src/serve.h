@@ -54,11 +54,12 @@ struct ServeArguments
 /**
  * Serves a network: validates the arguments (a message on stderr and
  * kExitBadArguments if bad), starts the requested traces, hooks the
- * network's own drop traces, serves one bridge connection, then writes the
- * trace files (also when the bridge went away mid-run) and calls
- * network.onFinish. Does not destroy the simulator; the caller does, and
- * runs nothing more.
- * \return 0 after Finish, 1 when serving failed, 2 for a bad argument
+ * network's own drop traces and serves one bridge connection. The trace
+ * files are written and network.onFinish called before the Summary is sent
+ * (so they are complete when the bridge sees it), or, when the session ends
+ * otherwise (the bridge went away, an error), right after it ended. Does not destroy the simulator;
+ * the caller does, and runs nothing more. \return 0 after Finish, 1 when serving failed, 2 for a
+ * bad argument
  */
 int Serve(const BuiltNetwork& network, const ServeArguments& arguments);
 

@@ -130,6 +130,11 @@ StepServer::Serve(const ServeOptions& options)
             }
         }
 
+        if (reply.message && options.beforeSummary &&
+            std::holds_alternative<wire::Summary>(*reply.message))
+        {
+            options.beforeSummary();
+        }
         if (reply.message)
         {
             std::vector<uint8_t> bytes;

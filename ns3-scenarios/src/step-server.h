@@ -17,6 +17,7 @@
 #include "ns3/node-container.h"
 
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -32,6 +33,9 @@ struct ServeOptions
     std::ostream* portOut = &std::cout;            //!< gets the port line
     std::ostream* log = &std::cerr;                //!< gets the reason when serving fails
     std::string software = ServerSoftware();       //!< sent in Hello
+    /// Called after Finish and before the Summary goes out (e.g. to write trace
+    /// files, so that they are complete when the bridge sees the Summary).
+    std::function<void()> beforeSummary;
 };
 
 /**

@@ -137,6 +137,18 @@ class ServerProcess
         }
     }
 
+    /// Kills the process at once (SIGKILL), as a bridge that gives up does.
+    void Kill()
+    {
+        if (m_pid > 0 && !m_exited)
+        {
+            kill(m_pid, SIGKILL);
+            int status;
+            waitpid(m_pid, &status, 0);
+            m_exited = true;
+        }
+    }
+
     /// Everything on stderr / the rest of stdout (after the process exited).
     std::string Stderr()
     {
@@ -848,4 +860,25 @@ TEST(ServerProcess, TheByoExampleServesAUsersWifiAndCsmaNetwork)
     ASSERT_TRUE(std::holds_alternative<Summary>(m));
     EXPECT_EQ(std::get<Summary>(m).flows[0].delivered, 20u);
     EXPECT_EQ(server.Wait(), 0);
+}
+
+TEST(ServerProcess, TraceFilesAreCompleteWhenTheSummaryArrives)
+{
+    const std::string path = "/tmp/netloop-flows-" + std::to_string(getpid()) + ".xml";
+    ServerProcess server({"--flowMonitor=" + path});
+    Client client(server.ReadPort());
+    Handshake(client, {FlowSpec{0, 9000, 0, 1, Transport::Udp, false}});
+    Step step;
+    step.until = 100000000;
+    step.sends.push_back(SendRequest{0, 0, 0, 1, 0, 100});
+    client.Send(step);
+    ASSERT_TRUE(std::holds_alternative<StepDone>(client.Receive()));
+    client.Send(Finish{});
+    ASSERT_TRUE(std::holds_alternative<Summary>(client.Receive()));
+    server.Kill(); // the bridge may reap the server as soon as it has the Summary
+    std::ifstream in(path);
+    const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::remove(path.c_str());
+    EXPECT_NE(xml.find("txPackets=\"1\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("</FlowMonitor>"), std::string::npos);
 }
