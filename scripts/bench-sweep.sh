@@ -2,8 +2,8 @@
 # Benchmark fragment for `scripts/bench.sh sweep` (issue 6): how close does
 # `netloop sweep --jobs 2` come to perfect parallelism?
 #
-# The workload: 16 short ns-3 runs of examples/dc_servo_p2p.toml (60 s
-# simulated over the ns-3 point-to-point link, about 0.6 s of wall time each):
+# The workload: 16 short ns-3 runs of examples/dc_servo_p2p.toml (120 s
+# simulated over the ns-3 point-to-point link, under a second of wall time each):
 # 4 proportional gains x 4 replications (ns-3 run numbers 1..4).
 #
 # 1. Each of the 16 runs alone, one after the other, as `netloop run` with the
@@ -33,7 +33,7 @@ repeats="${BENCH_SWEEP_REPEATS:-3}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/netloop-bench-sweep.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-duration="60s"
+duration="120s"
 gains=(10.0 15.0 20.0 25.0)
 replications=4
 scenario="$PWD/examples/dc_servo_p2p.toml"

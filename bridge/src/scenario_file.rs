@@ -531,33 +531,29 @@ impl Locator<'_> {
         let Ok(root) = DeTable::parse(self.text) else {
             return Place::Nowhere;
         };
-        let mut table: &DeTable = root.get_ref();
+        let root: &DeTable = root.get_ref();
         let mut value: Option<&Spanned<DeValue>> = None;
         // Best span so far: (key span, value span).
         let mut best: Option<(std::ops::Range<usize>, std::ops::Range<usize>)> = None;
         for seg in &path.0 {
             match seg {
                 Segment::Key(k) => {
-                    let current = match value {
-                        None => Some(table),
+                    let table = match value {
+                        None => Some(root),
                         Some(v) => v.get_ref().as_table(),
                     };
-                    let Some(t) = current else { break };
-                    let Some((key, v)) = t.iter().find(|(key, _)| key.get_ref() == k) else { break };
+                    let Some(table) = table else { break };
+                    let Some((key, v)) = table.iter().find(|(key, _)| key.get_ref() == k) else { break };
                     best = Some((key.span(), v.span()));
                     value = Some(v);
-                    table = t;
                 }
                 Segment::Index(n) => {
-                    let Some(array) = value.and_then(|v| v.get_ref().as_array()) else { break };
-                    let Some(v) = array.get(*n) else { break };
-                    let span = v.span();
-                    best = Some((span.clone(), span));
+                    let Some(v) = value.and_then(|v| v.get_ref().as_array()).and_then(|a| a.get(*n)) else { break };
+                    best = Some((v.span(), v.span()));
                     value = Some(v);
                 }
             }
         }
-        let _ = table;
         match best {
             None => Place::Nowhere,
             Some((key, value)) => self.place(key, value),
@@ -611,13 +607,8 @@ fn find_quoted_value(table: &toml::Table, path: &KeyPath, message: &str) -> Opti
         };
         value?;
     }
-    let start = match value {
-        Some(v) => v,
-        None if path.is_empty() => return None,
-        None => return None,
-    };
     let mut found = Vec::new();
-    collect_matches(start, path.clone(), message, &mut found);
+    collect_matches(value?, path.clone(), message, &mut found);
     (found.len() == 1).then(|| found.remove(0))
 }
 
@@ -797,6 +788,20 @@ mod tests {
         assert_eq!(l.place, Place::Override("--set loops[0].controller.kp=fast".into()));
         let shown = l.to_string();
         assert!(shown.contains("--set loops[0].controller.kp=fast"), "{shown}");
+    }
+
+    #[test]
+    fn errors_in_the_second_loop_point_into_its_own_tables() {
+        let second = SERVO[SERVO.find("[[loops]]").unwrap()..]
+            .replace("name = \"servo\"", "name = \"servo2\"")
+            .replace("plant_node = 0", "plant_node = 2")
+            .replace("controller_node = 1", "controller_node = 3")
+            .replace("[loops.sensor]\nperiod = \"10ms\"", "[loops.sensor]\nperiod = \"7500us\"");
+        let text = format!("{SERVO}\n{second}");
+        let l = located(load_str(&text, &["network.ns3.nodes=4"]));
+        assert_eq!(l.key.as_deref(), Some("loops[1].sensor.period"));
+        let line = text.lines().position(|l| l == "period = \"7500us\"").unwrap() + 1;
+        assert!(matches!(&l.place, Place::File { line: found, .. } if *found == line), "{l}");
     }
 
     #[test]
