@@ -13,9 +13,15 @@
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/log.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-rrc.h"
 #include "ns3/lte-helper.h"
+#include "ns3/lte-radio-bearer-info.h"
+#include "ns3/lte-rlc.h"
 #include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-ue-rrc.h"
 #include "ns3/node-list.h"
+#include "ns3/object-map.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
@@ -25,6 +31,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <unordered_set>
 
@@ -137,6 +144,46 @@ class LteDropWatch : public std::enable_shared_from_this<LteDropWatch>
     uint32_t m_pgwIndex;                    //!< the PGW's node index
     std::unordered_set<uint64_t> m_pending; //!< uids seen from tun, not yet forwarded
 };
+
+/// The RLC entities already hooked, so that each is hooked once.
+using HookedRlcs = std::shared_ptr<std::set<ns3::LteRlc*>>;
+
+/**
+ * Hooks the "TxDrop" of the RLC entity of every data radio bearer of an RRC
+ * object ("DataRadioBearerMap") not hooked yet. RLC entities are created
+ * during the run, when a bearer is set up, so this runs when the RRC
+ * announces a new bearer ("DrbCreated"; the UE's passes the DRB id, the
+ * eNB's the logical channel id, hence no matching on either).
+ */
+void
+HookNewRlcs(Ptr<ns3::Object> rrc,
+            uint32_t index,
+            DropSink* sink,
+            DropTraceConnections* connections,
+            HookedRlcs hooked)
+{
+    // The bearer is in the map by the end of the event that announced it.
+    ns3::Simulator::ScheduleNow([rrc, index, sink, connections, hooked]() {
+        ns3::ObjectMapValue bearers;
+        rrc->GetAttribute("DataRadioBearerMap", bearers);
+        for (auto it = bearers.Begin(); it != bearers.End(); ++it)
+        {
+            auto info = ns3::DynamicCast<ns3::LteDataRadioBearerInfo>(it->second);
+            if (!info || !info->m_rlc || !hooked->insert(ns3::PeekPointer(info->m_rlc)).second)
+            {
+                continue;
+            }
+            connections->Connect(
+                info->m_rlc,
+                "TxDrop",
+                PacketDropCallback(
+                    sink,
+                    index,
+                    wire::DropReason::Queue,
+                    DropOrigin{"LteRlc::TxDrop", "RLC transmission buffer full", true}));
+        }
+    });
+}
 
 } // namespace
 
@@ -376,7 +423,7 @@ BuildLteNetwork(const LteParameters& p, const std::vector<ns3::Vector>& position
     ns3::NodeContainer infrastructure(enbs);
     infrastructure.Add(pgw);
     infrastructure.Add(sgw);
-    built.hookDrops = [ues, ueDevices, u, pgw, pgwIndex, infrastructure](
+    built.hookDrops = [ues, ueDevices, enbDevices, u, pgw, pgwIndex, infrastructure](
                           DropSink* sink,
                           DropTraceConnections& connections,
                           bool) {
@@ -398,6 +445,35 @@ BuildLteNetwork(const LteParameters& p, const std::vector<ns3::Vector>& position
                     }
                 });
             count += connections.Connect(ues.Get(i)->GetObject<ns3::Ipv4L3Protocol>(), "Tx", tx);
+        }
+        // RLC buffer overflows: the UEs' uplink bearers, each eNB's downlink bearers.
+        auto hooked = std::make_shared<std::set<ns3::LteRlc*>>();
+        for (uint32_t i = 0; i < u; ++i)
+        {
+            Ptr<ns3::LteUeRrc> rrc =
+                ns3::DynamicCast<ns3::LteUeNetDevice>(ueDevices.Get(i))->GetRrc();
+            ns3::Callback<void, uint64_t, uint16_t, uint16_t, uint8_t> created(
+                [rrc, i, sink, &connections, hooked](uint64_t, uint16_t, uint16_t, uint8_t) {
+                    HookNewRlcs(rrc, i, sink, &connections, hooked);
+                });
+            count += connections.Connect(rrc, "DrbCreated", created);
+        }
+        for (uint32_t k = 0; k < enbDevices.GetN(); ++k)
+        {
+            Ptr<ns3::LteEnbRrc> rrc =
+                ns3::DynamicCast<ns3::LteEnbNetDevice>(enbDevices.Get(k))->GetRrc();
+            const uint32_t index = u + 1 + k;
+            ns3::Callback<void, uint16_t, uint16_t> newUe([rrc, index, sink, &connections, hooked](
+                                                              uint16_t,
+                                                              uint16_t rnti) {
+                Ptr<ns3::UeManager> ue = rrc->GetUeManager(rnti);
+                ns3::Callback<void, uint64_t, uint16_t, uint16_t, uint8_t> created(
+                    [ue, index, sink, &connections, hooked](uint64_t, uint16_t, uint16_t, uint8_t) {
+                        HookNewRlcs(ue, index, sink, &connections, hooked);
+                    });
+                connections.Connect(ue, "DrbCreated", created);
+            });
+            count += connections.Connect(rrc, "NewUeContext", newUe);
         }
         auto watch = std::make_shared<LteDropWatch>(sink, pgwIndex);
         for (uint32_t a = 0; a < pgw->GetNApplications(); ++a)

@@ -87,7 +87,11 @@ BuiltNetwork BuildLteNetwork(const LteParameters& parameters,
  * Each UE attaches to its closest eNB at t = 0; its default EPS bearer is up
  * some 20 ms later (ideal RRC). A packet sent earlier is reported dropped,
  * Routing: uplink at the UE (its NAS is not ACTIVE yet), downlink at the PGW
- * (no bearer to the UE yet).
+ * (no bearer to the UE yet). RLC UM transmission buffer overflows are Queue
+ * drops at the UE (uplink) or the eNB (downlink); the EPC's point-to-point
+ * links and IP stacks report as in p2p networks. Not reported: a transport
+ * block lost after the HARQ retransmissions (the RLC discards the partial SDU
+ * without a trace source), so such a packet stays in flight.
  */
 class LteNetworkBuilder : public NetworkBuilder
 {

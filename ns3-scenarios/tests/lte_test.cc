@@ -132,3 +132,36 @@ TEST(Lte, BackgroundUesSendUplinkToTheRemoteHost)
     }
     EXPECT_GT(delays[1], delays[0]) << "six UEs share a 6-RB uplink with the loop";
 }
+
+TEST(Lte, RlcBufferOverflowsAreQueueDropsAtTheUeAndTheEnb)
+{
+    // Bursts of 100 packets of 300 bytes at once overflow the RLC UM transmission buffers
+    // (10 kB): uplink at the UE (node 0), downlink at the eNB (node U + 1 = 2).
+    NetHarness h;
+    h.Build([]() { return BuildFromArgs({"--network=lte", "--positions=50,0,0"}); });
+    h.Configure({UdpFlow(0, 5000, 0, 1), UdpFlow(1, 5001, 1, 0)});
+    wire::Step step;
+    step.until = 3 * kS;
+    for (uint64_t n = 0; n < 100; ++n)
+    {
+        step.sends.push_back(wire::SendRequest{0, n, 0, 1, 200 * kMs, 300});
+        step.sends.push_back(wire::SendRequest{1, n, 0, 1, 200 * kMs, 300});
+    }
+    RunLog log;
+    h.Step(step, &log);
+    const wire::Summary s = h.Engine().Finish();
+    std::set<uint32_t> nodes;
+    for (const auto& d : log.drops)
+    {
+        EXPECT_EQ(d.reason, DropReason::Queue);
+        EXPECT_EQ(d.node, d.flow == 0 ? 0u : 2u);
+        nodes.insert(d.node);
+    }
+    EXPECT_EQ(nodes, (std::set<uint32_t>{0, 2}));
+    for (const auto& c : s.flows)
+    {
+        EXPECT_EQ(c.sent, 100u);
+        EXPECT_EQ(c.delivered + c.dropped, 100u) << "every packet's fate is known";
+        EXPECT_GT(c.delivered, 20u);
+    }
+}
