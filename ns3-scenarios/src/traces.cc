@@ -84,16 +84,16 @@ TraceOptions::AddArguments(ns3::CommandLine& cmd)
     cmd.AddValue(
         "pcap",
         "pcap trace of every device: file name prefix, files <prefix>-<node>-<device>.pcap "
-        "(IP level, <prefix>-n<node>-i<interface>.pcap, for LTE devices); empty = off",
+        "(IP level, <prefix>-n<node>-i<interface>.pcap, for LTE devices); off when not given",
         pcap);
-    cmd.AddValue("ascii", "ASCII trace of every device into this file; empty = off", ascii);
+    cmd.AddValue("ascii", "ASCII trace of every device into this file; off when not given", ascii);
     cmd.AddValue("flowMonitor",
-                 "FlowMonitor statistics of every IPv4 flow, XML written at the end; empty = off",
+                 "FlowMonitor statistics of every IPv4 flow, XML written at the end; off when not given",
                  flowMonitor);
-    cmd.AddValue("netanim", "NetAnim animation XML; empty = off", netanim);
+    cmd.AddValue("netanim", "NetAnim animation XML; off when not given", netanim);
     cmd.AddValue("dropLog",
                  "CSV log of every drop of a tagged control packet (PHY/MAC/queue/IP), with its "
-                 "tags, node, time, reason and ns-3 detail; empty = off",
+                 "tags, node, time, reason and ns-3 detail; off when not given",
                  dropLog);
 }
 
