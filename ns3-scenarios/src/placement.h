@@ -52,10 +52,10 @@ std::variant<std::vector<ns3::Vector>, std::string> ParsePositionList(const std:
 std::variant<std::vector<ns3::Vector>, std::string> ReadTopologyFile(const std::string& path);
 
 /**
- * The explicit positions of the options, if any: --positions or
- * --topologyFile (not both).
- * \return nullopt-free result: an empty list when neither is given, the list,
- *         or a message naming the argument
+ * The explicit positions of the options: those of --positions or of
+ * --topologyFile (giving both is an error), or an empty list when neither is
+ * given.
+ * \return the list, or a message naming the argument
  */
 std::variant<std::vector<ns3::Vector>, std::string> ExplicitPositions(
     const PlacementOptions& options);

@@ -87,9 +87,10 @@ TraceOptions::AddArguments(ns3::CommandLine& cmd)
         "(IP level, <prefix>-n<node>-i<interface>.pcap, for LTE devices); off when not given",
         pcap);
     cmd.AddValue("ascii", "ASCII trace of every device into this file; off when not given", ascii);
-    cmd.AddValue("flowMonitor",
-                 "FlowMonitor statistics of every IPv4 flow, XML written at the end; off when not given",
-                 flowMonitor);
+    cmd.AddValue(
+        "flowMonitor",
+        "FlowMonitor statistics of every IPv4 flow, XML written at the end; off when not given",
+        flowMonitor);
     cmd.AddValue("netanim", "NetAnim animation XML; off when not given", netanim);
     cmd.AddValue("dropLog",
                  "CSV log of every drop of a tagged control packet (PHY/MAC/queue/IP), with its "
