@@ -35,7 +35,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::str::FromStr;
 
 use controlsim::{
     ActuatorConfig, ControllerConfig, LoopConfig, LoopRef, PlantConfig, References, SensorConfig, SolverKind,
@@ -45,6 +44,14 @@ use protocol::SimTime;
 use serde::{Deserialize, Serialize};
 
 use crate::network::BuiltinConfig;
+
+mod ns3;
+
+pub use ns3::{
+    BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, DataRate, LteConfig, LteScheduler, Ns3NetworkConfig,
+    P2pConfig, PlacementConfig, Propagation, RadioConfig, RateManager, Topology, TracesConfig, WaveChannelAccess,
+    WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard,
+};
 
 /// A whole scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -138,6 +145,29 @@ pub struct NetworkConfig {
     /// How to start and talk to the ns-3 server.
     #[serde(default)]
     pub server: ServerConfig,
+    /// Radio of wifi and wave nodes (lte: propagation only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radio: Option<RadioConfig>,
+    /// Where nodes are at t = 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<PlacementConfig>,
+    /// Extra nodes loading the channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub background: Option<BackgroundConfig>,
+    /// ns-3 trace files in the run directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traces: Option<TracesConfig>,
+}
+
+impl NetworkConfig {
+    pub(crate) fn extras(&self) -> ns3::NetworkExtras<'_> {
+        ns3::NetworkExtras {
+            radio: self.radio.as_ref(),
+            placement: self.placement.as_ref(),
+            background: self.background.as_ref(),
+            traces: self.traces.as_ref(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -191,121 +221,6 @@ impl Default for ServerConfig {
             step_timeout: default_step_timeout(),
             args: Vec::new(),
         }
-    }
-}
-
-/// An ns-3 network, by kind; each kind becomes `netloop-server` arguments.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Ns3NetworkConfig {
-    /// Point-to-point links between `nodes` nodes in a chain or a star.
-    P2p(P2pConfig),
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct P2pConfig {
-    /// Node count; default: the highest node a loop uses, plus one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u32>,
-    #[serde(default)]
-    pub topology: Topology,
-    /// Link rate, e.g. "1Mbps".
-    #[serde(default = "default_data_rate")]
-    pub data_rate: DataRate,
-    /// Propagation delay of each link.
-    #[serde(default = "default_link_delay", with = "protocol::duration")]
-    pub delay: SimTime,
-    /// Device queue, packets.
-    #[serde(default = "default_queue_size")]
-    pub queue_size: u32,
-    /// Probability that a link loses a packet at reception.
-    #[serde(default)]
-    pub loss_rate: f64,
-}
-
-fn default_data_rate() -> DataRate {
-    DataRate(10_000_000)
-}
-
-fn default_link_delay() -> SimTime {
-    SimTime::from_millis(2)
-}
-
-fn default_queue_size() -> u32 {
-    100
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Topology {
-    /// 0 - 1 - 2 - ... - (n-1)
-    #[default]
-    Chain,
-    /// Node 0 is the hub.
-    Star,
-}
-
-/// A link rate in bits per second, written like ns-3's DataRate: "1Mbps",
-/// "64kbps", "1.5Gbps", "9600bps". Parsed exactly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct DataRate(pub u64);
-
-impl FromStr for DataRate {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, String> {
-        const UNITS: &[(&str, u64)] =
-            &[("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("Kbps", 1_000), ("bps", 1)];
-        let s = text.trim();
-        let (number, scale) = UNITS
-            .iter()
-            .find_map(|(u, scale)| s.strip_suffix(u).map(|n| (n.trim(), *scale)))
-            .ok_or_else(|| format!("\"{text}\" is not a data rate; expected e.g. \"1Mbps\", \"64kbps\", \"1.5Gbps\""))?;
-        let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
-        let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
-        if !digits(whole) || !(frac.is_empty() || digits(frac)) {
-            return Err(format!("\"{text}\" is not a data rate; expected e.g. \"1Mbps\""));
-        }
-        let whole: u64 = whole.parse().map_err(|_| format!("\"{text}\" is too large"))?;
-        let frac_scale = 10u64.checked_pow(frac.len() as u32).ok_or_else(|| format!("\"{text}\": too many digits"))?;
-        let frac_value: u64 = if frac.is_empty() { 0 } else { frac.parse().map_err(|_| format!("\"{text}\""))? };
-        if (frac_value * scale) % frac_scale != 0 {
-            return Err(format!("\"{text}\" is not a whole number of bits per second"));
-        }
-        let bps = whole
-            .checked_mul(scale)
-            .and_then(|w| w.checked_add(frac_value * scale / frac_scale))
-            .ok_or_else(|| format!("\"{text}\" is too large"))?;
-        if bps == 0 {
-            return Err("a data rate must be positive".into());
-        }
-        Ok(DataRate(bps))
-    }
-}
-
-impl fmt::Display for DataRate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let bps = self.0;
-        for (unit, scale) in [("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)] {
-            if bps % scale == 0 {
-                return write!(f, "{}{unit}", bps / scale);
-            }
-        }
-        write!(f, "{bps}bps")
-    }
-}
-
-impl Serialize for DataRate {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for DataRate {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -675,21 +590,21 @@ impl Scenario {
             (Backend::Builtin, _) if self.network.builtin.is_none() => {
                 return Err(bad("network.builtin", "backend = \"builtin\" needs a [network.builtin] table"))
             }
-            (Backend::Ns3, Some(Ns3NetworkConfig::P2p(p2p))) => {
-                if !(0.0..=1.0).contains(&p2p.loss_rate) {
-                    return Err(bad("network.ns3.loss_rate", format!("{} is not a probability in [0, 1]", p2p.loss_rate)));
-                }
-                if p2p.queue_size == 0 {
-                    return Err(bad("network.ns3.queue_size", "must be at least 1 packet"));
-                }
-                let nodes = p2p.nodes.unwrap_or(highest + 1);
+            (Backend::Ns3, Some(ns3)) => {
+                let nodes = ns3.node_count(highest);
                 if let Some((i, l)) = loops.iter().enumerate().find(|(_, l)| l.plant_node.max(l.controller_node) >= nodes) {
                     let which = if l.plant_node >= nodes { "plant_node" } else { "controller_node" };
                     return Err(bad(
                         format!("loops[{i}].{which}"),
-                        format!("node {} is out of range: the network has {nodes} nodes (0..{})", l.plant_node.max(l.controller_node), nodes - 1),
+                        format!(
+                            "node {} is out of range: the {} network has {nodes} nodes (0..{})",
+                            l.plant_node.max(l.controller_node),
+                            ns3.kind_name(),
+                            nodes - 1
+                        ),
                     ));
                 }
+                ns3.validate(&self.network.extras(), nodes)?;
                 nodes
             }
             _ => highest + 1,

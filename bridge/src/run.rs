@@ -20,7 +20,7 @@ use protocol::SimTime;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::config::{Backend, Ns3NetworkConfig, Resolved, Scenario, ServerConfig, Topology};
+use crate::config::{Backend, Ns3NetworkConfig, Resolved, Scenario, ServerConfig};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::FlowCounts;
 use crate::metrics::{ControlMetrics, ControlMetricsAccumulator, DelayStats};
@@ -202,21 +202,14 @@ impl<W: std::io::Write> Observer for RunObserver<W> {
     }
 }
 
-/// The ns-3 server's command line for a network config.
-pub fn ns3_arguments(resolved: &Resolved) -> Vec<String> {
+/// The ns-3 server's command line for a resolved scenario; trace files go
+/// into `out_dir/ns3/`, relative files are read from `base_dir`.
+pub fn ns3_arguments(resolved: &Resolved, base_dir: &Path, out_dir: &Path) -> Vec<String> {
     let scenario = &resolved.scenario;
     let mut args = vec![format!("--seed={}", scenario.seed), format!("--run={}", scenario.run)];
-    match &scenario.network.ns3 {
-        Some(Ns3NetworkConfig::P2p(p)) => {
-            args.push("--network=p2p".into());
-            args.push(format!("--nodes={}", resolved.node_count));
-            args.push(format!("--topology={}", if p.topology == Topology::Star { "star" } else { "chain" }));
-            args.push(format!("--dataRate={}", p.data_rate));
-            args.push(format!("--delay={}", p.delay));
-            args.push(format!("--queueSize={}", p.queue_size));
-            args.push(format!("--lossRate={}", p.loss_rate));
-        }
-        None => {}
+    if let Some(ns3) = &scenario.network.ns3 {
+        let extras = scenario.network.extras();
+        args.extend(ns3.server_arguments(&extras, resolved.node_count, base_dir, &out_dir.join("ns3")));
     }
     args.extend(scenario.network.server.args.iter().cloned());
     args
@@ -244,8 +237,9 @@ fn start_network(resolved: &Resolved, options: &RunOptions) -> Result<Box<dyn Ne
             Box::new(BuiltinNetwork::new(config, scenario.seed, scenario.run, &options.base_dir)?)
         }
         Backend::Ns3 => {
-            let ns3 = ns3_options(&scenario.network.server, ns3_arguments(resolved), options.cancel.clone());
-            let positions_matter = !matches!(scenario.network.ns3, Some(Ns3NetworkConfig::P2p(_)));
+            let args = ns3_arguments(resolved, &options.base_dir, &options.out_dir);
+            let ns3 = ns3_options(&scenario.network.server, args, options.cancel.clone());
+            let positions_matter = scenario.network.ns3.as_ref().is_some_and(Ns3NetworkConfig::uses_positions);
             Box::new(Ns3Network::start(&ns3, positions_matter)?)
         }
     })
@@ -265,6 +259,9 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output { dir: dir.clone(), source };
     std::fs::create_dir_all(&dir).map_err(io)?;
+    if scenario.network.traces.as_ref().is_some_and(|t| t.any()) {
+        std::fs::create_dir_all(dir.join("ns3")).map_err(io)?;
+    }
 
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
     let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
