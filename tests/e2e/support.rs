@@ -50,3 +50,16 @@ pub fn process_alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+/// packets.csv of a run directory as one map per row.
+pub fn packet_rows(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers.iter().zip(r.iter()).map(|(h, v)| (h.to_string(), v.to_string())).collect()
+        })
+        .collect()
+}

@@ -1,0 +1,342 @@
+//! Loops over the real ns-3 wireless and cellular models (issue 5): range,
+//! plant-driven mobility, contention, LTE through the core network, and
+//! trace files that agree with packets.csv.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use bridge::config::Scenario;
+use bridge::run::{run, RunOptions, RunReport};
+
+use crate::support::server_binary;
+
+/// A DC servo on node 0 with a time-triggered PID on node 1, sampled every
+/// 10 ms, over the given `[network]` tables.
+fn servo_over(network: &str, duration: &str, extra_loop: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+step = "1ms"
+[sync]
+scheme = "master_slave"
+period = "10ms"
+{network}
+[network.server]
+binary = "{server}"
+[[loops]]
+name = "servo"
+plant_node = 0
+controller_node = 1
+{extra_loop}
+[loops.plant]
+kind = "dc_servo"
+inertia = 0.01
+viscous_friction = 0.1
+torque_constant = 0.1
+back_emf_constant = 0.1
+resistance = 1.0
+[loops.sensor]
+period = "10ms"
+[loops.actuator]
+min = -12.0
+max = 12.0
+[loops.controller]
+kind = "pid"
+kp = 20.0
+kd = 0.5
+trigger = "time"
+period = "10ms"
+[loops.reference]
+kind = "step"
+at = "0s"
+final = 1.0
+"#,
+        server = server_binary().display()
+    )
+}
+
+fn run_text(text: &str) -> (tempfile::TempDir, RunReport) {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let resolved = scenario.resolve().unwrap_or_else(|e| panic!("{e}"));
+    let options = RunOptions { out_dir: dir.path().join("run"), base_dir: PathBuf::from("."), cancel: None };
+    let report = run(&resolved, &options).unwrap_or_else(|e| panic!("run failed: {e}"));
+    (dir, report)
+}
+
+fn wave(distance: f64, extra: &str) -> String {
+    format!(
+        r#"[network]
+backend = "ns3"
+[network.ns3]
+kind = "wave"
+[network.radio]
+tx_power = 16.0
+propagation = "log_distance"
+[network.placement]
+positions = [[0.0, 0.0, 0.0], [{distance}, 0.0, 0.0]]
+{extra}"#
+    )
+}
+
+fn uplink_ratio(report: &RunReport) -> f64 {
+    report.summary.flows[0].delivery_ratio.unwrap()
+}
+
+#[test]
+fn wave_delivery_falls_with_distance() {
+    let distances = [20.0, 120.0, 160.0, 190.0, 400.0];
+    let ratios: Vec<f64> =
+        distances.iter().map(|&d| uplink_ratio(&run_text(&servo_over(&wave(d, ""), "1s", "")).1)).collect();
+    assert!(ratios[0] > 0.99, "close by: {ratios:?}");
+    assert!(ratios[4] < 0.01, "far beyond range: {ratios:?}");
+    assert!(ratios.windows(2).all(|w| w[0] >= w[1]), "not monotone in distance: {distances:?} -> {ratios:?}");
+}
+
+/// The largest distance (to 0.25 m) at which a static pair still exchanges
+/// every packet: log-distance propagation without fading has a sharp edge.
+fn static_range() -> f64 {
+    let works = |d: f64| uplink_ratio(&run_text(&servo_over(&wave(d, ""), "200ms", "")).1) > 0.5;
+    let (mut lo, mut hi) = (20.0, 400.0);
+    assert!(works(lo) && !works(hi));
+    while hi - lo > 0.25 {
+        let mid = (lo + hi) / 2.0;
+        if works(mid) {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    lo
+}
+
+/// A vehicle driving away from its controller at 20 m/s: its position is
+/// sent to ns-3 at every sync, and the loop stops exchanging packets where
+/// the static range test says it should, within one sync period of travel.
+#[test]
+fn nodes_driven_apart_stop_exchanging_packets_at_the_static_range() {
+    let range = static_range();
+    let speed = 20.0;
+    let sync = 0.05;
+    let text = format!(
+        r#"
+duration = "15s"
+step = "1ms"
+[sync]
+scheme = "master_slave"
+period = "50ms"
+{network}
+[network.server]
+binary = "{server}"
+[[loops]]
+name = "car"
+plant_node = 0
+controller_node = 1
+mobility = {{ origin = [0.0, 0.0, 0.0], heading = [1.0, 0.0, 0.0] }}
+[loops.plant]
+kind = "vehicle"
+x0 = [0.0, {speed}, 0.0]
+outputs = ["v"]
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+"#,
+        network = wave(0.0, "").replace("[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]", "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"),
+        server = server_binary().display()
+    );
+    let (dir, report) = run_text(&text);
+    assert!(report.summary.sync.syncs >= 290, "a moving node must sync every period");
+    let rows = crate::support::packet_rows(&dir.path().join("run"));
+    let uplink = |r: &&BTreeMap<String, String>| r["direction"] == "uplink";
+    let last_delivered = rows
+        .iter()
+        .filter(uplink)
+        .filter(|r| !r["arrival_ns"].is_empty())
+        .map(|r| r["sent_ns"].parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    let first_lost_after = rows
+        .iter()
+        .filter(uplink)
+        .filter(|r| r["fate"].starts_with("lost"))
+        .map(|r| r["sent_ns"].parse::<u64>().unwrap())
+        .filter(|&t| t > last_delivered / 2)
+        .min()
+        .unwrap();
+    let cutoff = speed * last_delivered as f64 * 1e-9;
+    assert!(
+        (cutoff - range).abs() <= speed * sync + 0.25,
+        "packets stopped at {cutoff:.2} m, static range {range:.2} m"
+    );
+    assert!(first_lost_after > last_delivered, "no packet gets through after the cut-off");
+}
+
+#[test]
+fn background_nodes_raise_the_loop_delay() {
+    let mean_delay = |nodes: u32| {
+        let background = if nodes == 0 {
+            String::new()
+        } else {
+            format!("[network.background]\nnodes = {nodes}\nrate = \"1Mbps\"\npacket_size = 1000\n")
+        };
+        let network = format!(
+            "[network]\nbackend = \"ns3\"\n[network.ns3]\nkind = \"wifi\"\nstandard = \"802.11a\"\n\
+             [network.placement]\nspacing = 10.0\n{background}"
+        );
+        let (_, report) = run_text(&servo_over(&network, "2s", ""));
+        report.summary.flows[0].delay.mean_s.unwrap()
+    };
+    let (d0, d4, d8) = (mean_delay(0), mean_delay(4), mean_delay(8));
+    assert!(d0 < d4 && d4 < d8, "mean uplink delay with 0/4/8 background nodes: {d0:e} {d4:e} {d8:e}");
+}
+
+#[test]
+fn lte_through_the_remote_host_is_slower_than_wifi_and_above_the_core_delays() {
+    // UE 0 holds the plant; the controller is on the remote host, node 1.
+    let lte = r#"[network]
+backend = "ns3"
+[network.ns3]
+kind = "lte"
+ues = 1
+s1u_link_delay = "2ms"
+s5_link_delay = "1ms"
+remote_host_delay = "10ms""#;
+    let (dir, report) = run_text(&servo_over(lte, "2s", ""));
+    assert!(report.summary.complete);
+    let wifi = "[network]\nbackend = \"ns3\"\n[network.ns3]\nkind = \"wifi\"";
+    let (_, wifi_report) = run_text(&servo_over(wifi, "2s", ""));
+    let wifi_mean = wifi_report.summary.flows[0].delay.mean_s.unwrap();
+    let core = 0.013;
+    for flow in &report.summary.flows {
+        assert!(flow.counts.delivered > 150, "{flow:?}");
+        assert!(flow.delay.mean_s.unwrap() > wifi_mean, "LTE {:?} vs Wi-Fi {wifi_mean}", flow.delay);
+    }
+    for row in crate::support::packet_rows(&dir.path().join("run")) {
+        if let Ok(delay) = row["delay_ns"].parse::<u64>() {
+            assert!(delay as f64 * 1e-9 > core, "a packet beat the core network's delays: {row:?}");
+        }
+    }
+}
+
+/// Counts the UDP datagrams to `port` in a pcap of 802.11 frames (DLT 105)
+/// or PPP frames (DLT 9). An 802.11 datagram is counted once however often
+/// the MAC retransmitted it: retransmissions share the sender's sequence
+/// number.
+fn udp_packets_to_port(pcap: &Path, port: u16) -> usize {
+    let data = std::fs::read(pcap).unwrap();
+    let dlt = u32::from_le_bytes(data[20..24].try_into().unwrap());
+    let mut offset = 24;
+    let mut ppp = 0;
+    let mut wifi = std::collections::BTreeSet::new();
+    while offset + 16 <= data.len() {
+        let captured = u32::from_le_bytes(data[offset + 8..offset + 12].try_into().unwrap()) as usize;
+        let frame = &data[offset + 16..offset + 16 + captured];
+        offset += 16 + captured;
+        let (ip, mpdu) = match dlt {
+            9 if frame.len() > 2 && frame[..2] == [0x00, 0x21] => (&frame[2..], None),
+            105 => {
+                if (frame[0] >> 2) & 0x3 != 2 {
+                    continue; // not a data frame
+                }
+                let header = if frame[0] & 0x80 != 0 { 26 } else { 24 };
+                let transmitter: [u8; 6] = frame[10..16].try_into().unwrap();
+                let sequence = u16::from_le_bytes([frame[22], frame[23]]) >> 4;
+                match frame.get(header..header + 8) {
+                    Some([0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00]) => (&frame[header + 8..], Some((transmitter, sequence))),
+                    _ => continue,
+                }
+            }
+            other => panic!("unexpected link type {other}"),
+        };
+        let ihl = ((ip[0] & 0x0f) as usize) * 4;
+        if ip[9] == 17 && u16::from_be_bytes([ip[ihl + 2], ip[ihl + 3]]) == port {
+            match mpdu {
+                Some(id) => {
+                    wifi.insert(id);
+                }
+                None => ppp += 1,
+            }
+        }
+    }
+    ppp + wifi.len()
+}
+
+/// The one pcap file of a node's network device (`pcap-<node>-<device>.pcap`).
+fn device_pcap(dir: &Path, node: u32) -> PathBuf {
+    let prefix = format!("pcap-{node}-");
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix))
+        .collect();
+    assert_eq!(files.len(), 1, "one device on node {node}: {files:?}");
+    files.into_iter().next().unwrap()
+}
+
+const TRACES: &str = "[network.traces]\npcap = true\nflow_monitor = true\ndrop_log = true\n";
+
+fn lossy_p2p() -> String {
+    format!("[network]\nbackend = \"ns3\"\n[network.ns3]\nkind = \"p2p\"\nloss_rate = 0.1\n{TRACES}")
+}
+
+/// Every packet the sender handed to its device is in that device's pcap
+/// once (802.11 retries aside), and FlowMonitor counts what packets.csv
+/// counts. WAVE at 20 m, well in range at 16 dBm: every packet is
+/// transmitted and delivered.
+#[test]
+fn pcap_and_flow_monitor_agree_with_packets_csv() {
+    for network in [lossy_p2p(), wave(20.0, TRACES)] {
+        let (dir, report) = run_text(&servo_over(&network, "1s", ""));
+        let ns3 = dir.path().join("run/ns3");
+        let sent_uplink = report.summary.flows[0].counts.sent as usize;
+        let sent_downlink = report.summary.flows[1].counts.sent as usize;
+        assert_eq!(udp_packets_to_port(&device_pcap(&ns3, 0), 9000), sent_uplink, "{network}");
+        assert_eq!(udp_packets_to_port(&device_pcap(&ns3, 1), 9001), sent_downlink, "{network}");
+
+        // FlowMonitor: per 5-tuple, tx = sent and rx = delivered.
+        let xml = std::fs::read_to_string(ns3.join("flowmon.xml")).unwrap();
+        let doc = roxmltree::Document::parse(&xml).expect("FlowMonitor XML parses");
+        let port_of: BTreeMap<String, u16> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("Flow") && n.attribute("destinationPort").is_some())
+            .map(|n| (n.attribute("flowId").unwrap().to_string(), n.attribute("destinationPort").unwrap().parse().unwrap()))
+            .collect();
+        let mut checked = 0;
+        for stats in doc.descendants().filter(|n| n.has_tag_name("Flow") && n.attribute("txPackets").is_some()) {
+            let port = port_of[stats.attribute("flowId").unwrap()];
+            let Some(flow) = report.summary.flows.iter().find(|f| f.port == port) else { continue };
+            let tx: u64 = stats.attribute("txPackets").unwrap().parse().unwrap();
+            let rx: u64 = stats.attribute("rxPackets").unwrap().parse().unwrap();
+            assert_eq!((tx, rx), (flow.counts.sent, flow.counts.delivered), "flow on port {port}");
+            checked += 1;
+        }
+        assert_eq!(checked, 2, "both loop flows in the FlowMonitor");
+    }
+}
+
+/// The drop log places every packet that packets.csv calls lost, with the
+/// same node and reason, and only those are marked as reported.
+#[test]
+fn the_drop_log_says_where_each_lost_packet_died() {
+    for network in [lossy_p2p(), wave(150.0, TRACES)] {
+        let (dir, _) = run_text(&servo_over(&network, "1s", ""));
+        let run = dir.path().join("run");
+        let lost: BTreeMap<(String, String), (String, String)> = crate::support::packet_rows(&run)
+            .into_iter()
+            .filter(|r| r["fate"].starts_with("lost_"))
+            .map(|r| ((r["flow"].clone(), r["number"].clone()), (r["fate"][5..].to_string(), r["lost_node"].clone())))
+            .collect();
+        assert!(lost.len() > 5, "the scenario should lose packets: {network}");
+        let mut log = csv::Reader::from_path(run.join("ns3/drops.csv")).unwrap();
+        let h = log.headers().unwrap().clone();
+        let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+        let reported: BTreeMap<(String, String), (String, String)> = log
+            .records()
+            .map(Result::unwrap)
+            .filter(|r| &r[col("reported")] == "1")
+            .map(|r| ((r[col("flow")].to_string(), r[col("number")].to_string()), (r[col("reason")].to_lowercase(), r[col("node")].to_string())))
+            .collect();
+        assert_eq!(reported, lost, "{network}");
+    }
+}
