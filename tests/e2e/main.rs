@@ -5,6 +5,7 @@
 mod support;
 
 mod cosim_ns3;
+mod examples;
 mod networks;
 mod ns3_bridge_robustness;
 mod ns3_exact_timing;

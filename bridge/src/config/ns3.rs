@@ -562,11 +562,16 @@ impl Ns3NetworkConfig {
         }
         if let Some(p) = extras.placement {
             if let Some(positions) = &p.positions {
+                // LTE places its UEs; the remote host is not on the radio map.
+                let (placed, what) = match self {
+                    Ns3NetworkConfig::Lte(l) => (l.ues, "UEs"),
+                    _ => (node_count, "nodes"),
+                };
                 let background = extras.background.map_or(0, |b| b.nodes);
-                if positions.len() != node_count as usize && positions.len() != (node_count + background) as usize {
+                if positions.len() != placed as usize && positions.len() != (placed + background) as usize {
                     return Err(bad(
                         "network.placement.positions",
-                        format!("{} positions for {node_count} nodes (and {background} background nodes)", positions.len()),
+                        format!("{} positions for {placed} {what} (and {background} background nodes)", positions.len()),
                     ));
                 }
                 if positions.iter().flatten().any(|x| !x.is_finite()) {
