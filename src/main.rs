@@ -341,6 +341,10 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
     let out_dir = args.out.unwrap_or_else(|| PathBuf::from("results").join(stem));
     let options = RunOptions { out_dir: out_dir.clone(), base_dir: loaded.base_dir.clone(), cancel: Some(cancel) };
     let outcome = run(&loaded.resolved, &options);
+    if let (Ok(report), false) = (&outcome, quiet) {
+        print_summary(&report.summary, &report.out_dir);
+    }
+    // A failed run is plotted too, from its partial files.
     if args.plot && !matches!(outcome, Err(RunError::Config(_)) | Err(RunError::Output { .. })) {
         match plot_dir(&out_dir, &PlotOptions::default()) {
             Ok(files) if !quiet => println!("plots: {} files in {}", files.len(), out_dir.join("plots").display()),
@@ -349,12 +353,7 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
         }
     }
     match outcome {
-        Ok(report) => {
-            if !quiet {
-                print_summary(&report.summary, &report.out_dir);
-            }
-            Ok(())
-        }
+        Ok(_) => Ok(()),
         Err(RunError::Config(message)) => Err(Failure::BadInput(format!("{}: {message}", path.display()))),
         Err(RunError::Failed { source, out_dir }) => Err(Failure::Run(format!(
             "{source}\npartial results kept in {} (summary.json says \"complete\": false)",
