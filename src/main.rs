@@ -93,10 +93,13 @@ Examples:
   netloop plot results/sweep_delay_gain --metric all")]
     Plot(PlotArgs),
     /// The ns-3 side: server information, and a probe of a network without a control loop.
-    #[command(subcommand, after_help = "\
+    #[command(
+        subcommand,
+        after_help = "\
 Examples:
   netloop ns3 info
-  netloop ns3 probe --packets 50 --period 10ms -- --dataRate=1Mbps --delay=2ms")]
+  netloop ns3 probe --packets 50 --period 10ms -- --dataRate=1Mbps --delay=2ms"
+    )]
     Ns3(Ns3Command),
     /// Print a shell completion script.
     #[command(after_help = "\
@@ -284,6 +287,14 @@ impl From<SweepError> for Failure {
 }
 
 fn main() -> ExitCode {
+    // Like any Unix tool, end quietly when the reader of our output goes away
+    // (`netloop check x.toml | head`) instead of panicking on a failed print.
+    // Sockets to the ns-3 server are unaffected: std writes them with
+    // MSG_NOSIGNAL, so a dead server is still an error, not a signal.
+    // SAFETY: setting a signal disposition at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
     let quiet = cli.quiet;

@@ -146,7 +146,10 @@ fn ns3_info_prints_what_the_server_reports() {
     let text = stdout(&o);
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("server: ") && lines[0].ends_with("netloop-server"), "{text}");
-    assert!(text.contains("software: fake 1.0\nns-3 version: 3.37\nnetwork kinds: p2p, wifi\nns-3 modules: core, wifi\n"), "{text}");
+    assert!(
+        text.contains("software: fake 1.0\nns-3 version: 3.37\nnetwork kinds: p2p, wifi\nns-3 modules: core, wifi\n"),
+        "{text}"
+    );
     assert!(text.contains("extra field: 7"), "{text}");
 }
 
@@ -159,4 +162,18 @@ fn ns3_info_says_so_when_the_server_predates_info() {
     let err = stderr(&o);
     assert!(err.contains("does not support --info") && err.contains("Invalid command-line argument"), "{err}");
     assert!(stdout(&o).contains(server.to_str().unwrap()), "where it looked is printed: {}", stdout(&o));
+}
+
+#[test]
+fn a_closed_output_pipe_ends_the_command_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let example = servo_example().display().to_string();
+    let mut child =
+        netloop().args(["check", &example, "--print"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take()); // the reader goes away before anything is written
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.signal(), Some(libc::SIGPIPE), "{:?}: {err}", o.status);
 }
