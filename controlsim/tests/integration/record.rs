@@ -74,7 +74,7 @@ fn writes_header_every_nth_row_and_exact_values() {
     );
     // The servo's computed control is unsaturated, the applied one is capped.
     assert_eq!(rows[0][13], "0.5");
-    assert_eq!(rows[0][14], "10");
+    assert_eq!(rows[0][14], "10.0");
 }
 
 #[test]

@@ -1,0 +1,127 @@
+//! `scripts/bench.sh scale`: wall time per simulated second of a WAVE
+//! (802.11p OCB) CACC platoon with 2, 4, 8 and 16 vehicles, co-simulated,
+//! against ns-3 alone carrying the same traffic (`netloop-server
+//! --standalone`): the feed-forward flows vehicle to vehicle every 20 ms and
+//! 10 Hz BSMs from every vehicle. In the co-simulation the vehicles' positions
+//! drive their nodes, so the bridge syncs every 20 ms period; ns-3 alone keeps
+//! them where they start. The variants alternate in rounds; ratios are
+//! medians of per-round ratios. The last line is
+//! `scale_overhead_16=<co-simulation / ns-3 alone at 16 vehicles>`.
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::Instant;
+
+use bridge::config::Scenario;
+use bridge::ns3::default_server_path;
+use bridge::run::{run, RunOptions};
+
+const SIZES: [usize; 4] = [2, 4, 8, 16];
+const SECONDS: u64 = 10;
+const ROUNDS: usize = 3;
+const SPACING_M: f64 = 30.0;
+
+fn platoon(n: usize) -> String {
+    let mut s = format!(
+        r#"duration = "{SECONDS}s"
+step = "1ms"
+[sync]
+scheme = "master_slave"
+period = "20ms"
+[network]
+backend = "ns3"
+[network.ns3]
+kind = "wave"
+bsm = {{ nodes = "all", rate = 10.0, size = 200 }}
+[network.radio]
+tx_power = 20.0
+"#
+    );
+    for i in 0..n {
+        let x = (n - 1 - i) as f64 * SPACING_M;
+        write!(s, "[[loops]]\nname = \"v{i}\"\nplant_node = {i}\ncontroller_node = {i}\n").unwrap();
+        if i > 0 {
+            write!(s, "predecessor = \"v{}\"\nfeedforward = {{ size = 100 }}\n", i - 1).unwrap();
+        }
+        write!(
+            s,
+            "[loops.plant]\nkind = \"vehicle\"\nx0 = [{x}, 20.0, 0.0]\noutputs = [\"v\"]\n\
+             [loops.actuator]\nmin = -5.0\nmax = 3.0\n[loops.sensor]\nperiod = \"20ms\"\n"
+        )
+        .unwrap();
+        if i == 0 {
+            s += "[loops.controller]\nkind = \"pid\"\nkp = 1.0\nki = 0.2\n\
+                  [loops.reference]\nkind = \"piecewise_linear\"\npoints = [[\"0s\", 20.0], [\"2s\", 20.0], [\"6s\", 24.0]]\n";
+        } else {
+            s += "source = \"radar\"\n[loops.controller]\nkind = \"cacc\"\ntime_gap = 0.7\ntrigger = \"time\"\nperiod = \"20ms\"\n";
+        }
+    }
+    s
+}
+
+fn cosim(n: usize, out: &std::path::Path) -> f64 {
+    let resolved = Scenario::from_toml(&platoon(n)).unwrap().resolve().unwrap();
+    let started = Instant::now();
+    let report = run(&resolved, &RunOptions { out_dir: out.to_path_buf(), ..Default::default() }).unwrap();
+    let wall = started.elapsed().as_secs_f64();
+    assert_eq!(report.summary.sync.syncs, SECONDS * 50, "a sync every 20 ms period");
+    assert!(report.summary.delivery_ratio.unwrap() > 0.95, "the platoon talks: {:?}", report.summary.delivery_ratio);
+    wall
+}
+
+fn ns3_alone(n: usize) -> f64 {
+    let positions: Vec<String> = (0..n).map(|i| format!("{},0,0", (n - 1 - i) as f64 * SPACING_M)).collect();
+    let flows: Vec<String> = (1..n).map(|i| format!("{}>{}:{}:100:20ms", i - 1, i, 9002 + 3 * i)).collect();
+    let started = Instant::now();
+    let output = Command::new(default_server_path())
+        .args([
+            "--network=wave".to_string(),
+            format!("--nodes={n}"),
+            "--txPower=20".into(),
+            "--bsmNodes=all".into(),
+            "--bsmRate=10".into(),
+            "--bsmSize=200".into(),
+            format!("--positions={}", positions.join(";")),
+            "--standalone".into(),
+            format!("--standaloneFlows={}", flows.join(";")),
+            format!("--stopTime={SECONDS}s"),
+        ])
+        .output()
+        .expect("start netloop-server (scripts/setup.sh builds it)");
+    let wall = started.elapsed().as_secs_f64();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    wall
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    ns3_alone(2); // warm the page cache
+    let mut alone = vec![Vec::new(); SIZES.len()];
+    let mut co = vec![Vec::new(); SIZES.len()];
+    let mut ratios = vec![Vec::new(); SIZES.len()];
+    for _ in 0..ROUNDS {
+        for (i, &n) in SIZES.iter().enumerate() {
+            let a = ns3_alone(n);
+            let c = cosim(n, &dir.path().join(n.to_string()));
+            alone[i].push(a / SECONDS as f64);
+            co[i].push(c / SECONDS as f64);
+            ratios[i].push(c / a);
+        }
+    }
+    println!("# WAVE platoon, {SECONDS} s simulated, {ROUNDS} interleaved rounds; wall seconds per simulated second (medians)");
+    println!("{:>8} {:>12} {:>12} {:>8}", "vehicles", "ns3_alone", "cosim", "ratio");
+    let mut last = 0.0;
+    for (i, &n) in SIZES.iter().enumerate() {
+        last = median(&mut ratios[i]);
+        println!("{n:>8} {:>12.4} {:>12.4} {last:>8.3}", median(&mut alone[i]), median(&mut co[i]));
+    }
+    println!("scale_overhead_16={last:.3}");
+}
