@@ -340,3 +340,25 @@ fn the_drop_log_says_where_each_lost_packet_died() {
         assert_eq!(reported, lost, "{network}");
     }
 }
+
+/// A TCP uplink over a lossy link: TCP retransmits, so nothing is lost to
+/// the application, every message arrives whole and in order, and losses
+/// show up as delay instead.
+#[test]
+fn tcp_flows_trade_loss_for_delay() {
+    let lossy = "[network]\nbackend = \"ns3\"\n[network.ns3]\nkind = \"p2p\"\nloss_rate = 0.05\ndata_rate = \"10Mbps\"\n";
+    let (_, udp) = run_text(&servo_over(lossy, "3s", ""));
+    let (dir, tcp) = run_text(&servo_over(lossy, "3s", "uplink = { transport = \"tcp\" }"));
+    let (u, t) = (&udp.summary.flows[0], &tcp.summary.flows[0]);
+    assert!(u.counts.lost_phy > 5, "the link loses UDP packets: {u:?}");
+    assert_eq!(t.counts.lost_phy + t.counts.lost_queue + t.counts.lost_other, 0, "TCP loses nothing: {t:?}");
+    assert_eq!(t.counts.delivered + t.counts.in_flight, t.counts.sent);
+    assert!(t.delay.max_s.unwrap() > 2.0 * u.delay.max_s.unwrap(), "retransmissions show as delay: {:?} vs {:?}", t.delay, u.delay);
+    // In order: a byte stream cannot overtake itself.
+    let numbers: Vec<u64> = crate::support::packet_rows(&dir.path().join("run"))
+        .iter()
+        .filter(|r| r["direction"] == "uplink" && !r["arrival_ns"].is_empty())
+        .map(|r| r["number"].parse().unwrap())
+        .collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "TCP messages arrived out of order");
+}
