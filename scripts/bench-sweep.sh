@@ -26,7 +26,12 @@
 # above 1) and no scheduler can halve the time of two of them. The headline
 # workload therefore sets `sync.lookahead = false` (runs are one core each,
 # the premise of the ideal); the same measurement with lookahead on is
-# printed first, marked `lookahead_`. Run it on an otherwise idle machine.
+# printed first, marked `lookahead_`. Without lookahead a run alternates
+# between netloop and its server and leaves its core idle at every hand-over,
+# so two runs at once can even beat the ideal (efficiency above 1). The
+# xargs figures show what the machine allows; sweep_vs_xargs near 1 means the
+# sweep's supervision costs nothing measurable. Run it on an otherwise idle
+# machine.
 # Prints key=value lines; the last is `sweep_efficiency=...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
