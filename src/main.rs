@@ -324,12 +324,17 @@ fn main() -> ExitCode {
 }
 
 /// The first Ctrl-C (or SIGTERM) asks the run to stop at its next sync and
-/// keep its partial results; a second one exits at once.
+/// keep its partial results; a second Ctrl-C exits at once.
+///
+/// SIGTERM never exits at once (SIGKILL is there for that): a sweep's runs
+/// get SIGTERM as their parent-death signal, and Linux sends it again each
+/// time the dying sweep's threads hand the child on, so a run may see it
+/// twice and must still write its partial results.
 fn install_interrupt_handler() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
+    // Order matters: the conditional exit sees the flag set by an earlier signal.
+    let _ = signal_hook::flag::register_conditional_shutdown(signal_hook::consts::SIGINT, 130, Arc::clone(&cancel));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        // Order matters: the conditional exit sees the flag set by an earlier signal.
-        let _ = signal_hook::flag::register_conditional_shutdown(signal, 130, Arc::clone(&cancel));
         let _ = signal_hook::flag::register(signal, Arc::clone(&cancel));
     }
     cancel
