@@ -14,7 +14,7 @@ use std::io::Write;
 use protocol::{Delivery, DropEvent, DropReason, SimTime};
 use serde::Serialize;
 
-use crate::flows::{Direction, FlowTable};
+use crate::flows::FlowTable;
 use crate::metrics::DelayStats;
 
 /// Why a delivered packet was not used.
@@ -317,10 +317,5 @@ impl<W: Write> Ledger<W> {
             lost_node: lost.map(|(_, n)| n),
         };
         self.csv.serialize(row).map_err(|e| LedgerError::Csv(e.to_string()))
-    }
-
-    /// Which direction a flow serves; for the session.
-    pub fn direction(&self, flow: u32) -> Option<Direction> {
-        self.flows.get(flow).map(|f| f.direction)
     }
 }

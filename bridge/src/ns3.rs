@@ -268,19 +268,6 @@ impl Ns3Client {
         self.process.pid()
     }
 
-    /// Writes raw bytes to the server; only for robustness tests.
-    #[doc(hidden)]
-    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), Ns3Error> {
-        let reached = self.reached;
-        self.stream.send_raw(bytes).map_err(|source| Ns3Error::Io { reached, source })
-    }
-
-    /// Waits for the next message from the server; only for robustness tests.
-    #[doc(hidden)]
-    pub fn recv_raw(&mut self) -> Result<Message, Ns3Error> {
-        self.recv_until(Instant::now() + self.step_timeout)
-    }
-
     fn request(&mut self, message: Message, expected: MessageKind) -> Result<Message, Ns3Error> {
         self.check_cancel()?;
         self.send(&message)?;

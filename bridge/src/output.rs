@@ -40,15 +40,6 @@ impl AtomicFile {
         Ok(AtomicFile { final_path, partial_path, writer })
     }
 
-    pub fn writer(&mut self) -> &mut BufWriter<File> {
-        &mut self.writer
-    }
-
-    /// Where the file is while it is being written.
-    pub fn partial_path(&self) -> &Path {
-        &self.partial_path
-    }
-
     /// Flushes and renames to the final name.
     ///
     /// # Errors
@@ -113,7 +104,7 @@ mod tests {
     fn commit_renames_and_abandon_keeps_the_partial_name() {
         let dir = tempfile::tempdir().unwrap();
         let mut done = AtomicFile::create(dir.path(), "a.csv").unwrap();
-        writeln!(done.writer(), "x").unwrap();
+        writeln!(done, "x").unwrap();
         assert!(dir.path().join("a.csv.partial").exists());
         assert!(!dir.path().join("a.csv").exists());
         done.commit().unwrap();
@@ -122,7 +113,7 @@ mod tests {
 
         // A second, failing run removes the complete file of the first.
         let mut failed = AtomicFile::create(dir.path(), "a.csv").unwrap();
-        writeln!(failed.writer(), "y").unwrap();
+        writeln!(failed, "y").unwrap();
         let kept = failed.abandon();
         assert_eq!(kept, dir.path().join("a.csv.partial"));
         assert_eq!(std::fs::read_to_string(kept).unwrap(), "y\n");

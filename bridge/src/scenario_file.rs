@@ -477,7 +477,7 @@ impl Locator<'_> {
     fn serde_error(&self, table: &toml::Table, mut key: KeyPath, message: &str) -> LoadError {
         let (what, expected) = split_expected(message);
         if let Some(field) = backticked(message, "unknown field `") {
-            if !key.0.last().is_some_and(|s| *s == Segment::Key(field.clone())) {
+            if key.0.last().is_none_or(|s| *s != Segment::Key(field.clone())) {
                 key = key.child(&field);
             }
         } else if message.starts_with("unknown variant `") && has_key(table, &key.child("kind")) {

@@ -253,10 +253,6 @@ impl<W: Write> Session<W> {
         &self.network_description
     }
 
-    pub fn system(&self) -> &System {
-        &self.system
-    }
-
     // ----- time -----
 
     fn time_of(&self, k: u64) -> SimTime {

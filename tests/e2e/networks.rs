@@ -142,7 +142,7 @@ period = "10ms"
 [loops.controller]
 kind = "open_loop"
 "#,
-        network = wave(0.0, "").replace("[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]", "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]"),
+        network = wave(0.0, ""),
         server = server_binary().display()
     );
     let (dir, report) = run_text(&text);

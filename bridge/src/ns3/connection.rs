@@ -48,11 +48,6 @@ impl FramedStream {
         self.stream.write_all(&self.outbox).map_err(SendError::Io)
     }
 
-    /// Sends raw bytes, for tests that need to misbehave on purpose.
-    pub(crate) fn send_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.stream.write_all(bytes)
-    }
-
     /// Waits for one whole message until `deadline`. `abort` is consulted
     /// whenever the socket has been quiet for a poll interval.
     pub(crate) fn recv<A>(
