@@ -59,7 +59,9 @@ pub trait Network {
     fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError>;
 
     /// Starts a step; [`Network::end_step`] collects its answer. Time-stepping
-    /// runs the control side in between, so the two simulators overlap.
+    /// and master-slave lookahead run the control side in between, so the two
+    /// simulators overlap. Several steps may be begun before their answers are
+    /// collected; answers come back in order.
     ///
     /// # Errors
     /// An invalid step or a failed backend.

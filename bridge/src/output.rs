@@ -46,7 +46,6 @@ impl AtomicFile {
     /// Flushing or renaming failed; the partial file is left in place.
     pub fn commit(mut self) -> io::Result<PathBuf> {
         self.writer.flush()?;
-        self.writer.get_ref().sync_data()?;
         std::fs::rename(&self.partial_path, &self.final_path)?;
         Ok(self.final_path)
     }
@@ -81,11 +80,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         "{}.tmp",
         path.extension().and_then(|e| e.to_str()).unwrap_or_default()
     ));
-    {
-        let mut file = File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_data()?;
-    }
+    std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
 }
 

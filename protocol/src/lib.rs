@@ -17,7 +17,10 @@
 //! 4. [`Finish`] answered by [`Summary`]; then both close.
 //!
 //! At any point a fatal problem is reported with [`Error`] and the
-//! connection closes. The bridge never pipelines: one request, one answer.
+//! connection closes. Every request gets exactly one answer, in order; the
+//! bridge may send a second [`Step`] before the first is answered (it does so
+//! when it knows every packet ahead of time), and the server simply reads it
+//! after answering the first.
 //!
 //! # Practical considerations
 //! - Frames are at most [`DEFAULT_MAX_PAYLOAD`] bytes of payload unless both

@@ -279,7 +279,8 @@ pub struct BuiltinNetwork {
     in_flight: BinaryHeap<Reverse<InFlight>>,
     sequence: u64,
     reached: SimTime,
-    pending: Option<StepDone>,
+    /// Answers of steps begun and not yet collected, oldest first.
+    pending: std::collections::VecDeque<StepDone>,
 }
 
 /// A send waiting for its time; ordered only by the heap key before it.
@@ -311,7 +312,7 @@ impl BuiltinNetwork {
             in_flight: BinaryHeap::new(),
             sequence: 0,
             reached: SimTime::ZERO,
-            pending: None,
+            pending: std::collections::VecDeque::new(),
         })
     }
 
@@ -448,12 +449,13 @@ impl Network for BuiltinNetwork {
                 .push(Reverse((time, self.sequence, SendKey { flow, number, state_index, state_count, size })));
         }
         // Kinematics do not affect a statistical channel.
-        self.pending = Some(self.run(step.until, step.stop_at_delivery));
+        let done = self.run(step.until, step.stop_at_delivery);
+        self.pending.push_back(done);
         Ok(())
     }
 
     fn end_step(&mut self) -> Result<StepDone, NetworkError> {
-        Ok(self.pending.take().expect("end_step() without begin_step()"))
+        Ok(self.pending.pop_front().expect("end_step() without begin_step()"))
     }
 
     fn finish(&mut self) -> Result<Summary, NetworkError> {

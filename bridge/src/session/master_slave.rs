@@ -15,9 +15,9 @@
 //! moves in a network that depends on positions, the replay produces
 //! nothing the network needs: every packet was announced ahead, and the
 //! network's events are the same whether it runs one period or many in a
-//! step. The bridge then lets the network run up to [`LOOKAHEAD`] ahead, one
-//! window at a time, and sends the next window's step before replaying the
-//! current one, so the two simulators work in parallel. The results are
+//! step. The bridge then lets the network run ahead in windows of up to
+//! [`LOOKAHEAD`], keeping two windows' steps with the network so that the
+//! two simulators work in parallel and neither waits for the other. The results are
 //! bit-identical to syncing every period (a test holds them to it); only the
 //! sync count and the wall time change. `[sync] lookahead = false` turns it
 //! off.
@@ -35,6 +35,10 @@ pub const LOOKAHEAD: SimTime = SimTime::from_secs(1);
 /// Most packets announced in one lookahead window, to keep steps well under
 /// the frame limit.
 const LOOKAHEAD_MAX_SENDS: usize = 100_000;
+
+/// Windows handed to the network before their answers are read: with two,
+/// the next request is already waiting when the network finishes one.
+const LOOKAHEAD_IN_FLIGHT: usize = 2;
 
 impl<W: Write> Session<W> {
     pub(super) fn run_master_slave<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
@@ -62,30 +66,38 @@ impl<W: Write> Session<W> {
         !responders && !movers
     }
 
-    /// Lookahead: the network runs window `w + 1` while the control side
-    /// replays window `w`.
+    /// Lookahead: two windows are always with the network, so it runs
+    /// window `w + 1` (with `w + 2` already queued behind it) while the
+    /// control side replays window `w`, and it never waits for the bridge.
     fn run_master_slave_ahead<O: Observer>(&mut self, period: u64, observer: &mut O) -> Result<(), SessionError> {
         let max_periods = (LOOKAHEAD.0 / (period * self.step_ns)).max(1);
-        let mut start = self.system.k();
-        let mut end = self.announce_window(start, period, max_periods);
-        self.begin_network_step(end)?;
-        loop {
+        let mut in_flight = std::collections::VecDeque::with_capacity(LOOKAHEAD_IN_FLIGHT);
+        let mut announced = self.system.k();
+        while in_flight.len() < LOOKAHEAD_IN_FLIGHT && announced < self.end_step {
+            let end = self.launch_window(announced, period, max_periods)?;
+            in_flight.push_back((announced, end));
+            announced = end;
+        }
+        while let Some((start, end)) = in_flight.pop_front() {
             let done = self.network.end_step()?;
             self.enqueue(done);
-            let next_end = if end < self.end_step {
-                let next_end = self.announce_window(end, period, max_periods);
-                self.begin_network_step(next_end)?;
-                Some(next_end)
-            } else {
-                None
-            };
+            if announced < self.end_step {
+                let next = self.launch_window(announced, period, max_periods)?;
+                in_flight.push_back((announced, next));
+                announced = next;
+            }
             self.replay(start, end, observer)?;
             debug_assert!(self.outgoing.is_empty(), "a lookahead replay produced a packet to send");
-            match next_end {
-                Some(next_end) => (start, end) = (end, next_end),
-                None => return Ok(()),
-            }
         }
+        Ok(())
+    }
+
+    /// Announces a window from `start` and hands its step to the network;
+    /// returns the window's end.
+    fn launch_window(&mut self, start: u64, period: u64, max_periods: u64) -> Result<u64, SessionError> {
+        let end = self.announce_window(start, period, max_periods);
+        self.begin_network_step(end)?;
+        Ok(end)
     }
 
     /// Announces whole periods from `start` until the window is full; returns its end.
