@@ -579,18 +579,11 @@ LteNetworkBuilder::ResolveNodeCount(uint32_t requested) const
 std::optional<std::string>
 LteNetworkBuilder::Validate(const NetworkRequest& request) const
 {
-    auto parsed = ParseLteOptions(m_options, request);
-    if (auto* error = std::get_if<std::string>(&parsed))
-    {
-        return *error;
-    }
-    const LteParameters& p = std::get<LteParameters>(parsed);
-    auto positions = ResolvePositions(request.placement, p.ues, p.background.nodes, "UEs");
-    if (auto* error = std::get_if<std::string>(&positions))
-    {
-        return *error;
-    }
-    return std::nullopt;
+    return ValidateWithPlacement(
+        ParseLteOptions(m_options, request),
+        request.placement,
+        [](const LteParameters& p) { return p.ues; },
+        "UEs");
 }
 
 BuiltNetwork

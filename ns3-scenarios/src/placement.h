@@ -77,6 +77,33 @@ std::variant<std::vector<ns3::Vector>, std::string> ResolvePositions(
     uint32_t extra,
     const std::string& what);
 
+/**
+ * The check every placed network kind makes in NetworkBuilder::Validate: the
+ * options parsed (a message, or Parameters with a `background.nodes` member)
+ * and the positions they imply for `placedCount(parameters)` placed nodes.
+ *
+ * eturn the first problem, or nothing
+ */
+template <typename Parameters, typename PlacedCount>
+std::optional<std::string>
+ValidateWithPlacement(const std::variant<Parameters, std::string>& parsed,
+                      const PlacementOptions& placement,
+                      PlacedCount placedCount,
+                      const std::string& what)
+{
+    if (const auto* error = std::get_if<std::string>(&parsed))
+    {
+        return *error;
+    }
+    const Parameters& p = std::get<Parameters>(parsed);
+    auto positions = ResolvePositions(placement, placedCount(p), p.background.nodes, what);
+    if (const auto* error = std::get_if<std::string>(&positions))
+    {
+        return *error;
+    }
+    return std::nullopt;
+}
+
 /// The centroid of the first n positions (the origin for n = 0).
 ns3::Vector Centroid(const std::vector<ns3::Vector>& positions, std::size_t n);
 

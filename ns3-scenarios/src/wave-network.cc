@@ -404,20 +404,11 @@ WaveNetworkBuilder::ResolveNodeCount(uint32_t requested) const
 std::optional<std::string>
 WaveNetworkBuilder::Validate(const NetworkRequest& request) const
 {
-    auto parsed = ParseWaveOptions(m_options, request);
-    if (auto* error = std::get_if<std::string>(&parsed))
-    {
-        return *error;
-    }
-    auto positions = ResolvePositions(request.placement,
-                                      request.nodeCount,
-                                      std::get<WaveParameters>(parsed).background.nodes,
-                                      "nodes");
-    if (auto* error = std::get_if<std::string>(&positions))
-    {
-        return *error;
-    }
-    return std::nullopt;
+    return ValidateWithPlacement(
+        ParseWaveOptions(m_options, request),
+        request.placement,
+        [&request](const WaveParameters&) { return request.nodeCount; },
+        "nodes");
 }
 
 BuiltNetwork

@@ -292,20 +292,11 @@ WifiNetworkBuilder::ResolveNodeCount(uint32_t requested) const
 std::optional<std::string>
 WifiNetworkBuilder::Validate(const NetworkRequest& request) const
 {
-    auto parsed = ParseWifiOptions(m_options, request);
-    if (auto* error = std::get_if<std::string>(&parsed))
-    {
-        return *error;
-    }
-    auto positions = ResolvePositions(request.placement,
-                                      request.nodeCount,
-                                      std::get<WifiParameters>(parsed).background.nodes,
-                                      "nodes");
-    if (auto* error = std::get_if<std::string>(&positions))
-    {
-        return *error;
-    }
-    return std::nullopt;
+    return ValidateWithPlacement(
+        ParseWifiOptions(m_options, request),
+        request.placement,
+        [&request](const WifiParameters&) { return request.nodeCount; },
+        "nodes");
 }
 
 BuiltNetwork
