@@ -30,8 +30,11 @@
 # between netloop and its server and leaves its core idle at every hand-over,
 # so two runs at once can even beat the ideal (efficiency above 1). The
 # xargs figures show what the machine allows; sweep_vs_xargs near 1 means the
-# sweep's supervision costs nothing measurable. Run it on an otherwise idle
-# machine.
+# sweep's supervision costs nothing measurable. Each single run is also timed
+# pinned to one core (`taskset -c 0`, netloop and its server together): the
+# share a run gets when two run at once on two cores. Half their sum is the
+# ideal for either workload, printed as `sweep_efficiency_one_core`. Run it
+# on an otherwise idle machine.
 # Prints key=value lines; the last is `sweep_efficiency=...`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -86,10 +89,11 @@ EOF
     # A warm-up run (page cache, ns-3 libraries), not counted.
     "$netloop" run "$scenario" -q "${sets[@]}" --out "$work/warmup"
 
-    local singles=() cpus=() bare=() makespans=()
-    local round kp run start end single_sum
+    local singles=() pinned=() cpus=() bare=() makespans=()
+    local round kp run start end single_sum pinned_sum
     for round in $(seq 1 "$repeats"); do
         single_sum=0
+        pinned_sum=0
         : >"$work/cpu.txt"
         for kp in "${gains[@]}"; do
             for run in $(seq 1 "$replications"); do
@@ -99,9 +103,17 @@ EOF
                     --set "loops[0].controller.kp=$kp" --set "run=$run" --out "$work/single/$kp-$run"; } 2>>"$work/cpu.txt"
                 end=$(now)
                 single_sum=$(calc "$single_sum + $end - $start")
+                # The same run with netloop and its server sharing one core:
+                # the share each run gets when two run at once on two cores.
+                start=$(now)
+                taskset -c 0 "$netloop" run "$scenario" -q --network ns3 "${sets[@]}" \
+                    --set "loops[0].controller.kp=$kp" --set "run=$run" --out "$work/pinned/$kp-$run"
+                end=$(now)
+                pinned_sum=$(calc "$pinned_sum + $end - $start")
             done
         done
         singles+=("$single_sum")
+        pinned+=("$pinned_sum")
         cpus+=("$(awk '{s += $1 + $2} END {printf "%.6f", s}' "$work/cpu.txt")")
 
         start=$(now)
@@ -126,8 +138,9 @@ EOF
         echo "bench-sweep: expected 16 complete runs, found $complete of $rows" >&2
         exit 1
     fi
-    local single cpu xargs_best makespan
+    local single one_core cpu xargs_best makespan
     single=$(smallest "${singles[@]}")
+    one_core=$(smallest "${pinned[@]}")
     cpu=$(smallest "${cpus[@]}")
     xargs_best=$(smallest "${bare[@]}")
     makespan=$(smallest "${makespans[@]}")
@@ -140,6 +153,9 @@ EOF
         "$prefix" "$xargs_best" "$prefix" "$(calc "$single / 2 / $xargs_best")"
     printf '%ssweep_makespan_s=%.3f %ssweep_vs_xargs=%.3f\n' \
         "$prefix" "$makespan" "$prefix" "$(calc "$xargs_best / $makespan")"
+    printf '%sone_core_wall_sums_s=%s\n' "$prefix" "$(list "${pinned[@]}")"
+    printf '%sone_core_wall_sum_s=%.3f %ssweep_efficiency_one_core=%.3f\n' \
+        "$prefix" "$one_core" "$prefix" "$(calc "$one_core / 2 / $makespan")"
     printf '%ssweep_efficiency=%.3f\n' "$prefix" "$(calc "$single / 2 / $makespan")"
 }
 
