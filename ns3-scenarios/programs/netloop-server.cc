@@ -6,9 +6,12 @@
  * over TCP on 127.0.0.1: prints the port as the first line of stdout, accepts
  * one connection, and steps the simulation on request.
  *
- * Two other modes:
+ * Three other modes:
  *   --info          one JSON line (software, ns-3 version, network kinds,
  *                   linked ns-3 modules) on stdout, exit 0; nothing is built.
+ *   --check         validate every argument (topology files read), exit 0 or
+ *                   2 with the first problem on stderr; nothing is built.
+ *                   `netloop check` uses it to check a scenario's network.
  *   --standalone    ns-3 alone, no bridge: periodic flows (--standaloneFlows)
  *                   through the same applications and tags until --stopTime,
  *                   then one JSON line with per-flow counters and mean delays.
@@ -147,6 +150,7 @@ main(int argc, char* argv[])
     std::string network = "p2p";
     uint32_t nodeCount = 0;
     bool info = false;
+    bool check = false;
     bool standalone = false;
     std::string standaloneFlows;
     // Durations are strings parsed exactly (wire::ParseDuration, the grammar of the
@@ -182,6 +186,10 @@ main(int argc, char* argv[])
                  "print one JSON line (software, ns-3 version, network kinds, ns-3 modules) and "
                  "exit",
                  info);
+    cmd.AddValue("check",
+                 "validate every argument (reading topology files), build nothing, and exit: "
+                 "0 when valid, 2 with the first problem on stderr",
+                 check);
     cmd.AddValue("standalone",
                  "run ns-3 alone, without the bridge: the --standaloneFlows until --stopTime, "
                  "then one JSON summary line on stdout",
@@ -244,6 +252,11 @@ main(int argc, char* argv[])
         {
             return BadArgument("--stopTime=" + stopTime + ": " + error);
         }
+    }
+
+    if (check)
+    {
+        return 0;
     }
 
     // Random numbers: seed and run first, then explicit streams while building.

@@ -728,6 +728,35 @@ TEST(ServerProcess, InfoPrintsOneJsonLineAndExits)
     }
 }
 
+TEST(ServerProcess, CheckValidatesEveryArgumentAndBuildsNothing)
+{
+    {
+        ServerProcess server({"--network=lte", "--ues=3", "--check"});
+        EXPECT_EQ(server.Wait(), 0) << server.Stderr();
+        EXPECT_EQ(server.RestOfStdout(), "") << "no port: nothing is served";
+    }
+    struct Case
+    {
+        std::vector<std::string> args;
+        std::string named;
+    };
+    for (const Case& c : std::vector<Case>{
+             {{"--network=wifi", "--phyMode=Bogus"}, "--phyMode=Bogus is not a mode of 80211a"},
+             {{"--network=wave", "--spacing=-5"}, "--spacing=-5"},
+             {{"--network=wave", "--topologyFile=/nonexistent/netloop.topo"}, "--topologyFile"},
+             {{"--network=lte", "--bandwidth=7"}, "--bandwidth=7"},
+         })
+    {
+        auto args = c.args;
+        args.push_back("--check");
+        ServerProcess server(args);
+        EXPECT_EQ(server.Wait(), 2) << c.named;
+        EXPECT_NE(server.Stderr().find("netloop-server: " + c.named), std::string::npos)
+            << server.Stderr();
+        EXPECT_EQ(server.RestOfStdout(), "");
+    }
+}
+
 TEST(ServerProcess, StandaloneRunsTheFlowsAloneAndPrintsAJsonSummary)
 {
     ServerProcess server(
