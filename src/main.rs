@@ -16,11 +16,14 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use protocol::SimTime;
 
 use bridge::config::Backend;
-use bridge::ns3::{default_server_path, Ns3Options, SERVER_ENV};
+use bridge::network::NetworkError;
+use bridge::ns3::{default_server_path, Ns3Error, Ns3Options, SERVER_ENV};
 use bridge::plot::{plot_dir, PlotOptions};
 use bridge::probe::{run_probe, ProbeSpec};
 use bridge::run::{run, RunError, RunOptions};
 use bridge::scenario_file::{self, backend_override, LoadError, Override};
+use bridge::server_command::key_of_problem;
+use bridge::session::SessionError;
 use bridge::sweep::{self, aggregate, ExecOptions, Plan, SweepError, SweepFile};
 
 const ABOUT: &str = "Co-simulation of networked control systems over ns-3";
@@ -371,6 +374,11 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
     match outcome {
         Ok(_) => Ok(()),
         Err(RunError::Config(message)) => Err(Failure::BadInput(format!("{}: {message}", path.display()))),
+        // The server rejected an argument: bad input, reported at its key.
+        Err(RunError::Failed { source: SessionError::Network(NetworkError::Ns3(Ns3Error::BadArgument { message, .. })), .. }) => {
+            let key = key_of_problem(&loaded.resolved, &loaded.base_dir, &message);
+            Err(Failure::BadInput(loaded.locate(&key, &message).to_string()))
+        }
         Err(RunError::Failed { source, out_dir }) => Err(Failure::Run(format!(
             "{source}\npartial results kept in {} (summary.json says \"complete\": false)",
             out_dir.display()
@@ -381,6 +389,9 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
 
 fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
     let loaded = scenario_file::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
+    if let Some(note) = loaded.check_network()? {
+        tracing::warn!("{note}");
+    }
     let r = &loaded.resolved;
     let s = &r.scenario;
     if args.print {

@@ -48,9 +48,9 @@ use crate::network::BuiltinConfig;
 mod ns3;
 
 pub use ns3::{
-    BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, DataRate, LteConfig, LteScheduler, Ns3NetworkConfig,
-    P2pConfig, PlacementConfig, Propagation, RadioConfig, RateManager, Topology, TracesConfig, WaveChannelAccess,
-    WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard,
+    key_of_server_message, BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, CustomConfig, DataRate, LteConfig,
+    LteScheduler, Ns3NetworkConfig, P2pConfig, PlacementConfig, Propagation, RadioConfig, RateManager, ServerArgument,
+    Topology, TracesConfig, WaveChannelAccess, WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard,
 };
 
 /// A whole scenario file.
@@ -190,8 +190,8 @@ impl fmt::Display for Backend {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfig {
-    /// Path to `netloop-server`; default `$NETLOOP_NS3_SERVER`, the build
-    /// tree, or `PATH`.
+    /// Path to `netloop-server` (or a custom program), relative to the
+    /// scenario file; default `$NETLOOP_NS3_SERVER`, the build tree, or `PATH`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<std::path::PathBuf>,
     /// Start-up to completed handshake.
@@ -605,6 +605,12 @@ impl Scenario {
                     ));
                 }
                 ns3.validate(&self.network.extras(), nodes)?;
+                if matches!(ns3, Ns3NetworkConfig::Custom(_)) && self.network.server.binary.is_none() {
+                    return Err(bad(
+                        "network.server.binary",
+                        "kind = \"custom\" runs your own ns-3 program: give its path (see ns3-scenarios/README.md)",
+                    ));
+                }
                 nodes
             }
             _ => highest + 1,

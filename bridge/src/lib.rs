@@ -15,5 +15,6 @@ pub mod plot;
 pub mod probe;
 pub mod run;
 pub mod scenario_file;
+pub mod server_command;
 pub mod session;
 pub mod sweep;

@@ -35,6 +35,7 @@ use protocol::{
 };
 
 use connection::{FramedStream, RecvError, SendError};
+pub use process::server_problem;
 use process::{describe_status, ServerProcess};
 
 /// The software string this side sends in its [`Hello`].
@@ -91,6 +92,10 @@ pub enum Ns3Error {
     NoPort { binary: PathBuf, timeout: Duration, stderr: String },
     #[error("the ns-3 server {binary} exited at start-up ({status}){stderr}", binary = .binary.display())]
     ExitedAtStart { binary: PathBuf, status: String, stderr: String },
+    /// The server exited with code 2 at start-up: it rejected an argument,
+    /// which `message` names (bad input, not a failed run).
+    #[error("the ns-3 server {binary} rejected its arguments: {message}", binary = .binary.display())]
+    BadArgument { binary: PathBuf, message: String },
     #[error("the ns-3 server {binary} printed {line:?} where its port number was expected", binary = .binary.display())]
     BadPortLine { binary: PathBuf, line: String },
     #[error("cannot connect to the ns-3 server on 127.0.0.1:{port}: {source}")]

@@ -20,13 +20,13 @@ use protocol::SimTime;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::config::{Backend, Ns3NetworkConfig, Resolved, Scenario, ServerConfig};
+use crate::config::{Backend, Ns3NetworkConfig, Resolved, Scenario};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::FlowCounts;
 use crate::metrics::{ControlMetrics, ControlMetricsAccumulator, DelayStats};
 use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
-use crate::ns3::{default_server_path, Ns3Options};
 use crate::output::{write_atomically, AtomicFile};
+use crate::server_command::ns3_options;
 use crate::session::{Session, SessionError};
 
 /// Where and how to run.
@@ -202,27 +202,6 @@ impl<W: std::io::Write> Observer for RunObserver<W> {
     }
 }
 
-/// The ns-3 server's command line for a resolved scenario; trace files go
-/// into `out_dir/ns3/`, relative files are read from `base_dir`.
-pub fn ns3_arguments(resolved: &Resolved, base_dir: &Path, out_dir: &Path) -> Vec<String> {
-    let scenario = &resolved.scenario;
-    let mut args = vec![format!("--seed={}", scenario.seed), format!("--run={}", scenario.run)];
-    if let Some(ns3) = &scenario.network.ns3 {
-        let extras = scenario.network.extras();
-        args.extend(ns3.server_arguments(&extras, resolved.node_count, base_dir, &out_dir.join("ns3")));
-    }
-    args.extend(scenario.network.server.args.iter().cloned());
-    args
-}
-
-fn ns3_options(server: &ServerConfig, args: Vec<String>, cancel: Option<Arc<AtomicBool>>) -> Ns3Options {
-    let mut options = Ns3Options::new(server.binary.clone().unwrap_or_else(default_server_path), args);
-    options.connect_timeout = Duration::from_nanos(server.connect_timeout.0);
-    options.step_timeout = Duration::from_nanos(server.step_timeout.0);
-    options.cancel = cancel;
-    options
-}
-
 /// The short hash that names a resolved config: SHA-256 of its JSON form.
 pub fn config_hash(scenario: &Scenario) -> String {
     let json = serde_json::to_vec(scenario).expect("a scenario always serialises");
@@ -237,8 +216,7 @@ fn start_network(resolved: &Resolved, options: &RunOptions) -> Result<Box<dyn Ne
             Box::new(BuiltinNetwork::new(config, scenario.seed, scenario.run, &options.base_dir)?)
         }
         Backend::Ns3 => {
-            let args = ns3_arguments(resolved, &options.base_dir, &options.out_dir);
-            let ns3 = ns3_options(&scenario.network.server, args, options.cancel.clone());
+            let ns3 = ns3_options(resolved, &options.base_dir, &options.out_dir, options.cancel.clone());
             let positions_matter = scenario.network.ns3.as_ref().is_some_and(Ns3NetworkConfig::uses_positions);
             Box::new(Ns3Network::start(&ns3, positions_matter)?)
         }

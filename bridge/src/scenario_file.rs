@@ -40,6 +40,7 @@ use toml::Spanned;
 
 use crate::config::{Backend, Resolved, Scenario};
 use crate::network::{BuiltinError, BuiltinNetwork};
+use crate::server_command::{self, NetworkCheck};
 
 /// One step of a key path: a table key or an array index.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -376,6 +377,34 @@ pub struct Loaded {
     /// The directory relative paths in the scenario are relative to.
     pub base_dir: PathBuf,
     pub resolved: Resolved,
+    /// The file's text and the overrides, to locate later problems.
+    text: String,
+    overrides: Vec<Override>,
+}
+
+impl Loaded {
+    /// A problem at `key` found after loading (by the ns-3 server, say),
+    /// located in the file like any other.
+    pub fn locate(&self, key: &str, message: &str) -> LoadError {
+        Locator { file: &self.path, text: &self.text, overrides: &self.overrides }.error(key, message)
+    }
+
+    /// Asks the ns-3 server whether it accepts the scenario's network
+    /// (`netloop-server --check`); see [`crate::server_command`].
+    ///
+    /// # Errors
+    /// The rejected argument's key, located. `Ok(Some(note))` when there is
+    /// no server to ask: the values are then checked when a run starts.
+    pub fn check_network(&self) -> Result<Option<String>, LoadError> {
+        match server_command::check_network(&self.resolved, &self.base_dir) {
+            NetworkCheck::Accepted | NetworkCheck::NotApplicable => Ok(None),
+            NetworkCheck::NoServer { binary, reason } => Ok(Some(format!(
+                "the ns-3 network was not checked: cannot ask {} ({reason})",
+                binary.display()
+            ))),
+            NetworkCheck::Rejected { key, message } => Err(self.locate(&key, &message)),
+        }
+    }
 }
 
 /// Reads, overrides, resolves and checks a scenario file.
@@ -444,7 +473,7 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
         config_hash = %crate::run::config_hash(&resolved.scenario),
         "scenario loaded and checked"
     );
-    Ok(Loaded { path: path.to_path_buf(), base_dir, resolved })
+    Ok(Loaded { path: path.to_path_buf(), base_dir, resolved, text: text.to_string(), overrides: overrides.to_vec() })
 }
 
 /// A problem at `key` of the TOML text `text` (read from `file`), located in

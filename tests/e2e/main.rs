@@ -6,6 +6,7 @@ mod support;
 
 mod cosim_ns3;
 mod examples;
+mod network_check;
 mod networks;
 mod ns3_bridge_robustness;
 mod ns3_exact_timing;

@@ -4,7 +4,7 @@
 //!
 //! ```toml
 //! [network.ns3]
-//! kind = "wave"                   # p2p | wifi | wave | lte
+//! kind = "wave"                   # p2p | wifi | wave | lte | custom
 //! bsm = { nodes = "all", rate = 10.0 }
 //! [network.radio]                 # wifi and wave (lte: propagation only)
 //! tx_power = 20.0                 # dBm
@@ -21,7 +21,9 @@
 //! Node indices: wifi and wave control nodes are `0..nodes`; for lte the UEs
 //! are `0..ues` and the remote host behind the PGW is node `ues`. ns-3.37
 //! mainline has no LTE sidelink, so an LTE flow always goes through the
-//! eNB and the core network.
+//! eNB and the core network. A `custom` network is a user's own ns-3
+//! program built on the ns3-scenarios library (`netloop::Serve`), named by
+//! `[network.server] binary` and configured by `[network.server] args`.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -44,6 +46,19 @@ pub enum Ns3NetworkConfig {
     Wave(WaveConfig),
     /// LTE with EPC: UEs, eNBs and a remote host behind the PGW.
     Lte(LteConfig),
+    /// A user's own ns-3 program (bring your own script).
+    Custom(CustomConfig),
+}
+
+/// A user's own ns-3 program that serves its network with `netloop::Serve`
+/// (see ns3-scenarios/README.md). It builds the network from its own
+/// arguments, so the scenario only says how many nodes it serves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomConfig {
+    /// Nodes the program serves (the size of the `NodeContainer` it hands
+    /// to `netloop::Serve`); flows address them as `0..nodes`.
+    pub nodes: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -452,6 +467,46 @@ impl TracesConfig {
     }
 }
 
+/// One argument of the server's command line and the scenario key it comes
+/// from, so that the server's complaint about `--phyMode` can be reported
+/// at `network.radio.phy_mode`, on its line of the scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerArgument {
+    /// The name without dashes, e.g. `phyMode`.
+    pub name: String,
+    /// As passed, e.g. `--phyMode=OfdmRate6Mbps`.
+    pub text: String,
+    /// Dotted scenario key, e.g. `network.radio.phy_mode`.
+    pub key: String,
+}
+
+impl ServerArgument {
+    /// `--name=value`.
+    pub fn new(name: &str, value: impl std::fmt::Display, key: impl Into<String>) -> Self {
+        ServerArgument { name: name.to_string(), text: format!("--{name}={value}"), key: key.into() }
+    }
+
+    /// An argument from `[network.server] args`, passed exactly as written;
+    /// its name is what follows the dashes, up to `=`.
+    pub fn verbatim(text: &str, key: impl Into<String>) -> Self {
+        let body = text.trim_start_matches('-');
+        let name = body.split_once('=').map_or(body, |(name, _)| name);
+        ServerArgument { name: name.to_string(), text: text.to_string(), key: key.into() }
+    }
+}
+
+/// The scenario key behind the first server argument a server message
+/// names (`--phyMode=Bogus is not a mode of ...`), if any.
+pub fn key_of_server_message<'a>(arguments: &'a [ServerArgument], message: &str) -> Option<&'a str> {
+    message.match_indices("--").find_map(|(at, _)| {
+        let name: String =
+            message[at + 2..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '_').collect();
+        // `--topologyFile: cannot open ...`, but `--ns3::WifiMac::Ssid=x`.
+        let name = name.trim_end_matches(':');
+        arguments.iter().rev().find(|a| a.name == name).map(|a| a.key.as_str())
+    })
+}
+
 /// Everything the server needs besides the network kind.
 pub(crate) struct NetworkExtras<'a> {
     pub radio: Option<&'a RadioConfig>,
@@ -467,6 +522,7 @@ impl Ns3NetworkConfig {
             Ns3NetworkConfig::Wifi(_) => "wifi",
             Ns3NetworkConfig::Wave(_) => "wave",
             Ns3NetworkConfig::Lte(_) => "lte",
+            Ns3NetworkConfig::Custom(_) => "custom",
         }
     }
 
@@ -482,6 +538,7 @@ impl Ns3NetworkConfig {
             Ns3NetworkConfig::Wifi(c) => c.nodes.unwrap_or(highest + 1),
             Ns3NetworkConfig::Wave(c) => c.nodes.unwrap_or(highest + 1),
             Ns3NetworkConfig::Lte(c) => c.ues + 1,
+            Ns3NetworkConfig::Custom(c) => c.nodes,
         }
     }
 
@@ -489,6 +546,22 @@ impl Ns3NetworkConfig {
     pub(crate) fn validate(&self, extras: &NetworkExtras, node_count: u32) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("network.ns3.{k}");
         match self {
+            Ns3NetworkConfig::Custom(c) => {
+                if c.nodes == 0 {
+                    return Err(bad(key("nodes"), "the program serves at least one node"));
+                }
+                let built_here = [
+                    ("network.radio", extras.radio.is_some()),
+                    ("network.placement", extras.placement.is_some()),
+                    ("network.background", extras.background.is_some()),
+                ];
+                if let Some((table, _)) = built_here.iter().find(|(_, set)| *set) {
+                    return Err(bad(
+                        *table,
+                        "a custom network is built by its own program: pass its options in network.server.args",
+                    ));
+                }
+            }
             Ns3NetworkConfig::P2p(p) => {
                 if !(0.0..=1.0).contains(&p.loss_rate) {
                     return Err(bad(key("loss_rate"), format!("{} is not a probability in [0, 1]", p.loss_rate)));
@@ -590,63 +663,62 @@ impl Ns3NetworkConfig {
         Ok(())
     }
 
-    /// The server's command line, trace files going to `trace_dir`.
+    /// The server's command line (without seed and run), each argument with
+    /// its scenario key; trace files go to `trace_dir`.
     pub(crate) fn server_arguments(
         &self,
         extras: &NetworkExtras,
         node_count: u32,
         base_dir: &Path,
         trace_dir: &Path,
-    ) -> Vec<String> {
-        let mut a = vec![format!("--network={}", self.kind_name())];
-        let mut arg = |name: &str, value: String| a.push(format!("--{name}={value}"));
+    ) -> Vec<ServerArgument> {
+        let mut a = Vec::new();
+        let mut arg = |name: &str, value: String, key: &str| a.push(ServerArgument::new(name, value, key));
+        let ns3 = |k: &str| format!("network.ns3.{k}");
+        if !matches!(self, Ns3NetworkConfig::Custom(_)) {
+            arg("network", self.kind_name().into(), &ns3("kind"));
+        }
         match self {
             Ns3NetworkConfig::P2p(p) => {
-                arg("nodes", node_count.to_string());
-                arg("topology", if p.topology == Topology::Star { "star" } else { "chain" }.into());
-                arg("dataRate", p.data_rate.to_string());
-                arg("delay", p.delay.to_string());
-                arg("queueSize", p.queue_size.to_string());
-                arg("lossRate", p.loss_rate.to_string());
+                arg("nodes", node_count.to_string(), &ns3("nodes"));
+                arg("topology", if p.topology == Topology::Star { "star" } else { "chain" }.into(), &ns3("topology"));
+                arg("dataRate", p.data_rate.to_string(), &ns3("data_rate"));
+                arg("delay", p.delay.to_string(), &ns3("delay"));
+                arg("queueSize", p.queue_size.to_string(), &ns3("queue_size"));
+                arg("lossRate", p.loss_rate.to_string(), &ns3("loss_rate"));
             }
             Ns3NetworkConfig::Wifi(w) => {
-                arg("nodes", node_count.to_string());
-                arg(
-                    "wifiStandard",
-                    match w.standard {
-                        WifiStandard::A => "80211a",
-                        WifiStandard::B => "80211b",
-                        WifiStandard::G => "80211g",
-                        WifiStandard::N => "80211n",
-                    }
-                    .into(),
-                );
+                arg("nodes", node_count.to_string(), &ns3("nodes"));
+                let standard = match w.standard {
+                    WifiStandard::A => "80211a",
+                    WifiStandard::B => "80211b",
+                    WifiStandard::G => "80211g",
+                    WifiStandard::N => "80211n",
+                };
+                arg("wifiStandard", standard.into(), &ns3("standard"));
                 if let Some(band) = w.band {
-                    arg("wifiBand", if band == WifiBand::Band2_4GHz { "2.4GHz" } else { "5GHz" }.into());
+                    arg("wifiBand", if band == WifiBand::Band2_4GHz { "2.4GHz" } else { "5GHz" }.into(), &ns3("band"));
                 }
-                arg(
-                    "rateManager",
-                    match w.rate_manager {
-                        RateManager::Constant => "constant",
-                        RateManager::Ideal => "ideal",
-                        RateManager::Thompson => "thompson",
-                        RateManager::MinstrelHt => "minstrelHt",
-                        RateManager::Minstrel => "minstrel",
-                        RateManager::Arf => "arf",
-                        RateManager::Aarf => "aarf",
-                    }
-                    .into(),
-                );
+                let manager = match w.rate_manager {
+                    RateManager::Constant => "constant",
+                    RateManager::Ideal => "ideal",
+                    RateManager::Thompson => "thompson",
+                    RateManager::MinstrelHt => "minstrelHt",
+                    RateManager::Minstrel => "minstrel",
+                    RateManager::Arf => "arf",
+                    RateManager::Aarf => "aarf",
+                };
+                arg("rateManager", manager.into(), &ns3("rate_manager"));
                 if let Some(width) = w.channel_width {
-                    arg("channelWidth", width.to_string());
+                    arg("channelWidth", width.to_string(), &ns3("channel_width"));
                 }
             }
             Ns3NetworkConfig::Wave(w) => {
-                arg("nodes", node_count.to_string());
-                arg("waveMac", if w.mac == WaveMac::Wave { "wave" } else { "ocb" }.into());
+                arg("nodes", node_count.to_string(), &ns3("nodes"));
+                arg("waveMac", if w.mac == WaveMac::Wave { "wave" } else { "ocb" }.into(), &ns3("mac"));
                 if w.mac == WaveMac::Wave {
                     let access = if w.channel_access == WaveChannelAccess::Alternating { "alternating" } else { "continuous" };
-                    arg("waveChannelAccess", access.into());
+                    arg("waveChannelAccess", access.into(), &ns3("channel_access"));
                 }
                 if let Some(b) = &w.bsm {
                     let nodes = match &b.nodes {
@@ -654,114 +726,108 @@ impl Ns3NetworkConfig {
                         BsmNodes::Named(BsmNodeSet::None) => "none".to_string(),
                         BsmNodes::List(list) => list.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
                     };
-                    arg("bsmNodes", nodes);
-                    arg("bsmRate", b.rate.to_string());
-                    arg("bsmSize", b.size.to_string());
-                    arg("bsmRange", b.range.to_string());
-                    arg("bsmTxMaxDelay", b.max_jitter.to_string());
+                    arg("bsmNodes", nodes, &ns3("bsm.nodes"));
+                    arg("bsmRate", b.rate.to_string(), &ns3("bsm.rate"));
+                    arg("bsmSize", b.size.to_string(), &ns3("bsm.size"));
+                    arg("bsmRange", b.range.to_string(), &ns3("bsm.range"));
+                    arg("bsmTxMaxDelay", b.max_jitter.to_string(), &ns3("bsm.max_jitter"));
                 }
             }
             Ns3NetworkConfig::Lte(l) => {
-                arg("ues", l.ues.to_string());
-                arg("enbs", l.enbs.to_string());
+                arg("ues", l.ues.to_string(), &ns3("ues"));
+                arg("enbs", l.enbs.to_string(), &ns3("enbs"));
                 if let Some(p) = &l.enb_positions {
-                    arg("enbPositions", positions_argument(p));
+                    arg("enbPositions", positions_argument(p), &ns3("enb_positions"));
                 }
-                arg("scheduler", format!("{:?}", l.scheduler).to_lowercase());
-                arg("bandwidth", l.bandwidth.to_string());
-                arg("enbTxPower", l.enb_tx_power.to_string());
-                arg("ueTxPower", l.ue_tx_power.to_string());
-                arg("s1uLinkDataRate", l.s1u_link_data_rate.to_string());
-                arg("s1uLinkDelay", l.s1u_link_delay.to_string());
-                arg("s5LinkDataRate", l.s5_link_data_rate.to_string());
-                arg("s5LinkDelay", l.s5_link_delay.to_string());
-                arg("remoteHostDataRate", l.remote_host_data_rate.to_string());
-                arg("remoteHostDelay", l.remote_host_delay.to_string());
+                arg("scheduler", format!("{:?}", l.scheduler).to_lowercase(), &ns3("scheduler"));
+                arg("bandwidth", l.bandwidth.to_string(), &ns3("bandwidth"));
+                arg("enbTxPower", l.enb_tx_power.to_string(), &ns3("enb_tx_power"));
+                arg("ueTxPower", l.ue_tx_power.to_string(), &ns3("ue_tx_power"));
+                arg("s1uLinkDataRate", l.s1u_link_data_rate.to_string(), &ns3("s1u_link_data_rate"));
+                arg("s1uLinkDelay", l.s1u_link_delay.to_string(), &ns3("s1u_link_delay"));
+                arg("s5LinkDataRate", l.s5_link_data_rate.to_string(), &ns3("s5_link_data_rate"));
+                arg("s5LinkDelay", l.s5_link_delay.to_string(), &ns3("s5_link_delay"));
+                arg("remoteHostDataRate", l.remote_host_data_rate.to_string(), &ns3("remote_host_data_rate"));
+                arg("remoteHostDelay", l.remote_host_delay.to_string(), &ns3("remote_host_delay"));
             }
+            // The program builds its own network from `[network.server] args`.
+            Ns3NetworkConfig::Custom(_) => {}
         }
         if let Some(r) = extras.radio {
-            let mut opt = |name: &str, value: Option<String>| {
+            let mut opt = |name: &str, value: Option<String>, key: &str| {
                 if let Some(v) = value {
-                    arg(name, v);
+                    arg(name, v, &format!("network.radio.{key}"));
                 }
             };
-            opt("txPower", r.tx_power.map(|x| x.to_string()));
-            opt(
-                "propagation",
-                r.propagation.map(|p| {
-                    match p {
-                        Propagation::Friis => "friis",
-                        Propagation::LogDistance => "logDistance",
-                        Propagation::TwoRayGround => "twoRayGround",
-                        Propagation::Nakagami => "nakagami",
-                        Propagation::Range => "range",
-                    }
-                    .to_string()
-                }),
-            );
-            opt("logDistanceExponent", r.log_distance_exponent.map(|x| x.to_string()));
-            opt("referenceLoss", r.reference_loss.map(|x| x.to_string()));
-            opt("referenceDistance", r.reference_distance.map(|x| x.to_string()));
-            if let Some([m0, m1, m2]) = r.nakagami_m {
-                opt("nakagamiM0", Some(m0.to_string()));
-                opt("nakagamiM1", Some(m1.to_string()));
-                opt("nakagamiM2", Some(m2.to_string()));
+            opt("txPower", r.tx_power.map(|x| x.to_string()), "tx_power");
+            let propagation = r.propagation.map(|p| {
+                match p {
+                    Propagation::Friis => "friis",
+                    Propagation::LogDistance => "logDistance",
+                    Propagation::TwoRayGround => "twoRayGround",
+                    Propagation::Nakagami => "nakagami",
+                    Propagation::Range => "range",
+                }
+                .to_string()
+            });
+            opt("propagation", propagation, "propagation");
+            opt("logDistanceExponent", r.log_distance_exponent.map(|x| x.to_string()), "log_distance_exponent");
+            opt("referenceLoss", r.reference_loss.map(|x| x.to_string()), "reference_loss");
+            opt("referenceDistance", r.reference_distance.map(|x| x.to_string()), "reference_distance");
+            if let Some(m) = r.nakagami_m {
+                for (i, name) in ["nakagamiM0", "nakagamiM1", "nakagamiM2"].into_iter().enumerate() {
+                    opt(name, Some(m[i].to_string()), "nakagami_m");
+                }
             }
-            if let Some([d1, d2]) = r.nakagami_distances {
-                opt("nakagamiD1", Some(d1.to_string()));
-                opt("nakagamiD2", Some(d2.to_string()));
+            if let Some(d) = r.nakagami_distances {
+                for (i, name) in ["nakagamiD1", "nakagamiD2"].into_iter().enumerate() {
+                    opt(name, Some(d[i].to_string()), "nakagami_distances");
+                }
             }
-            opt("maxRange", r.max_range.map(|x| x.to_string()));
-            opt("antennaHeight", r.antenna_height.map(|x| x.to_string()));
-            opt("phyMode", r.phy_mode.clone());
-            opt("staticArp", r.static_arp.map(|x| x.to_string()));
+            opt("maxRange", r.max_range.map(|x| x.to_string()), "max_range");
+            opt("antennaHeight", r.antenna_height.map(|x| x.to_string()), "antenna_height");
+            opt("phyMode", r.phy_mode.clone(), "phy_mode");
+            opt("staticArp", r.static_arp.map(|x| x.to_string()), "static_arp");
         }
         if let Some(p) = extras.placement {
             if let Some(positions) = &p.positions {
-                arg("positions", positions_argument(positions));
+                arg("positions", positions_argument(positions), "network.placement.positions");
             }
             if let Some(file) = &p.file {
-                arg("topologyFile", base_dir.join(file).display().to_string());
+                arg("topologyFile", base_dir.join(file).display().to_string(), "network.placement.file");
             }
             if let Some(s) = p.spacing {
-                arg("spacing", s.to_string());
+                arg("spacing", s.to_string(), "network.placement.spacing");
             }
             if let Some(r) = p.background_radius {
-                arg("bgRadius", r.to_string());
+                arg("bgRadius", r.to_string(), "network.placement.background_radius");
             }
         }
         if let Some(b) = extras.background {
-            arg("bgNodes", b.nodes.to_string());
-            arg(
-                "bgTraffic",
-                match b.traffic {
-                    BackgroundTraffic::Cbr => "cbr",
-                    BackgroundTraffic::Poisson => "poisson",
-                    BackgroundTraffic::OnOff => "onoff",
-                }
-                .into(),
-            );
-            arg("bgRate", b.rate.to_string());
-            arg("bgPacketSize", b.packet_size.to_string());
-            arg("bgOn", b.on.to_string());
-            arg("bgOff", b.off.to_string());
+            let traffic = match b.traffic {
+                BackgroundTraffic::Cbr => "cbr",
+                BackgroundTraffic::Poisson => "poisson",
+                BackgroundTraffic::OnOff => "onoff",
+            };
+            arg("bgNodes", b.nodes.to_string(), "network.background.nodes");
+            arg("bgTraffic", traffic.into(), "network.background.traffic");
+            arg("bgRate", b.rate.to_string(), "network.background.rate");
+            arg("bgPacketSize", b.packet_size.to_string(), "network.background.packet_size");
+            arg("bgOn", b.on.to_string(), "network.background.on");
+            arg("bgOff", b.off.to_string(), "network.background.off");
         }
         if let Some(t) = extras.traces {
             let file = |name: &str| trace_dir.join(name).display().to_string();
-            if t.pcap {
-                arg("pcap", file("pcap"));
-            }
-            if t.ascii {
-                arg("ascii", file("trace.tr"));
-            }
-            if t.flow_monitor {
-                arg("flowMonitor", file("flowmon.xml"));
-            }
-            if t.netanim {
-                arg("netanim", file("netanim.xml"));
-            }
-            if t.drop_log {
-                arg("dropLog", file("drops.csv"));
+            for (on, name, path, key) in [
+                (t.pcap, "pcap", "pcap", "pcap"),
+                (t.ascii, "ascii", "trace.tr", "ascii"),
+                (t.flow_monitor, "flowMonitor", "flowmon.xml", "flow_monitor"),
+                (t.netanim, "netanim", "netanim.xml", "netanim"),
+                (t.drop_log, "dropLog", "drops.csv", "drop_log"),
+            ] {
+                if on {
+                    arg(name, file(path), &format!("network.traces.{key}"));
+                }
             }
         }
         a

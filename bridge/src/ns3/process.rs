@@ -23,6 +23,9 @@ use std::time::{Duration, Instant};
 
 use super::Ns3Error;
 
+/// The server's exit code for a bad argument value (its `BadArgument`).
+const EXIT_BAD_ARGUMENT: i32 = 2;
+
 /// How many lines of the server's stderr are kept for error messages.
 const STDERR_TAIL_LINES: usize = 20;
 
@@ -101,6 +104,12 @@ impl ServerProcess {
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 let status = process.wait_exit(Duration::from_secs(2));
+                if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT) {
+                    return Err(Ns3Error::BadArgument {
+                        binary: process.binary.clone(),
+                        message: server_problem(&process.stderr_lines().join("\n")),
+                    });
+                }
                 return Err(Ns3Error::ExitedAtStart {
                     binary: process.binary.clone(),
                     status: describe_status(status),
@@ -138,16 +147,21 @@ impl ServerProcess {
         }
     }
 
+    /// The last lines the server wrote to stderr (after a short grace
+    /// period for the reader thread).
+    fn stderr_lines(&self) -> Vec<String> {
+        std::thread::sleep(Duration::from_millis(20));
+        self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
+    }
+
     /// The last lines the server wrote to stderr, formatted for an error
     /// message (empty when there were none). The reader thread may lag the
     /// child's exit by a moment, so give it a short grace period.
     pub(crate) fn stderr_tail(&self) -> String {
-        std::thread::sleep(Duration::from_millis(20));
-        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
-        if tail.is_empty() {
+        let lines = self.stderr_lines();
+        if lines.is_empty() {
             String::new()
         } else {
-            let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
             format!("\nlast lines of the server's stderr:\n  {}", lines.join("\n  "))
         }
     }
@@ -176,5 +190,25 @@ pub(crate) fn describe_status(status: Option<ExitStatus>) -> String {
             (None, Some(sig)) => format!("killed by signal {sig}"),
             _ => s.to_string(),
         },
+    }
+}
+
+/// The server's complaint from its stderr: the last line that says
+/// something, without the program's name and the `--PrintHelp` hint.
+pub fn server_problem(stderr: &str) -> String {
+    let line = stderr.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no message");
+    let line = line.split_once(": ").filter(|(program, _)| !program.contains(' ')).map_or(line, |(_, rest)| rest);
+    line.trim_end_matches(" (see --PrintHelp)").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_complaint_loses_the_program_name_and_the_hint() {
+        let stderr = "netloop-server: --phyMode=Bogus is not a mode of 80211a; use one of OfdmRate6Mbps (see --PrintHelp)\n";
+        assert_eq!(server_problem(stderr), "--phyMode=Bogus is not a mode of 80211a; use one of OfdmRate6Mbps");
+        assert_eq!(server_problem("Invalid command-line argument: --bogus=1\n\n"), "Invalid command-line argument: --bogus=1");
     }
 }

@@ -1,7 +1,7 @@
 //! Expanding a sweep file into runs, each checked and named by the hash of
 //! its resolved config.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -10,7 +10,8 @@ use serde::Serialize;
 use super::{SweepError, SweepFile, DEFAULT_TIMEOUT};
 use crate::config::Backend;
 use crate::run::config_hash;
-use crate::scenario_file::{self, backend_override, KeyPath, Override};
+use crate::scenario_file::{self, backend_override, KeyPath, LoadError, Override};
+use crate::server_command;
 
 /// One parameter point: a value for every swept key, in parameter order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -175,6 +176,7 @@ impl Plan {
 
         let mut runs = Vec::new();
         let mut seen: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+        let mut networks_checked = BTreeSet::new();
         for point in &points {
             let mut overrides = fixed.clone();
             for (key, value) in &point.values {
@@ -197,6 +199,21 @@ impl Plan {
                         point.label()
                     ))
                 })?;
+                // Ask the ns-3 server about each distinct network once, so
+                // that a bad radio value fails the plan, not every run.
+                let network = server_command::server_arguments(&loaded.resolved, &loaded.base_dir, Path::new("."))
+                    .into_iter()
+                    .filter(|a| a.name != "seed" && a.name != "run")
+                    .map(|a| a.text)
+                    .collect::<Vec<_>>();
+                if networks_checked.insert(network) {
+                    let located = |e: LoadError| {
+                        SweepError::Input(format!("sweep point {} ({}):\n{e}", point.index, point.label()))
+                    };
+                    if let Some(note) = loaded.check_network().map_err(located)? {
+                        tracing::warn!("{note}");
+                    }
+                }
                 let s = &loaded.resolved.scenario;
                 let hash = config_hash(s);
                 if let Some((other, rep)) = seen.insert(hash.clone(), (point.index, replication)) {

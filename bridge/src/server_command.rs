@@ -1,0 +1,174 @@
+//! How a scenario becomes the ns-3 server's command line, and asking the
+//! server whether it accepts it (`netloop-server --check`).
+//!
+//! The server is the one place that knows which PHY modes a standard has,
+//! how a topology file looks and every range of its arguments. Rather than
+//! copy those checks, `netloop check` and `netloop sweep` ask it, and a
+//! problem it names (`--phyMode=Bogus is not a mode of 80211a ...`) is
+//! reported at the scenario key the argument came from.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::config::{key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig};
+use crate::ns3::{default_server_path, server_problem, Ns3Options};
+
+/// How long `--check` may take: it builds nothing, so this only guards
+/// against a server that hangs.
+const CHECK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The server's arguments for a resolved scenario, each with its scenario
+/// key: seed and run, the network's own, then `[network.server] args`
+/// verbatim. Trace files go into `out_dir/ns3/`; relative files are read
+/// from `base_dir`.
+pub fn server_arguments(resolved: &Resolved, base_dir: &Path, out_dir: &Path) -> Vec<ServerArgument> {
+    let scenario = &resolved.scenario;
+    let mut args = vec![ServerArgument::new("seed", scenario.seed, "seed"), ServerArgument::new("run", scenario.run, "run")];
+    if let Some(ns3) = &scenario.network.ns3 {
+        let extras = scenario.network.extras();
+        args.extend(ns3.server_arguments(&extras, resolved.node_count, base_dir, &out_dir.join("ns3")));
+    }
+    args.extend(
+        scenario.network.server.args.iter().enumerate().map(|(i, a)| ServerArgument::verbatim(a, format!("network.server.args[{i}]"))),
+    );
+    args
+}
+
+/// The command line of [`server_arguments`].
+pub fn command_line(arguments: &[ServerArgument]) -> Vec<String> {
+    arguments.iter().map(|a| a.text.clone()).collect()
+}
+
+/// The server binary: `[network.server] binary` (relative to the scenario
+/// file's directory), else `$NETLOOP_NS3_SERVER`, the build tree, or `PATH`.
+pub fn server_binary(server: &ServerConfig, base_dir: &Path) -> PathBuf {
+    match &server.binary {
+        Some(binary) => base_dir.join(binary),
+        None => default_server_path(),
+    }
+}
+
+/// Spawn options for a run of `resolved` into `out_dir`.
+pub fn ns3_options(resolved: &Resolved, base_dir: &Path, out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Ns3Options {
+    let server = &resolved.scenario.network.server;
+    let arguments = server_arguments(resolved, base_dir, out_dir);
+    let mut options = Ns3Options::new(server_binary(server, base_dir), command_line(&arguments));
+    options.connect_timeout = Duration::from_nanos(server.connect_timeout.0);
+    options.step_timeout = Duration::from_nanos(server.step_timeout.0);
+    options.cancel = cancel;
+    options
+}
+
+/// The scenario key behind a problem the server reported about its
+/// arguments: the key of the first argument the message names, else
+/// `network.ns3`.
+pub fn key_of_problem(resolved: &Resolved, base_dir: &Path, message: &str) -> String {
+    let arguments = server_arguments(resolved, base_dir, Path::new("."));
+    key_of_server_message(&arguments, message).unwrap_or("network.ns3").to_string()
+}
+
+/// What `--check` found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NetworkCheck {
+    /// The server accepts every argument.
+    Accepted,
+    /// Nothing to ask: the builtin network, or a custom program that exists
+    /// (it need not know `--check`).
+    NotApplicable,
+    /// No server to ask; the run will say so.
+    NoServer { binary: PathBuf, reason: String },
+    /// The server rejected an argument: the scenario key and its message.
+    Rejected { key: String, message: String },
+}
+
+/// Asks the server whether it accepts the network of `resolved`
+/// (`netloop-server --check`), which builds nothing and reads topology files.
+pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
+    let scenario = &resolved.scenario;
+    let Some(ns3) = scenario.network.ns3.as_ref().filter(|_| scenario.network.backend == Backend::Ns3) else {
+        return NetworkCheck::NotApplicable;
+    };
+    let binary = server_binary(&scenario.network.server, base_dir);
+    if scenario.network.server.binary.is_some() && !binary.is_file() {
+        return NetworkCheck::Rejected {
+            key: "network.server.binary".into(),
+            message: format!("{} does not exist (a relative path is relative to the scenario file)", binary.display()),
+        };
+    }
+    if matches!(ns3, Ns3NetworkConfig::Custom(_)) {
+        return NetworkCheck::NotApplicable;
+    }
+    // Trace files are the run's own business (and the server would create
+    // them to see whether it can).
+    let arguments: Vec<ServerArgument> = server_arguments(resolved, base_dir, Path::new("."))
+        .into_iter()
+        .filter(|a| !a.key.starts_with("network.traces."))
+        .collect();
+    let mut line = command_line(&arguments);
+    line.push("--check".into());
+    let no_server = |reason: String| NetworkCheck::NoServer { binary: binary.clone(), reason };
+    let mut child = match Command::new(&binary).args(&line).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn() {
+        Ok(child) => child,
+        Err(e) => return no_server(e.to_string()),
+    };
+    let deadline = Instant::now() + CHECK_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return no_server(format!("`--check` did not answer within {CHECK_TIMEOUT:?}"));
+            }
+            Err(e) => return no_server(e.to_string()),
+        }
+    };
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    match status.code() {
+        Some(0) => NetworkCheck::Accepted,
+        Some(2) => {
+            let message = server_problem(&stderr);
+            let key = key_of_server_message(&arguments, &message).unwrap_or("network.ns3").to_string();
+            NetworkCheck::Rejected { key, message }
+        }
+        // ns-3's CommandLine exits with 1 for an argument it does not know
+        // (an older server without --check, or a typo in server.args).
+        _ => {
+            let message = server_problem(&stderr);
+            match key_of_server_message(&arguments, &message) {
+                Some(key) if key.starts_with("network.server.args") => NetworkCheck::Rejected { key: key.to_string(), message },
+                _ => no_server(format!("`--check` failed ({status}): {message}")),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_is_traced_to_the_key_of_the_first_argument_it_names() {
+        let arguments = [
+            ServerArgument::new("nodes", "3", "network.ns3.nodes"),
+            ServerArgument::new("bgNodes", "4", "network.background.nodes"),
+            ServerArgument::new("phyMode", "Bogus", "network.radio.phy_mode"),
+            ServerArgument::verbatim("--ns3::WifiMac::Ssid=x", "network.server.args[0]"),
+        ];
+        let key = |m: &str| key_of_server_message(&arguments, m);
+        assert_eq!(key("--phyMode=Bogus is not a mode of 80211a"), Some("network.radio.phy_mode"));
+        assert_eq!(key("--nodes plus --bgNodes is too large"), Some("network.ns3.nodes"));
+        assert_eq!(key("--phyMode: cannot open"), Some("network.radio.phy_mode"));
+        assert_eq!(key("Invalid command-line argument: --ns3::WifiMac::Ssid=x"), Some("network.server.args[0]"));
+        assert_eq!(key("--elsewhere=1 is wrong"), None);
+        assert_eq!(key("no argument named"), None);
+    }
+}
