@@ -321,9 +321,10 @@ impl From<TransportKind> for protocol::Transport {
     }
 }
 
-/// Plant-driven mobility: a plant with a position (a vehicle, a cart) moves
-/// its node to `origin + position * heading` with velocity
-/// `speed * heading`, in metres and m/s, at every sync.
+/// Plant-driven mobility: a plant with a position moves its node to
+/// `origin + position * heading` with velocity `speed * heading`, in metres
+/// and m/s, at every sync. The position and speed are a vehicle's own, or
+/// the plant states named by `position` and `velocity`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MobilityConfig {
@@ -336,6 +337,14 @@ pub struct MobilityConfig {
     /// Set to false to keep the node where the network placed it.
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// The plant state that is the position along `heading`, metres, by
+    /// name (a cart's `x`, a ball's `h`); default: the plant's own (vehicles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<String>,
+    /// The plant state that is the speed along `heading`, m/s; default: the
+    /// plant's own, or none (the node rests between syncs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<String>,
 }
 
 fn default_heading() -> [f64; 3] {
@@ -348,7 +357,7 @@ fn yes() -> bool {
 
 impl Default for MobilityConfig {
     fn default() -> Self {
-        MobilityConfig { origin: [0.0; 3], heading: default_heading(), enabled: true }
+        MobilityConfig { origin: [0.0; 3], heading: default_heading(), enabled: true, position: None, velocity: None }
     }
 }
 
@@ -413,11 +422,17 @@ pub struct Feedforward {
     pub flow: ResolvedFlow,
 }
 
-/// A resolved [`MobilityConfig`] with a unit heading.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A resolved [`MobilityConfig`] with a unit heading; which states it reads
+/// is settled against the built plant ([`crate::mobility`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Mobility {
     pub origin: [f64; 3],
     pub heading: [f64; 3],
+    pub position: Option<String>,
+    pub velocity: Option<String>,
+    /// Whether `origin` or `heading` was set: a plant without a position
+    /// then needs `position`, rather than being ignored.
+    pub placed: bool,
 }
 
 impl LoopNetwork {
@@ -656,5 +671,15 @@ fn resolve_mobility(m: &MobilityConfig, key: &str) -> Result<Option<Mobility>, S
     if m.origin.iter().any(|x| !x.is_finite()) {
         return Err(bad(format!("{key}.origin"), "must be finite"));
     }
-    Ok(Some(Mobility { origin: m.origin, heading: m.heading.map(|x| x / norm) }))
+    if m.velocity.is_some() && m.position.is_none() {
+        return Err(bad(format!("{key}.velocity"), "needs `position` too: name the state that is the position"));
+    }
+    let placed = m.origin != [0.0; 3] || m.heading != default_heading();
+    Ok(Some(Mobility {
+        origin: m.origin,
+        heading: m.heading.map(|x| x / norm),
+        position: m.position.clone(),
+        velocity: m.velocity.clone(),
+        placed,
+    }))
 }

@@ -8,6 +8,7 @@ pub mod config;
 pub mod flows;
 pub mod ledger;
 pub mod metrics;
+pub mod mobility;
 pub mod network;
 pub mod ns3;
 pub mod output;

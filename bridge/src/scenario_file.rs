@@ -39,6 +39,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use crate::config::{Backend, Resolved, Scenario};
+use crate::mobility::node_motions;
 use crate::network::{BuiltinError, BuiltinNetwork};
 use crate::server_command::{self, NetworkCheck};
 
@@ -445,17 +446,21 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
         locator.serde_error(&table, key, &message)
     })?;
     let resolved = scenario.resolve().map_err(|e| locator.error(&e.key, &e.message))?;
-    if let Err(e) = controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
-        let key = e.key().to_string();
-        let text = e.to_string();
-        // The key is printed once, in front: drop it from the message.
-        let message = text
-            .strip_prefix(&format!("`{key}`: "))
-            .or_else(|| text.strip_prefix(&format!("`{key}` ")))
-            .unwrap_or(&text)
-            .to_string();
-        return Err(locator.error(&key, &message));
-    }
+    let system = match controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
+        Ok(system) => system,
+        Err(e) => {
+            let key = e.key().to_string();
+            let text = e.to_string();
+            // The key is printed once, in front: drop it from the message.
+            let message = text
+                .strip_prefix(&format!("`{key}`: "))
+                .or_else(|| text.strip_prefix(&format!("`{key}` ")))
+                .unwrap_or(&text)
+                .to_string();
+            return Err(locator.error(&key, &message));
+        }
+    };
+    node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin) {
         if let Err(e) = BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {

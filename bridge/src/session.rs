@@ -47,9 +47,10 @@ use std::sync::Arc;
 use controlsim::{ApiError, Observer, StepError, System, Trigger};
 use protocol::{Delivery, DropEvent, NodeKinematics, SendRequest, SimTime, Step, StepDone};
 
-use crate::config::{Mobility, OnLoss, Resolved, ResponseKind, SchemeKind};
+use crate::config::{OnLoss, Resolved, ResponseKind, ScenarioError, SchemeKind};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::{Ledger, LedgerError, Verdict};
+use crate::mobility::{node_motions, NodeMotion};
 use crate::network::{Network, NetworkError};
 
 /// Why a co-simulation stopped before its end.
@@ -65,6 +66,10 @@ pub enum SessionError {
     Ledger { reached: SimTime, source: LedgerError },
     #[error("interrupted at simulated time {reached}")]
     Interrupted { reached: SimTime },
+    /// The scenario does not fit the built system (caught by
+    /// `scenario_file::load` for scenarios read from files).
+    #[error("{0}")]
+    Scenario(ScenarioError),
 }
 
 impl SessionError {
@@ -76,6 +81,7 @@ impl SessionError {
             | SessionError::Api { reached, .. }
             | SessionError::Ledger { reached, .. }
             | SessionError::Interrupted { reached } => Some(*reached),
+            SessionError::Scenario(_) => None,
         }
     }
 }
@@ -130,8 +136,8 @@ pub struct Session<W: Write> {
     event_triggered: Vec<bool>,
     rollback: Vec<bool>,
     zero_on_loss: Vec<bool>,
-    plant_nodes: Vec<u32>,
-    mobility: Vec<Option<Mobility>>,
+    /// The nodes that plants move.
+    motions: Vec<NodeMotion>,
     /// Per loop: the next number of an event-triggered control packet.
     response_numbers: Vec<u64>,
     /// Per loop: control values of a local controller waiting for phase D.
@@ -179,6 +185,7 @@ impl<W: Write> Session<W> {
             event_triggered.push(et);
             rollback.push(resolved.loops[i].response == ResponseKind::Rollback && lp.is_continuous_controller());
         }
+        let motions = node_motions(resolved, &system).map_err(SessionError::Scenario)?;
         let configured = network.configure(&flows.specs(&event_triggered))?;
         let names = system.loops().iter().map(|l| l.name().to_string()).collect();
         let scheme = resolved.scenario.sync.scheme;
@@ -193,8 +200,7 @@ impl<W: Write> Session<W> {
             event_triggered,
             rollback,
             zero_on_loss: resolved.loops.iter().map(|l| l.downlink.on_loss == OnLoss::Zero).collect(),
-            plant_nodes: resolved.loops.iter().map(|l| l.plant_node).collect(),
-            mobility: resolved.loops.iter().map(|l| l.mobility).collect(),
+            motions,
             response_numbers: vec![0; n],
             local_controls: vec![Vec::new(); n],
             queue: BTreeMap::new(),
@@ -285,23 +291,10 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    /// Node positions and velocities from plants that have them: position
-    /// `p` along the loop's heading from its origin, speed `v` along it.
+    /// Positions and velocities of the nodes that plants move.
     fn kinematics(&self) -> Vec<NodeKinematics> {
-        self.system
-            .loops()
-            .iter()
-            .zip(self.plant_nodes.iter().zip(&self.mobility))
-            .filter_map(|(lp, (&node, mobility))| {
-                let m = mobility.as_ref()?;
-                let k = lp.kinematics()?;
-                Some(NodeKinematics {
-                    node,
-                    position: std::array::from_fn(|d| m.origin[d] + k.position * m.heading[d]),
-                    velocity: m.heading.map(|h| k.velocity * h),
-                })
-            })
-            .collect()
+        let loops = self.system.loops();
+        self.motions.iter().map(|m| m.kinematics(&loops[m.loop_index])).collect()
     }
 
     fn step_request(&mut self, until: SimTime, stop_at_delivery: bool) -> Step {

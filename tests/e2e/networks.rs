@@ -172,6 +172,58 @@ kind = "open_loop"
     assert!(first_lost_after > last_delivered, "no packet gets through after the cut-off");
 }
 
+/// Any plant can move its node: a double integrator (a cart rolling freely
+/// at 20 m/s, states named `p` and `v`) moves its node through
+/// `mobility.position` and `mobility.velocity`, and the loop stops at the
+/// same range as the vehicle above.
+#[test]
+fn plant_states_named_in_the_scenario_drive_the_node_to_the_static_range() {
+    let range = static_range();
+    let speed = 20.0;
+    let text = format!(
+        r#"
+duration = "10s"
+step = "1ms"
+[sync]
+scheme = "master_slave"
+period = "50ms"
+{network}
+[network.server]
+binary = "{server}"
+[[loops]]
+name = "cart"
+plant_node = 0
+controller_node = 1
+mobility = {{ position = "p", velocity = "v", origin = [0.0, 0.0, 0.0] }}
+[loops.plant]
+kind = "state_space"
+a = [[0.0, 1.0], [0.0, 0.0]]
+b = [[0.0], [0.0]]
+c = [[1.0, 0.0]]
+d = [[0.0]]
+x0 = [0.0, {speed}]
+state_names = ["p", "v"]
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+"#,
+        network = wave(0.0, ""),
+        server = server_binary().display()
+    );
+    let (dir, report) = run_text(&text);
+    assert!(report.summary.sync.syncs >= 190, "a moving node must sync every period");
+    let rows = crate::support::packet_rows(&dir.path().join("run"));
+    let last_delivered = rows
+        .iter()
+        .filter(|r| r["direction"] == "uplink" && !r["arrival_ns"].is_empty())
+        .map(|r| r["sent_ns"].parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    let cutoff = speed * last_delivered as f64 * 1e-9;
+    assert!((cutoff - range).abs() <= speed * 0.05 + 0.25, "packets stopped at {cutoff:.2} m, static range {range:.2} m");
+}
+
 #[test]
 fn background_nodes_raise_the_loop_delay() {
     let mean_delay = |nodes: u32| {

@@ -1,0 +1,186 @@
+//! Plant-driven node mobility (DESIGN §6): which plant states move a loop's
+//! node, and the node's position and velocity at a sync.
+//!
+//! A vehicle brings its own position and speed. Any other plant moves its
+//! node only when the scenario names the states (`mobility.position`, and
+//! optionally `mobility.velocity`), e.g. a cart's `x` and `v` or a bouncing
+//! ball's `h` and `v` with a vertical heading.
+
+use controlsim::{Loop, System};
+use protocol::NodeKinematics;
+
+use crate::config::{Mobility, Resolved, ScenarioError};
+
+/// Where a node's position and speed come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    /// The plant's own kinematics (vehicles).
+    Plant,
+    /// Plant states by index; without a velocity state the node rests
+    /// between syncs.
+    States { position: usize, velocity: Option<usize> },
+}
+
+/// How one loop's plant moves its node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeMotion {
+    /// Index of the loop whose plant moves the node.
+    pub loop_index: usize,
+    pub node: u32,
+    origin: [f64; 3],
+    heading: [f64; 3],
+    source: Source,
+}
+
+impl NodeMotion {
+    /// The node's position and velocity for the plant's current state.
+    pub fn kinematics(&self, plant: &Loop) -> NodeKinematics {
+        let (position, speed) = match self.source {
+            Source::Plant => plant.kinematics().map_or((0.0, 0.0), |k| (k.position, k.velocity)),
+            Source::States { position, velocity } => {
+                let x = plant.state();
+                (x[position], velocity.map_or(0.0, |v| x[v]))
+            }
+        };
+        NodeKinematics {
+            node: self.node,
+            position: std::array::from_fn(|d| self.origin[d] + position * self.heading[d]),
+            velocity: self.heading.map(|h| speed * h),
+        }
+    }
+}
+
+/// The nodes that the plants of `resolved` move, settled against the built
+/// `system` (state names, whether a plant has a position of its own).
+///
+/// # Errors
+/// A state name the plant does not have, or a `mobility` table with an
+/// origin or heading on a plant that has no position and names none.
+pub fn node_motions(resolved: &Resolved, system: &System) -> Result<Vec<NodeMotion>, ScenarioError> {
+    let mut motions = Vec::new();
+    for (i, (network, plant)) in resolved.loops.iter().zip(system.loops()).enumerate() {
+        let Some(mobility) = &network.mobility else {
+            continue;
+        };
+        let Some(source) = source(i, mobility, plant)? else {
+            continue;
+        };
+        motions.push(NodeMotion {
+            loop_index: i,
+            node: network.plant_node,
+            origin: mobility.origin,
+            heading: mobility.heading,
+            source,
+        });
+    }
+    Ok(motions)
+}
+
+fn source(i: usize, mobility: &Mobility, plant: &Loop) -> Result<Option<Source>, ScenarioError> {
+    let states = &plant.signature().states;
+    let state = |field: &str, name: &str| {
+        states.iter().position(|s| s == name).ok_or_else(|| ScenarioError {
+            key: format!("loops[{i}].mobility.{field}"),
+            message: format!("the plant has no state `{name}`; its states are {}", states.join(", ")),
+        })
+    };
+    if let Some(name) = &mobility.position {
+        let position = state("position", name)?;
+        let velocity = mobility.velocity.as_deref().map(|v| state("velocity", v)).transpose()?;
+        return Ok(Some(Source::States { position, velocity }));
+    }
+    if plant.kinematics().is_some() {
+        return Ok(Some(Source::Plant));
+    }
+    if mobility.placed {
+        return Err(ScenarioError {
+            key: format!("loops[{i}].mobility"),
+            message: format!(
+                "this plant has no position of its own: name the state that moves the node with \
+                 `position` (and `velocity`); its states are {}",
+                states.join(", ")
+            ),
+        });
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Scenario;
+
+    /// One loop of `plant` over the builtin channel, with `mobility` keys.
+    fn motions(plant: &str, mobility: &str) -> Result<(Vec<NodeMotion>, System), ScenarioError> {
+        let text = format!(
+            r#"
+duration = "1s"
+step = "1ms"
+[sync]
+scheme = "master_slave"
+period = "10ms"
+[network]
+backend = "builtin"
+[network.builtin]
+delay = {{ kind = "constant", value = "1ms" }}
+[[loops]]
+name = "l"
+plant_node = 0
+controller_node = 1
+{mobility}
+[loops.plant]
+{plant}
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+"#
+        );
+        let resolved = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}")).resolve()?;
+        let system = System::from_config(&resolved.system, 1).unwrap();
+        Ok((node_motions(&resolved, &system)?, system))
+    }
+
+    const SERVO: &str = "kind = \"dc_servo\"\nx0 = [0.5, 2.0]";
+
+    #[test]
+    fn named_states_move_the_node_along_the_heading_from_the_origin() {
+        let (m, system) =
+            motions(SERVO, r#"mobility = { position = "theta", velocity = "omega", origin = [1.0, 2.0, 3.0], heading = [0.0, 2.0, 0.0] }"#)
+                .unwrap();
+        let k = m[0].kinematics(&system.loops()[0]);
+        assert_eq!((k.node, k.position, k.velocity), (0, [1.0, 2.5, 3.0], [0.0, 2.0, 0.0]));
+        // Without a velocity state the node rests between syncs.
+        let (m, system) = motions(SERVO, r#"mobility = { position = "omega" }"#).unwrap();
+        let k = m[0].kinematics(&system.loops()[0]);
+        assert_eq!((k.position, k.velocity), ([2.0, 0.0, 0.0], [0.0; 3]));
+    }
+
+    #[test]
+    fn a_vehicle_brings_its_own_position_and_speed() {
+        let (m, system) = motions("kind = \"vehicle\"\nx0 = [7.0, 3.0, 0.0]", "").unwrap();
+        let k = m[0].kinematics(&system.loops()[0]);
+        assert_eq!((k.position, k.velocity), ([7.0, 0.0, 0.0], [3.0, 0.0, 0.0]));
+        let (m, _) = motions("kind = \"vehicle\"", "mobility = { enabled = false }").unwrap();
+        assert!(m.is_empty());
+    }
+
+    #[test]
+    fn a_plant_without_a_position_stays_put_unless_told_otherwise() {
+        assert!(motions(SERVO, "").unwrap().0.is_empty());
+        let e = motions(SERVO, "mobility = { origin = [5.0, 0.0, 0.0] }").unwrap_err();
+        assert_eq!(e.key, "loops[0].mobility");
+        assert!(e.message.contains("theta, omega"), "{}", e.message);
+    }
+
+    #[test]
+    fn unknown_state_names_are_errors_naming_the_key_and_the_states() {
+        let e = motions(SERVO, r#"mobility = { position = "x" }"#).unwrap_err();
+        assert_eq!(e.key, "loops[0].mobility.position");
+        assert!(e.message.contains("no state `x`") && e.message.contains("theta, omega"), "{}", e.message);
+        let e = motions(SERVO, r#"mobility = { position = "theta", velocity = "v" }"#).unwrap_err();
+        assert_eq!(e.key, "loops[0].mobility.velocity");
+        let e = motions(SERVO, r#"mobility = { velocity = "omega" }"#).unwrap_err();
+        assert_eq!(e.key, "loops[0].mobility.velocity");
+    }
+}
