@@ -6,6 +6,7 @@
 mod support;
 
 mod accuracy;
+mod computation_delay;
 mod determinism;
 mod exact_replay;
 mod lookahead;
