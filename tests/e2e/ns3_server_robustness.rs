@@ -3,8 +3,9 @@
 //! exit code (not a signal) well within a timeout.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Shutdown, TcpStream};
+use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpStream};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use protocol::{decode, encode, Decoded, ErrorCode, FrameError, Hello, Message, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION};
@@ -13,25 +14,50 @@ use crate::support::server_binary;
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
+/// A child process that is killed and reaped when dropped: a test that
+/// fails or panics half-way leaves no server behind.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The server driven byte by byte. Dropping it closes the socket, then kills
+/// and reaps the server.
 struct RawServer {
-    child: Child,
     stream: TcpStream,
+    child: Reaped,
 }
 
 impl RawServer {
     fn start() -> RawServer {
-        let mut child = Command::new(server_binary())
-            .args(["--network=p2p", "--nodes=2", "--port=0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let mut child = Reaped(
+            Command::new(server_binary())
+                .args(["--network=p2p", "--nodes=2", "--port=0"])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        // The port line, read on a thread so that a server that never
+        // prints it fails the test instead of hanging it.
+        let stdout = child.0.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = tx.send(line);
+        });
+        let line = rx.recv_timeout(TIMEOUT).unwrap_or_else(|e| panic!("no port line within {TIMEOUT:?}: {e}"));
         let port: u16 = line.trim().parse().unwrap_or_else(|_| panic!("port line {line:?}"));
-        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let stream = TcpStream::connect_timeout(&address, TIMEOUT).unwrap_or_else(|e| panic!("connect to {address}: {e}"));
         stream.set_read_timeout(Some(TIMEOUT)).unwrap();
-        RawServer { child, stream }
+        stream.set_write_timeout(Some(TIMEOUT)).unwrap();
+        RawServer { stream, child }
     }
 
     fn handshake(&mut self) {
@@ -63,12 +89,11 @@ impl RawServer {
     fn assert_exits_cleanly(mut self, case: &str) {
         let deadline = Instant::now() + TIMEOUT;
         loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
+            if let Some(status) = self.child.0.try_wait().unwrap() {
                 assert!(status.code().is_some(), "{case}: server killed by a signal ({status}): a crash");
                 return;
             }
             if Instant::now() > deadline {
-                let _ = self.child.kill();
                 panic!("{case}: server still running {TIMEOUT:?} after the bad frame: a hang");
             }
             std::thread::sleep(Duration::from_millis(10));
