@@ -24,6 +24,7 @@ use crate::config::{Backend, Ns3NetworkConfig, Resolved, Scenario};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::FlowCounts;
 use crate::metrics::{ControlMetrics, ControlMetricsAccumulator, DelayStats};
+use crate::mobility::node_motions;
 use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
 use crate::output::{write_atomically, AtomicFile};
 use crate::server_command::ns3_options;
@@ -234,6 +235,7 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let started = Instant::now();
     let scenario = &resolved.scenario;
     let system = System::from_config(&resolved.system, scenario.control_seed()).map_err(|e| RunError::Config(e.to_string()))?;
+    let motions = node_motions(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output { dir: dir.clone(), source };
     std::fs::create_dir_all(&dir).map_err(io)?;
@@ -248,7 +250,6 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let mut observer = RunObserver::new(&system, recorder);
 
     let flows = FlowTable::new(&resolved.loops);
-    let mut network_alive = true;
     let network = match start_network(resolved, options) {
         Ok(n) => n,
         Err(e) => {
@@ -260,21 +261,18 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         }
     };
     let software = network.software();
-    let mut session = match Session::new(resolved, system, network, packets, options.cancel.clone()) {
-        Ok(s) => s,
-        Err(e) => return Err(RunError::Failed { source: e, out_dir: dir }),
-    };
+    let mut session = Session::new(resolved, system, motions, network, packets, options.cancel.clone());
 
+    // From here on every failure (the network rejecting the flows, a failed
+    // step, losses that cannot be recorded at the end) leaves the partial
+    // files and a summary.json that says what went wrong.
     let outcome = session.run(&mut observer);
-    if let Err(SessionError::Network(_)) = &outcome {
-        network_alive = false;
-    }
+    let network_alive = !matches!(outcome, Err(SessionError::Network(_)));
     let description = session.network_description().to_string();
     let syncs = session.syncs();
-    let (parts, _network_summary) = match session.finish(network_alive) {
-        Ok(parts) => parts,
-        Err(e) => return Err(RunError::Failed { source: e, out_dir: dir }),
-    };
+    let (parts, finished) = session.finish(network_alive);
+    // The first failure is the one to report.
+    let outcome = outcome.and(finished.map(drop));
     let error = outcome.as_ref().err().map(|e| e.to_string());
     let summary = summarise(
         resolved,

@@ -47,10 +47,10 @@ use std::sync::Arc;
 use controlsim::{ApiError, Observer, StepError, System, Trigger};
 use protocol::{Delivery, DropEvent, NodeKinematics, SendRequest, SimTime, Step, StepDone};
 
-use crate::config::{OnLoss, Resolved, ResponseKind, ScenarioError, SchemeKind};
+use crate::config::{OnLoss, Resolved, ResponseKind, SchemeKind};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::{Ledger, LedgerError, Verdict};
-use crate::mobility::{node_motions, NodeMotion};
+use crate::mobility::NodeMotion;
 use crate::network::{Network, NetworkError};
 
 /// Why a co-simulation stopped before its end.
@@ -66,10 +66,6 @@ pub enum SessionError {
     Ledger { reached: SimTime, source: LedgerError },
     #[error("interrupted at simulated time {reached}")]
     Interrupted { reached: SimTime },
-    /// The scenario does not fit the built system (caught by
-    /// `scenario_file::load` for scenarios read from files).
-    #[error("{0}")]
-    Scenario(ScenarioError),
 }
 
 impl SessionError {
@@ -81,7 +77,6 @@ impl SessionError {
             | SessionError::Api { reached, .. }
             | SessionError::Ledger { reached, .. }
             | SessionError::Interrupted { reached } => Some(*reached),
-            SessionError::Scenario(_) => None,
         }
     }
 }
@@ -152,7 +147,8 @@ pub struct Session<W: Write> {
     lookahead: bool,
     syncs: u64,
     cancel: Option<Arc<AtomicBool>>,
-    /// The network's own description of itself, from its `Configured`.
+    /// The network's own description of itself, from its `Configured`
+    /// (empty until `run` has installed the flows).
     network_description: String,
 }
 
@@ -165,17 +161,17 @@ pub struct SessionParts<W: Write> {
 }
 
 impl<W: Write> Session<W> {
-    /// Wires a built system to a configured network.
-    ///
-    /// # Errors
-    /// The network rejects the flows.
+    /// Wires a built system to a started network; [`Session::run`]
+    /// installs the flows in it. `motions` are the nodes the plants move
+    /// ([`crate::mobility::node_motions`]).
     pub fn new(
         resolved: &Resolved,
         system: System,
-        mut network: Box<dyn Network>,
+        motions: Vec<NodeMotion>,
+        network: Box<dyn Network>,
         packets_out: W,
         cancel: Option<Arc<AtomicBool>>,
-    ) -> Result<Self, SessionError> {
+    ) -> Self {
         let flows = FlowTable::new(&resolved.loops);
         let n = system.loops().len();
         let mut event_triggered = Vec::with_capacity(n);
@@ -185,11 +181,9 @@ impl<W: Write> Session<W> {
             event_triggered.push(et);
             rollback.push(resolved.loops[i].response == ResponseKind::Rollback && lp.is_continuous_controller());
         }
-        let motions = node_motions(resolved, &system).map_err(SessionError::Scenario)?;
-        let configured = network.configure(&flows.specs(&event_triggered))?;
         let names = system.loops().iter().map(|l| l.name().to_string()).collect();
         let scheme = resolved.scenario.sync.scheme;
-        Ok(Session {
+        Session {
             ledger: Ledger::new(flows.clone(), names, packets_out),
             flows,
             scheme,
@@ -209,17 +203,21 @@ impl<W: Write> Session<W> {
             lookahead: resolved.scenario.sync.lookahead,
             syncs: 0,
             cancel,
-            network_description: configured.description,
+            network_description: String::new(),
             system,
             network,
-        })
+        }
     }
 
-    /// Runs the whole co-simulation, `observer` seeing every boundary.
+    /// Installs the flows in the network, then runs the whole
+    /// co-simulation, `observer` seeing every boundary.
     ///
     /// # Errors
-    /// The first failure, naming the simulated time reached.
+    /// The network rejects the flows; the first failure after that, naming
+    /// the simulated time reached.
     pub fn run<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
+        let configured = self.network.configure(&self.flows.specs(&self.event_triggered))?;
+        self.network_description = configured.description;
         match self.scheme {
             SchemeKind::TimeStepping => self.run_time_stepping(observer),
             SchemeKind::MasterSlave => self.run_master_slave(observer),
@@ -228,11 +226,25 @@ impl<W: Write> Session<W> {
     }
 
     /// Ends the network run (when it is still alive), resolves what is left
-    /// and hands the parts back. Called after `run`, whether it succeeded.
+    /// and hands the parts back with the network's summary, if it gave one.
+    /// The parts come back also when resolving fails, so that the caller can
+    /// still record the failure. Called after `run`, whether it succeeded.
     ///
     /// # Errors
-    /// Losses that cannot be recorded; a failing network is not an error here.
-    pub fn finish(mut self, network_alive: bool) -> Result<(SessionParts<W>, Option<protocol::Summary>), SessionError> {
+    /// Losses that cannot be recorded, in the second half of the result; a
+    /// failing network is not an error here.
+    pub fn finish(
+        mut self,
+        network_alive: bool,
+    ) -> (SessionParts<W>, Result<Option<protocol::Summary>, SessionError>) {
+        let resolved = self.resolve_leftovers();
+        let summary = if network_alive { self.network.finish().ok() } else { None };
+        let parts = SessionParts { system: self.system, network: self.network, ledger: self.ledger, syncs: self.syncs };
+        (parts, resolved.map(|()| summary))
+    }
+
+    /// Records the losses still queued and every packet without a fate.
+    fn resolve_leftovers(&mut self) -> Result<(), SessionError> {
         // Losses already reported are losses whatever the control side did.
         let drops: Vec<DropEvent> = self
             .queue
@@ -246,9 +258,7 @@ impl<W: Write> Session<W> {
             self.ledger.lose(d).map_err(|source| self.ledger_error(source))?;
         }
         self.queue.clear();
-        self.ledger.close_in_flight().map_err(|source| self.ledger_error(source))?;
-        let summary = if network_alive { self.network.finish().ok() } else { None };
-        Ok((SessionParts { system: self.system, network: self.network, ledger: self.ledger, syncs: self.syncs }, summary))
+        self.ledger.close_in_flight().map_err(|source| self.ledger_error(source))
     }
 
     pub fn syncs(&self) -> u64 {

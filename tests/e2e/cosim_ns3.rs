@@ -1,7 +1,8 @@
 //! Co-simulation over the real ns-3 server through the real `netloop`
 //! binary: an ns-3 link with a fixed delay equals the builtin channel with
 //! the same delay (transmission time included), runs repeat byte for byte,
-//! and a server killed mid-run fails the run cleanly with partial results.
+//! and a server killed mid-run, or one that rejects the configuration, fails
+//! the run cleanly with partial results and an error record.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -215,4 +216,32 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results() {
     assert!(count > 100, "only {count} rows kept");
     let packets = csv::Reader::from_path(out.join("packets.csv.partial")).unwrap().into_records().count();
     assert!(packets > 100);
+}
+
+/// A run that ns-3 refuses to configure (a loop on node 2 of a network the
+/// server was told, by an extra argument, has two nodes) still leaves its
+/// error record: summary.json with `"complete": false` and the server's
+/// reason, at simulated time 0, and the data files under partial names.
+#[test]
+fn a_configuration_the_server_rejects_leaves_an_error_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = scenario("master_slave", "trigger = \"time\"\nperiod = \"10ms\"", "")
+        .replace("name = \"servo\"", "name = \"servo\"\ncontroller_node = 2")
+        .replace("[network.server]", "[network.server]\nargs = [\"--nodes=2\"]");
+    let file = dir.path().join("rejected.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.path().join("rejected");
+    let output = netloop(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("InvalidConfig") && stderr.contains("partial results"), "{stderr}");
+
+    let summary: serde_json::Value = serde_json::from_slice(&bytes(&out.join("summary.json"))).unwrap();
+    assert_eq!(summary["complete"], false);
+    let error = summary["error"].as_str().unwrap();
+    assert!(error.contains("InvalidConfig") && error.contains('2'), "{error}");
+    assert_eq!(summary["reached_ns"], 0);
+    assert_eq!(summary["totals"]["sent"], 0);
+    assert!(out.join("timeseries.csv.partial").exists() && out.join("packets.csv.partial").exists());
+    assert!(!out.join("timeseries.csv").exists() && !out.join("packets.csv").exists(), "looks complete");
 }
