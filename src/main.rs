@@ -374,15 +374,17 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
     match outcome {
         Ok(_) => Ok(()),
         Err(RunError::Config(message)) => Err(Failure::BadInput(format!("{}: {message}", path.display()))),
-        // The server rejected an argument: bad input, reported at its key.
-        Err(RunError::Failed { source: SessionError::Network(NetworkError::Ns3(Ns3Error::BadArgument { message, .. })), .. }) => {
-            let key = key_of_problem(&loaded.resolved, &loaded.base_dir, &message);
-            Err(Failure::BadInput(loaded.locate(&key, &message).to_string()))
-        }
-        Err(RunError::Failed { source, out_dir }) => Err(Failure::Run(format!(
-            "{source}\npartial results kept in {} (summary.json says \"complete\": false)",
-            out_dir.display()
-        ))),
+        Err(RunError::Failed { source, reached, out_dir }) => match *source {
+            // The server rejected an argument: bad input, reported at its key.
+            SessionError::Network(NetworkError::Ns3(Ns3Error::BadArgument { message, .. })) => {
+                let key = key_of_problem(&loaded.resolved, &loaded.base_dir, &message);
+                Err(Failure::BadInput(loaded.locate(&key, &message).to_string()))
+            }
+            source => Err(Failure::Run(format!(
+                "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
+                out_dir.display()
+            ))),
+        },
         Err(e) => Err(Failure::Run(e.to_string())),
     }
 }

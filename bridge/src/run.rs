@@ -50,9 +50,10 @@ pub enum RunError {
     /// The run directory cannot be written.
     #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
     Output { dir: PathBuf, source: std::io::Error },
-    /// The run started and failed; partial results are on disk.
+    /// The run started and failed; partial results up to simulated time
+    /// `reached` (the control side's, as in `summary.json`) are on disk.
     #[error("{source}")]
-    Failed { source: SessionError, out_dir: PathBuf },
+    Failed { source: Box<SessionError>, reached: SimTime, out_dir: PathBuf },
 }
 
 /// The figures of a run, written as `summary.json`. Everything here is
@@ -257,7 +258,8 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
             let summary = summarise::<_, AtomicFile>(resolved, &system, &flows, &observer, None, 0, "", "", Some(e.to_string()));
             let _ = write_summary(&dir, &summary);
             let _ = observer.recorder.finish(&system).map(AtomicFile::abandon);
-            return Err(RunError::Failed { source: SessionError::Network(e), out_dir: dir });
+            let source = Box::new(SessionError::Network(e));
+            return Err(RunError::Failed { source, reached: SimTime::ZERO, out_dir: dir });
         }
     };
     let software = network.software();
@@ -313,7 +315,7 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         .map_err(io)?;
     match outcome {
         Ok(()) => Ok(RunReport { out_dir: dir, summary, wall }),
-        Err(source) => Err(RunError::Failed { source, out_dir: dir }),
+        Err(source) => Err(RunError::Failed { source: Box::new(source), reached: parts.system.time(), out_dir: dir }),
     }
 }
 

@@ -8,6 +8,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use protocol::SimTime;
+
 use crate::support::server_binary;
 
 /// A servo loop over a 1 Mbps, 2 ms point-to-point link; the builtin
@@ -166,13 +168,18 @@ fn ns3_runs_repeat_byte_for_byte_and_the_run_number_matters() {
     assert!(summary["totals"]["lost_phy"].as_u64().unwrap() > 20, "the link loses packets");
 }
 
-#[test]
-fn killing_the_server_fails_the_run_and_keeps_partial_results() {
+/// Kills the server of a long master-slave run and checks the failure:
+/// exit code 1, a message naming the simulated time the results reach (the
+/// same, non-zero, as summary.json's `reached_ns`), whole partial files.
+fn killing_the_server_fails_the_run_and_keeps_partial_results(sync: &str) {
     let dir = tempfile::tempdir().unwrap();
-    // Long enough to be killed in the middle: 1 ms syncs for 600 s simulated.
+    // Long enough to be killed in the middle: 600 s simulated, 1 ms sync
+    // periods. With lookahead (the default here: the controller is
+    // time-triggered) the network runs ahead in 1 s windows of 1000 periods;
+    // without it, it syncs every period.
     let text = scenario("master_slave", "trigger = \"time\"\nperiod = \"5ms\"", "")
         .replace("duration = \"2s\"", "duration = \"600s\"")
-        .replace("period = \"10ms\"", "period = \"1ms\"");
+        .replace("period = \"10ms\"", &format!("period = \"1ms\"\n{sync}"));
     let file = dir.path().join("long.toml");
     std::fs::write(&file, text).unwrap();
     let out = dir.path().join("long");
@@ -196,14 +203,19 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results() {
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("simulated time"), "{stderr}");
-    assert!(stderr.contains("partial results"), "{stderr}");
+    assert!(stderr.contains("the ns-3 server died"), "{stderr}");
+    let reached: SimTime = stderr
+        .split_once("partial results up to simulated time ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no simulated time reached in {stderr}"))
+        .parse()
+        .unwrap_or_else(|e| panic!("{e}: {stderr}"));
 
     let summary: serde_json::Value = serde_json::from_slice(&bytes(&out.join("summary.json"))).unwrap();
     assert_eq!(summary["complete"], false);
     assert!(summary["error"].as_str().unwrap().contains("simulated time"));
-    let reached = summary["reached_ns"].as_u64().unwrap();
-    assert!(reached > 0 && reached < 600_000_000_000);
+    assert!(reached > SimTime::ZERO && reached < SimTime::from_secs(600), "{stderr}");
+    assert_eq!(summary["reached_ns"].as_u64(), Some(reached.0), "{stderr}");
     // The partial files are whole CSV up to where the run got.
     assert!(!out.join("timeseries.csv").exists() && !out.join("packets.csv").exists(), "looks complete");
     let mut rows = csv::Reader::from_path(out.join("timeseries.csv.partial")).unwrap();
@@ -216,6 +228,16 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results() {
     assert!(count > 100, "only {count} rows kept");
     let packets = csv::Reader::from_path(out.join("packets.csv.partial")).unwrap().into_records().count();
     assert!(packets > 100);
+}
+
+#[test]
+fn killing_the_server_with_lookahead_fails_the_run_and_keeps_partial_results() {
+    killing_the_server_fails_the_run_and_keeps_partial_results("");
+}
+
+#[test]
+fn killing_the_server_without_lookahead_fails_the_run_and_keeps_partial_results() {
+    killing_the_server_fails_the_run_and_keeps_partial_results("lookahead = false");
 }
 
 /// A run that ns-3 refuses to configure (a loop on node 2 of a network the
@@ -234,7 +256,7 @@ fn a_configuration_the_server_rejects_leaves_an_error_record() {
     let output = netloop(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("InvalidConfig") && stderr.contains("partial results"), "{stderr}");
+    assert!(stderr.contains("InvalidConfig") && stderr.contains("partial results up to simulated time 0s"), "{stderr}");
 
     let summary: serde_json::Value = serde_json::from_slice(&bytes(&out.join("summary.json"))).unwrap();
     assert_eq!(summary["complete"], false);
