@@ -292,6 +292,21 @@ impl<W: Write> Session<W> {
         }
     }
 
+    /// The boundary at which a loss takes effect (an actuator with
+    /// `on_loss = "zero"` goes to zero there): the boundary where the packet
+    /// would have taken effect had it arrived when it was lost, but never
+    /// before the first boundary after it was sent. ns-3 reports a loss when
+    /// it happens: a receiver's PHY drop when the packet would have arrived
+    /// (the builtin channel does the same), but a sender's queue drop at the
+    /// send instant, before any packet sent then could have arrived over a
+    /// link that takes time. An actuator cannot react to a packet before it
+    /// could have received it. (Under event-driven sync over ns-3 the send
+    /// boundary is also served before the network runs past the send, so a
+    /// loss acting there would never act at all.)
+    fn loss_step(&self, d: &DropEvent) -> u64 {
+        self.effect_step(d.time).max(d.sent.0 / self.step_ns + 1)
+    }
+
     // ----- the network -----
 
     fn check_cancel(&self) -> Result<(), SessionError> {
@@ -340,7 +355,7 @@ impl<W: Write> Session<W> {
         }
         for d in done.drops {
             let key = EventKey {
-                step: self.effect_step(d.time),
+                step: self.loss_step(&d),
                 class: Class::Actuator,
                 time: d.time,
                 flow: d.flow,
@@ -497,7 +512,8 @@ impl<W: Write> Session<W> {
     }
 
     /// A control packet that will never be applied: `on_loss = "zero"`
-    /// zeroes the actuator; `hold` keeps its value.
+    /// zeroes the actuator; `hold` keeps its value. A policy drop acts at
+    /// the packet's arrival boundary, a network loss at its `loss_step`.
     fn on_actuator_loss(&mut self, flow: u32) -> Result<(), SessionError> {
         let f = self.flows.get(flow).expect("known flow");
         if f.direction == Direction::Downlink && self.zero_on_loss[f.loop_index] {

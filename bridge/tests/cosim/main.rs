@@ -14,3 +14,4 @@ mod platoon;
 mod policies;
 mod rollback;
 mod zero_network;
+mod zero_on_loss;

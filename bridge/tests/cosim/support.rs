@@ -76,7 +76,12 @@ pub fn read(path: &Path) -> Vec<u8> {
 
 /// packets.csv as one map per row, column name to text.
 pub fn packet_rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
-    let mut reader = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
+    csv_rows(std::fs::File::open(dir.join("packets.csv")).unwrap())
+}
+
+/// A CSV table as one map per row, column name to text.
+pub fn csv_rows(table: impl std::io::Read) -> Vec<BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_reader(table);
     let headers = reader.headers().unwrap().clone();
     reader
         .records()

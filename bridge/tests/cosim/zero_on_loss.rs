@@ -1,0 +1,193 @@
+//! `on_loss = "zero"` after a loss in the network. A lost control packet
+//! zeroes the actuator at the boundary where it would have taken effect had
+//! it arrived when it was lost, but never before the first boundary after it
+//! was sent, and the actuator holds zero until the next accepted packet.
+//! A loss at the receiver (the builtin channel's, or ns-3's PHY drops) acts
+//! where the packet would have arrived; a sender's queue drop, which ns-3
+//! reports at the send instant, acts one boundary after the send, as a packet
+//! over a link that takes time could at the earliest.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bridge::flows::FlowTable;
+use bridge::network::{BuiltinNetwork, Network, NetworkError};
+use bridge::session::Session;
+use controlsim::error::ObserverError;
+use controlsim::{Observer, System};
+use protocol::{Configured, DropEvent, DropReason, FlowSpec, SimTime, Step, StepDone, Summary};
+
+use crate::support::*;
+
+const H_NS: u64 = 1_000_000;
+const T_STEPS: u64 = 10;
+const SCHEMES: [&str; 3] = ["time_stepping", "master_slave", "event_driven"];
+const EVENT: &str = "trigger = \"event\"";
+const TIME: &str = "trigger = \"time\"\nperiod = \"10ms\"";
+/// The reference steps at 50 ms; from 100 ms on every control value is off zero.
+const NON_ZERO_FROM: usize = 100;
+
+fn text(scheme: &str, controller: &str, builtin: &str) -> String {
+    let header = format!("duration = \"3s\"\nstep = \"1ms\"\nseed = 9\n[sync]\nscheme = \"{scheme}\"\nperiod = \"10ms\"\n");
+    scenario(&header, builtin, &servo_loop("servo", 0, 1, controller, "downlink = { on_loss = \"zero\" }"))
+}
+
+/// The boundary where a loss acts: where the packet would have taken effect
+/// had it arrived at `lost_at`, and after the boundary of its send.
+fn loss_step(scheme: &str, lost_at: u64, sent: u64) -> u64 {
+    let would_have = match scheme {
+        "time_stepping" => (lost_at / (T_STEPS * H_NS) + 1) * T_STEPS,
+        _ => lost_at.div_ceil(H_NS),
+    };
+    would_have.max(sent / H_NS + 1)
+}
+
+/// Checks the applied control at every boundary against the downlink's
+/// packets: it is zero whenever the last packet event at or before the
+/// boundary is a loss (or before any packet, the actuator's initial zero),
+/// and, once the reference has stepped, non-zero otherwise (before that a
+/// controller that has heard no measurement yet rightly sends a zero).
+/// Events at one boundary act in canonical order: time, then number.
+/// Returns how many losses were checked.
+fn check_zeroing(scheme: &str, controller: &str, rows: &[BTreeMap<String, String>], applied: &[f64]) -> usize {
+    let mut events: Vec<(u64, u64, u64, bool)> = rows
+        .iter()
+        .filter(|r| r["direction"] == "downlink")
+        .filter_map(|r| match r["fate"].as_str() {
+            "accepted" => Some((num(r, "applied_step")?, num(r, "arrival_ns")?, num(r, "number")?, false)),
+            fate if fate.starts_with("lost_") => {
+                let (lost_at, sent) = (num(r, "lost_at_ns")?, num(r, "sent_ns")?);
+                Some((loss_step(scheme, lost_at, sent), lost_at, num(r, "number")?, true))
+            }
+            _ => None,
+        })
+        .collect();
+    events.sort();
+    let losses = events.iter().filter(|e| e.3 && (e.0 as usize) < applied.len()).count();
+    let mut events = events.into_iter().peekable();
+    let mut zero = true;
+    for (k, &u) in applied.iter().enumerate() {
+        while let Some(e) = events.next_if(|e| e.0 <= k as u64) {
+            zero = e.3;
+        }
+        if zero || k >= NON_ZERO_FROM {
+            assert_eq!(u == 0.0, zero, "{scheme}, {controller}: applied control {u} at step {k}");
+        }
+    }
+    losses
+}
+
+/// Bernoulli losses of the builtin channel are reported at the receiver,
+/// when the packet would have arrived.
+#[test]
+fn a_lost_packet_zeroes_the_actuator_where_it_would_have_acted() {
+    let channel = "{ kind = \"uniform\", min = \"1ms\", max = \"6ms\" }\nloss = { kind = \"bernoulli\", p = 0.2 }";
+    for scheme in SCHEMES {
+        for controller in [EVENT, TIME] {
+            let (dir, _) = run_in_tempdir(&text(scheme, controller, channel));
+            let run = dir.path().join("run");
+            let rows = packet_rows(&run);
+            let losses = check_zeroing(scheme, controller, &rows, &column(&run, "servo.u.voltage"));
+            assert!(losses > 20, "{scheme}, {controller}: only {losses} losses");
+        }
+    }
+}
+
+/// The builtin channel, except that every third control packet is dropped
+/// by the sender's queue and reported at its send instant, as ns-3 reports
+/// queue drops.
+struct SenderQueueDrops {
+    channel: BuiltinNetwork,
+    downlink: u32,
+    dropped: Vec<DropEvent>,
+}
+
+impl Network for SenderQueueDrops {
+    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
+        self.channel.configure(flows)
+    }
+
+    fn begin_step(&mut self, mut step: Step) -> Result<(), NetworkError> {
+        let (dropped, sent): (Vec<_>, Vec<_>) =
+            step.sends.into_iter().partition(|s| s.flow == self.downlink && s.number % 3 == 0);
+        self.dropped.extend(dropped.into_iter().map(|s| DropEvent {
+            flow: s.flow,
+            number: s.number,
+            state_index: s.state_index,
+            state_count: s.state_count,
+            sent: s.time,
+            time: s.time,
+            node: 1,
+            reason: DropReason::Queue,
+        }));
+        step.sends = sent;
+        self.channel.begin_step(step)
+    }
+
+    fn end_step(&mut self) -> Result<StepDone, NetworkError> {
+        let mut done = self.channel.end_step()?;
+        let (now, later) = std::mem::take(&mut self.dropped).into_iter().partition(|d| d.time <= done.reached);
+        self.dropped = later;
+        done.drops.extend(now);
+        Ok(done)
+    }
+
+    fn finish(&mut self) -> Result<Summary, NetworkError> {
+        self.channel.finish()
+    }
+
+    fn reached(&self) -> SimTime {
+        self.channel.reached()
+    }
+
+    fn may_deliver_instantly(&self) -> bool {
+        self.channel.may_deliver_instantly()
+    }
+
+    fn uses_kinematics(&self) -> bool {
+        false
+    }
+
+    fn software(&self) -> String {
+        self.channel.software()
+    }
+}
+
+/// The applied control at every boundary.
+struct Applied(Vec<f64>);
+
+impl Observer for Applied {
+    fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
+        assert_eq!(system.k(), self.0.len() as u64, "every boundary once, in order");
+        self.0.push(system.loops()[0].applied_control()[0]);
+        Ok(())
+    }
+}
+
+/// Dropped by the sender's queue at its send instant, a control packet
+/// zeroes the actuator at the first boundary after the send, in every scheme;
+/// for a time-triggered controller, which sends on a boundary, that is one
+/// boundary later (going by the loss time alone would zero the actuator at
+/// the send boundary itself, before the packet could have arrived).
+#[test]
+fn a_queue_drop_at_the_send_instant_zeroes_the_actuator_one_step_later() {
+    for scheme in SCHEMES {
+        for controller in [TIME, EVENT] {
+            let resolved = resolve(&text(scheme, controller, "{ kind = \"constant\", value = \"3.7ms\" }"));
+            let config = resolved.scenario.network.builtin.as_ref().unwrap();
+            let channel = BuiltinNetwork::new(config, resolved.scenario.seed, resolved.scenario.run, Path::new(".")).unwrap();
+            let downlink = FlowTable::new(&resolved.loops).downlink(0).unwrap();
+            let network = SenderQueueDrops { channel, downlink, dropped: Vec::new() };
+            let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
+            let mut session = Session::new(&resolved, system, Box::new(network), Vec::new(), None);
+            let mut applied = Applied(Vec::new());
+            session.run(&mut applied).unwrap();
+            let (parts, finished) = session.finish(true);
+            finished.unwrap();
+            let rows = csv_rows(&parts.ledger.into_inner().unwrap()[..]);
+            assert!(rows.iter().all(|r| r["fate"] != "lost_phy"), "only queue drops");
+            let losses = check_zeroing(scheme, controller, &rows, &applied.0);
+            assert!(losses > 50, "{scheme}, {controller}: only {losses} queue drops");
+        }
+    }
+}
