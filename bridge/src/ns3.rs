@@ -4,7 +4,8 @@
 //! 1. [`Ns3Client::start`] spawns the server with the network's command-line
 //!    arguments and `--port=0`, reads the port from its first stdout line,
 //!    connects on 127.0.0.1 with `TCP_NODELAY` and exchanges [`Hello`]s; a
-//!    different protocol version is an error naming both versions.
+//!    different protocol version is an error naming both versions, whether
+//!    the server says so in its Hello or its frames carry another version.
 //! 2. [`Ns3Client::configure`] sends the flows and returns what the server built.
 //! 3. [`Ns3Client::step`] as often as needed: run until a time (or the first
 //!    control delivery), injecting sends and node kinematics.
@@ -179,7 +180,15 @@ impl Ns3Client {
             cancel: options.cancel.clone(),
         };
         client.send(&Hello { protocol_version: PROTOCOL_VERSION, software: CLIENT_SOFTWARE.into() }.into())?;
-        match client.recv_until(deadline)? {
+        let reply = match client.recv_until(deadline) {
+            // A server of another version frames its answer (a Hello or an
+            // Error) with its own version, which the decoder rejects first.
+            Err(Ns3Error::Frame { source: FrameError::UnsupportedVersion { found, supported }, .. }) => {
+                return Err(Ns3Error::VersionMismatch { server: found, client: supported })
+            }
+            reply => reply?,
+        };
+        match reply {
             Message::Hello(hello) if hello.protocol_version == PROTOCOL_VERSION => {
                 client.server_software = hello.software;
                 Ok(client)
@@ -343,5 +352,83 @@ impl Ns3Client {
 
     fn unexpected(&self, got: Message, expected: MessageKind) -> Ns3Error {
         Ns3Error::Unexpected { reached: self.reached, got: got.kind(), expected }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use protocol::{decode, encode, Decoded, DEFAULT_MAX_PAYLOAD};
+
+    use super::*;
+
+    /// The version a server of another release speaks.
+    const OTHER_VERSION: u16 = PROTOCOL_VERSION + 1;
+
+    /// A fake server of another protocol version: a thread on a real socket
+    /// that reads the bridge's Hello and answers with `reply` in a frame whose
+    /// header carries [`OTHER_VERSION`]. Its "process" is a shell that prints
+    /// the thread's port and sleeps. Returns the options to start it and the
+    /// thread, which hands back the message the bridge sent.
+    fn other_version_server(reply: Message) -> (Ns3Options, std::thread::JoinHandle<Message>) {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let thread = std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut received = Vec::new();
+            let hello = loop {
+                let mut chunk = [0u8; 4096];
+                let n = socket.read(&mut chunk).expect("the bridge sends its Hello");
+                assert!(n > 0, "the bridge closed before its Hello was whole");
+                received.extend_from_slice(&chunk[..n]);
+                if let Decoded::Frame { message, .. } = decode(&received, DEFAULT_MAX_PAYLOAD).unwrap() {
+                    break message;
+                }
+            };
+            let mut frame = encode(&reply).unwrap();
+            // Header: magic (4 bytes), then the version, little-endian.
+            frame[4..6].copy_from_slice(&OTHER_VERSION.to_le_bytes());
+            socket.write_all(&frame).unwrap();
+            hello
+        });
+        let script = format!("echo {port}; exec sleep 30");
+        let mut options = Ns3Options::new("/bin/sh".into(), vec!["-c".into(), script, "fake-server".into()]);
+        options.connect_timeout = Duration::from_secs(10);
+        (options, thread)
+    }
+
+    /// Whether the server answers with its own Hello or with an Error, its
+    /// frame carries its version; the bridge names both versions rather than
+    /// calling the frame malformed.
+    #[test]
+    fn a_server_of_another_version_is_a_version_mismatch_naming_both() {
+        let replies: [Message; 2] = [
+            Hello { protocol_version: OTHER_VERSION, software: "netloop-server from the future".into() }.into(),
+            protocol::Error { code: ErrorCode::UnsupportedVersion, message: "unsupported protocol version 1".into() }.into(),
+        ];
+        for reply in replies {
+            let kind = reply.kind();
+            let (options, server) = other_version_server(reply);
+            let started = Instant::now();
+            let err = match Ns3Client::start(&options) {
+                Ok(_) => panic!("{kind}: the handshake with a server of version {OTHER_VERSION} succeeded"),
+                Err(e) => e,
+            };
+            assert!(started.elapsed() < Duration::from_secs(5), "{kind}: took {:?}", started.elapsed());
+            assert!(
+                matches!(err, Ns3Error::VersionMismatch { server: OTHER_VERSION, client: PROTOCOL_VERSION }),
+                "{kind}: {err:?}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains(&format!("version {OTHER_VERSION}")) && text.contains(&format!("version {PROTOCOL_VERSION}")),
+                "{kind}: {text}"
+            );
+            let hello = server.join().unwrap();
+            assert!(matches!(hello, Message::Hello(Hello { protocol_version: PROTOCOL_VERSION, .. })), "{hello:?}");
+        }
     }
 }
