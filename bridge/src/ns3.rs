@@ -13,9 +13,9 @@
 //!
 //! # Practical considerations
 //! - Every wait has a deadline: [`Ns3Options::connect_timeout`] for start-up,
-//!   [`Ns3Options::step_timeout`] for each answer. A server that dies or goes
-//!   silent yields an error naming the simulated time reached, with the tail
-//!   of its stderr.
+//!   [`Ns3Options::step_timeout`] for each request written and for each
+//!   answer. A server that dies, goes silent or stops reading yields an error
+//!   naming the simulated time reached, with the tail of its stderr.
 //! - Dropping the client kills and reaps the server (see `process.rs` for
 //!   the layers that also cover `kill -9` and Ctrl-C).
 //! - An optional cancel flag (set by a Ctrl-C handler) ends any wait within
@@ -105,7 +105,7 @@ pub enum Ns3Error {
     VersionMismatch { server: u16, client: u16 },
     #[error("the ns-3 server died ({status}) at simulated time {reached}{stderr}")]
     ServerDied { reached: SimTime, status: String, stderr: String },
-    #[error("the ns-3 server was silent for {waited:?} at simulated time {reached} (timeout; is it stopped or stuck?)")]
+    #[error("the ns-3 server did not answer or take our data for {waited:?} at simulated time {reached} (timeout; is it stopped or stuck?)")]
     Timeout { reached: SimTime, waited: Duration },
     #[error("the ns-3 server closed the connection at simulated time {reached}{detail}{stderr}")]
     Closed { reached: SimTime, detail: String, stderr: String },
@@ -146,6 +146,19 @@ enum Abort {
     Died(std::process::ExitStatus),
 }
 
+/// Ends a wait early on a Ctrl-C or the server's death.
+fn abort_hook<'a>(
+    cancel: &'a Option<Arc<AtomicBool>>,
+    process: &'a mut ServerProcess,
+) -> impl FnMut() -> Option<Abort> + 'a {
+    move || {
+        if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Some(Abort::Interrupted);
+        }
+        process.try_status().map(Abort::Died)
+    }
+}
+
 /// A connected, handshaken ns-3 server.
 pub struct Ns3Client {
     stream: FramedStream,
@@ -179,7 +192,7 @@ impl Ns3Client {
             step_timeout: options.step_timeout,
             cancel: options.cancel.clone(),
         };
-        client.send(&Hello { protocol_version: PROTOCOL_VERSION, software: CLIENT_SOFTWARE.into() }.into())?;
+        client.send(&Hello { protocol_version: PROTOCOL_VERSION, software: CLIENT_SOFTWARE.into() }.into(), deadline)?;
         let reply = match client.recv_until(deadline) {
             // A server of another version frames its answer (a Hello or an
             // Error) with its own version, which the decoder rejects first.
@@ -228,7 +241,7 @@ impl Ns3Client {
     /// As [`Ns3Client::step`].
     pub fn begin_step(&mut self, step: Step) -> Result<(), Ns3Error> {
         self.check_cancel()?;
-        self.send(&step.into())
+        self.send(&step.into(), Instant::now() + self.step_timeout)
     }
 
     /// A Ctrl-C is noticed before each request, not only while waiting: a
@@ -284,8 +297,9 @@ impl Ns3Client {
 
     fn request(&mut self, message: Message, expected: MessageKind) -> Result<Message, Ns3Error> {
         self.check_cancel()?;
-        self.send(&message)?;
-        let reply = self.recv_until(Instant::now() + self.step_timeout)?;
+        let deadline = Instant::now() + self.step_timeout;
+        self.send(&message, deadline)?;
+        let reply = self.recv_until(deadline)?;
         if reply.kind() == expected {
             Ok(reply)
         } else {
@@ -293,35 +307,28 @@ impl Ns3Client {
         }
     }
 
-    fn send(&mut self, message: &Message) -> Result<(), Ns3Error> {
-        match self.stream.send(message) {
+    /// Writes a message by `deadline`: a server that stops reading (frozen,
+    /// with its socket buffers full) cannot block the bridge past it.
+    fn send(&mut self, message: &Message, deadline: Instant) -> Result<(), Ns3Error> {
+        let result = self.stream.send(message, deadline, abort_hook(&self.cancel, &mut self.process));
+        match result {
             Ok(()) => Ok(()),
             Err(SendError::Encode(e)) => Err(e.into()),
             // A write to a dead server fails with EPIPE or a reset; say what died.
             Err(SendError::Io(source)) => Err(self.died_or(|reached| Ns3Error::Io { reached, source })),
+            Err(SendError::Timeout { waited }) => Err(Ns3Error::Timeout { reached: self.reached, waited }),
+            Err(SendError::Aborted(abort)) => Err(self.aborted(abort)),
         }
     }
 
     fn recv_until(&mut self, deadline: Instant) -> Result<Message, Ns3Error> {
-        let cancel = self.cancel.clone();
-        let process = &mut self.process;
-        let result = self.stream.recv(deadline, || {
-            if cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Some(Abort::Interrupted);
-            }
-            process.try_status().map(Abort::Died)
-        });
+        let result = self.stream.recv(deadline, abort_hook(&self.cancel, &mut self.process));
         let reached = self.reached;
         match result {
             Ok(Message::Error(e)) => Err(Ns3Error::Remote { reached, code: e.code, message: e.message }),
             Ok(message) => Ok(message),
             Err(RecvError::Timeout { waited }) => Err(Ns3Error::Timeout { reached, waited }),
-            Err(RecvError::Aborted(Abort::Interrupted)) => Err(Ns3Error::Interrupted { reached }),
-            Err(RecvError::Aborted(Abort::Died(status))) => Err(Ns3Error::ServerDied {
-                reached,
-                status: describe_status(Some(status)),
-                stderr: self.process.stderr_tail(),
-            }),
+            Err(RecvError::Aborted(abort)) => Err(self.aborted(abort)),
             Err(RecvError::Closed { pending }) => Err(self.died_or(|reached| Ns3Error::Closed {
                 reached,
                 detail: if pending > 0 { format!(" in the middle of a frame ({pending} bytes received)") } else { String::new() },
@@ -329,6 +336,18 @@ impl Ns3Client {
             })),
             Err(RecvError::Frame(source)) => Err(Ns3Error::Frame { reached, source }),
             Err(RecvError::Io(source)) => Err(Ns3Error::Io { reached, source }),
+        }
+    }
+
+    fn aborted(&self, abort: Abort) -> Ns3Error {
+        let reached = self.reached;
+        match abort {
+            Abort::Interrupted => Ns3Error::Interrupted { reached },
+            Abort::Died(status) => Ns3Error::ServerDied {
+                reached,
+                status: describe_status(Some(status)),
+                stderr: self.process.stderr_tail(),
+            },
         }
     }
 

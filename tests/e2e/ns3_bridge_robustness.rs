@@ -1,7 +1,7 @@
-//! A server that dies or freezes mid-run gives the bridge a clear error that
-//! names the simulated time reached, within the step timeout, and no server
-//! process outlives its bridge: not on error, not on panic, not when netloop
-//! itself is interrupted or killed.
+//! A server that dies or freezes mid-run (also with its socket buffers full)
+//! gives the bridge a clear error that names the simulated time reached,
+//! within the step timeout, and no server process outlives its bridge: not
+//! on error, not on panic, not when netloop itself is interrupted or killed.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -73,6 +73,30 @@ fn frozen_server_times_out_naming_the_time_reached() {
     let started = Instant::now();
     let err = client
         .step(protocol::Step { until: SimTime::from_millis(40), stop_at_delivery: false, sends: vec![], kinematics: vec![] })
+        .unwrap_err();
+    let waited = started.elapsed();
+    assert!(waited >= timeout && waited < timeout + Duration::from_secs(2), "waited {waited:?}");
+    assert!(matches!(err, Ns3Error::Timeout { .. }), "{err:?}");
+    assert!(err.to_string().contains("30ms"), "{err}");
+    drop(client);
+    assert!(wait_gone(pid, Duration::from_secs(2)), "stopped server {pid} left behind");
+}
+
+/// A frozen server stops reading too: once the socket buffers are full, the
+/// bridge's write blocks, and it is held to the same step timeout as a read.
+#[test]
+fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached() {
+    let timeout = Duration::from_secs(2);
+    let mut client = running_client(timeout);
+    let pid = client.server_pid();
+    signal(pid, libc::SIGSTOP);
+    // 400,000 sends of 28 bytes each: an 11 MB frame, well past what loopback
+    // buffers for a process that does not read (a 4 MB send buffer at most,
+    // and a receive window that does not grow while nobody reads).
+    let sends = (0..400_000).map(|i| send(0, 4 + i, SimTime::from_millis(40), 32)).collect();
+    let started = Instant::now();
+    let err = client
+        .begin_step(protocol::Step { until: SimTime::from_millis(50), stop_at_delivery: false, sends, kinematics: vec![] })
         .unwrap_err();
     let waited = started.elapsed();
     assert!(waited >= timeout && waited < timeout + Duration::from_secs(2), "waited {waited:?}");

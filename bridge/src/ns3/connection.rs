@@ -2,10 +2,11 @@
 //!
 //! The lock-step protocol has exactly one request in flight, so plain
 //! blocking sockets are both the simplest and the fastest choice: an async
-//! runtime would add a wake-up to every round trip and buy nothing. Reads use
-//! a short socket timeout so that a long wait can still notice a deadline, a
-//! Ctrl-C or a dead child between slices; data that is already there is
-//! returned at once.
+//! runtime would add a wake-up to every round trip and buy nothing. Reads and
+//! writes use a short socket timeout so that a long wait can still notice a
+//! deadline, a Ctrl-C or a dead child between slices: a frozen server whose
+//! socket buffers are full blocks a write as surely as it starves a read.
+//! Data that is already there, or buffer space that is free, is used at once.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -13,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use protocol::{decode, encode_into, Decoded, EncodeError, FrameError, Message, DEFAULT_MAX_PAYLOAD};
 
-/// How often a blocked read wakes up to check its deadline and abort hook.
+/// How often a blocked read or write wakes up to check its deadline and
+/// abort hook.
 const POLL_INTERVAL: Duration = Duration::from_millis(50);
 const READ_CHUNK: usize = 64 * 1024;
 
@@ -39,13 +41,40 @@ impl FramedStream {
     pub(crate) fn new(stream: TcpStream) -> io::Result<Self> {
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(POLL_INTERVAL))?;
+        stream.set_write_timeout(Some(POLL_INTERVAL))?;
         Ok(FramedStream { stream, inbox: vec![0; READ_CHUNK], filled: 0, outbox: Vec::new() })
     }
 
-    pub(crate) fn send(&mut self, message: &Message) -> Result<(), SendError> {
+    /// Writes one whole message by `deadline`. `abort` is consulted whenever
+    /// the socket has accepted nothing for a poll interval. After an error
+    /// the stream may hold part of a frame: the connection is done for.
+    pub(crate) fn send<A>(
+        &mut self,
+        message: &Message,
+        deadline: Instant,
+        mut abort: impl FnMut() -> Option<A>,
+    ) -> Result<(), SendError<A>> {
         self.outbox.clear();
         encode_into(message, &mut self.outbox, DEFAULT_MAX_PAYLOAD).map_err(SendError::Encode)?;
-        self.stream.write_all(&self.outbox).map_err(SendError::Io)
+        let started = Instant::now();
+        let mut written = 0;
+        while written < self.outbox.len() {
+            match self.stream.write(&self.outbox[written..]) {
+                Ok(0) => return Err(SendError::Io(io::ErrorKind::WriteZero.into())),
+                Ok(n) => written += n,
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                    if let Some(reason) = abort() {
+                        return Err(SendError::Aborted(reason));
+                    }
+                    if Instant::now() >= deadline {
+                        return Err(SendError::Timeout { waited: started.elapsed() });
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(SendError::Io(e)),
+            }
+        }
+        Ok(())
     }
 
     /// Waits for one whole message until `deadline`. `abort` is consulted
@@ -93,7 +122,11 @@ impl FramedStream {
     }
 }
 
-pub(crate) enum SendError {
+pub(crate) enum SendError<A> {
     Encode(EncodeError),
     Io(io::Error),
+    /// The peer took no more bytes before the deadline.
+    Timeout { waited: Duration },
+    /// The abort hook asked to stop waiting.
+    Aborted(A),
 }
