@@ -71,11 +71,13 @@ fn one_millisecond() -> SimTime {
 }
 
 /// Whether a packet is lost.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LossModel {
-    #[default]
-    None,
+    /// No loss. A struct variant, not a unit one: serde lets a unit variant
+    /// of a tagged enum ignore other keys, and `{ kind = "none", p = 0.1 }`
+    /// must be an error like any unknown key.
+    None {},
     /// Each packet lost independently with probability `p`.
     Bernoulli { p: f64 },
     /// Two-state Markov chain per flow, starting in the good state, stepping
@@ -90,6 +92,12 @@ pub enum LossModel {
         #[serde(default = "one")]
         loss_bad: f64,
     },
+}
+
+impl Default for LossModel {
+    fn default() -> Self {
+        LossModel::None {}
+    }
 }
 
 fn one() -> f64 {
@@ -233,7 +241,7 @@ fn check_probability(name: &str, p: f64) -> Result<(), BuiltinError> {
 impl LossModel {
     fn validate(&self) -> Result<(), BuiltinError> {
         match self {
-            LossModel::None => Ok(()),
+            LossModel::None {} => Ok(()),
             LossModel::Bernoulli { p } => check_probability("p", *p),
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 check_probability("p_good_to_bad", *p_good_to_bad)?;
@@ -321,7 +329,7 @@ impl BuiltinNetwork {
         let flow = &mut self.flows[key.flow as usize];
         let delay = self.delay.sample(&mut flow.rng);
         let lost = match self.loss {
-            LossModel::None => false,
+            LossModel::None {} => false,
             LossModel::Bernoulli { p } => flow.rng.random::<f64>() < p,
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
                 let p = if flow.in_bad_state { loss_bad } else { loss_good };
@@ -501,7 +509,7 @@ impl DelayModel {
 impl LossModel {
     fn describe(&self) -> String {
         match self {
-            LossModel::None => "no loss".into(),
+            LossModel::None {} => "no loss".into(),
             LossModel::Bernoulli { p } => format!("Bernoulli loss p={p}"),
             LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => format!(
                 "Gilbert-Elliott loss (g->b {p_good_to_bad}, b->g {p_bad_to_good}, loss {loss_good}/{loss_bad})"
@@ -554,7 +562,7 @@ mod tests {
     #[test]
     fn constant_delay_is_exact() {
         let d = SimTime(3_700_123);
-        let mut net = network(DelayModel::Constant { value: d }, LossModel::None, 1, 1, &[flow(0, 0, 1, false)]);
+        let mut net = network(DelayModel::Constant { value: d }, LossModel::None {}, 1, 1, &[flow(0, 0, 1, false)]);
         let done = step(&mut net, ms(100), false, (0..50).map(|i| send(0, i, ms(i))).collect());
         assert_eq!(done.reached, ms(100));
         assert_eq!(done.deliveries.len(), 50);
@@ -566,7 +574,7 @@ mod tests {
     #[test]
     fn events_after_until_wait_for_the_next_step() {
         let mut net =
-            network(DelayModel::Constant { value: ms(5) }, LossModel::None, 1, 1, &[flow(0, 0, 1, false)]);
+            network(DelayModel::Constant { value: ms(5) }, LossModel::None {}, 1, 1, &[flow(0, 0, 1, false)]);
         let first = step(&mut net, ms(4), false, vec![send(0, 0, ms(0))]);
         assert!(first.deliveries.is_empty());
         assert_eq!(first.reached, ms(4));
@@ -581,7 +589,7 @@ mod tests {
         // Flow 0 (control) and flow 1 (not control) both arrive at 3ms; flow 0
         // again at 4ms. The step must end at 3ms with both 3ms deliveries.
         let flows = [flow(0, 0, 1, true), flow(1, 0, 2, false)];
-        let mut net = network(DelayModel::Constant { value: ms(2) }, LossModel::None, 1, 1, &flows);
+        let mut net = network(DelayModel::Constant { value: ms(2) }, LossModel::None {}, 1, 1, &flows);
         let sends = vec![send(1, 0, ms(1)), send(0, 0, ms(1)), send(0, 1, ms(2)), send(1, 1, ms(0))];
         let done = step(&mut net, ms(10), true, sends);
         assert_eq!(done.reached, ms(3));
@@ -591,14 +599,14 @@ mod tests {
         assert_eq!(rest.reached, ms(4));
         assert_eq!(rest.deliveries.len(), 1);
         // Non-control deliveries never stop a step.
-        let mut net = network(DelayModel::Constant { value: ms(2) }, LossModel::None, 1, 1, &flows);
+        let mut net = network(DelayModel::Constant { value: ms(2) }, LossModel::None {}, 1, 1, &flows);
         let done = step(&mut net, ms(10), true, vec![send(1, 0, ms(1))]);
         assert_eq!((done.reached, done.deliveries.len()), (ms(10), 1));
     }
 
     #[test]
     fn invalid_steps_are_errors_naming_the_times() {
-        let mut net = network(DelayModel::Constant { value: ms(1) }, LossModel::None, 1, 1, &[flow(0, 0, 1, false)]);
+        let mut net = network(DelayModel::Constant { value: ms(1) }, LossModel::None {}, 1, 1, &[flow(0, 0, 1, false)]);
         step(&mut net, ms(10), false, vec![]);
         let past = net.step(Step { until: ms(5), stop_at_delivery: false, sends: vec![], kinematics: vec![] });
         let text = past.unwrap_err().to_string();
@@ -687,7 +695,7 @@ mod tests {
     }
 
     fn delay_stats(model: DelayModel, n: u64) -> (f64, f64, f64, f64) {
-        let out = fates(&mut network(model, LossModel::None, 9, 1, &[flow(0, 0, 1, false)]), n);
+        let out = fates(&mut network(model, LossModel::None {}, 9, 1, &[flow(0, 0, 1, false)]), n);
         let d: Vec<f64> = out.iter().map(|(_, d)| d.unwrap().as_secs_f64()).collect();
         let mean = d.iter().sum::<f64>() / d.len() as f64;
         let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
@@ -724,14 +732,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("d.txt"), "# measured\n2.5\n\n4ms\n7.25\n").unwrap();
         let model = DelayModel::Empirical { file: "d.txt".into(), unit: ms(1) };
-        let mut net = BuiltinNetwork::new(&BuiltinConfig { delay: model, loss: LossModel::None }, 1, 1, dir.path()).unwrap();
+        let mut net = BuiltinNetwork::new(&BuiltinConfig { delay: model, loss: LossModel::None {} }, 1, 1, dir.path()).unwrap();
         net.configure(&[flow(0, 0, 1, false)]).unwrap();
         let seen: std::collections::BTreeSet<u64> = fates(&mut net, 300).iter().map(|(_, d)| d.unwrap().0).collect();
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), [2_500_000, 4_000_000, 7_250_000]);
 
         std::fs::write(dir.path().join("bad.txt"), "1\n2\nfast\n").unwrap();
         let model = DelayModel::Empirical { file: "bad.txt".into(), unit: ms(1) };
-        let err = BuiltinNetwork::new(&BuiltinConfig { delay: model, loss: LossModel::None }, 1, 1, dir.path())
+        let err = BuiltinNetwork::new(&BuiltinConfig { delay: model, loss: LossModel::None {} }, 1, 1, dir.path())
             .err()
             .unwrap()
             .to_string();
@@ -760,5 +768,16 @@ mod tests {
             Path::new("."),
         );
         assert!(bad_p.err().unwrap().to_string().contains("network.loss"));
+    }
+
+    /// `kind = "none"` has no keys: a stray `p` (meant for bernoulli) is an
+    /// error, and the table reads and writes as just its kind.
+    #[test]
+    fn no_loss_rejects_keys_of_its_own() {
+        let err = toml::from_str::<LossModel>("kind = \"none\"\np = 0.1\n").unwrap_err().to_string();
+        assert!(err.contains("unknown field `p`"), "{err}");
+        let none: LossModel = toml::from_str("kind = \"none\"\n").unwrap();
+        assert_eq!(none, LossModel::default());
+        assert_eq!(toml::to_string(&none).unwrap(), "kind = \"none\"\n");
     }
 }
