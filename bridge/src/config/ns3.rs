@@ -595,9 +595,20 @@ impl Ns3NetworkConfig {
                         return Err(bad(key("bsm.size"), "must be at least 1 byte"));
                     }
                     if let BsmNodes::List(nodes) = &b.nodes {
-                        let background = extras.background.map_or(0, |b| b.nodes + 1);
-                        if let Some(n) = nodes.iter().find(|&&n| n >= node_count + background) {
-                            return Err(bad(key("bsm.nodes"), format!("node {n} does not exist ({} nodes)", node_count + background)));
+                        // Control nodes, then background nodes, then their sink (only if there are any).
+                        let background = extras.background.map_or(0, |b| b.nodes);
+                        let all = node_count + background + u32::from(background > 0);
+                        if let Some(n) = nodes.iter().find(|&&n| n >= all) {
+                            let numbering = match background {
+                                0 => format!("the control nodes 0..{node_count}"),
+                                b => format!(
+                                    "the control nodes 0..{node_count}, the background nodes {node_count}..{} \
+                                     and their sink {}",
+                                    node_count + b,
+                                    node_count + b
+                                ),
+                            };
+                            return Err(bad(key("bsm.nodes"), format!("node {n} does not exist: expected {numbering}")));
                         }
                     }
                 }
@@ -928,5 +939,26 @@ mod tests {
         for bad in ["", "fast", "1 Mbit", "0bps", "1.0000000001kbps", "-1Mbps"] {
             assert!(bad.parse::<DataRate>().is_err(), "{bad}");
         }
+    }
+
+    /// BSM senders are numbered control nodes, background nodes, then the
+    /// sink, which exists only when there are background nodes.
+    #[test]
+    fn bsm_nodes_may_name_background_nodes_and_their_sink() {
+        let wave = |nodes: &[u32]| {
+            toml::from_str::<Ns3NetworkConfig>(&format!("kind = \"wave\"\nbsm = {{ nodes = {nodes:?} }}")).unwrap()
+        };
+        let background = |n: u32| toml::from_str::<BackgroundConfig>(&format!("nodes = {n}")).unwrap();
+        let check = |nodes: &[u32], b: Option<&BackgroundConfig>| {
+            let extras = NetworkExtras { radio: None, placement: None, background: b, traces: None };
+            wave(nodes).validate(&extras, 2).map_err(|e| e.to_string())
+        };
+        let four = background(4);
+        assert!(check(&[0, 1, 2, 5, 6], Some(&four)).is_ok());
+        let err = check(&[7], Some(&four)).unwrap_err();
+        assert!(err.contains("bsm.nodes") && err.contains("background nodes 2..6 and their sink 6"), "{err}");
+        let err = check(&[2], Some(&background(0))).unwrap_err();
+        assert!(err.contains("expected the control nodes 0..2"), "no background nodes, no sink: {err}");
+        assert!(check(&[1], None).is_ok());
     }
 }
