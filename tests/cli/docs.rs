@@ -401,6 +401,28 @@ fn the_docs_check_notices_a_missing_or_misplaced_row() {
     }
 }
 
+/// The header of `packets.csv` is the column table of "What a run writes", in order.
+#[test]
+fn every_packets_csv_column_is_documented() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let (example, out_dir) = (crate::support::servo_example().display().to_string(), out.display().to_string());
+    let o = run(&["-q", "run", &example, "--network", "builtin", "--set", "duration=100ms", "--out", &out_dir]);
+    assert_exit(&o, 0);
+    let (header, _) = read_csv(&out.join("packets.csv"));
+    let documented: Vec<String> = blocks(&scenario_doc())
+        .into_iter()
+        .find_map(|b| match b {
+            Block::Table(rows) if rows[0][0] == "column" => Some(rows),
+            _ => None,
+        })
+        .expect("a `| column | ... |` table in docs/scenario.md")[1..]
+        .iter()
+        .flat_map(|row| quoted(&row[0]))
+        .collect();
+    assert_eq!(documented, header, "docs/scenario.md's packets.csv columns");
+}
+
 #[test]
 fn every_sweep_file_key_is_documented() {
     // The top level only: `grid` and `zip` entries are documented inline.
