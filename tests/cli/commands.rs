@@ -1,5 +1,5 @@
 //! Every command: help with examples, completions, check, run with --set,
-//! and `ns3 info` without a server.
+//! -v / -q / RUST_LOG, and `ns3 info` without a server.
 
 use crate::support::{assert_exit, netloop, run, servo_example, stderr, stdout, summary};
 
@@ -84,36 +84,64 @@ fn run_applies_set_and_network_overrides() {
     assert_eq!(s["flows"][0]["delay"]["mean_s"], 0.007);
 }
 
-#[test]
-fn quiet_runs_print_nothing_and_verbose_runs_log() {
+/// A short builtin run of the servo example with `flags` before the
+/// command and `RUST_LOG` as given: (stdout with the run directory written
+/// as `OUT`, stderr).
+fn short_run(flags: &[&str], rust_log: Option<&str>) -> (String, String) {
     let dir = tempfile::tempdir().unwrap();
-    let example = servo_example().display().to_string();
-    let out = dir.path().join("q");
-    let o = run(&[
-        "-q",
-        "run",
-        &example,
-        "--network",
-        "builtin",
-        "--set",
-        "duration=100ms",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (example, out) = (servo_example().display().to_string(), dir.path().join("run").display().to_string());
+    let mut args = flags.to_vec();
+    args.extend(["run", &example, "--network", "builtin", "--set", "duration=100ms", "--out", &out]);
+    let mut command = netloop();
+    command.args(&args);
+    if let Some(filter) = rust_log {
+        command.env("RUST_LOG", filter);
+    }
+    let o = command.output().unwrap();
     assert_exit(&o, 0);
-    assert_eq!(stdout(&o), "");
-    assert_eq!(stderr(&o), "");
-    let o = netloop()
-        .args(["run", &example, "--network", "builtin", "--set", "duration=100ms", "--out", out.to_str().unwrap()])
-        .env("RUST_LOG", "debug")
-        .output()
-        .unwrap();
+    assert_eq!(summary(std::path::Path::new(&out))["complete"], true, "{args:?}");
+    (stdout(&o).replace(&out, "OUT"), stderr(&o))
+}
+
+/// Log lines at `level` (tracing's fmt format: `<time> LEVEL target: message`).
+fn log_lines<'a>(stderr: &'a str, level: &str) -> Vec<&'a str> {
+    stderr.lines().filter(|l| l.split_whitespace().nth(1) == Some(level)).collect()
+}
+
+#[test]
+fn verbose_adds_debug_log_lines_that_a_plain_run_does_not_print() {
+    let (plain_out, plain_err) = short_run(&[], None);
+    assert!(plain_out.contains("run complete") && plain_out.contains("results in OUT"), "{plain_out}");
+    assert_eq!(plain_err, "", "a plain run logs nothing below warnings");
+
+    for flag in ["-v", "--verbose", "-vv"] {
+        let (out, err) = short_run(&[flag], None);
+        assert_eq!(out, plain_out, "{flag} leaves the normal output alone");
+        let debug = log_lines(&err, "DEBUG");
+        assert!(debug.iter().any(|l| l.contains("scenario loaded and checked")), "{flag}: no debug line:\n{err}");
+        let logged = ["TRACE", "DEBUG", "INFO"].iter().map(|level| log_lines(&err, level).len()).sum::<usize>();
+        assert_eq!(logged, err.lines().count(), "{flag}: stderr holds log lines only:\n{err}");
+    }
+
+    // RUST_LOG overrides -v, and works alone.
+    let (_, err) = short_run(&["-v"], Some("warn"));
+    assert_eq!(err, "", "RUST_LOG=warn wins over -v");
+    let (_, err) = short_run(&[], Some("bridge=debug"));
+    assert!(!log_lines(&err, "DEBUG").is_empty(), "RUST_LOG=bridge=debug logged nothing: {err}");
+}
+
+#[test]
+fn quiet_silences_the_normal_output_of_run_and_check() {
+    let (out, err) = short_run(&["-q"], None);
+    assert_eq!((out.as_str(), err.as_str()), ("", ""), "-q run");
+    let o = run(&["--quiet", "check", servo_example().to_str().unwrap()]);
     assert_exit(&o, 0);
-    assert!(
-        stderr(&o).contains("DEBUG") && stderr(&o).contains("scenario loaded"),
-        "RUST_LOG=debug logged nothing: {}",
-        stderr(&o)
-    );
+    assert_eq!((stdout(&o).as_str(), stderr(&o).as_str()), ("", ""), "-q check");
+    // Errors still show, and -q with -v is refused.
+    let o = run(&["-q", "check", "/no/such/scenario.toml"]);
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("/no/such/scenario.toml"), "{}", stderr(&o));
+    assert_exit(&run(&["-q", "-v", "check", servo_example().to_str().unwrap()]), 2);
 }
 
 #[test]
