@@ -686,17 +686,33 @@ fn backticked(message: &str, prefix: &str) -> Option<String> {
     Some(rest[..rest.find('`')?].to_string())
 }
 
-/// Splits serde's "invalid type: X, expected Y" into ("invalid type: X", "Y").
+/// Splits serde's "invalid type: X, expected Y" into ("invalid type: X", "Y"),
+/// Y in words (serde names Rust types: `u64`, `f64`).
 fn split_expected(message: &str) -> (String, Option<String>) {
     let message = message.trim();
     for marker in [", expected ", "; expected "] {
         if let Some(i) = message.find(marker) {
             let what = &message[..i];
             let expected = &message[i + marker.len()..];
-            return (what.to_string(), Some(expected.to_string()));
+            return (what.to_string(), Some(in_words(expected).to_string()));
         }
     }
     (message.to_string(), None)
+}
+
+/// What a scenario author calls the Rust types serde names as expected.
+fn in_words(expected: &str) -> &str {
+    match expected {
+        "f64" | "f32" => "a number",
+        "u8" => "a whole number from 0 to 255",
+        "u16" => "a whole number from 0 to 65535",
+        "u32" => "a whole number from 0 to 4294967295",
+        "u64" | "usize" => "a whole number, 0 or more",
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+        "a sequence" => "an array",
+        "a map" => "a table",
+        other => other,
+    }
 }
 
 /// Parses TOML text from `file` into any config type, with the same located
@@ -793,7 +809,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(l.expected.as_deref(), Some("f64"));
+        assert_eq!(l.expected.as_deref(), Some("a number"), "not serde's `f64`");
     }
 
     #[test]
