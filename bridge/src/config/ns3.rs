@@ -628,7 +628,7 @@ impl Ns3NetworkConfig {
                 }
                 if let Some(p) = &l.enb_positions {
                     if p.len() != l.enbs as usize {
-                        return Err(bad(key("enb_positions"), format!("{} positions for {} eNBs", p.len(), l.enbs)));
+                        return Err(bad(key("enb_positions"), format!("{} positions for {} eNBs: expected {}, one per eNB", p.len(), l.enbs, l.enbs)));
                     }
                 }
                 if let Some(radio) = extras.radio {
@@ -647,15 +647,19 @@ impl Ns3NetworkConfig {
         if let Some(p) = extras.placement {
             if let Some(positions) = &p.positions {
                 // LTE places its UEs; the remote host is not on the radio map.
-                let (placed, what) = match self {
-                    Ns3NetworkConfig::Lte(l) => (l.ues, "UEs"),
-                    _ => (node_count, "nodes"),
+                let (placed, what, each) = match self {
+                    Ns3NetworkConfig::Lte(l) => (l.ues, "UEs", "UE"),
+                    _ => (node_count, "nodes", "node"),
                 };
                 let background = extras.background.map_or(0, |b| b.nodes);
                 if positions.len() != placed as usize && positions.len() != (placed + background) as usize {
+                    let expected = match background {
+                        0 => format!("expected {placed}, one per {each}"),
+                        b => format!("expected {placed}, or {} to place the {b} background nodes too", placed + b),
+                    };
                     return Err(bad(
                         "network.placement.positions",
-                        format!("{} positions for {placed} {what} (and {background} background nodes)", positions.len()),
+                        format!("{} positions for {placed} {what}: {expected}", positions.len()),
                     ));
                 }
                 if positions.iter().flatten().any(|x| !x.is_finite()) {
