@@ -1,7 +1,15 @@
 //! A corpus of broken scenario files (`tests/cli/broken/`), each with a
-//! header naming the key its error must name and the line it must point at.
+//! header naming the key its error must name, the line it must point at and
+//! a fragment of the message that says what was expected:
+//!
+//! ```text
+//! # expect-key: loops[0].sensor.period
+//! # expect-line: 46
+//! # expect-message: is not an integer multiple of the step 1ms
+//! ```
+//!
 //! Every one exits 2 from `check` and from `run`, names the key, points at
-//! the line, writes no results and does not panic.
+//! the line, says what was expected, writes no results and does not panic.
 
 use std::path::PathBuf;
 
@@ -11,6 +19,7 @@ struct Case {
     path: PathBuf,
     key: String,
     line: Option<usize>,
+    message: String,
 }
 
 fn corpus() -> Vec<Case> {
@@ -30,7 +39,8 @@ fn corpus() -> Vec<Case> {
             };
             let key = header("expect-key");
             let line = header("expect-line").parse().ok();
-            Case { path, key, line }
+            let message = header("expect-message");
+            Case { path, key, line, message }
         })
         .collect();
     cases.sort_by(|a, b| a.path.cmp(&b.path));
@@ -43,7 +53,7 @@ fn the_corpus_is_large_enough() {
 }
 
 #[test]
-fn every_broken_scenario_exits_2_naming_the_key_and_the_line() {
+fn every_broken_scenario_exits_2_naming_the_key_the_line_and_what_was_expected() {
     let out = tempfile::tempdir().unwrap();
     for case in corpus() {
         let file = case.path.display().to_string();
@@ -55,6 +65,7 @@ fn every_broken_scenario_exits_2_naming_the_key_and_the_line() {
             assert!(!err.contains("panicked"), "{file}: {err}");
             assert!(err.starts_with("error: "), "{file}: {err}");
             assert!(err.contains(&case.key), "{file}: the error does not name `{}`:\n{err}", case.key);
+            assert!(err.contains(&case.message), "{file}: the error does not say `{}`:\n{err}", case.message);
             if let Some(line) = case.line {
                 let name = case.path.file_name().unwrap().to_string_lossy().into_owned();
                 let located = err.contains(&format!("{name}:{line}:")) || err.contains(&format!("at line {line},"));
