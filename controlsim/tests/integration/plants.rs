@@ -71,8 +71,20 @@ external_force = { kind = "sine", amplitude = 1.5, frequency = 0.5 }"#,
 /// First impact at `t1 = sqrt(2 h0 / g)` with speed `v1 = sqrt(2 g h0)`;
 /// rebound apex `e^2 h0`; second impact `2 e v1 / g` after the first.
 /// Impacts are detected at step boundaries, so the detected times lie within
-/// one step after the exact ones, and the apex within what one step of
-/// flight changes (`e v1 h`).
+/// one step after the exact ones.
+///
+/// The apex tolerance is what the exact reset guarantees. The reset puts the
+/// ball on the floor with exactly the rebound speed `e v1` (energy over the
+/// overshoot), and RK4 integrates constant-acceleration flight exactly up to
+/// rounding, so the flight after the reset peaks at exactly `e^2 h0`: the
+/// reset delays it by under a step but does not change its height. Only
+/// sampling the apex on the step grid loses height: the nearest boundary is
+/// within `h/2` of the peak, where the ball is lower by `g (h/2)^2 / 2 =
+/// g h^2 / 8` (1.2e-6 m). So `e^2 h0 - g h^2/8 <= apex <= e^2 h0`, plus 1e-10
+/// for rounding. A reset that loses energy in proportion to the step (the
+/// naive `v <- -e v` at the boundary after impact) misses by 8e-4 m or more.
+/// For the same reason the second flight, measured from the boundary where
+/// the reset happened, lasts at least the exact `2 e v1 / g`.
 #[test]
 fn bouncing_ball_impact_time_and_rebound_height() {
     let step = 1e-3;
@@ -103,15 +115,18 @@ fn bouncing_ball_impact_time_and_rebound_height() {
         "first impact {} vs {t1}",
         detected[0]
     );
+    let rounding = 1e-10;
+    let grid_loss = g * step * step / 8.0;
     assert!(
-        (apex - e * e * h0).abs() <= e * v1 * step,
-        "apex {apex} vs {}",
-        e * e * h0
+        apex <= e * e * h0 + rounding && apex >= e * e * h0 - grid_loss - rounding,
+        "apex {apex} vs {}: off by {:e}, allowed {grid_loss:e} below",
+        e * e * h0,
+        apex - e * e * h0
     );
     let flight = 2.0 * e * v1 / g;
     let gap = detected[1] - detected[0];
     assert!(
-        gap >= flight - step && gap < flight + step,
+        gap >= flight - rounding && gap < flight + step,
         "second flight {gap} vs {flight}"
     );
 }
