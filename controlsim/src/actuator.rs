@@ -16,10 +16,12 @@ use crate::error::ConfigError;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ActuatorConfig {
-    /// Lower saturation limit per channel; default none.
+    /// Lower saturation limit per channel; default none. Also a PID's default
+    /// `u_min`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<PerChannel>,
-    /// Upper saturation limit per channel; default none.
+    /// Upper saturation limit per channel; default none. Also a PID's default
+    /// `u_max`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max: Option<PerChannel>,
     /// Value held before the first control arrives; default 0.
@@ -79,6 +81,11 @@ impl Actuator {
             a.refresh(i);
         }
         Ok(a)
+    }
+
+    /// The saturation limits per channel (infinite where none is set).
+    pub(crate) fn limits(&self) -> (&[f64], &[f64]) {
+        (&self.min, &self.max)
     }
 
     /// Sets channel `i` (index checked by the caller).

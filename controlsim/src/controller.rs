@@ -139,6 +139,9 @@ pub(crate) struct BuildContext<'a> {
     /// Number of reference signals configured (0 means "zeros").
     pub(crate) references: usize,
     pub(crate) plant_linear: Option<&'a LinearSystem>,
+    /// The actuator's saturation limits per channel (infinite when none).
+    pub(crate) actuator_min: &'a [f64],
+    pub(crate) actuator_max: &'a [f64],
     pub(crate) sensor_source: SensorSource,
     pub(crate) predecessor: Option<usize>,
 }
@@ -201,6 +204,8 @@ pub(crate) struct Limits {
 }
 
 impl Limits {
+    /// Unset sides are unlimited.
+    ///
     /// # Errors
     /// [`ConfigError`] for lists of the wrong length, NaN, or `u_min > u_max`.
     pub(crate) fn new(
@@ -209,35 +214,65 @@ impl Limits {
         u_max: &Option<PerChannel>,
     ) -> Result<Self, ConfigError> {
         let n = ctx.plant_inputs;
-        let side =
-            |field: &str, v: &Option<PerChannel>, default: f64| -> Result<Vec<f64>, ConfigError> {
-                let key = ctx.k(field);
-                let v = match v {
-                    None => vec![default; n],
-                    Some(PerChannel::All(x)) => vec![*x; n],
-                    Some(PerChannel::Each(v)) => v.clone(),
-                };
-                if v.len() != n {
-                    return Err(ConfigError::Length {
-                        key,
-                        expected: n,
-                        found: v.len(),
-                    });
-                }
-                if let Some(i) = v.iter().position(|x| x.is_nan()) {
-                    return Err(ConfigError::NotFinite {
-                        key: format!("{key}[{i}]"),
-                        value: v[i],
-                    });
-                }
-                Ok(v)
+        Self::or_defaults(
+            ctx,
+            u_min,
+            u_max,
+            &vec![f64::NEG_INFINITY; n],
+            &vec![f64::INFINITY; n],
+        )
+    }
+
+    /// Unset sides take the given per-channel defaults.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub(crate) fn or_defaults(
+        ctx: &BuildContext,
+        u_min: &Option<PerChannel>,
+        u_max: &Option<PerChannel>,
+        lo_default: &[f64],
+        hi_default: &[f64],
+    ) -> Result<Self, ConfigError> {
+        let n = ctx.plant_inputs;
+        let side = |field: &str,
+                    v: &Option<PerChannel>,
+                    default: &[f64]|
+         -> Result<Vec<f64>, ConfigError> {
+            let key = ctx.k(field);
+            let v = match v {
+                None => default.to_vec(),
+                Some(PerChannel::All(x)) => vec![*x; n],
+                Some(PerChannel::Each(v)) => v.clone(),
             };
-        let lo = side("u_min", u_min, f64::NEG_INFINITY)?;
-        let hi = side("u_max", u_max, f64::INFINITY)?;
+            if v.len() != n {
+                return Err(ConfigError::Length {
+                    key,
+                    expected: n,
+                    found: v.len(),
+                });
+            }
+            if let Some(i) = v.iter().position(|x| x.is_nan()) {
+                return Err(ConfigError::NotFinite {
+                    key: format!("{key}[{i}]"),
+                    value: v[i],
+                });
+            }
+            Ok(v)
+        };
+        let lo = side("u_min", u_min, lo_default)?;
+        let hi = side("u_max", u_max, hi_default)?;
         if let Some(i) = (0..n).find(|&i| lo[i] > hi[i]) {
+            let unset = |v: &Option<PerChannel>| if v.is_none() { " (the default)" } else { "" };
             return Err(ConfigError::invalid(
                 ctx.k("u_min"),
-                format!("channel {i}: u_min {} is above u_max {}", lo[i], hi[i]),
+                format!(
+                    "channel {i}: u_min {}{} is above u_max {}{}",
+                    lo[i],
+                    unset(u_min),
+                    hi[i],
+                    unset(u_max)
+                ),
             ));
         }
         Ok(Limits { lo, hi })

@@ -956,6 +956,8 @@ impl<'a> Builder<'a> {
             plant_inputs: m,
             references: references.len(),
             plant_linear: plant.continuous_linear(),
+            actuator_min: actuator.limits().0,
+            actuator_max: actuator.limits().1,
             sensor_source: sensor.source,
             predecessor,
         };

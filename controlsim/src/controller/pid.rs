@@ -2,9 +2,10 @@
 //! on the actual time elapsed between computations.
 //!
 //! Parallel form `v = kp e + I + D`, `u = sat(v)`, with `e = r - y` and `y` the
-//! chosen measurement. Between two computations at `t[n-1]` and `t[n]`
-//! (`dt = t[n] - t[n-1]`), the inputs the controller used at `t[n-1]` were
-//! held, so:
+//! chosen measurement. `sat` clips to `[u_min, u_max]`; an unset limit is the
+//! actuator's, so that anti-windup knows where the plant input saturates.
+//! Between two computations at `t[n-1]` and `t[n]` (`dt = t[n] - t[n-1]`), the
+//! inputs the controller used at `t[n-1]` were held, so:
 //!
 //! - integral (forward Euler over the held interval, Åström & Hägglund's
 //!   discrete PID): `I += dt (ki e[n-1] + aw)`, where the anti-windup term is
@@ -55,10 +56,10 @@ super::timing_fields! {
         /// Tt for `back_calculation`, s; default as in the module docs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tracking_time: Option<f64>,
-        /// Lower output limit; default none.
+        /// Lower output limit; default the actuator's `min` (none if it has none).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub u_min: Option<f64>,
-        /// Upper output limit; default none.
+        /// Upper output limit; default the actuator's `max` (none if it has none).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub u_max: Option<f64>,
         /// Which measurement channel is the controlled variable; default 0.
@@ -159,10 +160,15 @@ impl Pid {
             }
             (_, None) => 0.0,
         };
-        let limits = Limits::new(
+        // Anti-windup acts at the PID's own limits, so without defaults it
+        // would silently do nothing in a loop whose only limits are the
+        // actuator's. Each unset side is therefore the actuator's saturation.
+        let limits = Limits::or_defaults(
             ctx,
             &c.u_min.map(crate::config::PerChannel::All),
             &c.u_max.map(crate::config::PerChannel::All),
+            ctx.actuator_min,
+            ctx.actuator_max,
         )?;
         let pid = Pid {
             kp: c.kp,

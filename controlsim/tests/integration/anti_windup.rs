@@ -14,7 +14,14 @@ use controlsim::{ClosedLoop, Delays, Response, System};
 
 use crate::common::build;
 
-fn overshoot(anti_windup: &str) -> f64 {
+/// Overshoot of the step response; `pid_limits` adds the actuator's limits
+/// to the PID's own table as well.
+fn overshoot(anti_windup: &str, pid_limits: bool) -> f64 {
+    let limits = if pid_limits {
+        "u_min = -12.0\nu_max = 12.0"
+    } else {
+        ""
+    };
     let sys = build(
         &format!(
             r#"
@@ -33,8 +40,7 @@ kind = "pid"
 kp = 20.0
 ki = 10.0
 kd = 2.0
-u_min = -12.0
-u_max = 12.0
+{limits}
 anti_windup = "{anti_windup}"
 [loops.reference]
 kind = "step"
@@ -67,13 +73,33 @@ final = 3.0
 
 #[test]
 fn clamping_reduces_overshoot_after_a_large_step() {
-    let none = overshoot("none");
-    let clamped = overshoot("clamping");
-    let back = overshoot("back_calculation");
+    let none = overshoot("none", true);
+    let clamped = overshoot("clamping", true);
+    let back = overshoot("back_calculation", true);
     assert!(
         none > 0.5,
         "windup should cause a large overshoot, got {none}"
     );
     assert!(clamped < 0.25 * none, "clamping {clamped} vs none {none}");
     assert!(back < 0.25 * none, "back-calculation {back} vs none {none}");
+}
+
+/// A PID without its own `u_min` / `u_max` saturates where the actuator does,
+/// so the default anti-windup (clamping) works with only `[loops.actuator]`
+/// limits: the same overshoot, to the bit, as with the limits repeated in the
+/// PID, and well below the unprotected one.
+#[test]
+fn actuator_limits_alone_enable_anti_windup() {
+    let none = overshoot("none", false);
+    let clamped = overshoot("clamping", false);
+    assert!(
+        none > 0.5,
+        "windup should cause a large overshoot, got {none}"
+    );
+    assert!(clamped < 0.25 * none, "clamping {clamped} vs none {none}");
+    assert_eq!(
+        clamped.to_bits(),
+        overshoot("clamping", true).to_bits(),
+        "the default limits are the actuator's"
+    );
 }

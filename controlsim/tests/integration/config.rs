@@ -119,6 +119,7 @@ fn errors_name_the_offending_key() {
         (one_loop("1ms", SERVO, "period = \"10ms\"\nsource = \"radar\"", PID, ""), "loops[0].sensor.source"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\nu_min = 2.0\nu_max = 1.0", ""), "loops[0].controller.u_min"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\ntracking_time = 1.0", ""), "loops[0].controller.tracking_time"),
+        (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\nu_min = 2.0", "[loops.actuator]\nmax = 1.0"), "loops[0].controller.u_min"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", PID, "[[loops.reference]]\nkind = \"constant\"\nvalue = 1.0\n[[loops.reference]]\nkind = \"constant\"\nvalue = 2.0"), "loops[0].reference"),
         (one_loop("1ms", "kind = \"discrete_state_space\"\na = [[1.0]]\nb = [[1.0]]\nc = [[1.0]]\nperiod = \"1500us\"", "period = \"10ms\"", PID, ""), "loops[0].plant.period"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", PID, "predecessor = 0"), "loops[0].predecessor"),

@@ -33,6 +33,8 @@ max = 0.5
 kind = "pid"
 kp = 10.0
 ki = 1.0
+# Above the actuator's limit (the default), so computed and applied differ.
+u_max = 100.0
 [loops.reference]
 kind = "constant"
 value = 1.0
