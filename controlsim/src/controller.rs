@@ -375,9 +375,16 @@ impl Controller {
         sensor_period: SimTime,
     ) -> Result<Self, ConfigError> {
         let trigger = resolve_timing(ctx, config.timing(), step, sensor_period)?;
+        // Nominal time between computations: the period, or the sensor period
+        // for an event-triggered controller (the measurement interval without a
+        // network).
+        let interval = match trigger {
+            Trigger::Time(p) => SimTime(p.period.get() * step.as_nanos()),
+            Trigger::Event => sensor_period,
+        };
         let (law, shape) = match config {
             ControllerConfig::Pid(c) => {
-                let (l, s) = pid::Pid::new(ctx, c)?;
+                let (l, s) = pid::Pid::new(ctx, c, interval)?;
                 (Law::Pid(l), s)
             }
             ControllerConfig::StateFeedback(c) => {

@@ -15,7 +15,9 @@
 //!     further into that limit;
 //!   - `back_calculation`: `aw = (u[n-1] - v[n-1]) / Tt`, tracking time `Tt`
 //!     (default `sqrt(Ti Td)` with `Ti = kp/ki`, `Td = kd/kp`, or `Ti` when
-//!     `kd = 0`);
+//!     `kd = 0`). While saturated the integrator approaches its tracking
+//!     value by the factor `1 - dt/Tt` per computation, so `Tt` must exceed
+//!     half the controller period; a config that breaks this is rejected;
 //! - derivative (first-order filter `kd s / (Tf s + 1)`, backward Euler, stable
 //!   for any `dt`): `D = (Tf D + kd (s[n] - s[n-1])) / (Tf + dt)`, with
 //!   `s = -y` (derivative on measurement, default: no kick on reference
@@ -26,6 +28,7 @@
 //! For a time-triggered controller `dt` is the period and this is the textbook
 //! discrete PID.
 
+use protocol::SimTime;
 use serde::{Deserialize, Serialize};
 
 use super::{BuildContext, LawShape, Limits, Step};
@@ -53,7 +56,9 @@ super::timing_fields! {
         /// Default `clamping`.
         #[serde(default)]
         pub anti_windup: AntiWindup,
-        /// Tt for `back_calculation`, s; default as in the module docs.
+        /// Tt for `back_calculation`, s; default as in the module docs. Must be
+        /// above half the controller period (the sensor period when
+        /// event-triggered), where the tracking update is stable.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pub tracking_time: Option<f64>,
         /// Lower output limit; default the actuator's `min` (none if it has none).
@@ -116,7 +121,12 @@ pub(crate) struct Pid {
 }
 
 impl Pid {
-    pub(crate) fn new(ctx: &BuildContext, c: &PidConfig) -> Result<(Self, LawShape), ConfigError> {
+    /// `interval` is the nominal time between computations.
+    pub(crate) fn new(
+        ctx: &BuildContext,
+        c: &PidConfig,
+        interval: SimTime,
+    ) -> Result<(Self, LawShape), ConfigError> {
         check_finite(&ctx.k("kp"), c.kp)?;
         check_finite(&ctx.k("ki"), c.ki)?;
         check_finite(&ctx.k("kd"), c.kd)?;
@@ -160,6 +170,23 @@ impl Pid {
             }
             (_, None) => 0.0,
         };
+        // While saturated, back-calculation updates the integrator's distance
+        // to its tracking value by the factor 1 - dt/Tt each computation, which
+        // only decays for dt/Tt < 2.
+        let half = 0.5 * interval.as_secs_f64();
+        if c.anti_windup == AntiWindup::BackCalculation && tt <= half {
+            let which = match c.tracking_time {
+                Some(_) => format!("{tt} s"),
+                None => format!("the default sqrt(Ti Td) (or Ti) = {tt} s"),
+            };
+            return Err(ConfigError::invalid(
+                ctx.k("tracking_time"),
+                format!(
+                    "{which} must be above half the controller period ({half} s): \
+                     back-calculation is unstable for period / tracking_time >= 2"
+                ),
+            ));
+        }
         // Anti-windup acts at the PID's own limits, so without defaults it
         // would silently do nothing in a loop whose only limits are the
         // actuator's. Each unset side is therefore the actuator's saturation.

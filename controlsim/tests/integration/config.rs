@@ -119,6 +119,9 @@ fn errors_name_the_offending_key() {
         (one_loop("1ms", SERVO, "period = \"10ms\"\nsource = \"radar\"", PID, ""), "loops[0].sensor.source"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\nu_min = 2.0\nu_max = 1.0", ""), "loops[0].controller.u_min"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\ntracking_time = 1.0", ""), "loops[0].controller.tracking_time"),
+        (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\nki = 1.0\nanti_windup = \"back_calculation\"\ntracking_time = 0.005", ""), "loops[0].controller.tracking_time"),
+        (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\nki = 1.0\nanti_windup = \"back_calculation\"\ntracking_time = 0.01\nperiod = \"30ms\"", ""), "loops[0].controller.tracking_time"),
+        (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\nki = 1000.0\nanti_windup = \"back_calculation\"\ntrigger = \"event\"", ""), "loops[0].controller.tracking_time"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"pid\"\nkp = 1.0\nu_min = 2.0", "[loops.actuator]\nmax = 1.0"), "loops[0].controller.u_min"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", PID, "[[loops.reference]]\nkind = \"constant\"\nvalue = 1.0\n[[loops.reference]]\nkind = \"constant\"\nvalue = 2.0"), "loops[0].reference"),
         (one_loop("1ms", "kind = \"discrete_state_space\"\na = [[1.0]]\nb = [[1.0]]\nc = [[1.0]]\nperiod = \"1500us\"", "period = \"10ms\"", PID, ""), "loops[0].plant.period"),
@@ -207,4 +210,23 @@ fn serde_errors_name_the_key() {
         .unwrap_err()
         .to_string();
     assert!(unitless.contains("no unit"), "{unitless}");
+}
+
+/// Back-calculation's tracking update is stable for period / Tt < 2: a
+/// tracking time just above half the period builds (the rejected cases are
+/// in `errors_name_the_offending_key`), and the message says why.
+#[test]
+fn back_calculation_tracking_time_bound_is_half_the_period() {
+    let pid = |tt: f64| {
+        one_loop(
+            "1ms",
+            SERVO,
+            "period = \"10ms\"",
+            &format!("kind = \"pid\"\nkp = 1.0\nki = 1.0\nanti_windup = \"back_calculation\"\ntracking_time = {tt:?}"),
+            "",
+        )
+    };
+    assert!(System::from_config(&parse(&pid(0.0051)), 0).is_ok());
+    let err = build_err(&pid(0.0049)).to_string();
+    assert!(err.contains("half the controller period"), "{err}");
 }
