@@ -254,3 +254,136 @@ impl Pid {
         out[0] = u;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Known-value sequences worked out by hand from the update rules in the
+    //! module docs, every computation 0.1 s after the previous one.
+
+    use super::*;
+    use crate::sensor::SensorSource;
+
+    /// Runs the PID given by `toml_text` (no actuator limits) on `(r, y)`
+    /// pairs; returns `(u, I, D)` after each computation.
+    fn run(toml_text: &str, inputs: &[(f64, f64)]) -> Vec<[f64; 3]> {
+        let c: PidConfig = toml::from_str(toml_text).unwrap();
+        let ctx = BuildContext {
+            key: "pid".into(),
+            reference_key: "reference".into(),
+            measurements: 1,
+            plant_inputs: 1,
+            references: 1,
+            plant_linear: None,
+            actuator_min: &[f64::NEG_INFINITY],
+            actuator_max: &[f64::INFINITY],
+            sensor_source: SensorSource::Plant,
+            predecessor: None,
+        };
+        let dt = SimTime::from_millis(100);
+        let (pid, shape) = Pid::new(&ctx, &c, dt).unwrap();
+        let mut state = shape.state0;
+        let mut mem = vec![0.0; shape.memory];
+        let mut out = [0.0];
+        inputs
+            .iter()
+            .enumerate()
+            .map(|(n, &(r, y))| {
+                let s = Step {
+                    dt: (n > 0).then_some(dt),
+                    input: &[y],
+                    reference: &[r],
+                };
+                pid.compute(&s, &mut state, &mut mem, &mut out);
+                [out[0], state[I], state[D]]
+            })
+            .collect()
+    }
+
+    fn assert_close(got: &[[f64; 3]], column: usize, expected: &[f64]) {
+        assert_eq!(got.len(), expected.len());
+        for (n, (g, e)) in got.iter().zip(expected).enumerate() {
+            assert!(
+                (g[column] - e).abs() < 1e-12,
+                "n = {n}, column {column}: {} vs {e}",
+                g[column]
+            );
+        }
+    }
+
+    /// kp = 1, ki = 2, u_max = 1, Tt = 0.25, r = 3; y = 0, then 2.5 from n = 4.
+    /// `I += 0.1 (2 e[n-1] + (u[n-1] - v[n-1]) / 0.25)`, `v = e + I`:
+    /// - n = 0: I = 0, v = 3, u = 1 (excess -2);
+    /// - n = 1: I = 0.1 (6 - 8) = -0.2, v = 2.8;
+    /// - n = 2: I = -0.2 + 0.1 (6 - 7.2) = -0.32, v = 2.68;
+    /// - n = 3: I = -0.32 + 0.1 (6 - 6.72) = -0.392, v = 2.608 (I tends to
+    ///   -0.5, where ki e balances the excess, by the factor 1 - dt/Tt = 0.6);
+    /// - n = 4: I = -0.392 + 0.1 (6 - 6.432) = -0.4352, e = 0.5,
+    ///   v = u = 0.0648 (unsaturated: no excess from now on);
+    /// - n = 5: I = -0.4352 + 0.1 (2 * 0.5) = -0.3352, u = 0.1648.
+    #[test]
+    fn back_calculation_known_sequence() {
+        let got = run(
+            "kp = 1.0\nki = 2.0\nu_max = 1.0\nanti_windup = \"back_calculation\"\ntracking_time = 0.25",
+            &[(3.0, 0.0), (3.0, 0.0), (3.0, 0.0), (3.0, 0.0), (3.0, 2.5), (3.0, 2.5)],
+        );
+        assert_close(&got, 1, &[0.0, -0.2, -0.32, -0.392, -0.4352, -0.3352]);
+        assert_close(&got, 0, &[1.0, 1.0, 1.0, 1.0, 0.0648, 0.1648]);
+    }
+
+    /// Clamping skips the integration only while the output is saturated
+    /// *and* the error pushes further into that limit. kp = 1, ki = 2,
+    /// limits +-1, integral0 = 2 s, r = s, with s = +1 and, mirrored, s = -1;
+    /// y = 0 for n = 0, 1, then 1.5 s (error -0.5 s, while still saturated):
+    /// - n = 0..2: saturated at s with I = 2 s; at n = 1 and 2 the previous
+    ///   error s pushes further, so I stays;
+    /// - n = 3: the previous error -0.5 s pulls back out, so integration
+    ///   resumes while still saturated: I = 2 s - 0.1 * 2 * 0.5 s = 1.9 s;
+    /// - then I drops by 0.1 s per computation; v = -0.5 s + I leaves the
+    ///   limit at n = 7 (v = s) and u = 0.9 s, 0.8 s after it.
+    #[test]
+    fn clamping_resumes_integrating_when_the_error_changes_sign() {
+        for s in [1.0f64, -1.0] {
+            let inputs: Vec<(f64, f64)> = (0..10)
+                .map(|n| (s, if n < 2 { 0.0 } else { 1.5 * s }))
+                .collect();
+            let got = run(
+                &format!(
+                    "kp = 1.0\nki = 2.0\nu_min = -1.0\nu_max = 1.0\nintegral0 = {:?}",
+                    2.0 * s
+                ),
+                &inputs,
+            );
+            let i: Vec<f64> = [2.0, 2.0, 2.0, 1.9, 1.8, 1.7, 1.6, 1.5, 1.4, 1.3]
+                .iter()
+                .map(|v| v * s)
+                .collect();
+            assert_close(&got, 1, &i);
+            let u: Vec<f64> = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8]
+                .iter()
+                .map(|v| v * s)
+                .collect();
+            assert_close(&got, 0, &u);
+        }
+    }
+
+    /// kp = 1, kd = 0.5, Tf = 0.1, r steps from 0 to 1 at n = 2 while y goes
+    /// 0, 0.2, 0.5, 0.5, 0.5. `D = (0.1 D + 0.5 (s[n] - s[n-1])) / 0.2`:
+    /// - on the measurement (`s = -y`): D = 0, -0.5, (-0.05 - 0.15) / 0.2 = -1,
+    ///   -0.5, -0.25 (the filter halves D once y stops), so
+    ///   u = e + D = 0, -0.7, -0.5, 0, 0.25: no kick from the reference step;
+    /// - on the error (`s = e`, e = 0, -0.2, 0.5, 0.5, 0.5): D = 0, -0.5,
+    ///   (-0.05 + 0.35) / 0.2 = 1.5, 0.75, 0.375, u = 0, -0.7, 2, 1.25, 0.875.
+    #[test]
+    fn filtered_derivative_on_measurement_known_sequence() {
+        let inputs = [(0.0, 0.0), (0.0, 0.2), (1.0, 0.5), (1.0, 0.5), (1.0, 0.5)];
+        let got = run("kp = 1.0\nkd = 0.5\nfilter_time_constant = 0.1", &inputs);
+        assert_close(&got, 2, &[0.0, -0.5, -1.0, -0.5, -0.25]);
+        assert_close(&got, 0, &[0.0, -0.7, -0.5, 0.0, 0.25]);
+        let got = run(
+            "kp = 1.0\nkd = 0.5\nfilter_time_constant = 0.1\nderivative_on = \"error\"",
+            &inputs,
+        );
+        assert_close(&got, 2, &[0.0, -0.5, 1.5, 0.75, 0.375]);
+        assert_close(&got, 0, &[0.0, -0.7, 2.0, 1.25, 0.875]);
+    }
+}
