@@ -20,7 +20,7 @@ use super::{BuildContext, LawShape, Limits};
 use crate::config::PerChannel;
 use crate::error::ConfigError;
 use crate::matrix::check_vector;
-use crate::plant::linear::LinearSystem;
+use crate::plant::linear::{transfer_function_x0, LinearSystem};
 use crate::reference::Signal;
 
 super::timing_fields! {
@@ -58,6 +58,10 @@ super::timing_fields! {
         pub num: Vec<f64>,
         /// Required; degree >= 1.
         pub den: Vec<f64>,
+        /// Initial state of the realisation (as for a `transfer_function`
+        /// plant), one entry per state (the degree of `den`); default zero.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub x0: Option<Vec<f64>>,
         /// Measurement channel of the error; default 0.
         #[serde(default)]
         pub measurement: usize,
@@ -130,7 +134,7 @@ impl Continuous {
             &c.u_min.map(PerChannel::All),
             &c.u_max.map(PerChannel::All),
         )?;
-        let x0 = vec![0.0; sys.states()];
+        let x0 = transfer_function_x0(&ctx.key, &c.x0, sys.states())?;
         Self::finish(ctx, sys, vec![c.measurement], x0, limits)
     }
 

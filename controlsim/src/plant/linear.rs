@@ -14,6 +14,10 @@
 //!
 //! The same realisation in `z` gives the discrete form. Improper transfer
 //! functions (numerator degree above denominator degree) are rejected.
+//!
+//! So `x1 = z` with `den(s) z = u`, `y = num(s) z`, and `x(k+1) = z^(k)`: an
+//! initial state `x0` gives `z` and its first `n - 1` derivatives at `t = 0`
+//! (in the discrete form, `z[0], ..., z[n-1]`).
 
 use protocol::SimTime;
 use serde::{Deserialize, Serialize};
@@ -74,6 +78,38 @@ pub struct TransferFunctionConfig {
         skip_serializing_if = "Option::is_none"
     )]
     pub period: Option<SimTime>,
+    /// Initial state of the realisation (module docs), one entry per state
+    /// (the degree of `den`); default zero.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x0: Option<Vec<f64>>,
+}
+
+/// The initial state of a transfer function's realisation with `n` states:
+/// `x0` checked, or zeros.
+///
+/// # Errors
+/// [`ConfigError`] naming `{key}.x0` for a wrong length (saying where the
+/// length comes from) or a non-finite entry.
+pub(crate) fn transfer_function_x0(
+    key: &str,
+    x0: &Option<Vec<f64>>,
+    n: usize,
+) -> Result<Vec<f64>, ConfigError> {
+    let key = format!("{key}.x0");
+    match x0 {
+        None => Ok(vec![0.0; n]),
+        Some(v) if v.len() != n => Err(ConfigError::invalid(
+            key,
+            format!(
+                "must have {n} entries, one per state of the realisation (the degree of `den`), found {}",
+                v.len()
+            ),
+        )),
+        Some(v) => {
+            check_finite_all(&key, v)?;
+            Ok(v.clone())
+        }
+    }
 }
 
 /// The matrices of a linear system, row-major.
@@ -328,6 +364,7 @@ impl LinearPlant {
         let period = check_period(key, c.period, discrete)?;
         let sys = LinearSystem::from_transfer_function(key, &c.num, &c.den)?;
         let n = sys.states();
+        let x0 = transfer_function_x0(key, &c.x0, n)?;
         let signature = Signature {
             states: (0..n).map(|i| format!("x{i}")).collect(),
             inputs: vec!["u".into()],
@@ -335,7 +372,7 @@ impl LinearPlant {
         };
         Ok(LinearPlant {
             sys,
-            x0: vec![0.0; n],
+            x0,
             period,
             signature,
         })

@@ -126,6 +126,9 @@ fn errors_name_the_offending_key() {
         (one_loop("1ms", SERVO, "period = \"10ms\"", PID, "[[loops.reference]]\nkind = \"constant\"\nvalue = 1.0\n[[loops.reference]]\nkind = \"constant\"\nvalue = 2.0"), "loops[0].reference"),
         (one_loop("1ms", "kind = \"discrete_state_space\"\na = [[1.0]]\nb = [[1.0]]\nc = [[1.0]]\nperiod = \"1500us\"", "period = \"10ms\"", PID, ""), "loops[0].plant.period"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", PID, "predecessor = 0"), "loops[0].predecessor"),
+        (one_loop("1ms", "kind = \"transfer_function\"\nnum = [1.0]\nden = [1.0, 2.0, 1.0]\nx0 = [1.0]", "period = \"10ms\"", PID, ""), "loops[0].plant.x0"),
+        (one_loop("1ms", "kind = \"discrete_transfer_function\"\nnum = [1.0]\nden = [1.0, 0.5]\nperiod = \"10ms\"\nx0 = [1.0, 0.0]", "period = \"10ms\"", PID, ""), "loops[0].plant.x0"),
+        (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"transfer_function\"\nnum = [1.0, 1.0]\nden = [1.0, 0.0]\nx0 = [0.0, 0.0]", ""), "loops[0].controller.x0"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", PID, "predecessor = \"nobody\""), "loops[0].predecessor"),
         (one_loop("1ms", SERVO, "period = \"10ms\"\nnoise_std = [0.1, 0.2]", PID, ""), "loops[0].sensor.noise_std"),
         (one_loop("1ms", SERVO, "period = \"10ms\"", "kind = \"cacc\"", ""), "loops[0].controller"),
@@ -229,4 +232,24 @@ fn back_calculation_tracking_time_bound_is_half_the_period() {
     assert!(System::from_config(&parse(&pid(0.0051)), 0).is_ok());
     let err = build_err(&pid(0.0049)).to_string();
     assert!(err.contains("half the controller period"), "{err}");
+}
+
+/// A transfer function's `x0` length is the degree of `den`, which the
+/// message says (the state count is not written anywhere in the file).
+#[test]
+fn transfer_function_x0_length_error_explains_the_length() {
+    let err = build_err(&one_loop(
+        "1ms",
+        "kind = \"transfer_function\"\nnum = [1.0]\nden = [1.0, 2.0, 1.0]\nx0 = [1.0]",
+        "period = \"10ms\"",
+        PID,
+        "",
+    ))
+    .to_string();
+    assert!(
+        err.contains("must have 2 entries")
+            && err.contains("degree of `den`")
+            && err.contains("found 1"),
+        "{err}"
+    );
 }

@@ -217,6 +217,21 @@ fn continuous_pi_direct_and_rollback_outputs() {
     assert!((sys.loops()[0].controller_state()[0] - 0.5).abs() < 1e-12);
 }
 
+/// The same PI started from `x0 = [0.2]`: `x_c = 0.2 + t`,
+/// `u = 1.5 + 3 (0.2 + t)`.
+#[test]
+fn continuous_transfer_function_controller_starts_from_x0() {
+    let mut sys = with_controller(
+        "kind = \"transfer_function\"\nnum = [1.5, 3.0]\nden = [1.0, 0.0]\nx0 = [0.2]",
+        INTEGRATOR,
+        "[loops.reference]\nkind = \"constant\"\nvalue = 1.0",
+    );
+    assert!((sys.compute_control(0).unwrap()[0] - 2.1).abs() < 1e-12);
+    sys.advance_to(500, &mut Silent).unwrap();
+    let u = sys.compute_control(0).unwrap()[0];
+    assert!((u - (1.5 + 3.0 * 0.7)).abs() < 1e-12, "{u}");
+}
+
 /// DESIGN §4.4 literally (snapshot; advance one step; read the controller
 /// output; restore) gives the same bits as `rollback_response`, and
 /// `rollback_response` leaves every state bit-identical.

@@ -160,3 +160,51 @@ kind = "open_loop"
         "period 1 latched u = 1 at k = 10"
     );
 }
+
+/// Transfer functions start from `x0`, the state of the controllable
+/// canonical realisation: `x = [z, z']` with `den(s) z = u`, `y = num(s) z`.
+///
+/// Continuous `G(s) = (s + 3) / (s^2 + 3 s + 2)`, zero input, `x0 = [a, b] =
+/// [1, -0.5]`: `z = (2a + b) e^(-t) - (a + b) e^(-2t)`, so
+/// `y = 3 z + z' = 2 (2a + b) e^(-t) - (a + b) e^(-2t) = 3 e^(-t) - 0.5 e^(-2t)`.
+///
+/// Discrete `G(z) = (z + 0.5) / (z^2 - 1.1 z + 0.3)` (poles 0.5, 0.6), period
+/// 10 ms, zero input, `x0 = [z[0], z[1]] = [1, 0]`: `z[n] = 6 0.5^n - 5 0.6^n`,
+/// `y[n] = 0.5 z[n] + z[n+1] = 6 0.5^n - 5.5 0.6^n`, held between updates.
+#[test]
+fn transfer_functions_start_from_x0() {
+    let text = |plant: &str| {
+        format!(
+            "step = \"1ms\"\n[[loops]]\nname = \"tf\"\n[loops.plant]\n{plant}\n[loops.sensor]\nperiod = \"10ms\"\n[loops.controller]\nkind = \"open_loop\""
+        )
+    };
+    let mut sys = build(
+        &text("kind = \"transfer_function\"\nnum = [1.0, 3.0]\nden = [1.0, 3.0, 2.0]\nx0 = [1.0, -0.5]"),
+        0,
+    );
+    let mut y = [0.0];
+    let mut worst: f64 = 0.0;
+    for k in (0..=4000).step_by(50) {
+        sys.advance_to(k, &mut Silent).unwrap();
+        sys.outputs_into(0, &mut y).unwrap();
+        let t = k as f64 * 1e-3;
+        worst = worst.max((y[0] - (3.0 * (-t).exp() - 0.5 * (-2.0 * t).exp())).abs());
+    }
+    assert!(worst <= 1e-10, "continuous: max error {worst:e}");
+
+    let mut sys = build(
+        &text("kind = \"discrete_transfer_function\"\nnum = [1.0, 0.5]\nden = [1.0, -1.1, 0.3]\nperiod = \"10ms\"\nx0 = [1.0, 0.0]"),
+        0,
+    );
+    for k in 0..=200u64 {
+        sys.advance_to(k, &mut Silent).unwrap();
+        sys.outputs_into(0, &mut y).unwrap();
+        let n = (k / 10) as i32;
+        let exact = 6.0 * 0.5f64.powi(n) - 5.5 * 0.6f64.powi(n);
+        assert!(
+            (y[0] - exact).abs() <= 1e-12,
+            "discrete, k = {k}: {} vs {exact}",
+            y[0]
+        );
+    }
+}
