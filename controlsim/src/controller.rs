@@ -138,7 +138,8 @@ pub(crate) struct BuildContext<'a> {
     pub(crate) plant_inputs: usize,
     /// Number of reference signals configured (0 means "zeros").
     pub(crate) references: usize,
-    pub(crate) plant_linear: Option<&'a LinearSystem>,
+    /// The plant's linear model and, if it is discrete, its period.
+    pub(crate) plant_linear: Option<(&'a LinearSystem, Option<SimTime>)>,
     /// The actuator's saturation limits per channel (infinite when none).
     pub(crate) actuator_min: &'a [f64],
     pub(crate) actuator_max: &'a [f64],
@@ -326,7 +327,9 @@ pub(crate) enum Law {
 
 /// Arguments of one computation.
 pub(crate) struct Step<'a> {
-    /// Seconds since the previous computation; `None` on the first.
+    /// The time of this computation.
+    pub(crate) t: SimTime,
+    /// Time since the previous computation; `None` on the first.
     pub(crate) dt: Option<SimTime>,
     pub(crate) input: &'a [f64],
     pub(crate) reference: &'a [f64],
@@ -447,6 +450,7 @@ impl Controller {
         load_reference(&mut self.reference, refs, t);
         let dt = self.last_time.map(|prev| t.saturating_sub(prev));
         let s = Step {
+            t,
             dt,
             input: &self.input,
             reference: &self.reference,

@@ -211,11 +211,11 @@ impl PlantModel {
         with_plant!(self, p => p)
     }
 
-    /// The continuous linear model `(A, B, C, D)` if this is a continuous
-    /// linear plant (used as an observer's default model).
-    pub(crate) fn continuous_linear(&self) -> Option<&linear::LinearSystem> {
+    /// The linear model `(A, B, C, D)` and, for a discrete plant, its period,
+    /// if this is a linear plant (used as an observer's default model).
+    pub(crate) fn linear(&self) -> Option<(&linear::LinearSystem, Option<SimTime>)> {
         match self {
-            PlantModel::Linear(p) if p.period().is_none() => Some(p.system()),
+            PlantModel::Linear(p) => Some((p.system(), p.period())),
             _ => None,
         }
     }

@@ -955,7 +955,7 @@ impl<'a> Builder<'a> {
             measurements: sensor_channels.len(),
             plant_inputs: m,
             references: references.len(),
-            plant_linear: plant.continuous_linear(),
+            plant_linear: plant.linear(),
             actuator_min: actuator.limits().0,
             actuator_max: actuator.limits().1,
             sensor_source: sensor.source,

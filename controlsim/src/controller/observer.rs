@@ -1,8 +1,9 @@
 //! Observer-based control: a Luenberger observer in the "current estimator"
 //! form with state feedback on the estimate.
 //!
-//! The model is continuous, `x' = A x + B u, y = C x + D u`. At a computation
-//! `n`, `dt` after the previous one, with measurement `y[n]`:
+//! The model is continuous, `x' = A x + B u, y = C x + D u`, or discrete (see
+//! below). At a computation `n`, `dt` after the previous one, with
+//! measurement `y[n]`:
 //!
 //! ```text
 //! predict:  x^- = Phi(dt) x^ + Gamma(dt) u[n-1]          (exact ZOH discretisation)
@@ -19,7 +20,16 @@
 //! designed as for any discrete current estimator.
 //!
 //! Without `a`, `b`, `c` the model is the loop's own plant when that is a
-//! continuous linear plant.
+//! linear plant. For a discrete plant (`x[j+1] = A x[j] + B u[j]`, updated at
+//! the multiples of its period `Tp`) the prediction is its own update,
+//! applied once per plant update since the previous computation:
+//! `q = floor(t[n] / Tp) - floor(t[n-1] / Tp)` times, so
+//! `Phi = A^q`, `Gamma = (A^(q-1) + ... + A + I) B` (cached for the last `q`;
+//! `q = 0` predicts nothing). This is exact when the plant's input over those
+//! updates was `u[n-1]`, as it is for computations on the plant's grid with
+//! no downlink delay; the error then obeys `e[n] = (I - L C) A^q e[n-1]`.
+
+use protocol::SimTime;
 
 use super::state_feedback::reference_gain;
 use super::{BuildContext, LawShape, Limits, Step};
@@ -65,12 +75,15 @@ super::timing_fields! {
 #[derive(Clone, Debug)]
 pub(crate) struct Observer {
     model: LinearSystem,
+    /// Period of a discrete model; `None` for a continuous one.
+    period: Option<SimTime>,
     l: Matrix,
     k: Matrix,
     n: Option<Matrix>,
     limits: Limits,
-    /// `(dt in ns, Phi, Gamma)` for the last `dt`; a pure function of `dt`,
-    /// so not part of a snapshot.
+    /// `(key, Phi, Gamma)` for the last `dt` in ns (continuous) or update
+    /// count `q` (discrete); a pure function of the key, so not part of a
+    /// snapshot.
     cache: Option<(u64, Matrix, Matrix)>,
     /// Scratch: predicted state, innovation.
     xp: Vec<f64>,
@@ -82,17 +95,17 @@ impl Observer {
         ctx: &BuildContext,
         c: &ObserverConfig,
     ) -> Result<(Self, LawShape), ConfigError> {
-        let model = match (&c.a, &c.b, &c.c) {
-            (Some(a), Some(b), Some(cm)) => LinearSystem::from_config(&ctx.key, a, b, cm, c.d.as_deref())?,
+        let (model, period) = match (&c.a, &c.b, &c.c) {
+            (Some(a), Some(b), Some(cm)) => (LinearSystem::from_config(&ctx.key, a, b, cm, c.d.as_deref())?, None),
             (None, None, None) => match ctx.plant_linear {
-                Some(sys) if c.d.is_none() => sys.clone(),
+                Some((sys, period)) if c.d.is_none() => (sys.clone(), period),
                 Some(_) => {
                     return Err(ConfigError::invalid(ctx.k("d"), "given without `a`, `b` and `c`"));
                 }
                 None => {
                     return Err(ConfigError::invalid(
                         ctx.k("a"),
-                        "the plant is not a continuous linear plant, so the observer needs its own model `a`, `b`, `c`",
+                        "the plant is not a linear plant, so the observer needs its own model `a`, `b`, `c`",
                     ))
                 }
             },
@@ -142,6 +155,7 @@ impl Observer {
         };
         let obs = Observer {
             model,
+            period,
             l,
             k,
             n,
@@ -153,22 +167,57 @@ impl Observer {
         Ok((obs, shape))
     }
 
-    /// `Phi(dt)`, `Gamma(dt)` via `expm([[A, B], [0, 0]] dt)`.
-    fn discretise(&mut self, dt_ns: u64) {
-        if matches!(self.cache, Some((cached, _, _)) if cached == dt_ns) {
+    /// What to predict over since the previous computation at `t - dt`: the
+    /// elapsed ns for a continuous model, the number of plant updates for a
+    /// discrete one; `None` when nothing happened in between.
+    fn prediction_key(&self, t: SimTime, dt: SimTime) -> Option<u64> {
+        let key = match self.period {
+            None => dt.as_nanos(),
+            Some(tp) => {
+                let tp = tp.as_nanos();
+                t.as_nanos() / tp - t.saturating_sub(dt).as_nanos() / tp
+            }
+        };
+        (key > 0).then_some(key)
+    }
+
+    /// `Phi`, `Gamma` for `key` (see [`prediction_key`](Self::prediction_key)):
+    /// continuous via `expm([[A, B], [0, 0]] dt)`, discrete by `q` updates.
+    fn discretise(&mut self, key: u64) {
+        if matches!(self.cache, Some((cached, _, _)) if cached == key) {
             return;
         }
         let (n, m) = (self.model.states(), self.model.inputs());
-        let dt = dt_ns as f64 * 1e-9;
-        let mut big = nalgebra::DMatrix::<f64>::zeros(n + m, n + m);
         let a = self.model.a.to_nalgebra();
         let b = self.model.b.to_nalgebra();
-        big.view_mut((0, 0), (n, n)).copy_from(&(a * dt));
-        big.view_mut((0, n), (n, m)).copy_from(&(b * dt));
-        let e = big.exp();
-        let phi = Matrix::from_nalgebra(&e.view((0, 0), (n, n)).into_owned());
-        let gamma = Matrix::from_nalgebra(&e.view((0, n), (n, m)).into_owned());
-        self.cache = Some((dt_ns, phi, gamma));
+        let (phi, gamma) = match self.period {
+            None => {
+                let dt = key as f64 * 1e-9;
+                let mut big = nalgebra::DMatrix::<f64>::zeros(n + m, n + m);
+                big.view_mut((0, 0), (n, n)).copy_from(&(a * dt));
+                big.view_mut((0, n), (n, m)).copy_from(&(b * dt));
+                let e = big.exp();
+                (
+                    e.view((0, 0), (n, n)).into_owned(),
+                    e.view((0, n), (n, m)).into_owned(),
+                )
+            }
+            Some(_) => {
+                // After j updates: Phi = A^j, Gamma = (A^(j-1) + ... + I) B.
+                let mut phi = nalgebra::DMatrix::<f64>::identity(n, n);
+                let mut gamma = nalgebra::DMatrix::<f64>::zeros(n, m);
+                for _ in 0..key {
+                    gamma = &a * gamma + &b;
+                    phi = &a * phi;
+                }
+                (phi, gamma)
+            }
+        };
+        self.cache = Some((
+            key,
+            Matrix::from_nalgebra(&phi),
+            Matrix::from_nalgebra(&gamma),
+        ));
     }
 
     /// `state` is the estimate, `mem` the previous output `u[n-1]`.
@@ -179,9 +228,9 @@ impl Observer {
         mem: &mut [f64],
         out: &mut [f64],
     ) {
-        match s.dt {
-            Some(dt) if dt.as_nanos() > 0 => {
-                self.discretise(dt.as_nanos());
+        match s.dt.and_then(|dt| self.prediction_key(s.t, dt)) {
+            Some(key) => {
+                self.discretise(key);
                 let (_, phi, gamma) = self.cache.as_ref().expect("discretise fills the cache");
                 phi.mul_into(state, &mut self.xp);
                 gamma.mul_add_into(mem, &mut self.xp);

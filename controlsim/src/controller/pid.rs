@@ -289,6 +289,7 @@ mod tests {
             .enumerate()
             .map(|(n, &(r, y))| {
                 let s = Step {
+                    t: SimTime(n as u64 * dt.as_nanos()),
                     dt: (n > 0).then_some(dt),
                     input: &[y],
                     reference: &[r],

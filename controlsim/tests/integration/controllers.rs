@@ -156,6 +156,101 @@ k = [[1.0, 0.5]]
     );
 }
 
+const DISCRETE_PLANT: &str = r#"
+kind = "discrete_state_space"
+period = "10ms"
+a = [[1.0, 0.1], [0.0, 0.9]]
+b = [[0.005], [0.1]]
+c = [[1.0, 0.0]]
+x0 = [1.0, 0.5]"#;
+
+/// `A`, `B`, `L` of [`DISCRETE_PLANT`] and the observer below.
+fn discrete_model() -> (nalgebra::Matrix2<f64>, nalgebra::Matrix2<f64>) {
+    let a = nalgebra::Matrix2::new(1.0, 0.1, 0.0, 0.9);
+    let i_lc = nalgebra::Matrix2::new(1.0 - 0.6, 0.0, -1.0, 1.0);
+    (a, i_lc)
+}
+
+/// A discrete Luenberger observer on a discrete plant (its own model):
+/// `A = [[1, 0.1], [0, 0.9]]`, `B = [0.005; 0.1]`, `C = [1, 0]`, period
+/// 10 ms, L = [0.6; 1], K = [5, 2], estimate from 0, plant from [1, 0.5].
+/// With the controller every `q` plant periods the error obeys exactly
+/// `e[n] = (I - L C) A^q e[n-1]` from `e[0] = (I - L C) x(0)` (eigenvalues
+/// 0.6, 0.6 for q = 1; modulus 0.57 for q = 2), to rounding: nothing is
+/// integrated.
+#[test]
+fn discrete_observer_error_follows_the_designed_dynamics() {
+    let (a, i_lc) = discrete_model();
+    for q in [1u32, 2] {
+        let mut sys = build(
+            &format!(
+                "step = \"1ms\"\n[[loops]]\nname = \"obs\"\n[loops.plant]\n{DISCRETE_PLANT}\n[loops.sensor]\nperiod = \"10ms\"\n[loops.controller]\nkind = \"observer\"\nl = [[0.6], [1.0]]\nk = [[5.0, 2.0]]\nperiod = \"{}ms\"",
+                10 * q
+            ),
+            0,
+        );
+        let step = a.pow(q);
+        let mut predicted = i_lc * nalgebra::Vector2::new(1.0, 0.5);
+        for n in 0..40 {
+            run_direct(&mut sys, 1);
+            let lp = &sys.loops()[0];
+            let err = nalgebra::Vector2::new(
+                lp.state()[0] - lp.controller_state()[0],
+                lp.state()[1] - lp.controller_state()[1],
+            );
+            assert!(
+                (err - predicted).amax() < 1e-12,
+                "q = {q}, n = {n}: {err:?} vs {predicted:?}"
+            );
+            predicted = i_lc * step * predicted;
+            run_direct(&mut sys, u64::from(10 * q) - 1);
+        }
+        assert!(predicted.amax() < 1e-6, "the designed observer converges");
+        assert!(
+            sys.loops()[0].state()[0].abs() < 0.1,
+            "and the feedback on the estimate stabilises the plant"
+        );
+    }
+}
+
+/// The discrete observer predicts over the plant updates that happened,
+/// `q = floor(t[n] / Tp) - floor(t[n-1] / Tp)`, whatever the times. With
+/// K = 0 the input is always 0, so at irregular computations at 3, 14, 17,
+/// 38 and 61 ms (q = 1, 0, 2, 3) the error still obeys
+/// `e[n] = (I - L C) A^q e[n-1]`.
+#[test]
+fn discrete_observer_counts_plant_updates_between_irregular_computations() {
+    let (a, i_lc) = discrete_model();
+    let mut sys = build(
+        &format!(
+            "step = \"1ms\"\n[[loops]]\nname = \"obs\"\n[loops.plant]\n{DISCRETE_PLANT}\n[loops.sensor]\nperiod = \"1ms\"\n[loops.controller]\nkind = \"observer\"\ntrigger = \"event\"\nl = [[0.6], [1.0]]\nk = [[0.0, 0.0]]"
+        ),
+        0,
+    );
+    let mut predicted = i_lc * nalgebra::Vector2::new(1.0, 0.5);
+    let mut prev: Option<u64> = None;
+    for k in [3u64, 14, 17, 38, 61] {
+        sys.advance_to(k, &mut Silent).unwrap();
+        if let Some(p) = prev {
+            let q = (k / 10 - p / 10) as u32;
+            predicted = i_lc * a.pow(q) * predicted;
+        }
+        let y = sys.sample(0).unwrap().to_vec();
+        sys.set_controller_inputs(0, &y).unwrap();
+        sys.compute_control(0).unwrap();
+        let lp = &sys.loops()[0];
+        let err = nalgebra::Vector2::new(
+            lp.state()[0] - lp.controller_state()[0],
+            lp.state()[1] - lp.controller_state()[1],
+        );
+        assert!(
+            (err - predicted).amax() < 1e-12,
+            "k = {k}: {err:?} vs {predicted:?}"
+        );
+        prev = Some(k);
+    }
+}
+
 /// CACC law: gap 20, relative speed 1, speed 20, acceleration 0.5,
 /// predecessor acceleration 0.3 with defaults (h = 0.7, r = 2, kp = 0.2,
 /// kd = 0.7): e = 20 - 16 = 4, e' = 1 - 0.35 = 0.65,
