@@ -36,13 +36,20 @@
 //! [`compute_control(i)` if event-triggered], [`compute_control(i)` if a
 //! time-triggered tick], `set_actuators(i, u)` for each computed `u` in order;
 //! then integrate.
+//!
+//! # Snapshots
+//! With delays, messages are in flight between boundaries: they are state
+//! as much as the plant's. [`ClosedLoop::snapshot`] holds the system's
+//! [`Snapshot`] and every queued message, so restoring and re-running a
+//! delayed loop gives the same bits.
 
 use std::collections::VecDeque;
 
 use protocol::SimTime;
 
 use crate::controller::Trigger;
-use crate::error::{ApiError, StepError};
+use crate::error::{ApiError, ShapeMismatch, StepError};
+use crate::snapshot::Snapshot;
 use crate::system::{Observer, System};
 
 /// Pure delays, the same for every loop.
@@ -73,7 +80,44 @@ pub enum ClosedLoopError {
     Api(#[from] ApiError),
 }
 
+/// Messages in flight, oldest first: (arrival step, values).
 type Queue = VecDeque<(u64, Vec<f64>)>;
+
+/// The complete mutable state of a [`ClosedLoop`]: the system's snapshot and
+/// the messages in flight on each loop's uplink and downlink.
+#[derive(Clone, Debug)]
+pub struct ClosedLoopSnapshot {
+    system: Snapshot,
+    uplink: Vec<Queue>,
+    downlink: Vec<Queue>,
+}
+
+impl ClosedLoopSnapshot {
+    /// The system's part.
+    pub fn system(&self) -> &Snapshot {
+        &self.system
+    }
+}
+
+/// Bitwise, like [`Snapshot`]'s.
+impl PartialEq for ClosedLoopSnapshot {
+    fn eq(&self, other: &Self) -> bool {
+        fn same(a: &[Queue], b: &[Queue]) -> bool {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(qa, qb)| {
+                    qa.len() == qb.len()
+                        && qa.iter().zip(qb).all(|((ka, va), (kb, vb))| {
+                            ka == kb
+                                && va.len() == vb.len()
+                                && va.iter().zip(vb).all(|(x, y)| x.to_bits() == y.to_bits())
+                        })
+                })
+        }
+        self.system == other.system
+            && same(&self.uplink, &other.uplink)
+            && same(&self.downlink, &other.downlink)
+    }
+}
 
 /// A [`System`] with its controllers wired directly.
 #[derive(Debug)]
@@ -103,6 +147,47 @@ impl ClosedLoop {
 
     pub fn into_system(self) -> System {
         self.system
+    }
+
+    /// The system's state and every message in flight.
+    pub fn snapshot(&self) -> ClosedLoopSnapshot {
+        ClosedLoopSnapshot {
+            system: self.system.snapshot(),
+            uplink: self.uplink.clone(),
+            downlink: self.downlink.clone(),
+        }
+    }
+
+    /// Puts the system and the messages in flight back exactly as they were
+    /// when `snapshot` was taken.
+    ///
+    /// # Errors
+    /// [`ShapeMismatch`] when the snapshot comes from a system of another
+    /// shape (including a queued message of the wrong length); nothing is
+    /// changed then.
+    pub fn restore(&mut self, snapshot: &ClosedLoopSnapshot) -> Result<(), ShapeMismatch> {
+        let loops = self.system.loops();
+        for (i, lp) in loops.iter().enumerate() {
+            let sizes = [
+                ("uplink", &snapshot.uplink, lp.controller_input_dim()),
+                ("downlink", &snapshot.downlink, lp.held_control().len()),
+            ];
+            for (what, queues, expected) in sizes {
+                let Some(queue) = queues.get(i) else { continue };
+                if let Some((_, msg)) = queue.iter().find(|(_, m)| m.len() != expected) {
+                    return Err(ShapeMismatch {
+                        what: format!("loop {i} ({}) {what} message length", lp.name()),
+                        expected,
+                        found: msg.len(),
+                    });
+                }
+            }
+        }
+        // Checks the loop count (queues have one per loop) before writing.
+        self.system.restore(&snapshot.system)?;
+        self.uplink.clone_from(&snapshot.uplink);
+        self.downlink.clone_from(&snapshot.downlink);
+        Ok(())
     }
 
     /// Runs from the current boundary to `k1` (see the module docs).

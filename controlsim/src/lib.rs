@@ -54,7 +54,7 @@ pub mod time;
 pub use protocol::SimTime;
 
 pub use actuator::ActuatorConfig;
-pub use closed_loop::{ClosedLoop, ClosedLoopError, Delays, Response};
+pub use closed_loop::{ClosedLoop, ClosedLoopError, ClosedLoopSnapshot, Delays, Response};
 pub use config::{LoopConfig, LoopRef, PerChannel, References, SystemConfig};
 pub use controller::{ControllerConfig, ExtraInput, Trigger, TriggerKind};
 pub use error::{ApiError, ConfigError, ShapeMismatch, StepError};

@@ -13,6 +13,10 @@
 //! Everything derived (the actuator's saturated values, an observer's cached
 //! discretisation) is recomputed or keyed by its inputs, so a restored system
 //! computes exactly the same bits as one that never left.
+//!
+//! Messages in flight belong to the driver, not the system: a
+//! [`ClosedLoop`](crate::ClosedLoop) with delays snapshots them together with
+//! the system in a [`ClosedLoopSnapshot`](crate::ClosedLoopSnapshot).
 
 use protocol::SimTime;
 use rand_chacha::ChaCha8Rng;
