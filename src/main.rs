@@ -16,14 +16,12 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use protocol::SimTime;
 
 use bridge::config::Backend;
-use bridge::network::NetworkError;
-use bridge::ns3::{default_server_path, Ns3Error, Ns3Options, SERVER_ENV};
+use bridge::ns3::{default_server_path, Ns3Options, SERVER_ENV};
 use bridge::plot::{plot_dir, PlotOptions};
 use bridge::probe::{run_probe, ProbeSpec};
 use bridge::run::{run, RunError, RunOptions};
 use bridge::scenario_file::{self, backend_override, LoadError, Override};
 use bridge::server_command::key_of_problem;
-use bridge::session::SessionError;
 use bridge::sweep::{self, aggregate, ExecOptions, Plan, SweepError, SweepFile};
 
 const ABOUT: &str = "Co-simulation of networked control systems over ns-3";
@@ -364,7 +362,7 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
         print_summary(&report.summary, &report.out_dir);
     }
     // A failed run is plotted too, from its partial files.
-    if args.plot && !matches!(outcome, Err(RunError::Config(_)) | Err(RunError::Output { .. })) {
+    if args.plot && !matches!(outcome, Err(RunError::Config(_) | RunError::NetworkRejected { .. } | RunError::Output { .. })) {
         match plot_dir(&out_dir, &PlotOptions::default()) {
             Ok(files) if !quiet => println!("plots: {} files in {}", files.len(), out_dir.join("plots").display()),
             Ok(_) => {}
@@ -374,17 +372,15 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
     match outcome {
         Ok(_) => Ok(()),
         Err(RunError::Config(message)) => Err(Failure::BadInput(format!("{}: {message}", path.display()))),
-        Err(RunError::Failed { source, reached, out_dir }) => match *source {
-            // The server rejected an argument: bad input, reported at its key.
-            SessionError::Network(NetworkError::Ns3(Ns3Error::BadArgument { message, .. })) => {
-                let key = key_of_problem(&loaded.resolved, &loaded.base_dir, &message);
-                Err(Failure::BadInput(loaded.locate(&key, &message).to_string()))
-            }
-            source => Err(Failure::Run(format!(
-                "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
-                out_dir.display()
-            ))),
-        },
+        // The server rejected an argument: bad input, reported at its key.
+        Err(RunError::NetworkRejected { message }) => {
+            let key = key_of_problem(&loaded.resolved, &loaded.base_dir, &message);
+            Err(Failure::BadInput(loaded.locate(&key, &message).to_string()))
+        }
+        Err(RunError::Failed { source, reached, out_dir }) => Err(Failure::Run(format!(
+            "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
+            out_dir.display()
+        ))),
         Err(e) => Err(Failure::Run(e.to_string())),
     }
 }

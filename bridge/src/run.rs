@@ -26,6 +26,7 @@ use crate::ledger::FlowCounts;
 use crate::metrics::{ControlMetrics, ControlMetricsAccumulator, DelayStats};
 use crate::mobility::node_motions;
 use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
+use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
 use crate::server_command::ns3_options;
 use crate::session::{Session, SessionError};
@@ -50,6 +51,11 @@ pub enum RunError {
     /// The run directory cannot be written.
     #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
     Output { dir: PathBuf, source: std::io::Error },
+    /// The ns-3 server rejected an argument at start-up (bad input: exit
+    /// code 2); nothing was written. `message` is the server's, naming the
+    /// argument ([`crate::server_command::key_of_problem`] finds its key).
+    #[error("the ns-3 server rejected its arguments: {message}")]
+    NetworkRejected { message: String },
     /// The run started and failed; partial results up to simulated time
     /// `reached` (the control side's, as in `summary.json`) are on disk.
     #[error("{source}")]
@@ -239,9 +245,25 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let motions = node_motions(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output { dir: dir.clone(), source };
+    // The server writes its traces from the start, so their folder must
+    // exist before it does; the data files wait until the network is up, so
+    // that a rejected network leaves an earlier run's results alone.
+    let trace_dir = dir.join("ns3");
+    let made = [!dir.exists(), !trace_dir.exists()];
     std::fs::create_dir_all(&dir).map_err(io)?;
     if scenario.network.traces.as_ref().is_some_and(|t| t.any()) {
-        std::fs::create_dir_all(dir.join("ns3")).map_err(io)?;
+        std::fs::create_dir_all(&trace_dir).map_err(io)?;
+    }
+    let started_network = start_network(resolved, options);
+    if let Err(NetworkError::Ns3(Ns3Error::BadArgument { message, .. })) = &started_network {
+        // Bad input, like a scenario that does not resolve: leave nothing.
+        // remove_dir only removes what is still empty, i.e. what we made.
+        for (made, folder) in made.iter().zip([&dir, &trace_dir]).rev() {
+            if *made {
+                let _ = std::fs::remove_dir(folder);
+            }
+        }
+        return Err(RunError::NetworkRejected { message: message.clone() });
     }
 
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
@@ -251,7 +273,7 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let mut observer = RunObserver::new(&system, recorder);
 
     let flows = FlowTable::new(&resolved.loops);
-    let network = match start_network(resolved, options) {
+    let network = match started_network {
         Ok(n) => n,
         Err(e) => {
             // Nothing ran: still leave a record of why.

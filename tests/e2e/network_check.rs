@@ -77,6 +77,7 @@ fn values_only_the_server_knows_are_checked_and_located_by_check_and_run() {
             assert!(err.starts_with(&format!("error: `{key}`: ")), "{args:?}: {err}");
             assert!(err.contains(reason), "{args:?}: {err}");
             assert!(err.contains(&format!("{name}:{line}:")), "{args:?}: not located at line {line}: {err}");
+            assert!(!dir.path().join("out").exists(), "{args:?}: a rejected network must not leave a run directory");
         }
     }
     // The same values through --set are located at the override.
