@@ -179,7 +179,8 @@ fn a_queue_drop_at_the_send_instant_zeroes_the_actuator_one_step_later() {
             let downlink = FlowTable::new(&resolved.loops).downlink(0).unwrap();
             let network = SenderQueueDrops { channel, downlink, dropped: Vec::new() };
             let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
-            let mut session = Session::new(&resolved, system, Box::new(network), Vec::new(), None);
+            // No plant here moves a node.
+            let mut session = Session::new(&resolved, system, Vec::new(), Box::new(network), Vec::new(), None);
             let mut applied = Applied(Vec::new());
             session.run(&mut applied).unwrap();
             let (parts, finished) = session.finish(true);
