@@ -188,8 +188,9 @@ impl BuildContext<'_> {
             return Err(ConfigError::invalid(
                 self.k(field),
                 format!(
-                    "measurement {index} does not exist: the sensor has {} channels",
-                    self.measurements
+                    "measurement {index} does not exist: the sensor has {} channel{}",
+                    self.measurements,
+                    if self.measurements == 1 { "" } else { "s" }
                 ),
             ));
         }
