@@ -164,6 +164,26 @@ pub(crate) fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// The legend of every figure: series labels in a framed white box.
+pub(crate) fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()?;
+    Ok(())
+}
+
 /// A range that shows `lo..hi` with a margin, never empty.
 pub(crate) fn padded(lo: f64, hi: f64) -> std::ops::Range<f64> {
     if !lo.is_finite() || !hi.is_finite() {

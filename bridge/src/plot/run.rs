@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::Value;
 
-use super::{bounds, color, padded, render, Figure, PlotError};
+use super::{bounds, color, draw_legend, padded, render, Figure, PlotError};
 
 /// At most this many points per line: long runs are reduced to the minimum
 /// and maximum of each bucket, which keeps peaks visible.
@@ -260,13 +260,7 @@ impl Figure for Trajectories<'_> {
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1)));
             }
             if !solid.is_empty() || !dashed.is_empty() {
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::LowerRight)
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .label_font(("sans-serif", 13))
-                    .draw()?;
+                draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
             }
         }
         Ok(())
@@ -300,12 +294,7 @@ impl Figure for DelayOverTime<'_> {
                 .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
         }
         if !flows.is_empty() {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 13))
-                .draw()?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     }
@@ -349,13 +338,7 @@ impl Figure for DelayCdf<'_> {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
         }
         if !flows.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 13))
-                .draw()?;
+            draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }
         Ok(())
     }
@@ -410,12 +393,7 @@ impl Figure for Fates<'_> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
         }
         if !flows.is_empty() {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 13))
-                .draw()?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     }

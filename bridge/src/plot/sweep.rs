@@ -9,7 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use protocol::SimTime;
 
-use super::{bounds, color, padded, render, Figure, PlotError, PlotOptions};
+use super::{bounds, color, draw_legend, padded, render, Figure, PlotError, PlotOptions};
 
 /// One row of `sweep_summary.csv`.
 struct Row {
@@ -246,12 +246,7 @@ impl Figure for MetricFigure<'_> {
             }
         }
         if named {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 13))
-                .draw()?;
+            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     }
