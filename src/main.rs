@@ -1,6 +1,6 @@
 //! The `netloop` command: parses the command line and calls into `bridge`.
 //!
-//! Exit codes: 0 success, 1 run failure, 2 bad input (DESIGN §8). A bad
+//! Exit codes: 0 success, 1 run failure, 2 bad input (docs/design.md §8.2). A bad
 //! scenario or sweep file is always 2, with a message naming the file, the
 //! line and the key; a run that starts and fails is 1, with its partial
 //! results on disk.

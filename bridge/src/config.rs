@@ -1,5 +1,5 @@
 //! The scenario file: what to simulate, over which network, synchronised how
-//! (DESIGN §8). TOML; every table rejects unknown keys.
+//! (docs/design.md §8.1). TOML; every table rejects unknown keys.
 //!
 //! ```toml
 //! duration = "5s"
@@ -83,7 +83,7 @@ fn one() -> u64 {
     1
 }
 
-/// How the two simulators are synchronised (DESIGN §4).
+/// How the two simulators are synchronised (docs/design.md §4).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SyncConfig {
@@ -237,7 +237,7 @@ pub struct LoopScenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controller_node: Option<u32>,
     /// How an event-triggered, solver-integrated controller answers a packet
-    /// (DESIGN §4.4): `direct` (output at the arrival boundary) or `rollback`
+    /// (docs/design.md §4.4): `direct` (output at the arrival boundary) or `rollback`
     /// (output one solver step later, computed and rolled back).
     #[serde(default)]
     pub response: ResponseKind,

@@ -1,7 +1,7 @@
 //! netloop's co-simulation master.
 //!
 //! Data flows one way: scenario file → `config` → `session` (sync scheme) →
-//! {controlsim, network backend} → `output` (DESIGN §1). This crate also owns
+//! {controlsim, network backend} → `output` (docs/design.md §1.2). This crate also owns
 //! the client for the ns-3 stepping server ([`ns3`]).
 
 pub mod config;

@@ -1,4 +1,4 @@
-//! Plant-driven node mobility (DESIGN §6): which plant states move a loop's
+//! Plant-driven node mobility (docs/design.md §6.3): which plant states move a loop's
 //! node, and the node's position and velocity at a sync.
 //!
 //! A vehicle brings its own position and speed. Any other plant moves its

@@ -1,5 +1,5 @@
 //! The network seen by a co-simulation: something that carries packets
-//! between nodes and can be stepped through time (DESIGN §6).
+//! between nodes and can be stepped through time (docs/design.md §6.1).
 //!
 //! Two backends share one contract, expressed in the wire protocol's own
 //! message types so that they cannot drift apart:

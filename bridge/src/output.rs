@@ -1,4 +1,4 @@
-//! Run output on disk (DESIGN §8): files that are either complete or say
+//! Run output on disk (docs/design.md §8.3): files that are either complete or say
 //! plainly that they are not.
 //!
 //! Data files are written under a temporary name, `<name>.partial`, and

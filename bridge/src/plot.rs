@@ -1,5 +1,5 @@
 //! Plots of a run directory or a sweep directory, each as PNG and SVG
-//! (DESIGN §8), written to `<dir>/plots/`.
+//! (docs/design.md §8.5), written to `<dir>/plots/`.
 //!
 //! - A run ([`run::plot_run`]): `trajectories` (outputs with their
 //!   references, one panel per loop), `control` (applied and computed control

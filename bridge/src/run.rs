@@ -1,5 +1,5 @@
 //! One run of a scenario, from a resolved config to a run directory
-//! (DESIGN §8): `timeseries.csv`, `packets.csv`, `summary.json` and
+//! (docs/design.md §8.3): `timeseries.csv`, `packets.csv`, `summary.json` and
 //! `timing.json`.
 //!
 //! # Failure

@@ -1,6 +1,6 @@
 //! The co-simulation proper: a control side (controlsim) and a network
 //! stepped together under one of the three synchronisation schemes of
-//! DESIGN §4.
+//! docs/design.md §4.
 //!
 //! # What happens at a step boundary `k`
 //! Every scheme serves a boundary in the same order, which is the order of
@@ -574,7 +574,7 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    /// Computes loop `i`'s control (DESIGN §4.4 for rollback) and sends it.
+    /// Computes loop `i`'s control (docs/design.md §4.4 for rollback) and sends it.
     fn respond(&mut self, i: usize, cause: Cause) -> Result<(), SessionError> {
         let reached = self.now();
         let api = |source| SessionError::Api { reached, source };

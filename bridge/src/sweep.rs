@@ -1,4 +1,4 @@
-//! Batch parameter sweeps (DESIGN §8): a base scenario, parameters over any
+//! Batch parameter sweeps (docs/design.md §8.4): a base scenario, parameters over any
 //! key, replications, runs in parallel child processes, resume, aggregates.
 //!
 //! # Lifecycle

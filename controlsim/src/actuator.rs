@@ -1,6 +1,6 @@
 //! Actuators: zero-order hold of the last accepted value, with saturation.
 //!
-//! DESIGN §3: actuators are event-triggered; a value takes effect from the
+//! docs/design.md §3.1: actuators are event-triggered; a value takes effect from the
 //! boundary at which it is set and is held until the next one. Saturation is
 //! applied to the held value when it is used, so the "held" (what the
 //! controller sent) and "applied" (what the plant gets) values are both

@@ -61,7 +61,7 @@ pub struct Delays {
     pub downlink: SimTime,
 }
 
-/// How a continuous (solver-integrated) controller answers (DESIGN §4.4).
+/// How a continuous (solver-integrated) controller answers (docs/design.md §4.4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Response {
     /// `compute_control`: `C x_c + D e` at the boundary.

@@ -35,7 +35,7 @@
 //! integrated by the solver together with the plants, with the error
 //! `e(t) = r(t) - y_held` (reference evaluated at the stage times). Their
 //! output at a boundary is `C x_c + D e` (`compute_control`); the response of
-//! DESIGN §4.4 (one solver step ahead) is
+//! docs/design.md §4.4 (one solver step ahead) is
 //! [`System::rollback_response`](crate::System::rollback_response).
 
 pub mod cacc;
@@ -482,7 +482,7 @@ impl Controller {
     }
 
     /// The continuous controller's output one solver step ahead of boundary
-    /// `t` (DESIGN §4.4), computed on a scratch copy of its state: identical to
+    /// `t` (docs/design.md §4.4), computed on a scratch copy of its state: identical to
     /// snapshot / advance one step / read / restore, but touching nothing else.
     /// The result is in `self.output`.
     pub(crate) fn rollback(

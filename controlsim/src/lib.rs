@@ -1,4 +1,4 @@
-//! netloop's control-system simulator: the control side of DESIGN §2–§3 as a
+//! netloop's control-system simulator: the control side of docs/design.md §2–§3 as a
 //! library that knows nothing about networks.
 //!
 //! It plays the part Simulink plays in the original co-simulation method:

@@ -1,4 +1,4 @@
-//! Streaming CSV recording of every n-th step (`timeseries.csv`, DESIGN §8).
+//! Streaming CSV recording of every n-th step (`timeseries.csv`, docs/design.md §8.3).
 //!
 //! A [`Recorder`] is an [`Observer`]: pass it to
 //! [`System::advance_to`](crate::System::advance_to) and it writes one row at

@@ -1,4 +1,4 @@
-//! Bit-exact snapshot and restore of all mutable state (DESIGN §3, §4.4).
+//! Bit-exact snapshot and restore of all mutable state (docs/design.md §3.3, §4.4).
 //!
 //! A snapshot holds state only, never parameters: for each loop the plant
 //! state, a discrete plant's latched input, the reset count, the sensor's

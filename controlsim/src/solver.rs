@@ -2,7 +2,7 @@
 //! classic RK4.
 //!
 //! Fixed steps, because the co-simulation replays network events at exact step
-//! boundaries (DESIGN §2): an adaptive solver would either step over an event
+//! boundaries (docs/design.md §2.2): an adaptive solver would either step over an event
 //! or have to be stopped at each one, and two runs that differ only in where
 //! the network put an event would no longer integrate the same steps.
 //!

@@ -673,7 +673,7 @@ impl System {
         Ok(&lp.controller.output)
     }
 
-    /// DESIGN §4.4: the response of a continuous (solver-integrated)
+    /// docs/design.md §4.4: the response of a continuous (solver-integrated)
     /// controller with its current held input, as "snapshot; advance exactly
     /// one solver step silently; read the controller output; restore". The
     /// controller state is integrated one step on a scratch copy, which gives

@@ -1,5 +1,5 @@
 //! The step grid: a non-zero integer step `h` in nanoseconds and the step
-//! index `k` (DESIGN §2).
+//! index `k` (docs/design.md §2.2).
 //!
 //! Every instant the engine cares about is a boundary `k*h`. Step `k` covers
 //! `[k*h, (k+1)*h)`. Periods (sensors, controllers, discrete plants) are
@@ -59,7 +59,7 @@ impl StepSize {
         k.checked_mul(self.0.get()).map(SimTime)
     }
 
-    /// `ceil(t / h)`: the first boundary at or after `t`. This is DESIGN §2's
+    /// `ceil(t / h)`: the first boundary at or after `t`. This is docs/design.md §2.3's
     /// arrival rule: a value that arrives at `t` takes effect from this step on.
     pub fn step_at_or_after(self, t: SimTime) -> u64 {
         t.as_nanos().div_ceil(self.0.get())

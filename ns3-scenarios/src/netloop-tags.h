@@ -1,5 +1,5 @@
 /*
- * The four packet tags every netloop control packet carries (DESIGN §5),
+ * The four packet tags every netloop control packet carries (docs/design.md §5.3),
  * written the way ns-3 writes tags (src/network/examples/main-packet-tag.cc):
  * GetTypeId, GetInstanceTypeId, GetSerializedSize, Serialize, Deserialize, Print.
  *

@@ -18,7 +18,7 @@ namespace netloop
 std::string ServerSoftware();
 
 /**
- * \brief One bridge conversation (DESIGN §7), over a StepEngine.
+ * \brief One bridge conversation (docs/design.md §7.4), over a StepEngine.
  *
  * Hello -> Hello; Configure -> Configured; Step -> StepDone (repeatedly);
  * Finish -> Summary, then close. Anything else at a point is fatal: the reply

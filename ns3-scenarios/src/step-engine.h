@@ -1,6 +1,6 @@
 /*
  * The stepping core: runs an ns-3 simulation in steps on behalf of the bridge
- * (DESIGN §6), in-process and without any socket. The StepServer puts it on a
+ * (docs/design.md §6), in-process and without any socket. The StepServer puts it on a
  * TCP connection; tests drive it directly.
  */
 #ifndef NETLOOP_STEP_ENGINE_H

@@ -1,6 +1,6 @@
 /*
  * The stepping server: serves a set of ns-3 nodes to the netloop bridge over
- * one TCP connection on 127.0.0.1 (DESIGN §6-§7).
+ * one TCP connection on 127.0.0.1 (docs/design.md §6-§7).
  *
  * Serving an existing ns-3 script's nodes is one call, after the script has
  * built its network (addresses assigned, routing populated):

@@ -1,5 +1,5 @@
 /*
- * netloop wire protocol, C++ side (DESIGN §7).
+ * netloop wire protocol, C++ side (docs/design.md §7).
  *
  * Mirrors protocol/src/message.rs and protocol/src/frame.rs byte for byte:
  * a 12-byte header (magic "NTLP", u16 version, u16 kind, u32 payload length,

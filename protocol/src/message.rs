@@ -1,4 +1,4 @@
-//! Every message of the bridge ↔ ns-3 conversation (DESIGN §7).
+//! Every message of the bridge ↔ ns-3 conversation (docs/design.md §7).
 //!
 //! Payloads are bincode with little-endian, fixed-width integers, so the C++
 //! codec (`ns3-scenarios/src/wire.cc`) stays a page long. The layout rules the
@@ -93,7 +93,7 @@ pub struct FlowSpec {
     pub dst: u32,
     pub transport: Transport,
     /// Whether a delivery on this flow reaches a control node, so that an
-    /// event-driven step stops there (DESIGN §4.3).
+    /// event-driven step stops there (docs/design.md §4.3).
     pub stop_on_delivery: bool,
 }
 

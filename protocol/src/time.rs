@@ -1,4 +1,4 @@
-//! Simulated time as an integer count of nanoseconds (DESIGN §2).
+//! Simulated time as an integer count of nanoseconds (docs/design.md §2.1).
 //!
 //! Float seconds drift over long runs and make "the same instant" depend on
 //! rounding; ns-3 itself keeps time as a 64-bit nanosecond count. `SimTime`

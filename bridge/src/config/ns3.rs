@@ -1,4 +1,4 @@
-//! The ns-3 networks a scenario can ask for (DESIGN §6), and how each
+//! The ns-3 networks a scenario can ask for (docs/design.md §6.2), and how each
 //! becomes `netloop-server` command-line arguments, so that a user can run
 //! the same network by hand (`netloop-server --PrintHelp`).
 //!

@@ -1,4 +1,4 @@
-//! Global event-driven sync (DESIGN §4.3).
+//! Global event-driven sync (docs/design.md §4.3).
 //!
 //! The co-simulation moves from event to event. At boundary `k` the network
 //! is first brought to `k h`, serving each packet to a controller as it

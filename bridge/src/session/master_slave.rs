@@ -1,4 +1,4 @@
-//! Master-slave, time-driven sync (DESIGN §4.2).
+//! Master-slave, time-driven sync (docs/design.md §4.2).
 //!
 //! For each period `[jT, (j+1)T)`: announce the period's time-triggered
 //! packets (and responses computed in the previous period) to the network;

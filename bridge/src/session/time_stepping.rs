@@ -1,4 +1,4 @@
-//! Time-stepping sync (DESIGN §4.1): the cheapest and least exact scheme.
+//! Time-stepping sync (docs/design.md §4.1): the cheapest and least exact scheme.
 //!
 //! Both simulators run the same period side by side: the network gets the
 //! period's step request first and runs in its own process while the control

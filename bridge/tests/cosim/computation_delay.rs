@@ -1,7 +1,7 @@
 //! `[sync] computation_delay`: the time from a measurement's arrival at an
 //! event-triggered controller to its answer entering the network. Under
-//! event-driven sync the answer is sent at exactly arrival + delay (DESIGN
-//! §4.3); under master-slave it waits for a sync point (DESIGN §4.2): the
+//! event-driven sync the answer is sent at exactly arrival + delay (docs/design.md
+//! §4.3); under master-slave it waits for a sync point (docs/design.md §4.2): the
 //! first one at or after arrival + delay that the network has not yet run
 //! past, which is the end of the period in which the measurement took effect.
 

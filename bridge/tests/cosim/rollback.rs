@@ -1,4 +1,4 @@
-//! Controller-response rollback (DESIGN §4.4): the response of a
+//! Controller-response rollback (docs/design.md §4.4): the response of a
 //! solver-integrated controller is its output one step ahead, computed and
 //! rolled back, leaving the plant exactly as it was.
 

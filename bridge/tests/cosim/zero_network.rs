@@ -5,7 +5,7 @@
 //! comparison holds against the closed loop with that delay on both links.
 //!
 //! Master-slave delays an event-triggered controller's response to the next
-//! sync point by design (DESIGN §4.2), so its comparisons use time-triggered
+//! sync point by design (docs/design.md §4.2), so its comparisons use time-triggered
 //! controllers; event-driven is checked with both kinds.
 
 use controlsim::{ClosedLoop, Delays, Recorder, Response, SimTime, System};

@@ -12,7 +12,7 @@
 //! `kind = "transfer_function", num = [kp, ki], den = [1, 0]`, or in state
 //! space `a = [[0]], b = [[1]], c = [[ki]], d = [[kp]]`.
 //!
-//! Its output at a boundary is `C x_c + D e` (direct). DESIGN §4.4's rollback
+//! Its output at a boundary is `C x_c + D e` (direct). docs/design.md §4.4's rollback
 //! response is the same expression one solver step later, obtained without
 //! moving anything else (see [`System::rollback_response`](crate::System::rollback_response)).
 

@@ -327,7 +327,7 @@ fn continuous_transfer_function_controller_starts_from_x0() {
     assert!((u - (1.5 + 3.0 * 0.7)).abs() < 1e-12, "{u}");
 }
 
-/// DESIGN §4.4 literally (snapshot; advance one step; read the controller
+/// docs/design.md §4.4 literally (snapshot; advance one step; read the controller
 /// output; restore) gives the same bits as `rollback_response`, and
 /// `rollback_response` leaves every state bit-identical.
 #[test]
