@@ -481,3 +481,137 @@ fn the_tutorial_names_only_existing_examples_and_its_sweep_runs() {
     assert!(rows.iter().all(|r| r[column(&header, "status")] == "complete"));
     assert!(dir.path().join("plots/servo.theta.iae.png").exists());
 }
+
+/// The design page that code comments and docs cite as `docs/design.md §4.2`.
+const DESIGN_PAGE: &str = "docs/design.md";
+
+/// The section numbers of the design page's headings: `## 4. Synchronisation`
+/// gives `4`, `### 4.2 Master-slave` gives `4.2`.
+fn design_sections(markdown: &str) -> Vec<String> {
+    let numbered = |n: &str| !n.is_empty() && n.split('.').all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()));
+    blocks(markdown)
+        .into_iter()
+        .filter_map(|b| match b {
+            Block::Heading(h) => Some(h.split_whitespace().next()?.trim_end_matches('.').to_string()),
+            _ => None,
+        })
+        .filter(|n| numbered(n))
+        .collect()
+}
+
+/// `s` without its leading blanks and, when a line ends there, without the
+/// next line's comment leader (`//!`, `///`, `//`, `*`, `#`): a citation may
+/// wrap onto the next comment line.
+fn skip_gap(s: &str) -> &str {
+    let mut rest = s;
+    loop {
+        let trimmed = rest.trim_start_matches([' ', '\t']);
+        let Some(next) = trimmed.strip_prefix('\n') else { return trimmed };
+        let next = next.trim_start_matches([' ', '\t']);
+        rest = ["//!", "///", "//", "*", "#"].iter().find_map(|l| next.strip_prefix(l)).unwrap_or(next);
+    }
+}
+
+/// The sections cited after each mention of the design page in `text`, with
+/// the line of the mention: `design.md §4.2`, `§2–§3`, `§6-§7`, `§3.3, §4.4`,
+/// `§4.4's`, also wrapped onto the next comment line. A mention without `§`
+/// names the whole page; `§n` is a placeholder, not a citation.
+fn design_citations(text: &str) -> Vec<(usize, String)> {
+    let mut cited = Vec::new();
+    for (at, name) in text.match_indices("design.md") {
+        let line = text[..at].matches('\n').count() + 1;
+        let mut rest = skip_gap(text[at + name.len()..].trim_start_matches('`'));
+        while let Some(after) = rest.strip_prefix('§') {
+            let end = after.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(after.len());
+            let number = after[..end].trim_end_matches('.');
+            if number.is_empty() {
+                break;
+            }
+            cited.push((line, number.to_string()));
+            // More sections of the same citation: `, §`, `–§`, `-§`, ` and §`.
+            let tail = &after[end..];
+            let tail = tail.trim_start_matches([' ', ',', '-', '–']);
+            let tail = ["and ", "or "].iter().find_map(|w| tail.strip_prefix(w)).unwrap_or(tail);
+            rest = tail;
+        }
+    }
+    cited
+}
+
+/// The repository's own source and documentation files (Rust, C++, markdown,
+/// scripts, TOML, text), without build output, run results or hidden
+/// directories.
+fn repository_texts() -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for path in paths {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.') && !["target", "build", "results", "out", "bench-results"].contains(&name.as_str()) {
+                    walk(&path, out);
+                }
+            } else if ["rs", "md", "cc", "h", "sh", "toml", "txt"].iter().any(|e| path.extension().is_some_and(|x| x == *e)) {
+                if let Ok(text) = std::fs::read_to_string(&path) {
+                    out.push((path.strip_prefix(root()).unwrap().display().to_string(), text));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&root(), &mut out);
+    out
+}
+
+/// Code and docs cite the design by section; a citation must name a section
+/// that `docs/design.md` has, so that renumbering or deleting a section
+/// cannot leave citations pointing nowhere. The old page outside the
+/// repository must not be cited at all.
+#[test]
+fn every_design_citation_names_a_section_of_docs_design_md() {
+    let page = std::fs::read_to_string(root().join(DESIGN_PAGE)).unwrap();
+    let numbers = design_sections(&page);
+    let sections: BTreeSet<&String> = numbers.iter().collect();
+    assert_eq!(sections.len(), numbers.len(), "{DESIGN_PAGE} numbers a section twice: {numbers:?}");
+    for chapter in 1..=9 {
+        assert!(sections.contains(&chapter.to_string()), "{DESIGN_PAGE} has no section {chapter}");
+    }
+    // Spelled in pieces so that this file does not match.
+    let outside = [["DESIGN", ".md"].concat(), ["DESIGN", " §"].concat()];
+    let (mut problems, mut count) = (Vec::new(), 0);
+    for (path, text) in repository_texts() {
+        for (line, number) in design_citations(&text) {
+            count += 1;
+            if !sections.contains(&number) {
+                problems.push(format!("{path}:{line}: §{number} is not a section of {DESIGN_PAGE}"));
+            }
+        }
+        for old in &outside {
+            for (at, _) in text.match_indices(old.as_str()) {
+                let line = text[..at].matches('\n').count() + 1;
+                problems.push(format!("{path}:{line}: cites `{old}`, which is not in the repository: cite {DESIGN_PAGE}"));
+            }
+        }
+    }
+    assert!(count >= 40, "only {count} citations of {DESIGN_PAGE} found: does the scan miss files?");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The check above reads every form a citation takes, and a section the page
+/// does not have is reported.
+#[test]
+fn the_design_citation_check_notices_a_missing_section() {
+    let page = std::fs::read_to_string(root().join(DESIGN_PAGE)).unwrap();
+    let sections = design_sections(&page);
+    // Built at run time, so that the repository scan does not read these.
+    let bare = DESIGN_PAGE.trim_start_matches("docs/");
+    let text = format!(
+        "(see {DESIGN_PAGE} §4.2)\n//! exact ({DESIGN_PAGE}\n//! §4.3); the\n\
+         {DESIGN_PAGE} §2–§42, §99.1 and §7.\n`{bare}` §6-§6.9's\nas `{DESIGN_PAGE} §n`, or {DESIGN_PAGE}.\n"
+    );
+    let cited = design_citations(&text);
+    let expected = [(1, "4.2"), (2, "4.3"), (4, "2"), (4, "42"), (4, "99.1"), (4, "7"), (5, "6"), (5, "6.9")];
+    assert_eq!(cited, expected.map(|(l, n)| (l, n.to_string())));
+    let missing: Vec<&str> = cited.iter().filter(|(_, n)| !sections.contains(n)).map(|(_, n)| n.as_str()).collect();
+    assert_eq!(missing, ["42", "99.1", "6.9"]);
+}
