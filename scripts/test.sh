@@ -9,4 +9,6 @@ scripts/setup.sh
 started=$(date +%s)
 cargo test --release --workspace --locked
 scripts/build-ns3.sh test
+# netloop sweep --slurm against a real single-node SLURM (installs slurm-wlm and munge).
+tests/slurm/slurm_test.sh
 echo "test.sh: all tests passed in $(( $(date +%s) - started ))s (after set-up)"

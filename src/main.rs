@@ -150,7 +150,8 @@ struct CheckArgs {
 
 #[derive(Args)]
 struct SweepArgs {
-    /// Sweep file (TOML); see docs/sweeps.md.
+    /// Sweep file (TOML); see docs/sweeps.md. With --status or --aggregate,
+    /// a sweep directory will do too.
     sweep: PathBuf,
     /// Runs at once (default: the number of cores).
     #[arg(long, short)]
@@ -170,6 +171,37 @@ struct SweepArgs {
     /// Check the sweep file and every run's scenario, print the plan, run nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Run only shard I of N (1 ≤ I ≤ N): every N-th run of the plan, from
+    /// the I-th. Shards share the sweep directory and never run the same
+    /// run; aggregate with --aggregate when all are done.
+    #[arg(long, value_name = "I/N", conflicts_with_all = ["slurm", "status", "aggregate", "dry_run"])]
+    shard: Option<bridge::sweep::Shard>,
+    /// Submit the sweep to SLURM as a job array (see docs/cluster.md); with
+    /// --resume, only the runs that are not complete.
+    #[arg(long, conflicts_with_all = ["status", "aggregate", "dry_run"])]
+    slurm: bool,
+    /// SLURM partition (overrides `[slurm] partition`).
+    #[arg(long, requires = "slurm")]
+    partition: Option<String>,
+    /// SLURM time limit of each array task, e.g. 30:00 (overrides `[slurm] time`).
+    #[arg(long, requires = "slurm")]
+    time: Option<String>,
+    /// SLURM memory of each array task, e.g. 2G (overrides `[slurm] mem`).
+    #[arg(long, requires = "slurm")]
+    mem: Option<String>,
+    /// SLURM account (overrides `[slurm] account`).
+    #[arg(long, requires = "slurm")]
+    account: Option<String>,
+    /// At most this many array tasks at once (overrides `[slurm] array_parallelism`).
+    #[arg(long, requires = "slurm")]
+    array_parallelism: Option<u32>,
+    /// Show the state of every run (complete, running, failed, pending), run nothing.
+    #[arg(long, conflicts_with_all = ["aggregate", "dry_run", "resume"])]
+    status: bool,
+    /// Write sweep.csv and sweep_summary.csv (and plots with --plot) from the
+    /// run directories as they are, run nothing.
+    #[arg(long, conflicts_with_all = ["dry_run", "resume"])]
+    aggregate: bool,
 }
 
 #[derive(Args)]
@@ -424,12 +456,17 @@ fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
 }
 
 fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
+    if args.status || args.aggregate {
+        return inspect_sweep(&args, quiet);
+    }
     let file = SweepFile::load(&args.sweep)?;
-    let stem = args.sweep.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into());
-    let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(stem));
+    let out = sweep_out_dir(&args);
     let timeout = args.timeout.map(|t| Duration::from_nanos(t.0));
     if timeout == Some(Duration::ZERO) {
         return Err(Failure::BadInput("--timeout must be longer than zero".into()));
+    }
+    if args.slurm {
+        return submit_sweep(&args, &file, &out, timeout, quiet);
     }
     let plan = Plan::build(&args.sweep, &file, &out, timeout)?;
     if args.dry_run {
@@ -458,9 +495,11 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     }
     options.resume = args.resume;
     options.quiet = quiet;
+    options.shard = args.shard;
     if !quiet {
+        let shard = args.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
         eprintln!(
-            "sweep: {} points x {} replications = {} runs, {} at a time, into {}",
+            "sweep: {} points x {} replications = {} runs{shard}, {} at a time, into {}",
             plan.points.len(),
             plan.replications,
             plan.runs.len(),
@@ -469,6 +508,21 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         );
     }
     let report = sweep::execute(&plan, &options)?;
+    if let Some(shard) = args.shard {
+        // One shard of many: the aggregates wait for all of them (--aggregate).
+        let line = sweep::slurm::shard_line(shard, &report.outcomes, &report.selected);
+        if !quiet || report.failed() > 0 {
+            eprintln!("{line}");
+        }
+        if report.failed() == 0 {
+            return Ok(());
+        }
+        return Err(Failure::Run(format!(
+            "{line}; rerun this shard with: netloop sweep {} --out {} --shard {shard} --resume",
+            args.sweep.display(),
+            out.display()
+        )));
+    }
     let written = aggregate::write(&plan, &report)?;
     if args.plot {
         match plot_dir(&out, &PlotOptions::default()) {
@@ -519,6 +573,113 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         not_done.len(),
         plan.runs.len()
     )))
+}
+
+/// The sweep directory: `--out`, else `results/<sweep file name>`.
+fn sweep_out_dir(args: &SweepArgs) -> PathBuf {
+    let stem = args.sweep.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into());
+    args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(stem))
+}
+
+/// `--status` and `--aggregate`: read a sweep directory's plan and runs.
+fn inspect_sweep(args: &SweepArgs, quiet: bool) -> Result<(), Failure> {
+    let dir = if Plan::is_sweep_dir(&args.sweep) { args.sweep.clone() } else { sweep_out_dir(args) };
+    let plan = Plan::read(&dir)?;
+    let outcomes = sweep::status::outcomes(&plan);
+    if args.status {
+        print!("{}", sweep::status::report(&plan, &outcomes, &sweep::slurm::JobRecord::read(&plan.out_dir)));
+        return Ok(());
+    }
+    let complete = outcomes.iter().filter(|o| o.is_complete()).count();
+    let report = sweep::ExecReport {
+        selected: (0..plan.runs.len()).collect(),
+        outcomes,
+        interrupted: false,
+        makespan: Duration::ZERO,
+    };
+    let written = aggregate::write(&plan, &report)?;
+    if args.plot {
+        match plot_dir(&plan.out_dir, &PlotOptions::default()) {
+            Ok(files) if !quiet => eprintln!("plots: {} files in {}", files.len(), plan.out_dir.join("plots").display()),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: no plots: {e}"),
+        }
+    }
+    if !quiet {
+        eprintln!(
+            "sweep: {complete} of {} runs complete; {} and {}",
+            plan.runs.len(),
+            written.runs_csv.display(),
+            written.summary_csv.display()
+        );
+    }
+    Ok(())
+}
+
+/// `--slurm`: plan as a local sweep would, then submit a job array.
+fn submit_sweep(
+    args: &SweepArgs,
+    file: &SweepFile,
+    out: &Path,
+    timeout: Option<Duration>,
+    quiet: bool,
+) -> Result<(), Failure> {
+    let absolute = |p: &Path| -> Result<PathBuf, Failure> {
+        std::path::absolute(p).map_err(|e| Failure::Run(format!("cannot make {} absolute: {e}", p.display())))
+    };
+    // Nodes start in another directory: every path the tasks see is absolute.
+    let sweep_file = absolute(&args.sweep)?;
+    let out = absolute(out)?;
+    let plan = Plan::build(&sweep_file, file, &out, timeout)?;
+    let mut table = file.slurm.clone().unwrap_or_default();
+    for (value, slot) in [
+        (&args.partition, &mut table.partition),
+        (&args.time, &mut table.time),
+        (&args.mem, &mut table.mem),
+        (&args.account, &mut table.account),
+    ] {
+        if value.is_some() {
+            slot.clone_from(value);
+        }
+    }
+    if args.array_parallelism.is_some() {
+        table.array_parallelism = args.array_parallelism;
+    }
+    let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
+    let options = sweep::slurm::SlurmOptions {
+        table,
+        exe,
+        sweep_file,
+        timeout: args.timeout.map(|t| t.to_string()),
+        plot: args.plot,
+        resume: args.resume,
+    };
+    let submitted = sweep::slurm::submit(&plan, &options)?;
+    match submitted.submission {
+        None => {
+            if !quiet {
+                eprintln!("sweep: all {} runs are complete; nothing to submit", plan.runs.len());
+            }
+        }
+        Some(s) => {
+            if !quiet {
+                eprintln!(
+                    "sweep: {} runs of {} in {} array tasks (shards of {}), into {}",
+                    s.runs,
+                    plan.runs.len(),
+                    s.tasks.len(),
+                    s.shards,
+                    out.display()
+                );
+                eprintln!("  batch script {}", submitted.array_script.display());
+                eprintln!("  aggregation job {} runs when the array is done", s.aggregate_job);
+                eprintln!("  follow it with: netloop sweep {} --status", out.display());
+            }
+            // The job id alone on stdout, for scripts (`jobid=$(netloop sweep ... --slurm)`).
+            println!("{}", s.array_job);
+        }
+    }
+    Ok(())
 }
 
 fn plot(args: PlotArgs, quiet: bool) -> Result<(), Failure> {

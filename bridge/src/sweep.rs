@@ -70,6 +70,10 @@ pub mod aggregate;
 pub mod exec;
 pub mod plan;
 pub mod progress;
+pub mod run_state;
+pub mod shard;
+pub mod slurm;
+pub mod status;
 
 use std::path::{Path, PathBuf};
 
@@ -81,6 +85,7 @@ use crate::scenario_file::{self, LoadError};
 
 pub use exec::{execute, ExecOptions, ExecReport, Outcome};
 pub use plan::{Plan, PlannedRun, Point};
+pub use shard::Shard;
 
 /// Default wall-clock limit of one run of a sweep.
 pub const DEFAULT_TIMEOUT: SimTime = SimTime::from_secs(3600);
@@ -112,6 +117,9 @@ pub struct SweepFile {
     /// Explicit points, one axis: each table sets `"key.path" = value`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub points: Vec<toml::Table>,
+    /// Defaults for `--slurm` (partition, time, extra `#SBATCH` lines, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<slurm::SlurmTable>,
 }
 
 fn one() -> u64 {

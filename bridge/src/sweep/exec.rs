@@ -20,6 +20,8 @@ use tokio::task::JoinSet;
 
 use super::plan::Plan;
 use super::progress::Progress;
+use super::run_state;
+use super::shard::Shard;
 use super::SweepError;
 
 /// How to run a plan.
@@ -35,6 +37,9 @@ pub struct ExecOptions {
     pub quiet: bool,
     /// Time between SIGTERM and SIGKILL when a run is stopped.
     pub grace: Duration,
+    /// Run only this shard's runs (`--shard I/N`); the others are left
+    /// alone, whatever state their directories are in.
+    pub shard: Option<Shard>,
 }
 
 impl ExecOptions {
@@ -45,6 +50,7 @@ impl ExecOptions {
             resume: false,
             quiet: false,
             grace: Duration::from_secs(5),
+            shard: None,
         }
     }
 }
@@ -67,8 +73,12 @@ pub enum Outcome {
     },
     /// Stopped by Ctrl-C.
     Interrupted,
-    /// Never started (the sweep was interrupted first).
+    /// Never started (the sweep was interrupted first, or it is another
+    /// shard's and that shard has not started it yet).
     NotRun,
+    /// Started but left no outcome: still running elsewhere, or its
+    /// supervisor died with it (a killed node). Only read from disk.
+    Incomplete,
 }
 
 impl Outcome {
@@ -80,6 +90,7 @@ impl Outcome {
             Outcome::TimedOut { .. } => "timeout",
             Outcome::Interrupted => "interrupted",
             Outcome::NotRun => "not_run",
+            Outcome::Incomplete => "incomplete",
         }
     }
 
@@ -94,6 +105,7 @@ impl Outcome {
             Outcome::TimedOut { limit } => Some(format!("timed out after {:.0?} of wall-clock time", limit)),
             Outcome::Interrupted => Some("interrupted".into()),
             Outcome::NotRun => Some("not run (the sweep was interrupted)".into()),
+            Outcome::Incomplete => Some("incomplete: still running, or its node or supervisor died".into()),
             _ => None,
         }
     }
@@ -103,6 +115,9 @@ impl Outcome {
 #[derive(Clone, Debug)]
 pub struct ExecReport {
     pub outcomes: Vec<Outcome>,
+    /// The plan indices this invocation was responsible for (all of them
+    /// unless it ran one shard).
+    pub selected: Vec<usize>,
     /// Ctrl-C (or SIGTERM) stopped the sweep.
     pub interrupted: bool,
     /// Wall time of this invocation.
@@ -111,7 +126,7 @@ pub struct ExecReport {
 
 impl ExecReport {
     pub fn failed(&self) -> usize {
-        self.outcomes.iter().filter(|o| !o.is_complete()).count()
+        self.selected.iter().filter(|&&i| !self.outcomes[i].is_complete()).count()
     }
 }
 
@@ -143,10 +158,22 @@ enum Stop {
 /// Failed runs are not errors: they are in the report.
 pub fn execute(plan: &Plan, options: &ExecOptions) -> Result<ExecReport, SweepError> {
     let started = Instant::now();
-    plan.write()?;
+    let selected: Vec<usize> = match options.shard {
+        // Shards share the sweep directory: the plan must be the one every
+        // other shard runs, and none may remove another's runs.
+        Some(shard) => {
+            plan.write_shared()?;
+            shard.runs(plan.runs.len()).collect()
+        }
+        None => {
+            plan.write()?;
+            (0..plan.runs.len()).collect()
+        }
+    };
     let mut outcomes = vec![Outcome::NotRun; plan.runs.len()];
     let mut pending = Vec::new();
-    for (i, run) in plan.runs.iter().enumerate() {
+    for &i in &selected {
+        let run = &plan.runs[i];
         let dir = plan.out_dir.join(&run.dir);
         if options.resume && is_complete(&dir, &run.hash) {
             outcomes[i] = Outcome::Skipped;
@@ -157,12 +184,12 @@ pub fn execute(plan: &Plan, options: &ExecOptions) -> Result<ExecReport, SweepEr
         }
         pending.push(i);
     }
-    let skipped = plan.runs.len() - pending.len();
+    let skipped = selected.len() - pending.len();
     let progress = Progress::new(pending.len() as u64, options.quiet);
     if skipped > 0 {
         progress.line(&format!(
             "resume: {skipped} of {} runs already complete, {} to run",
-            plan.runs.len(),
+            selected.len(),
             pending.len()
         ));
     }
@@ -172,7 +199,7 @@ pub fn execute(plan: &Plan, options: &ExecOptions) -> Result<ExecReport, SweepEr
         .map_err(|e| SweepError::Internal(format!("cannot start the sweep supervisor: {e}")))?;
     let interrupted = runtime.block_on(supervise(plan, options, &pending, &mut outcomes, &progress))?;
     progress.finish();
-    Ok(ExecReport { outcomes, interrupted, makespan: started.elapsed() })
+    Ok(ExecReport { outcomes, selected, interrupted, makespan: started.elapsed() })
 }
 
 async fn supervise(
@@ -228,6 +255,10 @@ async fn supervise(
                     }
                 }
                 progress.inc();
+                let dir = plan.out_dir.join(&run.dir);
+                if let Err(e) = run_state::record(&dir, &outcome) {
+                    progress.important(&format!("warning: cannot record the outcome of {}: {e}", dir.display()));
+                }
                 outcomes[i] = outcome;
             }
             _ = sigint.recv() => escalate(&stop_tx, progress),

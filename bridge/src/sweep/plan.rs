@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{SweepError, SweepFile, DEFAULT_TIMEOUT};
 use crate::config::Backend;
@@ -14,7 +14,7 @@ use crate::scenario_file::{self, backend_override, KeyPath, LoadError, Override}
 use crate::server_command;
 
 /// One parameter point: a value for every swept key, in parameter order.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub index: usize,
     /// `(key, value)` in the order of [`Plan::parameters`].
@@ -41,7 +41,7 @@ pub fn value_text(v: &toml::Value) -> String {
 }
 
 /// One run: a point, a replication, its resolved hash and directory.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlannedRun {
     pub point: usize,
     pub replication: u64,
@@ -54,10 +54,14 @@ pub struct PlannedRun {
     pub dir: PathBuf,
     /// The `netloop` arguments that run it (after the program name).
     pub args: Vec<String>,
+    /// The ns-3 server it starts, when it runs over ns-3: what a node of a
+    /// cluster must be able to execute (a bare name is looked up in `PATH`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<PathBuf>,
 }
 
 /// Everything a sweep will do, written as `sweep.json`.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub sweep_file: PathBuf,
     /// The base scenario, absolute.
@@ -235,7 +239,9 @@ impl Plan {
                     args.push("--set".into());
                     args.push(format!("{}={}", o.path, inline(&o.value)));
                 }
-                runs.push(PlannedRun { point: point.index, replication, run: s.run, seed: s.seed, hash, dir, args });
+                let server = (s.network.backend == Backend::Ns3)
+                    .then(|| server_command::server_binary(&s.network.server, &loaded.base_dir));
+                runs.push(PlannedRun { point: point.index, replication, run: s.run, seed: s.seed, hash, dir, args, server });
             }
         }
         let timeout = timeout.unwrap_or_else(|| Duration::from_nanos(file.timeout.unwrap_or(DEFAULT_TIMEOUT).0));
@@ -267,13 +273,64 @@ impl Plan {
     /// # Errors
     /// The directory cannot be written.
     pub fn write(&self) -> Result<(), SweepError> {
-        let path = self.out_dir.join("sweep.json");
+        let path = self.out_dir.join(PLAN_FILE);
         let json = serde_json::to_vec_pretty(self).expect("a plan always serialises");
         std::fs::create_dir_all(&self.out_dir)
             .and_then(|()| crate::output::write_atomically(&path, &json))
             .map_err(|source| SweepError::Output { path, source })
     }
+
+    /// Writes `sweep.json` unless the directory already holds a plan, which
+    /// must then have the same runs: how shards that share a directory agree
+    /// that they run one sweep. Writing is atomic, so shards that start
+    /// together each write the same bytes without tearing.
+    ///
+    /// # Errors
+    /// [`SweepError::Input`] when the directory holds another plan (the sweep
+    /// file or the base scenario changed since); the directory cannot be
+    /// written.
+    pub fn write_shared(&self) -> Result<(), SweepError> {
+        let path = self.out_dir.join(PLAN_FILE);
+        if path.exists() {
+            let existing = Plan::read(&self.out_dir)?;
+            let hashes = |p: &Plan| p.runs.iter().map(|r| r.hash.clone()).collect::<Vec<_>>();
+            if hashes(&existing) != hashes(self) {
+                return Err(SweepError::Input(format!(
+                    "{} holds the plan of another sweep ({} runs; this one has {}, or their scenarios differ): \
+                     the sweep file or its scenario changed since that plan was written; \
+                     give another --out, or plan the sweep again without --shard",
+                    path.display(),
+                    existing.runs.len(),
+                    self.runs.len()
+                )));
+            }
+            return Ok(());
+        }
+        self.write()
+    }
+
+    /// Reads the plan of the sweep directory `dir` (its `sweep.json`).
+    ///
+    /// # Errors
+    /// [`SweepError::Input`] when `dir` holds no readable plan.
+    pub fn read(dir: &Path) -> Result<Plan, SweepError> {
+        let path = dir.join(PLAN_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            SweepError::Input(format!("{} is not a sweep directory: cannot read {}: {e}", dir.display(), path.display()))
+        })?;
+        serde_json::from_str(&text).map_err(|e| {
+            SweepError::Input(format!("{}: not a plan written by this netloop: {e}", path.display()))
+        })
+    }
+
+    /// Whether `path` is a sweep directory rather than a sweep file.
+    pub fn is_sweep_dir(path: &Path) -> bool {
+        path.is_dir() && path.join(PLAN_FILE).is_file()
+    }
 }
+
+/// The plan's file in a sweep directory.
+pub const PLAN_FILE: &str = "sweep.json";
 
 /// A value in the form `--set` reads back: TOML, except plain strings that
 /// TOML would not parse stay bare so the command line reads naturally.
