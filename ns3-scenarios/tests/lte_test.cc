@@ -126,7 +126,8 @@ TEST(Lte, BackgroundUesSendUplinkToTheRemoteHost)
                                   "--bgRate=1Mbps"});
         });
         h.Configure({UdpFlow(0, 5000, 0, 1)});
-        RunLog log = h.RunPeriodic({100}, 10 * kMs, 100 * kMs, 1 * kS, 100 * kMs);
+        // 500-byte packets: a 100-byte one fits whatever share of the 6 RBs it gets.
+        RunLog log = h.RunPeriodic({500}, 10 * kMs, 100 * kMs, 1 * kS, 100 * kMs);
         EXPECT_GE(log.summary.flows[0].delivered, 80u);
         delays.push_back(log.MeanDelay(0));
     }
