@@ -310,6 +310,16 @@ ControlApp::Send(uint32_t flow, ns3::Ipv4Address destination, ControlPacket spec
         return;
     }
     Ptr<ns3::Packet> packet = ns3::Create<ns3::Packet>(spec.size);
+    // The identity: a byte tag over the payload survives what RLC and IP do to packets.
+    ControlTag identity;
+    identity.serial = spec.serial;
+    identity.flow = flow;
+    identity.number = spec.number;
+    identity.port = spec.port;
+    identity.stateIndex = spec.stateIndex;
+    identity.stateCount = spec.stateCount;
+    identity.sentNs = spec.sentNs;
+    packet->AddByteTag(identity);
     packet->AddPacketTag(PacketNumTag(spec.number));
     packet->AddPacketTag(PacketPortTag(spec.port));
     packet->AddPacketTag(StateNumTag(spec.stateIndex, spec.stateCount));

@@ -26,6 +26,7 @@ struct ControlPacket
     uint16_t stateCount = 1; //!< StateNumTag count
     uint64_t sentNs = 0;     //!< SendTimeTag: the requested send time, ns
     uint32_t size = 0;       //!< payload bytes (padding stands in for the values)
+    uint64_t serial = 0;     //!< ControlTag serial: the packet's identity in the StepEngine
 };
 
 /**
@@ -34,8 +35,9 @@ struct ControlPacket
  * One instance runs on every node. UDP: it owns one unbound UDP socket for all
  * the flows the node sends, and one socket bound to each flow's port for the
  * flows it receives. Send() builds a packet of the requested payload size,
- * adds PacketNumTag, PacketPortTag, StateNumTag and SendTimeTag, and sends it
- * at once; the stepping core schedules the call at the exact send time.
+ * adds the ControlTag byte tag (its identity) and the PacketNumTag,
+ * PacketPortTag, StateNumTag and SendTimeTag packet tags, and sends it at
+ * once; the stepping core schedules the call at the exact send time.
  *
  * TCP: one connection per flow, opened when the run is configured (the SYN
  * goes out at t = 0). Send() writes the packet's size in (untagged) bytes

@@ -26,9 +26,9 @@ namespace netloop
  *     time_ns,node,flow,port,number,state_index,state_count,sent_ns,reason,reported,source,detail
  *
  * - time_ns, node: when and at which node index the trace fired;
- * - flow: the flow id (empty when the packet is no longer tracked and its port
- *   is shared by several flows); port, number, state_index, state_count,
- *   sent_ns: the packet's four tags;
+ * - flow: the flow id (empty only if a caller does not know it; the
+ *   stepping core always does, from the ControlTag); port, number,
+ *   state_index, state_count, sent_ns: the packet's four tag values;
  * - reason: Queue, Phy, Mac, Routing or Other;
  * - reported: 1 for the drop that was reported to the bridge as the packet's
  *   loss (exactly the DropEvents of the StepDone replies), 0 for anything

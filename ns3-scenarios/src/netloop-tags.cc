@@ -12,6 +12,7 @@ NS_OBJECT_ENSURE_REGISTERED(PacketNumTag);
 NS_OBJECT_ENSURE_REGISTERED(PacketPortTag);
 NS_OBJECT_ENSURE_REGISTERED(StateNumTag);
 NS_OBJECT_ENSURE_REGISTERED(SendTimeTag);
+NS_OBJECT_ENSURE_REGISTERED(ControlTag);
 
 // --- PacketNumTag ---
 
@@ -308,6 +309,90 @@ uint64_t
 SendTimeTag::GetNanoSeconds() const
 {
     return m_ns;
+}
+
+// --- ControlTag ---
+
+TypeId
+ControlTag::GetTypeId()
+{
+    static TypeId tid = TypeId("netloop::ControlTag")
+                            .SetParent<ns3::Tag>()
+                            .SetGroupName("Netloop")
+                            .AddConstructor<ControlTag>();
+    return tid;
+}
+
+TypeId
+ControlTag::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+ControlTag::GetSerializedSize() const
+{
+    return 8 + 4 + 8 + 2 + 2 + 2 + 8;
+}
+
+void
+ControlTag::Serialize(TagBuffer buffer) const
+{
+    buffer.WriteU64(serial);
+    buffer.WriteU32(flow);
+    buffer.WriteU64(number);
+    buffer.WriteU16(port);
+    buffer.WriteU16(stateIndex);
+    buffer.WriteU16(stateCount);
+    buffer.WriteU64(sentNs);
+}
+
+void
+ControlTag::Deserialize(TagBuffer buffer)
+{
+    serial = buffer.ReadU64();
+    flow = buffer.ReadU32();
+    number = buffer.ReadU64();
+    port = buffer.ReadU16();
+    stateIndex = buffer.ReadU16();
+    stateCount = buffer.ReadU16();
+    sentNs = buffer.ReadU64();
+}
+
+void
+ControlTag::Print(std::ostream& os) const
+{
+    os << "serial=" << serial << " flow=" << flow << " number=" << number << " port=" << port
+       << " state=" << stateIndex << "/" << stateCount << " sent=" << sentNs << "ns";
+}
+
+std::vector<ControlTag>
+ControlTagsOf(const ns3::Packet& packet)
+{
+    std::vector<ControlTag> tags;
+    const TypeId tid = ControlTag::GetTypeId();
+    ns3::ByteTagIterator it = packet.GetByteTagIterator();
+    while (it.HasNext())
+    {
+        ns3::ByteTagIterator::Item item = it.Next();
+        if (item.GetTypeId() != tid)
+        {
+            continue;
+        }
+        ControlTag tag;
+        item.GetTag(tag);
+        // Pieces of one packet rejoined (IP or RLC reassembly) are listed once each.
+        bool seen = false;
+        for (const ControlTag& t : tags)
+        {
+            seen = seen || t.serial == tag.serial;
+        }
+        if (!seen)
+        {
+            tags.push_back(tag);
+        }
+    }
+    return tags;
 }
 
 } // namespace netloop

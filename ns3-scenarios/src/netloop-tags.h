@@ -4,16 +4,25 @@
  * GetTypeId, GetInstanceTypeId, GetSerializedSize, Serialize, Deserialize, Print.
  *
  * They are packet tags (Packet::AddPacketTag): they travel with the packet
- * and its copies and fragments through every layer, and cost no bytes on
- * the simulated wire.
+ * and its copies and fragments, and cost no bytes on the simulated wire. A
+ * packet tag belongs to a Packet object, not to its bytes, so a layer that
+ * concatenates packets (LTE RLC puts several SDUs in one PDU and rebuilds
+ * them from its fragments) hands the receiver packets carrying another
+ * packet's packet tags. netloop therefore identifies a control packet by
+ * ControlTag, a byte tag (Packet::AddByteTag) on its payload bytes, which
+ * follows those bytes through segmentation, concatenation and reassembly (as
+ * FlowMonitor's Ipv4FlowProbeTag does); the four packet tags stay for
+ * scripts that read them.
  */
 #ifndef NETLOOP_TAGS_H
 #define NETLOOP_TAGS_H
 
+#include "ns3/packet.h"
 #include "ns3/tag.h"
 
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 namespace netloop
 {
@@ -138,6 +147,44 @@ class SendTimeTag : public ns3::Tag
   private:
     uint64_t m_ns; //!< send time, ns
 };
+
+/**
+ * \brief The identity of a UDP control packet, as a byte tag on its payload.
+ *
+ * Carries a serial number unique among the packets a StepEngine sent (the
+ * key it tracks them by), the flow, and the values of the four packet tags.
+ * A byte tag covers the payload bytes it was added to and follows them, so
+ * whatever a layer does to packets (copy, fragment, concatenate, reassemble),
+ * the bytes of each control packet still name it; a packet made of several
+ * control packets' bytes names them all. Needs at least one payload byte.
+ */
+class ControlTag : public ns3::Tag
+{
+  public:
+    ControlTag() = default;
+
+    /// \return the TypeId
+    static ns3::TypeId GetTypeId();
+    ns3::TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(ns3::TagBuffer buffer) const override;
+    void Deserialize(ns3::TagBuffer buffer) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t serial = 0;     //!< unique per sent packet (per StepEngine)
+    uint32_t flow = 0;       //!< flow id
+    uint64_t number = 0;     //!< as PacketNumTag
+    uint16_t port = 0;       //!< as PacketPortTag
+    uint16_t stateIndex = 0; //!< as StateNumTag
+    uint16_t stateCount = 1; //!< as StateNumTag
+    uint64_t sentNs = 0;     //!< as SendTimeTag
+};
+
+/**
+ * The ControlTags on the bytes of a packet, one per control packet (several
+ * pieces of the same packet count once), in the order ns-3 lists them.
+ */
+std::vector<ControlTag> ControlTagsOf(const ns3::Packet& packet);
 
 } // namespace netloop
 

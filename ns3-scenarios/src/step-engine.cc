@@ -1,5 +1,6 @@
 #include "step-engine.h"
 
+#include "instant-order-scheduler.h"
 #include "netloop-tags.h"
 
 #include "ns3/constant-velocity-mobility-model.h"
@@ -79,6 +80,8 @@ StepEngine::StepEngine(ns3::NodeContainer nodes, AddressOf addressOf, std::strin
       m_description(std::move(description))
 {
     NS_LOG_FUNCTION(this << m_nodes.GetN());
+    // Same-instant order: the network's events, then the sends, then a step's end.
+    InstantOrderScheduler::Install();
     for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
     {
         Ptr<ns3::Node> node = m_nodes.Get(i);
@@ -227,14 +230,6 @@ StepEngine::Configure(const wire::Configure& configure)
     m_flows.Set(configure.flows);
     m_destinations = std::move(destinations);
     m_framers.assign(configure.flows.size(), MessageFramer());
-    for (const wire::FlowSpec& f : configure.flows)
-    {
-        auto [it, inserted] = m_flowByPort.emplace(f.port, f.flow);
-        if (!inserted)
-        {
-            it->second = -1;
-        }
-    }
     m_configured = true;
     return wire::Configured{GetNodeCount(), m_description};
 }
@@ -284,6 +279,11 @@ StepEngine::ValidateStep(const wire::Step& step) const
             return invalid(what() + " has " + std::to_string(s.size) +
                            " payload bytes; a UDP datagram carries at most " +
                            std::to_string(kMaxUdpPayload));
+        }
+        if (!tcp && s.size == 0)
+        {
+            return invalid(what() + " has 0 payload bytes; a UDP control packet needs at "
+                                    "least 1, the bytes its identity (ControlTag) is attached to");
         }
         if (tcp && s.size == 0)
         {
@@ -361,9 +361,16 @@ StepEngine::Step(const wire::Step& step)
         packet.stateCount = s.stateCount;
         packet.sentNs = s.time;
         packet.size = s.size;
-        Simulator::ScheduleWithContext(m_nodes.Get(flow.src)->GetId(),
+        packet.serial = m_nextSerial++;
+        // A gate ranked after the network's events at the send's instant (see
+        // InstantRank): the same order whether this step starts at that instant
+        // or long before it.
+        const uint32_t context = m_nodes.Get(flow.src)->GetId();
+        ScopedInstantRank rank(InstantRank::Send);
+        Simulator::ScheduleWithContext(context,
                                        ns3::NanoSeconds(s.time - now),
-                                       &ControlApp::Send,
+                                       &StepEngine::OpenSendGate,
+                                       context,
                                        m_apps[flow.src],
                                        s.flow,
                                        m_destinations[s.flow],
@@ -376,8 +383,11 @@ StepEngine::Step(const wire::Step& step)
     m_endNs = step.until;
     m_lastCheckCount.reset();
     m_endReached = false;
-    m_endEvent =
-        Simulator::Schedule(ns3::NanoSeconds(step.until - now), &StepEngine::EndCheck, this);
+    {
+        ScopedInstantRank rank(InstantRank::StepEnd);
+        m_endEvent =
+            Simulator::Schedule(ns3::NanoSeconds(step.until - now), &StepEngine::EndCheck, this);
+    }
 
     while (!m_endReached)
     {
@@ -418,7 +428,26 @@ StepEngine::EndCheck()
         return;
     }
     m_lastCheckCount = count;
+    ScopedInstantRank rank(InstantRank::StepEnd);
     m_endEvent = Simulator::ScheduleNow(&StepEngine::EndCheck, this);
+}
+
+void
+StepEngine::OpenSendGate(uint32_t context,
+                         Ptr<ControlApp> app,
+                         uint32_t flow,
+                         ns3::Ipv4Address destination,
+                         ControlPacket packet)
+{
+    // The send itself is a network event with the newest uid, so the network's
+    // events at this instant keep running in uid order (see InstantRank).
+    Simulator::ScheduleWithContext(context,
+                                   ns3::Seconds(0),
+                                   &ControlApp::Send,
+                                   app,
+                                   flow,
+                                   destination,
+                                   packet);
 }
 
 wire::Summary
@@ -430,25 +459,23 @@ StepEngine::Finish() const
 void
 StepEngine::OnTx(uint32_t flow, Ptr<const ns3::Packet> packet)
 {
-    PacketNumTag num;
-    PacketPortTag port;
-    StateNumTag state;
-    SendTimeTag sent;
-    if (!packet->PeekPacketTag(num) || !packet->PeekPacketTag(port) ||
-        !packet->PeekPacketTag(state) || !packet->PeekPacketTag(sent))
+    const std::vector<ControlTag> tags = ControlTagsOf(*packet);
+    if (tags.size() != 1)
     {
-        NS_LOG_WARN("flow " << flow << ": not tracking a packet without netloop tags");
+        NS_LOG_WARN("flow " << flow << ": not tracking a packet without its ControlTag");
         return;
     }
+    const ControlTag& tag = tags.front();
     InFlight record;
     record.flow = flow;
-    record.packet.number = num.GetNumber();
-    record.packet.port = port.GetPort();
-    record.packet.stateIndex = state.GetIndex();
-    record.packet.stateCount = state.GetCount();
-    record.packet.sentNs = sent.GetNanoSeconds();
+    record.packet.number = tag.number;
+    record.packet.port = tag.port;
+    record.packet.stateIndex = tag.stateIndex;
+    record.packet.stateCount = tag.stateCount;
+    record.packet.sentNs = tag.sentNs;
     record.packet.size = packet->GetSize();
-    m_inFlight[packet->GetUid()] = record;
+    record.packet.serial = tag.serial;
+    m_inFlight[tag.serial] = record;
     m_flows.CountSent(flow);
 }
 
@@ -468,25 +495,30 @@ StepEngine::OnTxFailed(uint32_t flow, Ptr<const ns3::Packet> packet, ns3::Socket
 void
 StepEngine::OnRx(uint32_t flow, Ptr<const ns3::Packet> packet)
 {
-    PacketNumTag num;
-    PacketPortTag port;
-    StateNumTag state;
-    SendTimeTag sent;
-    if (!packet->PeekPacketTag(num) || !packet->PeekPacketTag(state) ||
-        !packet->PeekPacketTag(sent))
+    // One datagram is one control packet; its identity is the byte tag on its
+    // payload, whatever packet tags a concatenating layer left on it.
+    const std::vector<ControlTag> tags = ControlTagsOf(*packet);
+    if (tags.empty())
     {
-        NS_LOG_WARN("flow " << flow << ": ignoring a packet without netloop tags");
+        NS_LOG_WARN("flow " << flow << ": ignoring a packet without a ControlTag");
         return;
     }
-    m_inFlight.erase(packet->GetUid());
-    ControlPacket received;
-    received.number = num.GetNumber();
-    received.port = packet->PeekPacketTag(port) ? port.GetPort() : m_flows.Get(flow).port;
-    received.stateIndex = state.GetIndex();
-    received.stateCount = state.GetCount();
-    received.sentNs = sent.GetNanoSeconds();
-    received.size = packet->GetSize();
-    Deliver(flow, received);
+    for (const ControlTag& tag : tags)
+    {
+        auto it = m_inFlight.find(tag.serial);
+        ControlPacket received;
+        if (it != m_inFlight.end())
+        {
+            received = it->second.packet;
+            m_inFlight.erase(it);
+        }
+        else
+        {
+            received = TagValues(tag);
+            received.size = packet->GetSize();
+        }
+        Deliver(flow, received);
+    }
 }
 
 void
@@ -546,6 +578,7 @@ StepEngine::Deliver(uint32_t flow, const ControlPacket& packet)
             Simulator::Remove(m_endEvent);
             m_endNs = now;
             m_lastCheckCount.reset();
+            ScopedInstantRank rank(InstantRank::StepEnd);
             m_endEvent = Simulator::ScheduleNow(&StepEngine::EndCheck, this);
         }
     }
@@ -567,17 +600,6 @@ StepEngine::Drop(uint32_t flow, const ControlPacket& packet, uint32_t node, wire
     m_flows.CountDropped(flow);
 }
 
-std::optional<uint32_t>
-StepEngine::FlowOfPort(uint16_t port) const
-{
-    auto it = m_flowByPort.find(port);
-    if (it == m_flowByPort.end() || it->second < 0)
-    {
-        return std::nullopt;
-    }
-    return static_cast<uint32_t>(it->second);
-}
-
 void
 StepEngine::ReportDrop(Ptr<const ns3::Packet> packet, uint32_t nodeIndex, wire::DropReason reason)
 {
@@ -590,48 +612,49 @@ StepEngine::ObserveDrop(Ptr<const ns3::Packet> packet,
                         wire::DropReason reason,
                         const DropOrigin& origin)
 {
-    auto it = m_inFlight.find(packet->GetUid());
-    if (it != m_inFlight.end())
+    // A packet seen by a trace may hold the bytes of several control packets
+    // (an RLC PDU, an A-MSDU): each is dropped with it.
+    for (const ControlTag& tag : ControlTagsOf(*packet))
     {
-        const InFlight record = it->second;
-        if (origin.fatal)
+        auto it = m_inFlight.find(tag.serial);
+        if (it != m_inFlight.end())
         {
-            m_inFlight.erase(it);
-            Drop(record.flow, record.packet, nodeIndex, reason);
+            const InFlight record = it->second;
+            if (origin.fatal)
+            {
+                m_inFlight.erase(it);
+                Drop(record.flow, record.packet, nodeIndex, reason);
+            }
+            if (m_dropLog)
+            {
+                m_dropLog->Write(GetNow(),
+                                 nodeIndex,
+                                 record.flow,
+                                 record.packet,
+                                 reason,
+                                 origin.fatal,
+                                 origin);
+            }
         }
-        if (m_dropLog)
+        else if (m_dropLog)
         {
-            m_dropLog->Write(GetNow(),
-                             nodeIndex,
-                             record.flow,
-                             record.packet,
-                             reason,
-                             origin.fatal,
-                             origin);
+            // No longer tracked (delivered or already lost): an observation only.
+            m_dropLog->Write(GetNow(), nodeIndex, tag.flow, TagValues(tag), reason, false, origin);
         }
-        return;
     }
-    if (!m_dropLog)
-    {
-        return;
-    }
-    // Not (or no longer) tracked: log it if it is a control packet (all four tags).
-    PacketNumTag num;
-    PacketPortTag port;
-    StateNumTag state;
-    SendTimeTag sent;
-    if (!packet->PeekPacketTag(num) || !packet->PeekPacketTag(port) ||
-        !packet->PeekPacketTag(state) || !packet->PeekPacketTag(sent))
-    {
-        return;
-    }
-    ControlPacket tags;
-    tags.number = num.GetNumber();
-    tags.port = port.GetPort();
-    tags.stateIndex = state.GetIndex();
-    tags.stateCount = state.GetCount();
-    tags.sentNs = sent.GetNanoSeconds();
-    m_dropLog->Write(GetNow(), nodeIndex, FlowOfPort(tags.port), tags, reason, false, origin);
+}
+
+ControlPacket
+StepEngine::TagValues(const ControlTag& tag)
+{
+    ControlPacket values;
+    values.number = tag.number;
+    values.port = tag.port;
+    values.stateIndex = tag.stateIndex;
+    values.stateCount = tag.stateCount;
+    values.sentNs = tag.sentNs;
+    values.serial = tag.serial;
+    return values;
 }
 
 } // namespace netloop

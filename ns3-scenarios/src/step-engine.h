@@ -11,6 +11,7 @@
 #include "drop-traces.h"
 #include "flow-registry.h"
 #include "message-framer.h"
+#include "netloop-tags.h"
 #include "wire.h"
 
 #include "ns3/constant-velocity-mobility-model.h"
@@ -43,6 +44,9 @@ AddressOf FirstInterfaceAddresses(const ns3::NodeContainer& nodes);
 /**
  * \brief Runs the network in steps: the server core, without I/O.
  *
+ * Construction installs the InstantOrderScheduler as the simulator's
+ * scheduler (moving the events already scheduled).
+ *
  * Lifecycle: construct on the nodes of a built network (node index = position
  * in the container); Configure() once with the flows; Step() repeatedly;
  * Finish() for the counters. Every problem with the client's input comes back
@@ -56,9 +60,12 @@ AddressOf FirstInterfaceAddresses(const ns3::NodeContainer& nodes);
  *
  * Step semantics (times are integer ns; "now" is the time reached so far):
  * - until >= now and every send time >= now, else InvalidStep. Sends later
- *   than until are accepted and happen in a later step.
+ *   than until are accepted and happen in a later step. A UDP send needs at
+ *   least 1 payload byte (its ControlTag covers the payload).
  * - Kinematics are applied at now, then each send is scheduled at exactly its
- *   time (same-time sends in message order), then the simulator runs. A
+ *   time (same-time sends in message order), then the simulator runs. At its
+ *   instant t a send runs after the network's own events at t and before the
+ *   step's end (InstantRank), whichever step announced it. A
  *   node whose position and velocity already equal the given ones (for a
  *   moving node: where its model has carried it by now) is left untouched, so
  *   repeating unchanged kinematics costs a comparison and fires no course
@@ -136,9 +143,11 @@ class StepEngine : public DropSink
     wire::Summary Finish() const;
 
     /**
-     * Reports the first drop of a control packet this engine sent, identified
-     * by its packet uid (which copies and fragments share); every later drop
-     * of the same packet, and any packet not sent by this engine, is ignored.
+     * Reports the first drop of each control packet this engine sent whose
+     * bytes the packet holds, identified by its ControlTag (a byte tag, so
+     * copies, fragments, segments and concatenations keep it); every later
+     * drop of the same packet, and any packet not sent by this engine, is
+     * ignored.
      */
     void ReportDrop(ns3::Ptr<const ns3::Packet> packet,
                     uint32_t nodeIndex,
@@ -181,8 +190,14 @@ class StepEngine : public DropSink
     void Deliver(uint32_t flow, const ControlPacket& packet);
     /// Records a drop now of a packet this engine sent.
     void Drop(uint32_t flow, const ControlPacket& packet, uint32_t node, wire::DropReason reason);
-    /// The flow of a packet not tracked any more, from its port, if that is unique.
-    std::optional<uint32_t> FlowOfPort(uint16_t port) const;
+    /// The tag values a ControlTag carries (size 0: the tag does not know it).
+    static ControlPacket TagValues(const ControlTag& tag);
+    /// The gate of a send (InstantRank::Send): schedules ControlApp::Send now.
+    static void OpenSendGate(uint32_t context,
+                             ns3::Ptr<ControlApp> app,
+                             uint32_t flow,
+                             ns3::Ipv4Address destination,
+                             ControlPacket packet);
     /// Ends the step once no event at the current time is left (see Step()).
     void EndCheck();
 
@@ -193,12 +208,12 @@ class StepEngine : public DropSink
     std::vector<ns3::Ipv4Address> m_destinations;      //!< per flow, set by Configure
     FlowRegistry m_flows;                              //!< flows and counters
     bool m_configured = false;                         //!< Configure() succeeded
-    std::unordered_map<uint64_t, InFlight> m_inFlight; //!< by packet uid
+    std::unordered_map<uint64_t, InFlight> m_inFlight; //!< by ControlTag serial
+    uint64_t m_nextSerial = 0;                         //!< ControlTag serial of the next send
     DropTraceConnections m_dropTraces;                 //!< drop trace hooks
     DropTraceConnections m_appTraces;                  //!< ControlApp trace hooks
     std::vector<ns3::Ptr<ns3::ConstantVelocityMobilityModel>> m_mobility; //!< per node, or null
     std::vector<MessageFramer> m_framers;               //!< per flow (TCP flows use theirs)
-    std::unordered_map<uint16_t, int64_t> m_flowByPort; //!< port -> flow, or -1 if shared
     DropLog* m_dropLog = nullptr;                       //!< drop log, if any
     uint64_t m_kinematicsApplied = 0;                   //!< entries that changed a model
 

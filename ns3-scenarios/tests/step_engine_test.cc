@@ -177,7 +177,8 @@ TEST_F(StepEngineTest, OneHopArrivalIsExactToTheNanosecond)
         {"1Gbps", 1000000000, "0", 0},
         {"64kbps", 64000, "50ms", 50 * kMs},
     };
-    const std::vector<uint32_t> sizes = {0, 1, 64, 1000, 1472};
+    // From 1 byte: a UDP control packet's identity is a byte tag on its payload.
+    const std::vector<uint32_t> sizes = {1, 64, 1000, 1472};
     for (const Case& c : cases)
     {
         StepEngine& engine = Build(P2p(c.rate, c.delay), 2);
@@ -451,6 +452,8 @@ TEST_F(StepEngineTest, RejectedStepsNameTheTimesAndChangeNothing)
     EXPECT_NE(e.message.find("flow 5"), std::string::npos) << e.message;
     e = Reject(engine, StepTo(10 * kMs, {Send(0, 0, 3 * kMs, 65508)}));
     EXPECT_NE(e.message.find("65507"), std::string::npos) << e.message;
+    e = Reject(engine, StepTo(10 * kMs, {Send(0, 0, 3 * kMs, 0)}));
+    EXPECT_NE(e.message.find("0 payload bytes"), std::string::npos) << e.message;
     e = Reject(engine, StepTo(uint64_t(1) << 63));
     EXPECT_NE(e.message.find("largest time"), std::string::npos) << e.message;
     e = Reject(engine, StepTo(10 * kMs, {Send(0, 0, ~uint64_t(0), 64)}));

@@ -1,11 +1,12 @@
 /*
- * The four netloop packet tags: exact round trips through ns-3's tag
+ * The four netloop packet tags and the ControlTag byte tag: exact round trips through ns-3's tag
  * machinery, sizes, TypeIds and printing, and survival through packet copies
- * and fragments.
+ * and fragments, and (ControlTag) through segmentation and concatenation.
  */
 #include "netloop-tags.h"
 
 #include "ns3/packet.h"
+#include "ns3/udp-header.h"
 
 #include <gtest/gtest.h>
 #include <limits>
@@ -107,3 +108,106 @@ TEST(Tags, TravelWithCopiesAndFragmentsAndCostNoBytes)
 }
 
 } // namespace
+
+namespace
+{
+
+/// A ControlTag with these values.
+ControlTag
+Identity(uint64_t serial, uint64_t number)
+{
+    ControlTag tag;
+    tag.serial = serial;
+    tag.flow = 3;
+    tag.number = number;
+    tag.port = 9000;
+    tag.stateIndex = 1;
+    tag.stateCount = 2;
+    tag.sentNs = 1000 * number;
+    return tag;
+}
+
+/// A control packet as ControlApp builds it: payload, ControlTag, packet tags.
+ns3::Ptr<ns3::Packet>
+ControlPacketOf(uint32_t size, uint64_t serial, uint64_t number)
+{
+    ns3::Ptr<ns3::Packet> p = ns3::Create<ns3::Packet>(size);
+    p->AddByteTag(Identity(serial, number));
+    p->AddPacketTag(PacketNumTag(number));
+    return p;
+}
+
+std::vector<uint64_t>
+Serials(const ns3::Ptr<ns3::Packet>& p)
+{
+    std::vector<uint64_t> serials;
+    for (const ControlTag& t : ControlTagsOf(*p))
+    {
+        serials.push_back(t.serial);
+    }
+    return serials;
+}
+
+} // namespace
+
+TEST(Tags, ControlTagRoundTripsAndPrints)
+{
+    ControlTag in = Identity(std::numeric_limits<uint64_t>::max(), 77);
+    ControlTag out;
+    RoundTripThroughTagBuffer(in, out);
+    EXPECT_EQ(out.serial, in.serial);
+    EXPECT_EQ(out.flow, 3u);
+    EXPECT_EQ(out.number, 77u);
+    EXPECT_EQ(out.port, 9000u);
+    EXPECT_EQ(out.stateIndex, 1u);
+    EXPECT_EQ(out.stateCount, 2u);
+    EXPECT_EQ(out.sentNs, 77000u);
+    EXPECT_EQ(ControlTag::GetTypeId().GetName(), "netloop::ControlTag");
+    std::ostringstream os;
+    Identity(5, 2).Print(os);
+    EXPECT_EQ(os.str(), "serial=5 flow=3 number=2 port=9000 state=1/2 sent=2000ns");
+}
+
+/**
+ * What LTE RLC UM does to SDUs, with ns-3's Packet operations: packet A is
+ * segmented over two PDUs, the second PDU concatenates A's tail and packet B,
+ * headers are added and removed, and the receiver rebuilds A and B from the
+ * PDUs' fragments. The rebuilt B is a fragment of a PDU that began with A's
+ * bytes, so it carries A's packet tags and uid; its ControlTag still names B.
+ */
+TEST(Tags, ControlTagSurvivesSegmentationAndConcatenation)
+{
+    ns3::Ptr<ns3::Packet> a = ControlPacketOf(100, 11, 1);
+    ns3::Ptr<ns3::Packet> b = ControlPacketOf(60, 12, 2);
+
+    // Transmitter: PDU 1 = A[0, 40); PDU 2 = A[40, 100) + B; each with a header.
+    ns3::Ptr<ns3::Packet> pdu1 = a->CreateFragment(0, 40);
+    ns3::Ptr<ns3::Packet> pdu2 = a->CreateFragment(40, 60);
+    pdu2->AddAtEnd(b);
+    ns3::UdpHeader header;
+    pdu1->AddHeader(header);
+    pdu2->AddHeader(header);
+    EXPECT_EQ(Serials(pdu1), (std::vector<uint64_t>{11}));
+    EXPECT_EQ(Serials(pdu2), (std::vector<uint64_t>{11, 12})) << "a PDU drop loses both";
+
+    // Receiver: strip the headers, rebuild A from both PDUs and B from PDU 2's tail.
+    pdu1->RemoveHeader(header);
+    pdu2->RemoveHeader(header);
+    ns3::Ptr<ns3::Packet> rebuiltA = pdu1->Copy();
+    rebuiltA->AddAtEnd(pdu2->CreateFragment(0, 60));
+    ns3::Ptr<ns3::Packet> rebuiltB = pdu2->CreateFragment(60, 60);
+    ASSERT_EQ(rebuiltA->GetSize(), 100u);
+    ASSERT_EQ(rebuiltB->GetSize(), 60u);
+
+    EXPECT_EQ(Serials(rebuiltA), (std::vector<uint64_t>{11})) << "two pieces, one packet";
+    EXPECT_EQ(Serials(rebuiltB), (std::vector<uint64_t>{12}));
+    const std::vector<ControlTag> tagsB = ControlTagsOf(*rebuiltB);
+    EXPECT_EQ(tagsB[0].number, 2u);
+    EXPECT_EQ(tagsB[0].sentNs, 2000u);
+
+    // Why a packet tag (or the uid) cannot identify it: B came back as A.
+    PacketNumTag num;
+    ASSERT_TRUE(rebuiltB->PeekPacketTag(num));
+    EXPECT_EQ(num.GetNumber(), 1u);
+    EXPECT_EQ(rebuiltB->GetUid(), a->GetUid());
+}

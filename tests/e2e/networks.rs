@@ -463,3 +463,129 @@ fn tcp_flows_trade_loss_for_delay() {
         .collect();
     assert!(numbers.windows(2).all(|w| w[0] < w[1]), "TCP messages arrived out of order");
 }
+
+/// FlowMonitor's (txPackets, rxPackets) per destination port: its own byte
+/// tags at the IP layer, a count kept independently of netloop's.
+fn flow_monitor_by_port(xml_path: &Path) -> BTreeMap<u16, (u64, u64)> {
+    let xml = std::fs::read_to_string(xml_path).unwrap();
+    let doc = roxmltree::Document::parse(&xml).expect("FlowMonitor XML parses");
+    let port_of: BTreeMap<String, u16> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("Flow") && n.attribute("destinationPort").is_some())
+        .map(|n| (n.attribute("flowId").unwrap().to_string(), n.attribute("destinationPort").unwrap().parse().unwrap()))
+        .collect();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("Flow") && n.attribute("txPackets").is_some())
+        .map(|n| {
+            let count = |a: &str| n.attribute(a).unwrap().parse::<u64>().unwrap();
+            (port_of[n.attribute("flowId").unwrap()], (count("txPackets"), count("rxPackets")))
+        })
+        .collect()
+}
+
+/// The LTE network of `examples/remote_control_lte.toml`: one UE 100 m from
+/// the eNB, the remote host (node 1) 13 ms of core links away.
+const LTE_REMOTE: &str = r#"[network]
+backend = "ns3"
+[network.ns3]
+kind = "lte"
+ues = 1
+s1u_link_delay = "2ms"
+s5_link_delay = "1ms"
+remote_host_delay = "10ms"
+[network.placement]
+positions = [[100.0, 0.0, 0.0]]
+"#;
+
+/// At a 1 or 2 ms uplink period LTE's RLC concatenates several packets into
+/// one transmission and rebuilds them from its pieces; netloop must still
+/// attribute every delivery to the packet whose bytes arrived. Counted
+/// independently of netloop's tags: FlowMonitor (its own byte tags) and the
+/// remote host's pcap (the datagrams on its link) against packets.csv.
+#[test]
+fn lte_fast_uplinks_deliver_each_packet_as_itself() {
+    for period in ["1ms", "2ms"] {
+        let network = format!("{LTE_REMOTE}[network.traces]\npcap = true\nflow_monitor = true\n");
+        let text = servo_over(&network, "1s", "")
+            .replace("[loops.sensor]\nperiod = \"10ms\"", &format!("[loops.sensor]\nperiod = \"{period}\""));
+        let (dir, report) = run_text(&text);
+        assert!(report.summary.complete, "{period}");
+        let rows = crate::support::packet_rows(&dir.path().join("run"));
+        let flows = flow_monitor_by_port(&dir.path().join("run/ns3/flowmon.xml"));
+        for flow in &report.summary.flows {
+            let arrived = rows.iter().filter(|r| r["flow"] == flow.flow.to_string() && !r["arrival_ns"].is_empty()).count();
+            assert_eq!(arrived as u64, flow.counts.delivered, "{period}: {flow:?}");
+            assert_eq!(flows[&flow.port], (flow.counts.sent, flow.counts.delivered), "{period}: FlowMonitor vs {flow:?}");
+        }
+        let uplink = &report.summary.flows[0];
+        assert!(uplink.counts.sent >= 500 && uplink.counts.delivered > 9 * uplink.counts.sent / 10, "{period}: {uplink:?}");
+        // The remote host (ns-3 node 3) saw exactly the uplink datagrams netloop delivered.
+        let remote_host = udp_packets_to_port(&dir.path().join("run/ns3/pcap-3-1.pcap"), 9000);
+        assert_eq!(remote_host as u64, uplink.counts.delivered, "{period}");
+        for row in rows.iter().filter(|r| r["direction"] == "uplink") {
+            if let Ok(delay) = row["delay_ns"].parse::<u64>() {
+                assert!(delay > 13_000_000, "{period}: faster than the core links: {row:?}");
+            }
+        }
+    }
+}
+
+/// `netloop ns3 probe` over LTE at a 1 ms period: every packet FlowMonitor
+/// saw arrive is a delivery of the probe, each of its own packet.
+#[test]
+fn lte_probe_at_one_millisecond_matches_flow_monitor() {
+    let dir = tempfile::tempdir().unwrap();
+    let xml = dir.path().join("flowmon.xml");
+    let flow_monitor = format!("--flowMonitor={}", xml.display());
+    let options = crate::support::options(&["--network=lte", &flow_monitor]);
+    let spec = bridge::probe::ProbeSpec {
+        packets: 500,
+        period: protocol::SimTime(1_000_000),
+        size: 64,
+        src: 0,
+        dst: 1,
+        port: 9000,
+        drain: protocol::SimTime(1_000_000_000),
+    };
+    let report = bridge::probe::run_probe(&options, &spec).expect("probe");
+    let (tx, rx) = flow_monitor_by_port(&xml)[&9000];
+    assert_eq!(tx, 500);
+    assert_eq!(report.delivered() as u64, rx, "probe deliveries vs FlowMonitor");
+    assert!(report.delivery_ratio() > 0.9, "only packets sent before the UE attached die: {}", report.delivery_ratio());
+    for r in &report.records {
+        if let Some(received) = r.received {
+            assert!(received.0 - r.sent.0 > 10_000_000, "faster than the remote host link: {r:?}");
+        }
+    }
+}
+
+/// A send at instant t enters ns-3 at the same place among t's events
+/// whichever sync mode announced it: master-slave with and without
+/// lookahead and event-driven give the same packets.csv and timeseries.csv
+/// over LTE, whose 1 ms subframes put network events at every whole
+/// millisecond a sample is sent. (Time-stepping is left out: it sends at the
+/// end of the period that produced a packet and applies it at the next sync
+/// boundary, so its packets legitimately differ.) A 1 ms controller period
+/// puts a send on every subframe start.
+#[test]
+fn lte_packets_are_the_same_in_every_sync_mode() {
+    let base = servo_over(LTE_REMOTE, "1s", "").replace("trigger = \"time\"\nperiod = \"10ms\"", "trigger = \"time\"\nperiod = \"1ms\"");
+    assert!(base.contains("period = \"1ms\""));
+    let variants = [
+        ("master_slave", base.clone()),
+        ("master_slave without lookahead", base.replace("scheme = \"master_slave\"", "scheme = \"master_slave\"\nlookahead = false")),
+        ("event_driven", base.replace("scheme = \"master_slave\"", "scheme = \"event_driven\"")),
+    ];
+    let mut runs = Vec::new();
+    for (name, text) in &variants {
+        let (dir, report) = run_text(text);
+        assert!(report.summary.complete, "{name}");
+        let read = |file: &str| std::fs::read(dir.path().join("run").join(file)).unwrap();
+        runs.push((name, report.summary.sync.syncs, read("packets.csv"), read("timeseries.csv")));
+    }
+    assert!(runs[0].1 < runs[1].1, "lookahead syncs less often: {} vs {}", runs[0].1, runs[1].1);
+    for (name, _, packets, timeseries) in &runs[1..] {
+        assert!(packets == &runs[0].2, "packets.csv of {name} differs from master-slave with lookahead");
+        assert!(timeseries == &runs[0].3, "timeseries.csv of {name} differs from master-slave with lookahead");
+    }
+}
