@@ -7,8 +7,22 @@
 //! An entry is freed when all its packets are resolved, so memory follows the
 //! packets in flight, not the length of the run. Delay samples are kept per
 //! flow (8 bytes per delivered packet) for exact percentiles.
+//!
+//! # The fate rule: the first report wins
+//! A real network may report one packet twice: Wi-Fi drops a frame whose MAC
+//! lifetime expired while a copy of it is still on the air and then
+//! delivers that copy; a lost acknowledgement makes the receiver get a frame
+//! twice, or the sender give up on one that arrived. The session hands every
+//! report to [`Ledger::report_delivery`] or [`Ledger::report_loss`] in the
+//! network's time order as it comes in, before anything acts on it: the
+//! first report settles the packet's fate, and only it is applied. A later
+//! report of the same packet changes nothing, whatever the sync scheme or
+//! when its boundary comes, and is counted (`late_deliveries`,
+//! `duplicate_deliveries`, `late_losses`) rather than dropped silently.
+//! A packet netloop never sent, on a flow that does not exist, or reported
+//! before its send is not network behaviour but a [`Violation`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 
 use protocol::{Delivery, DropEvent, DropReason, SimTime};
@@ -16,6 +30,7 @@ use serde::Serialize;
 
 use crate::flows::FlowTable;
 use crate::metrics::DelayStats;
+use crate::network::Violation;
 
 /// Why a delivered packet was not used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -87,6 +102,14 @@ pub struct FlowCounts {
     pub lost_routing: u64,
     pub lost_other: u64,
     pub in_flight: u64,
+    /// Delivered after they had been reported lost: not applied, their
+    /// fate stays the loss (a Wi-Fi copy still on the air, for example).
+    pub late_deliveries: u64,
+    /// Delivered again after a first delivery: not applied again.
+    pub duplicate_deliveries: u64,
+    /// Reported lost after their fate was settled (by a delivery or an
+    /// earlier loss): the fate stands.
+    pub late_losses: u64,
 }
 
 struct Stored {
@@ -98,6 +121,35 @@ struct Pending {
     sent: SimTime,
     size: u32,
     state_count: u16,
+    /// Whether the network has reported it, i.e. its fate is settled and
+    /// waits to be applied.
+    reported: bool,
+}
+
+/// Per flow, the packets ever sent: runs of consecutive numbers, by first
+/// number, with their end (exclusive) and state count. Numbers go up by one
+/// per sample, so a flow needs one run, and a report can be told apart from
+/// one of a packet never sent long after the packet was freed.
+#[derive(Clone, Debug, Default)]
+struct SentNumbers(BTreeMap<u64, (u64, u16)>);
+
+impl SentNumbers {
+    fn insert(&mut self, number: u64, state_count: u16) {
+        if let Some((_, (end, count))) = self.0.range_mut(..=number).next_back() {
+            if number < *end {
+                return;
+            }
+            if number == *end && *count == state_count {
+                *end += 1;
+                return;
+            }
+        }
+        self.0.insert(number, (number + 1, state_count));
+    }
+
+    fn contains(&self, number: u64, state_index: u16) -> bool {
+        self.0.range(..=number).next_back().is_some_and(|(_, &(end, count))| number < end && state_index < count)
+    }
 }
 
 #[derive(Serialize)]
@@ -129,6 +181,11 @@ pub struct Ledger<W: Write> {
     /// Packets sent and not yet resolved, by (flow, number, state index);
     /// ordered so the in-flight rows at the end come out in a fixed order.
     pending: BTreeMap<(u32, u64, u16), Pending>,
+    /// Per flow: every packet ever sent.
+    sent: Vec<SentNumbers>,
+    /// Packets whose fate a loss report settled, to tell a late delivery
+    /// from a duplicate one.
+    lost: HashSet<(u32, u64, u16)>,
     last_accepted: HashMap<(u32, u16), u64>,
     counts: Vec<FlowCounts>,
     delays: Vec<Vec<u64>>,
@@ -143,6 +200,8 @@ impl<W: Write> Ledger<W> {
             loop_names,
             values: HashMap::new(),
             pending: BTreeMap::new(),
+            sent: vec![SentNumbers::default(); n],
+            lost: HashSet::new(),
             last_accepted: HashMap::new(),
             counts: vec![FlowCounts::default(); n],
             delays: vec![Vec::new(); n],
@@ -154,8 +213,9 @@ impl<W: Write> Ledger<W> {
     /// (`state_count` packets, one per state index; 1 for single-packet).
     pub fn announce(&mut self, flow: u32, number: u64, state_count: u16, time: SimTime, size: u32) {
         for state_index in 0..state_count {
-            self.pending.insert((flow, number, state_index), Pending { sent: time, size, state_count });
+            self.pending.insert((flow, number, state_index), Pending { sent: time, size, state_count, reported: false });
         }
+        self.sent[flow as usize].insert(number, state_count);
         self.counts[flow as usize].sent += state_count as u64;
         self.values.entry((flow, number)).or_insert(Stored { values: Vec::new(), outstanding: state_count });
     }
@@ -166,6 +226,87 @@ impl<W: Write> Ledger<W> {
         if let Some(stored) = self.values.get_mut(&(flow, number)) {
             stored.values.clear();
             stored.values.extend_from_slice(values);
+        }
+    }
+
+    /// Takes the network's report of a delivery, in the network's time
+    /// order, before anything acts on it. Returns whether it is the first
+    /// report of the packet, which settles its fate and is to be applied
+    /// ([`Ledger::deliver`]); a later one is only counted.
+    ///
+    /// # Errors
+    /// A packet of an unknown flow, never sent, or delivered before its send.
+    pub fn report_delivery(&mut self, d: &Delivery) -> Result<bool, Violation> {
+        let key = (d.flow, d.number, d.state_index);
+        // The send time netloop asked for, or the one the packet's tag
+        // carries if later: the packet exists at neither before it.
+        let sent = self.check_known(key)?.map_or(d.sent, |asked| asked.max(d.sent));
+        if d.received < sent {
+            return Err(Violation::DeliveredBeforeSent {
+                flow: d.flow,
+                number: d.number,
+                state_index: d.state_index,
+                at: d.received,
+                sent,
+            });
+        }
+        if self.settle(key) {
+            return Ok(true);
+        }
+        let counts = &mut self.counts[d.flow as usize];
+        if self.lost.contains(&key) {
+            counts.late_deliveries += 1;
+        } else {
+            counts.duplicate_deliveries += 1;
+        }
+        Ok(false)
+    }
+
+    /// Takes the network's report of a loss, as [`Ledger::report_delivery`]
+    /// does a delivery; the first report is to be applied ([`Ledger::lose`]).
+    ///
+    /// # Errors
+    /// A packet of an unknown flow, never sent, or lost before its send.
+    pub fn report_loss(&mut self, e: &DropEvent) -> Result<bool, Violation> {
+        let key = (e.flow, e.number, e.state_index);
+        let sent = self.check_known(key)?.map_or(e.sent, |asked| asked.max(e.sent));
+        if e.time < sent {
+            return Err(Violation::LostBeforeSent {
+                flow: e.flow,
+                number: e.number,
+                state_index: e.state_index,
+                at: e.time,
+                sent,
+            });
+        }
+        if self.settle(key) {
+            self.lost.insert(key);
+            return Ok(true);
+        }
+        self.counts[e.flow as usize].late_losses += 1;
+        Ok(false)
+    }
+
+    /// That a reported packet exists; its send time while it is pending.
+    fn check_known(&self, (flow, number, state_index): (u32, u64, u16)) -> Result<Option<SimTime>, Violation> {
+        let Some(sent) = self.sent.get(flow as usize) else {
+            return Err(Violation::UnknownFlow { flow, number, state_index, flows: self.sent.len() });
+        };
+        if !sent.contains(number, state_index) {
+            return Err(Violation::UnknownPacket { flow, number, state_index });
+        }
+        Ok(self.pending.get(&(flow, number, state_index)).map(|p| p.sent))
+    }
+
+    /// Marks a known packet reported; whether this was its first report (a
+    /// packet no longer pending was settled and resolved already).
+    fn settle(&mut self, key: (u32, u64, u16)) -> bool {
+        match self.pending.get_mut(&key) {
+            Some(p) if !p.reported => {
+                p.reported = true;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -181,7 +322,10 @@ impl<W: Write> Ledger<W> {
             number: d.number,
             state_index: d.state_index,
         })?;
-        let flow = self.flows.get(d.flow).expect("pending packets have known flows").config.clone();
+        let flow = match self.flows.get(d.flow) {
+            Some(f) => f.config.clone(),
+            None => return Err(LedgerError::UnknownPacket { flow: d.flow, number: d.number, state_index: d.state_index }),
+        };
         let delay = d.received.0.saturating_sub(pending.sent.0);
         let counts = &mut self.counts[d.flow as usize];
         counts.delivered += 1;
