@@ -5,6 +5,8 @@
 //! run stops with an error naming it and keeps its partial results.
 
 use protocol::{Delivery, SimTime, StepDone};
+#[cfg(test)]
+use protocol::DropEvent;
 
 /// One broken promise, in the words of the error message that names it.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -70,4 +72,91 @@ pub fn check_step(done: &StepDone, previous: SimTime, asked: Option<Asked>, stop
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use protocol::DropReason;
+
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn delivery(flow: u32, at_ms: u64) -> Delivery {
+        Delivery {
+            flow,
+            number: 3,
+            state_index: 0,
+            state_count: 1,
+            sent: SimTime(at_ms * MS - MS),
+            received: SimTime(at_ms * MS),
+            size: 8,
+        }
+    }
+
+    fn done(reached_ms: u64, deliveries: Vec<Delivery>) -> StepDone {
+        StepDone { reached: SimTime(reached_ms * MS), deliveries, drops: vec![] }
+    }
+
+    fn asked(until_ms: u64, stop_at_delivery: bool) -> Option<Asked> {
+        Some(Asked { until: SimTime(until_ms * MS), stop_at_delivery })
+    }
+
+    /// Flow 0 stops an event-driven step, flow 1 does not.
+    const STOPS: [bool; 2] = [true, false];
+
+    fn check(done: &StepDone, previous_ms: u64, asked: Option<Asked>) -> Result<(), Violation> {
+        check_step(done, SimTime(previous_ms * MS), asked, &STOPS)
+    }
+
+    #[test]
+    fn honest_answers_pass() {
+        assert_eq!(check(&done(20, vec![delivery(1, 10), delivery(1, 20)]), 10, asked(20, false)), Ok(()));
+        assert_eq!(check(&done(15, vec![delivery(0, 15)]), 10, asked(20, true)), Ok(()));
+        // Events at the previous step's end may come one step late.
+        assert_eq!(check(&done(10, vec![delivery(1, 10)]), 10, asked(10, true)), Ok(()));
+    }
+
+    #[test]
+    fn a_wrong_time_reached_is_a_violation() {
+        let short = check(&done(19, vec![]), 10, asked(20, false));
+        assert_eq!(short, Err(Violation::WrongReached { reached: SimTime(19 * MS), until: SimTime(20 * MS) }));
+        assert_eq!(short.unwrap_err().to_string(), "it said it reached 19ms, but the step asked it to run until 20ms");
+        assert!(matches!(check(&done(21, vec![]), 10, asked(20, true)), Err(Violation::WrongReached { .. })));
+        assert!(matches!(check(&done(5, vec![]), 10, asked(20, true)), Err(Violation::Backwards { .. })));
+        assert_eq!(check(&done(20, vec![]), 10, None), Err(Violation::UnaskedStep));
+    }
+
+    #[test]
+    fn an_early_stop_needs_a_delivery_on_a_stopping_flow_there() {
+        for deliveries in [vec![], vec![delivery(1, 15)], vec![delivery(0, 14)], vec![delivery(9, 15)]] {
+            assert!(
+                matches!(check(&done(15, deliveries.clone()), 10, asked(20, true)), Err(Violation::StoppedWithoutDelivery { .. })),
+                "{deliveries:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn events_outside_the_step_are_violations() {
+        let late = check(&done(20, vec![delivery(1, 21)]), 10, asked(20, false));
+        assert_eq!(
+            late.unwrap_err().to_string(),
+            "it reported packet 3 (state 0) of flow 1 at 21ms, after the time it said it reached, 20ms"
+        );
+        let early = check(&done(20, vec![delivery(1, 9)]), 10, asked(20, false));
+        assert!(matches!(early, Err(Violation::BeforePreviousStep { .. })), "{early:?}");
+        let mut lost_late = done(20, vec![]);
+        lost_late.drops.push(DropEvent {
+            flow: 1,
+            number: 3,
+            state_index: 0,
+            state_count: 1,
+            sent: SimTime(10 * MS),
+            time: SimTime(25 * MS),
+            node: 0,
+            reason: DropReason::Phy,
+        });
+        assert!(matches!(check(&lost_late, 10, asked(20, false)), Err(Violation::AfterReached { .. })));
+    }
 }
