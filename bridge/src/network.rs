@@ -49,7 +49,7 @@ pub enum NetworkError {
     Builtin(#[from] BuiltinError),
     /// The network broke its contract; `reached` is the last time it had
     /// truthfully reached.
-    #[error("the network broke the protocol after simulated time {reached}: {violation}")]
+    #[error("the network broke the protocol at simulated time {reached}: {violation}")]
     Violation { reached: SimTime, violation: Violation },
 }
 
