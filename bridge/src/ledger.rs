@@ -6,7 +6,8 @@
 //! one number and its packet `state_index` carries component `state_index`.
 //! An entry is freed when all its packets are resolved, so memory follows the
 //! packets in flight, not the length of the run. Delay samples are kept per
-//! flow (8 bytes per delivered packet) for exact percentiles.
+//! flow (8 bytes per delivered packet) for exact percentiles, and the keys
+//! of lost packets, to tell a late delivery from a duplicate one.
 //!
 //! # The fate rule: the first report wins
 //! A real network may report one packet twice: Wi-Fi drops a frame whose MAC
