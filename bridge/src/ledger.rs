@@ -6,9 +6,24 @@
 //! one number and its packet `state_index` carries component `state_index`.
 //! An entry is freed when all its packets are resolved, so memory follows the
 //! packets in flight, not the length of the run. Delay samples are kept per
-//! flow (8 bytes per delivered packet) for exact percentiles.
+//! flow (8 bytes per delivered packet) for exact percentiles, and the keys
+//! of lost packets, to tell a late delivery from a duplicate one.
+//!
+//! # The fate rule: the first report wins
+//! A real network may report one packet twice: Wi-Fi drops a frame whose MAC
+//! lifetime expired while a copy of it is still on the air and then
+//! delivers that copy; a lost acknowledgement makes the receiver get a frame
+//! twice, or the sender give up on one that arrived. The session hands every
+//! report to [`Ledger::report_delivery`] or [`Ledger::report_loss`] in the
+//! network's time order as it comes in, before anything acts on it: the
+//! first report settles the packet's fate, and only it is applied. A later
+//! report of the same packet changes nothing, whatever the sync scheme or
+//! when its boundary comes, and is counted (`late_deliveries`,
+//! `duplicate_deliveries`, `late_losses`) rather than dropped silently.
+//! A packet netloop never sent, on a flow that does not exist, or reported
+//! before its send is not network behaviour but a [`Violation`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 
 use protocol::{Delivery, DropEvent, DropReason, SimTime};
@@ -16,6 +31,7 @@ use serde::Serialize;
 
 use crate::flows::FlowTable;
 use crate::metrics::DelayStats;
+use crate::network::Violation;
 
 /// Why a delivered packet was not used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -87,6 +103,14 @@ pub struct FlowCounts {
     pub lost_routing: u64,
     pub lost_other: u64,
     pub in_flight: u64,
+    /// Delivered after they had been reported lost: not applied, their
+    /// fate stays the loss (a Wi-Fi copy still on the air, for example).
+    pub late_deliveries: u64,
+    /// Delivered again after a first delivery: not applied again.
+    pub duplicate_deliveries: u64,
+    /// Reported lost after their fate was settled (by a delivery or an
+    /// earlier loss): the fate stands.
+    pub late_losses: u64,
 }
 
 struct Stored {
@@ -98,6 +122,35 @@ struct Pending {
     sent: SimTime,
     size: u32,
     state_count: u16,
+    /// Whether the network has reported it, i.e. its fate is settled and
+    /// waits to be applied.
+    reported: bool,
+}
+
+/// Per flow, the packets ever sent: runs of consecutive numbers, by first
+/// number, with their end (exclusive) and state count. Numbers go up by one
+/// per sample, so a flow needs one run, and a report can be told apart from
+/// one of a packet never sent long after the packet was freed.
+#[derive(Clone, Debug, Default)]
+struct SentNumbers(BTreeMap<u64, (u64, u16)>);
+
+impl SentNumbers {
+    fn insert(&mut self, number: u64, state_count: u16) {
+        if let Some((_, (end, count))) = self.0.range_mut(..=number).next_back() {
+            if number < *end {
+                return;
+            }
+            if number == *end && *count == state_count {
+                *end += 1;
+                return;
+            }
+        }
+        self.0.insert(number, (number + 1, state_count));
+    }
+
+    fn contains(&self, number: u64, state_index: u16) -> bool {
+        self.0.range(..=number).next_back().is_some_and(|(_, &(end, count))| number < end && state_index < count)
+    }
 }
 
 #[derive(Serialize)]
@@ -129,6 +182,11 @@ pub struct Ledger<W: Write> {
     /// Packets sent and not yet resolved, by (flow, number, state index);
     /// ordered so the in-flight rows at the end come out in a fixed order.
     pending: BTreeMap<(u32, u64, u16), Pending>,
+    /// Per flow: every packet ever sent.
+    sent: Vec<SentNumbers>,
+    /// Packets whose fate a loss report settled, to tell a late delivery
+    /// from a duplicate one.
+    lost: HashSet<(u32, u64, u16)>,
     last_accepted: HashMap<(u32, u16), u64>,
     counts: Vec<FlowCounts>,
     delays: Vec<Vec<u64>>,
@@ -143,6 +201,8 @@ impl<W: Write> Ledger<W> {
             loop_names,
             values: HashMap::new(),
             pending: BTreeMap::new(),
+            sent: vec![SentNumbers::default(); n],
+            lost: HashSet::new(),
             last_accepted: HashMap::new(),
             counts: vec![FlowCounts::default(); n],
             delays: vec![Vec::new(); n],
@@ -154,8 +214,9 @@ impl<W: Write> Ledger<W> {
     /// (`state_count` packets, one per state index; 1 for single-packet).
     pub fn announce(&mut self, flow: u32, number: u64, state_count: u16, time: SimTime, size: u32) {
         for state_index in 0..state_count {
-            self.pending.insert((flow, number, state_index), Pending { sent: time, size, state_count });
+            self.pending.insert((flow, number, state_index), Pending { sent: time, size, state_count, reported: false });
         }
+        self.sent[flow as usize].insert(number, state_count);
         self.counts[flow as usize].sent += state_count as u64;
         self.values.entry((flow, number)).or_insert(Stored { values: Vec::new(), outstanding: state_count });
     }
@@ -166,6 +227,87 @@ impl<W: Write> Ledger<W> {
         if let Some(stored) = self.values.get_mut(&(flow, number)) {
             stored.values.clear();
             stored.values.extend_from_slice(values);
+        }
+    }
+
+    /// Takes the network's report of a delivery, in the network's time
+    /// order, before anything acts on it. Returns whether it is the first
+    /// report of the packet, which settles its fate and is to be applied
+    /// ([`Ledger::deliver`]); a later one is only counted.
+    ///
+    /// # Errors
+    /// A packet of an unknown flow, never sent, or delivered before its send.
+    pub fn report_delivery(&mut self, d: &Delivery) -> Result<bool, Violation> {
+        let key = (d.flow, d.number, d.state_index);
+        // The send time netloop asked for, or the one the packet's tag
+        // carries if later: the packet exists at neither before it.
+        let sent = self.check_known(key)?.map_or(d.sent, |asked| asked.max(d.sent));
+        if d.received < sent {
+            return Err(Violation::DeliveredBeforeSent {
+                flow: d.flow,
+                number: d.number,
+                state_index: d.state_index,
+                at: d.received,
+                sent,
+            });
+        }
+        if self.settle(key) {
+            return Ok(true);
+        }
+        let counts = &mut self.counts[d.flow as usize];
+        if self.lost.contains(&key) {
+            counts.late_deliveries += 1;
+        } else {
+            counts.duplicate_deliveries += 1;
+        }
+        Ok(false)
+    }
+
+    /// Takes the network's report of a loss, as [`Ledger::report_delivery`]
+    /// does a delivery; the first report is to be applied ([`Ledger::lose`]).
+    ///
+    /// # Errors
+    /// A packet of an unknown flow, never sent, or lost before its send.
+    pub fn report_loss(&mut self, e: &DropEvent) -> Result<bool, Violation> {
+        let key = (e.flow, e.number, e.state_index);
+        let sent = self.check_known(key)?.map_or(e.sent, |asked| asked.max(e.sent));
+        if e.time < sent {
+            return Err(Violation::LostBeforeSent {
+                flow: e.flow,
+                number: e.number,
+                state_index: e.state_index,
+                at: e.time,
+                sent,
+            });
+        }
+        if self.settle(key) {
+            self.lost.insert(key);
+            return Ok(true);
+        }
+        self.counts[e.flow as usize].late_losses += 1;
+        Ok(false)
+    }
+
+    /// That a reported packet exists; its send time while it is pending.
+    fn check_known(&self, (flow, number, state_index): (u32, u64, u16)) -> Result<Option<SimTime>, Violation> {
+        let Some(sent) = self.sent.get(flow as usize) else {
+            return Err(Violation::UnknownFlow { flow, number, state_index, flows: self.sent.len() });
+        };
+        if !sent.contains(number, state_index) {
+            return Err(Violation::UnknownPacket { flow, number, state_index });
+        }
+        Ok(self.pending.get(&(flow, number, state_index)).map(|p| p.sent))
+    }
+
+    /// Marks a known packet reported; whether this was its first report (a
+    /// packet no longer pending was settled and resolved already).
+    fn settle(&mut self, key: (u32, u64, u16)) -> bool {
+        match self.pending.get_mut(&key) {
+            Some(p) if !p.reported => {
+                p.reported = true;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -181,7 +323,10 @@ impl<W: Write> Ledger<W> {
             number: d.number,
             state_index: d.state_index,
         })?;
-        let flow = self.flows.get(d.flow).expect("pending packets have known flows").config.clone();
+        let flow = match self.flows.get(d.flow) {
+            Some(f) => f.config.clone(),
+            None => return Err(LedgerError::UnknownPacket { flow: d.flow, number: d.number, state_index: d.state_index }),
+        };
         let delay = d.received.0.saturating_sub(pending.sent.0);
         let counts = &mut self.counts[d.flow as usize];
         counts.delivered += 1;
@@ -317,5 +462,224 @@ impl<W: Write> Ledger<W> {
             lost_node: lost.map(|(_, n)| n),
         };
         self.csv.serialize(row).map_err(|e| LedgerError::Csv(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use protocol::{Delivery, DropEvent, DropReason, SimTime};
+
+    use super::*;
+    use crate::config::{LoopNetwork, OnLoss, ResolvedFlow, ResponseKind, TransportKind};
+
+    const UPLINK: u32 = 0;
+    const VALUES: [f64; 2] = [1.5, -2.0];
+
+    fn flow(port: u16) -> ResolvedFlow {
+        ResolvedFlow {
+            port,
+            size: 64,
+            multi_packet: false,
+            transport: TransportKind::Udp,
+            max_delay: None,
+            drop_stale: false,
+            on_loss: OnLoss::Hold,
+        }
+    }
+
+    /// One loop over the network (uplink flow 0, downlink flow 1) with
+    /// packet 0 of the uplink sent at 10 ms, carrying [`VALUES`].
+    fn ledger() -> Ledger<Vec<u8>> {
+        let lp = LoopNetwork {
+            plant_node: 0,
+            controller_node: 1,
+            response: ResponseKind::Direct,
+            uplink: flow(9000),
+            downlink: flow(9001),
+            feedforward: None,
+            mobility: None,
+        };
+        let mut ledger = Ledger::new(FlowTable::new(&[lp]), vec!["servo".into()], Vec::new());
+        ledger.announce(UPLINK, 0, 1, SimTime::from_millis(10), 64);
+        ledger.set_values(UPLINK, 0, &VALUES);
+        ledger
+    }
+
+    fn delivery(number: u64, received_ms: u64) -> Delivery {
+        Delivery {
+            flow: UPLINK,
+            number,
+            state_index: 0,
+            state_count: 1,
+            sent: SimTime::from_millis(10),
+            received: SimTime::from_millis(received_ms),
+            size: 64,
+        }
+    }
+
+    fn loss(number: u64, time_ms: u64) -> DropEvent {
+        DropEvent {
+            flow: UPLINK,
+            number,
+            state_index: 0,
+            state_count: 1,
+            sent: SimTime::from_millis(10),
+            time: SimTime::from_millis(time_ms),
+            node: 0,
+            reason: DropReason::Queue,
+        }
+    }
+
+    /// The rows of packets.csv, after the run is closed.
+    fn rows(mut ledger: Ledger<Vec<u8>>) -> (FlowCounts, Vec<csv::StringRecord>) {
+        ledger.close_in_flight().unwrap();
+        let counts = ledger.counts()[UPLINK as usize].clone();
+        let out = ledger.into_inner().unwrap();
+        let mut reader = csv::Reader::from_reader(out.as_slice());
+        (counts, reader.records().map(Result::unwrap).collect())
+    }
+
+    fn field<'a>(row: &'a csv::StringRecord, name: &str) -> &'a str {
+        let columns = ["flow", "loop", "direction", "number", "state_index", "state_count", "src", "dst", "size",
+            "sent_ns", "arrival_ns", "delay_ns", "fate", "applied_step", "lost_at_ns", "lost_node"];
+        &row[columns.iter().position(|c| *c == name).unwrap()]
+    }
+
+    #[test]
+    fn a_loss_then_a_delivery_stays_a_loss_and_counts_a_late_delivery() {
+        let mut ledger = ledger();
+        assert_eq!(ledger.report_loss(&loss(0, 15)), Ok(true));
+        // The copy on the air arrives before the loss is applied ...
+        assert_eq!(ledger.report_delivery(&delivery(0, 16)), Ok(false));
+        ledger.lose(&loss(0, 15)).unwrap();
+        // ... and another one after.
+        assert_eq!(ledger.report_delivery(&delivery(0, 17)), Ok(false));
+        assert_eq!(ledger.delay_stats(UPLINK).count, 0, "a late delivery is no delay sample");
+        let (counts, rows) = rows(ledger);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(field(&rows[0], "fate"), "lost_queue");
+        assert_eq!(field(&rows[0], "lost_at_ns"), "15000000");
+        assert_eq!(field(&rows[0], "arrival_ns"), "");
+        assert_eq!(
+            counts,
+            FlowCounts { sent: 1, lost_queue: 1, late_deliveries: 2, ..FlowCounts::default() }
+        );
+    }
+
+    #[test]
+    fn a_delivery_then_a_loss_stays_a_delivery_and_counts_a_late_loss() {
+        let mut ledger = ledger();
+        assert_eq!(ledger.report_delivery(&delivery(0, 13)), Ok(true));
+        assert_eq!(ledger.report_loss(&loss(0, 14)), Ok(false));
+        let verdict = ledger.deliver(&delivery(0, 13), 13).unwrap();
+        assert_eq!(verdict, Verdict::Accept { values: VALUES.to_vec(), component: None });
+        assert_eq!(ledger.report_loss(&loss(0, 20)), Ok(false));
+        let (counts, rows) = rows(ledger);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(field(&rows[0], "fate"), "accepted");
+        assert_eq!(field(&rows[0], "delay_ns"), "3000000");
+        assert_eq!(field(&rows[0], "lost_at_ns"), "");
+        assert_eq!(counts, FlowCounts { sent: 1, delivered: 1, accepted: 1, late_losses: 2, ..FlowCounts::default() });
+    }
+
+    #[test]
+    fn a_duplicate_delivery_is_applied_once_and_counted() {
+        let mut ledger = ledger();
+        assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(true));
+        assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(false));
+        ledger.deliver(&delivery(0, 12), 12).unwrap();
+        assert_eq!(ledger.report_delivery(&delivery(0, 19)), Ok(false));
+        assert_eq!(ledger.delay_stats(UPLINK).count, 1);
+        let (counts, rows) = rows(ledger);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(field(&rows[0], "fate"), "accepted");
+        assert_eq!(field(&rows[0], "arrival_ns"), "12000000");
+        assert_eq!(
+            counts,
+            FlowCounts { sent: 1, delivered: 1, accepted: 1, duplicate_deliveries: 2, ..FlowCounts::default() }
+        );
+    }
+
+    #[test]
+    fn a_second_loss_report_is_a_late_loss() {
+        let mut ledger = ledger();
+        assert_eq!(ledger.report_loss(&loss(0, 11)), Ok(true));
+        assert_eq!(ledger.report_loss(&loss(0, 12)), Ok(false));
+        ledger.lose(&loss(0, 11)).unwrap();
+        let (counts, rows) = rows(ledger);
+        assert_eq!((rows.len(), field(&rows[0], "lost_at_ns")), (1, "11000000"));
+        assert_eq!(counts, FlowCounts { sent: 1, lost_queue: 1, late_losses: 1, ..FlowCounts::default() });
+    }
+
+    /// A first report still waiting for its boundary ends the run as in
+    /// flight, like any packet not applied by the end.
+    #[test]
+    fn a_settled_packet_not_yet_applied_ends_in_flight() {
+        let mut ledger = ledger();
+        assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(true));
+        let (counts, rows) = rows(ledger);
+        assert_eq!(field(&rows[0], "fate"), "in_flight");
+        assert_eq!(counts, FlowCounts { sent: 1, in_flight: 1, ..FlowCounts::default() });
+    }
+
+    #[test]
+    fn reports_that_are_not_network_behaviour_are_violations() {
+        let mut ledger = ledger();
+        let mut on_flow_7 = delivery(0, 12);
+        on_flow_7.flow = 7;
+        assert_eq!(
+            ledger.report_delivery(&on_flow_7),
+            Err(Violation::UnknownFlow { flow: 7, number: 0, state_index: 0, flows: 2 })
+        );
+        let mut lost_on_flow_7 = loss(0, 12);
+        lost_on_flow_7.flow = 7;
+        assert!(matches!(ledger.report_loss(&lost_on_flow_7), Err(Violation::UnknownFlow { flow: 7, .. })));
+        assert_eq!(
+            ledger.report_delivery(&delivery(1, 12)),
+            Err(Violation::UnknownPacket { flow: UPLINK, number: 1, state_index: 0 })
+        );
+        let mut second_state = delivery(0, 12);
+        second_state.state_index = 1;
+        assert_eq!(
+            ledger.report_delivery(&second_state),
+            Err(Violation::UnknownPacket { flow: UPLINK, number: 0, state_index: 1 })
+        );
+        // Sent at 10 ms: netloop's own record counts, whatever the tag says.
+        let mut early = delivery(0, 9);
+        early.sent = SimTime::from_millis(5);
+        let err = ledger.report_delivery(&early).unwrap_err();
+        assert_eq!(
+            err,
+            Violation::DeliveredBeforeSent {
+                flow: UPLINK,
+                number: 0,
+                state_index: 0,
+                at: SimTime::from_millis(9),
+                sent: SimTime::from_millis(10)
+            }
+        );
+        assert_eq!(err.to_string(), "it delivered packet 0 (state 0) of flow 0 at 9ms, before it was sent at 10ms");
+        assert!(matches!(ledger.report_loss(&loss(0, 9)), Err(Violation::LostBeforeSent { .. })));
+        // None of these settled the packet.
+        assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(true));
+        assert_eq!(ledger.counts()[0], FlowCounts { sent: 1, ..FlowCounts::default() });
+    }
+
+    /// Long after a packet is resolved and freed, a report of it is still
+    /// told apart from one of a packet never sent.
+    #[test]
+    fn resolved_packets_are_remembered_by_number() {
+        let mut ledger = ledger();
+        for number in 1..5 {
+            ledger.announce(UPLINK, number, 1, SimTime::from_millis(10 + number), 64);
+            ledger.set_values(UPLINK, number, &VALUES);
+        }
+        for number in 0..5 {
+            assert_eq!(ledger.report_loss(&loss(number, 20)), Ok(true));
+            ledger.lose(&loss(number, 20)).unwrap();
+        }
+        assert_eq!(ledger.report_delivery(&delivery(3, 30)), Ok(false));
+        assert!(matches!(ledger.report_delivery(&delivery(5, 30)), Err(Violation::UnknownPacket { number: 5, .. })));
+        assert_eq!(ledger.counts()[0].late_deliveries, 1);
     }
 }

@@ -20,12 +20,21 @@
 //!   by the next step instead (ns-3 runs events scheduled after its `Stop`
 //!   at the same instant in the next run); the sync schemes apply an event
 //!   by its time, not by the step that reported it, so this is harmless.
+//! - A step reaches exactly `until`, or earlier only when it stopped at a
+//!   delivery on a `stop_on_delivery` flow; it reports no event after the
+//!   time reached nor before the previous step's end, and only packets of
+//!   known flows that were sent, not before their send. Anything else is a
+//!   [`Violation`], fatal for the run. A packet reported twice (lost, then
+//!   delivered by a copy still on the air; delivered twice) is not: it is
+//!   real network behaviour, and the ledger's fate rule settles it.
 
 mod builtin;
 mod ns3_backend;
+mod violation;
 
 pub use builtin::{BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, LossModel};
 pub use ns3_backend::Ns3Network;
+pub use violation::{check_step, Asked, Violation};
 
 use protocol::{Configured, FlowSpec, SimTime, Step, StepDone, Summary};
 
@@ -38,6 +47,10 @@ pub enum NetworkError {
     Ns3(#[from] Ns3Error),
     #[error(transparent)]
     Builtin(#[from] BuiltinError),
+    /// The network broke its contract; `reached` is the last time it had
+    /// truthfully reached.
+    #[error("the network broke the protocol at simulated time {reached}: {violation}")]
+    Violation { reached: SimTime, violation: Violation },
 }
 
 impl NetworkError {
@@ -46,6 +59,7 @@ impl NetworkError {
         match self {
             NetworkError::Ns3(e) => e.reached(),
             NetworkError::Builtin(e) => Some(e.reached()),
+            NetworkError::Violation { reached, .. } => Some(*reached),
         }
     }
 }

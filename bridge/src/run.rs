@@ -442,4 +442,7 @@ fn add_counts(total: &mut FlowCounts, c: &FlowCounts) {
     total.lost_routing += c.lost_routing;
     total.lost_other += c.lost_other;
     total.in_flight += c.in_flight;
+    total.late_deliveries += c.late_deliveries;
+    total.duplicate_deliveries += c.duplicate_deliveries;
+    total.late_losses += c.late_losses;
 }

@@ -51,7 +51,7 @@ use crate::config::{OnLoss, Resolved, ResponseKind, SchemeKind};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::mobility::NodeMotion;
-use crate::network::{Network, NetworkError};
+use crate::network::{Network, NetworkError, Violation};
 
 /// Why a co-simulation stopped before its end.
 #[derive(Debug, thiserror::Error)]
@@ -332,39 +332,61 @@ impl<W: Write> Session<W> {
         let step = self.step_request(until, stop_at_delivery);
         let done = self.network.step(step)?;
         self.syncs += 1;
-        Ok(self.enqueue(done))
+        self.enqueue(done)
     }
 
     /// Queues a step's events at the boundaries where they take effect and
-    /// returns the time reached.
-    fn enqueue(&mut self, done: StepDone) -> SimTime {
-        for d in done.deliveries {
-            let class = match self.flows.get(d.flow).map(|f| f.direction.to_controller()) {
-                Some(true) => Class::Controller,
-                _ => Class::Actuator,
-            };
-            let key = EventKey {
-                step: self.effect_step(d.received),
-                class,
-                time: d.received,
-                flow: d.flow,
-                number: d.number,
-                state_index: d.state_index,
-            };
-            self.queue.insert(key, Event::Delivery(d));
+    /// returns the time reached. Each report goes to the ledger first, in
+    /// time order (deliveries before losses at one instant): only the first
+    /// report of a packet is queued (see [`crate::ledger`] for the rule).
+    ///
+    /// # Errors
+    /// A report of a packet the network was never given.
+    fn enqueue(&mut self, done: StepDone) -> Result<SimTime, SessionError> {
+        let mut events: Vec<Event> =
+            done.deliveries.into_iter().map(Event::Delivery).chain(done.drops.into_iter().map(Event::Drop)).collect();
+        events.sort_by_key(|e| match e {
+            Event::Delivery(d) => (d.received, 0),
+            Event::Drop(d) => (d.time, 1),
+        });
+        let violation = |violation| SessionError::Network(NetworkError::Violation { reached: done.reached, violation });
+        for event in events {
+            match event {
+                Event::Delivery(d) => {
+                    if !self.ledger.report_delivery(&d).map_err(violation)? {
+                        continue;
+                    }
+                    let class = match self.flows.get(d.flow).map(|f| f.direction.to_controller()) {
+                        Some(true) => Class::Controller,
+                        _ => Class::Actuator,
+                    };
+                    let key = EventKey {
+                        step: self.effect_step(d.received),
+                        class,
+                        time: d.received,
+                        flow: d.flow,
+                        number: d.number,
+                        state_index: d.state_index,
+                    };
+                    self.queue.insert(key, Event::Delivery(d));
+                }
+                Event::Drop(d) => {
+                    if !self.ledger.report_loss(&d).map_err(violation)? {
+                        continue;
+                    }
+                    let key = EventKey {
+                        step: self.loss_step(&d),
+                        class: Class::Actuator,
+                        time: d.time,
+                        flow: d.flow,
+                        number: d.number,
+                        state_index: d.state_index,
+                    };
+                    self.queue.insert(key, Event::Drop(d));
+                }
+            }
         }
-        for d in done.drops {
-            let key = EventKey {
-                step: self.loss_step(&d),
-                class: Class::Actuator,
-                time: d.time,
-                flow: d.flow,
-                number: d.number,
-                state_index: d.state_index,
-            };
-            self.queue.insert(key, Event::Drop(d));
-        }
-        done.reached
+        Ok(done.reached)
     }
 
     /// The first boundary after `k` with a queued event, if any.
@@ -401,6 +423,17 @@ impl<W: Write> Session<W> {
 
     fn ledger_error(&self, source: LedgerError) -> SessionError {
         SessionError::Ledger { reached: self.now(), source }
+    }
+
+    /// A queued delivery on a flow that does not exist (`enqueue` lets none in).
+    fn unknown_flow(&self, d: &Delivery) -> SessionError {
+        let violation = Violation::UnknownFlow {
+            flow: d.flow,
+            number: d.number,
+            state_index: d.state_index,
+            flows: self.flows.all().len(),
+        };
+        SessionError::Network(NetworkError::Violation { reached: self.network.reached(), violation })
     }
 
     fn advance<O: Observer>(&mut self, k1: u64, observer: &mut O) -> Result<(), SessionError> {
@@ -473,8 +506,10 @@ impl<W: Write> Session<W> {
     }
 
     fn deliver_to_controller(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
-        let flow = self.flows.get(d.flow).expect("queued flows exist");
-        let (i, direction) = (flow.loop_index, flow.direction);
+        let (i, direction) = match self.flows.get(d.flow) {
+            Some(flow) => (flow.loop_index, flow.direction),
+            None => return Err(self.unknown_flow(d)),
+        };
         // Feed-forward values follow the measurement in the controller's input.
         let offset = match direction {
             Direction::Feedforward => self.system.loops()[i].measurement_dim(),
@@ -499,7 +534,7 @@ impl<W: Write> Session<W> {
     }
 
     fn deliver_to_actuator(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
-        let i = self.flows.get(d.flow).expect("queued flows exist").loop_index;
+        let Some(i) = self.flows.get(d.flow).map(|f| f.loop_index) else { return Err(self.unknown_flow(d)) };
         match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
             Verdict::Accept { values, component: Some(c) } => {
                 self.system.set_actuator(i, c, values[0]).map_err(|e| self.api_error(e))

@@ -10,5 +10,7 @@ mod network_check;
 mod networks;
 mod ns3_bridge_robustness;
 mod ns3_exact_timing;
+mod ns3_fates;
 mod ns3_loss;
+mod ns3_protocol_violations;
 mod ns3_server_robustness;

@@ -1,8 +1,13 @@
-//! [`Network`] over the real ns-3 server.
+//! [`Network`] over the real ns-3 server. Every answer of the server is
+//! held to the stepping contract ([`check_step`]) before the session sees it:
+//! the server is another program, and a broken promise is an error naming
+//! it, never a panic or a silently wrong run.
+
+use std::collections::VecDeque;
 
 use protocol::{Configured, FlowSpec, SimTime, Step, StepDone, Summary};
 
-use super::{Network, NetworkError};
+use super::{check_step, Asked, Network, NetworkError};
 use crate::ns3::{Ns3Client, Ns3Options};
 
 /// The ns-3 server, spawned and handshaken.
@@ -12,6 +17,10 @@ pub struct Ns3Network {
     reached: SimTime,
     software: String,
     uses_kinematics: bool,
+    /// Per flow id: whether a delivery on it may end a step early.
+    stops: Vec<bool>,
+    /// Steps begun whose answers are still to be read, oldest first.
+    asked: VecDeque<Asked>,
 }
 
 impl Ns3Network {
@@ -23,7 +32,14 @@ impl Ns3Network {
     pub fn start(options: &Ns3Options, uses_kinematics: bool) -> Result<Self, NetworkError> {
         let client = Ns3Client::start(options)?;
         let software = client.server_software().to_string();
-        Ok(Ns3Network { client: Some(client), reached: SimTime::ZERO, software, uses_kinematics })
+        Ok(Ns3Network {
+            client: Some(client),
+            reached: SimTime::ZERO,
+            software,
+            uses_kinematics,
+            stops: Vec::new(),
+            asked: VecDeque::new(),
+        })
     }
 
     fn client(&mut self) -> &mut Ns3Client {
@@ -38,15 +54,27 @@ impl Ns3Network {
 
 impl Network for Ns3Network {
     fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
+        self.stops = vec![false; flows.len()];
+        for f in flows {
+            if let Some(stop) = self.stops.get_mut(f.flow as usize) {
+                *stop = f.stop_on_delivery;
+            }
+        }
         Ok(self.client().configure(flows.to_vec())?)
     }
 
     fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
-        Ok(self.client().begin_step(step)?)
+        let asked = Asked { until: step.until, stop_at_delivery: step.stop_at_delivery };
+        self.client().begin_step(step)?;
+        self.asked.push_back(asked);
+        Ok(())
     }
 
     fn end_step(&mut self) -> Result<StepDone, NetworkError> {
         let done = self.client().end_step()?;
+        let asked = self.asked.pop_front();
+        check_step(&done, self.reached, asked, &self.stops)
+            .map_err(|violation| NetworkError::Violation { reached: self.reached, violation })?;
         self.reached = done.reached;
         Ok(done)
     }

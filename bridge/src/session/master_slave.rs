@@ -80,7 +80,7 @@ impl<W: Write> Session<W> {
         }
         while let Some((start, end)) = in_flight.pop_front() {
             let done = self.network.end_step()?;
-            self.enqueue(done);
+            self.enqueue(done)?;
             if announced < self.end_step {
                 let next = self.launch_window(announced, period, max_periods)?;
                 in_flight.push_back((announced, next));

@@ -33,7 +33,7 @@ impl<W: Write> Session<W> {
                 k = next;
             }
             let done = self.network.end_step()?;
-            self.enqueue(done);
+            self.enqueue(done)?;
             start = end;
         }
         Ok(())
