@@ -283,8 +283,8 @@ for cmd in scripts/demo.sh scripts/test.sh; do
     [[ "$verdict" == PASS ]] || overall=FAIL
     report+=("$(printf '  %-16s %s  %8s  %s' "$cmd" "$verdict" "$(duration "$seconds")" "$log")")
     if [[ "$verdict" == FAIL ]]; then
-        say "$cmd failed; its last lines:"
-        tail -n 15 "$log" | sed 's/^/    /' >&2
+        say "$cmd failed; its first errors and last lines:"
+        { grep -m 3 -iE '(^|[^a-z])error' "$log" || true; echo "    ..."; tail -n 10 "$log"; } | sed 's/^/    /' >&2
     fi
 done
 
