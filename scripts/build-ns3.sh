@@ -6,8 +6,9 @@
 #   scripts/build-ns3.sh         configure and build
 #   scripts/build-ns3.sh test    ... and run the C++ tests (ctest)
 #
-# Assumes the Debian packages are installed (libns3-dev ns3 libgsl-dev
-# libgtest-dev libexpat1-dev cmake g++). NETLOOP_BUILD_JOBS sets the parallelism (default 2).
+# Assumes the Debian packages scripts/setup.sh installs (libns3-dev ns3 and what
+# ns-3's CMake files refer to, libgtest-dev libexpat1-dev cmake g++).
+# NETLOOP_BUILD_JOBS sets the parallelism (default 2).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
