@@ -7,8 +7,8 @@
 //!   does not exist, or an operation the loop cannot do. The system is left
 //!   unchanged.
 //! - [`StepError`]: advancing time failed. `Backwards` and `TimeOverflow`
-//!   leave the system unchanged; `NonFinite` and `Observer` stop at the
-//!   boundary they name, with the state as it was there.
+//!   leave the system unchanged; `NonFinite`, `Zeno` and `Observer` stop at
+//!   the boundary they name, with the state as it was there.
 //! - [`ShapeMismatch`]: restoring a snapshot taken from a differently shaped
 //!   system. Checked before anything is written, so the system is unchanged.
 
@@ -129,6 +129,20 @@ pub enum StepError {
         state: String,
         value: f64,
         time: SimTime,
+        step: u64,
+    },
+    /// A plant's guard events accumulated (Zeno) at `time` seconds inside
+    /// step `step` and the plant cannot [`settle`](crate::Plant::settle). The
+    /// system stops at the end of that step (boundary `step + 1`), with this
+    /// loop's plant state left as it was at the start of the step.
+    #[error(
+        "loop `{loop_name}`: events of guard {guard} accumulate (Zeno) at t = {time} s in step {step} \
+         and the plant does not settle; give the plant a `settle` or use a guard whose events stop"
+    )]
+    Zeno {
+        loop_name: String,
+        guard: usize,
+        time: f64,
         step: u64,
     },
     /// The observer (e.g. a recorder) failed at boundary `step`, before that

@@ -41,6 +41,7 @@ pub mod closed_loop;
 pub mod config;
 pub mod controller;
 pub mod error;
+pub mod event;
 mod matrix;
 pub mod plant;
 pub mod record;
@@ -58,6 +59,7 @@ pub use closed_loop::{ClosedLoop, ClosedLoopError, ClosedLoopSnapshot, Delays, R
 pub use config::{LoopConfig, LoopRef, PerChannel, References, SystemConfig};
 pub use controller::{ControllerConfig, ExtraInput, Trigger, TriggerKind};
 pub use error::{ApiError, ConfigError, ShapeMismatch, StepError};
+pub use event::{Event, EventKind};
 pub use plant::{Kinematics, Plant, PlantConfig, PlantModel, Signature, TimeDomain};
 pub use record::{RecordError, Recorder};
 pub use reference::{Signal, SignalConfig};

@@ -13,9 +13,12 @@
 //!   and `u[n]` the actuator value applied at boundary `n*m` (sampled there and
 //!   held for the period, as a ZOH would). The new state appears at boundary
 //!   `(n+1)*m`.
-//! - `reset` is checked at every step boundary, after the step that ended
-//!   there; it may change the state (a bouncing ball's impact) and reports
-//!   whether it did. Events are therefore located to within one step.
+//! - Hybrid plants declare guard functions (`guard_count`, `guards`) and a
+//!   reset map (`reset`): the solver locates each guard crossing inside the
+//!   step, applies `reset` at that instant and integrates the rest of the
+//!   step (a bouncing ball's impact); when events accumulate (Zeno) it calls
+//!   `settle`. See [`event`](crate::event) for the exact semantics. A plant
+//!   without guards (the default) is integrated by the plain solver step.
 //! - `output` is `y = g(t, x, u)` with the applied (saturated) input.
 //! - Only the method that matches `time_domain` is called.
 //!
@@ -109,10 +112,32 @@ pub trait Plant: fmt::Debug + Send {
     /// `y = g(t, x, u)`.
     fn output(&self, t: f64, x: &[f64], u: &[f64], y: &mut [f64]);
 
-    /// Reset event at a step boundary; returns whether the state changed.
-    /// Default: none.
-    fn reset(&self, t: f64, x: &mut [f64], u: &[f64]) -> bool {
-        let _ = (t, x, u);
+    /// Number of guard functions of a continuous plant. Default: 0, no events
+    /// (and no event handling cost in the solver).
+    fn guard_count(&self) -> usize {
+        0
+    }
+
+    /// Writes the `guard_count()` guard values `g_i(t, x, u)`: guard `i`
+    /// fires when `g_i` falls to zero or below (see [`event`](crate::event)).
+    /// Default: nothing.
+    fn guards(&self, t: f64, x: &[f64], u: &[f64], g: &mut [f64]) {
+        let _ = (t, x, u, g);
+    }
+
+    /// The reset map: changes `x` at the located instant `t` where guard
+    /// `guard` fired. The solver integrates on from the new state. Default:
+    /// none.
+    fn reset(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize) {
+        let _ = (t, x, u, guard);
+    }
+
+    /// Guard `guard`'s events accumulate (Zeno) at `t`: puts `x` where they
+    /// stop (a bouncing ball at rest on the floor) and returns `true`, or
+    /// returns `false` (the default) to stop the run with
+    /// [`StepError::Zeno`](crate::StepError::Zeno).
+    fn settle(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize) -> bool {
+        let _ = (t, x, u, guard);
         false
     }
 

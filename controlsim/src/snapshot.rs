@@ -1,7 +1,8 @@
 //! Bit-exact snapshot and restore of all mutable state (docs/design.md §3.3, §4.4).
 //!
 //! A snapshot holds state only, never parameters: for each loop the plant
-//! state, a discrete plant's latched input, the reset count, the sensor's
+//! state, a discrete plant's latched input, the reset count, the guard modes
+//! and last event of a plant with guards, the sensor's
 //! generator and last sample, the actuator's held values, and the
 //! controller's held input, internal state (PID integrator and filter,
 //! observer estimate, continuous state), bookkeeping memory, last output and
@@ -22,6 +23,7 @@ use protocol::SimTime;
 use rand_chacha::ChaCha8Rng;
 
 use crate::error::ShapeMismatch;
+use crate::event::{Event, GuardMode};
 use crate::system::{Loop, System};
 
 /// The complete mutable state of a [`System`] at one boundary.
@@ -36,6 +38,8 @@ struct LoopState {
     x: Vec<f64>,
     latched: Vec<f64>,
     resets: u64,
+    guard_modes: Vec<GuardMode>,
+    last_event: Option<Event>,
     rng: ChaCha8Rng,
     sample: Vec<f64>,
     held: Vec<f64>,
@@ -66,6 +70,8 @@ impl PartialEq for Snapshot {
                 bits(&a.x, &b.x)
                     && bits(&a.latched, &b.latched)
                     && a.resets == b.resets
+                    && a.guard_modes == b.guard_modes
+                    && same_event(a.last_event, b.last_event)
                     && a.rng == b.rng
                     && bits(&a.sample, &b.sample)
                     && bits(&a.held, &b.held)
@@ -78,11 +84,28 @@ impl PartialEq for Snapshot {
     }
 }
 
+/// Bitwise, like the rest of the comparison.
+fn same_event(a: Option<Event>, b: Option<Event>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.time.to_bits() == b.time.to_bits() && a.guard == b.guard && a.kind == b.kind
+        }
+        _ => false,
+    }
+}
+
 fn capture(lp: &Loop) -> LoopState {
+    let (guard_modes, last_event) = match &lp.guards {
+        Some(g) => (g.modes.clone(), g.last),
+        None => (Vec::new(), None),
+    };
     LoopState {
         x: lp.x.clone(),
         latched: lp.latched.clone(),
         resets: lp.resets,
+        guard_modes,
+        last_event,
         rng: lp.sensor.rng.clone(),
         sample: lp.sensor.sample.clone(),
         held: lp.actuator.held.clone(),
@@ -95,8 +118,10 @@ fn capture(lp: &Loop) -> LoopState {
 }
 
 fn check(i: usize, lp: &Loop, s: &LoopState) -> Result<(), ShapeMismatch> {
-    let parts: [(&str, usize, usize); 8] = [
+    let guards = lp.guards.as_ref().map_or(0, |g| g.modes.len());
+    let parts: [(&str, usize, usize); 9] = [
         ("plant state", lp.x.len(), s.x.len()),
+        ("plant guards", guards, s.guard_modes.len()),
         ("latched input", lp.latched.len(), s.latched.len()),
         ("sensor sample", lp.sensor.sample.len(), s.sample.len()),
         ("actuator", lp.actuator.held.len(), s.held.len()),
@@ -153,6 +178,10 @@ impl System {
             s.x.copy_from_slice(&lp.x);
             s.latched.copy_from_slice(&lp.latched);
             s.resets = lp.resets;
+            if let Some(g) = &lp.guards {
+                s.guard_modes.copy_from_slice(&g.modes);
+                s.last_event = g.last;
+            }
             s.rng.clone_from(&lp.sensor.rng);
             s.sample.copy_from_slice(&lp.sensor.sample);
             s.held.copy_from_slice(&lp.actuator.held);
@@ -185,6 +214,10 @@ impl System {
             lp.x.copy_from_slice(&s.x);
             lp.latched.copy_from_slice(&s.latched);
             lp.resets = s.resets;
+            if let Some(g) = &mut lp.guards {
+                g.modes.copy_from_slice(&s.guard_modes);
+                g.last = s.last_event;
+            }
             lp.sensor.rng.clone_from(&s.rng);
             lp.sensor.sample.copy_from_slice(&s.sample);
             lp.actuator.held.copy_from_slice(&s.held);

@@ -28,8 +28,11 @@
 //!   read other loops' states *at the boundary*; no call at a boundary changes
 //!   a state, so the order in which loops are served at one boundary does not
 //!   matter.
-//! - Reset events (a bouncing ball's impact) are checked at every boundary
-//!   after the step that ends there, before the driver or an observer sees it.
+//! - Plants with guard functions (a bouncing ball's floor) have their events
+//!   located inside the step, reset there and integrated on to the end of the
+//!   step ([`event`](crate::event)); the driver and observers see the
+//!   boundaries as for any plant. Plants without guards take the plain
+//!   solver step, with no event cost.
 //! - A state that becomes NaN or infinite stops `advance_to` with
 //!   [`StepError::NonFinite`] naming the loop, state and time.
 
@@ -41,6 +44,7 @@ use crate::actuator::{Actuator, ActuatorConfig};
 use crate::config::{LoopConfig, LoopRef, SystemConfig};
 use crate::controller::{BuildContext, Controller, ControllerConfig, ExtraInput, Trigger};
 use crate::error::{ApiError, ConfigError, ObserverError, StepError};
+use crate::event::{Event, Guards, ZenoError};
 use crate::plant::{with_plant, Kinematics, Plant, PlantModel, Signature, TimeDomain};
 use crate::reference::{Signal, SignalConfig};
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
@@ -105,6 +109,8 @@ pub struct Loop {
     /// Input latched at the start of a discrete plant's period.
     pub(crate) latched: Vec<f64>,
     pub(crate) resets: u64,
+    /// Guard modes and the last event, for plants with guards.
+    pub(crate) guards: Option<Guards>,
     pub(crate) sensor: Sensor,
     pub(crate) actuator: Actuator,
     pub(crate) controller: Controller,
@@ -140,6 +146,11 @@ impl Loop {
     /// Number of reset events (impacts) so far.
     pub fn resets(&self) -> u64 {
         self.resets
+    }
+
+    /// The last located event (reset or Zeno settle) of a plant with guards.
+    pub fn last_event(&self) -> Option<Event> {
+        self.guards.as_ref().and_then(|g| g.last)
     }
 
     /// Sensor schedule in steps.
@@ -239,6 +250,10 @@ impl Loop {
     }
 
     /// Integrates step `k` (from `t` seconds, length `h`).
+    ///
+    /// # Errors
+    /// [`ZenoError`] from a plant with guards that cannot settle; the plant
+    /// state is then left as it was, the controller is integrated.
     #[inline]
     fn integrate(
         &mut self,
@@ -248,8 +263,19 @@ impl Loop {
         step: StepSize,
         solver: SolverKind,
         ws: &mut Workspace,
-    ) {
+    ) -> Result<(), ZenoError> {
+        let mut outcome = Ok(());
         match self.discrete {
+            None if self.guards.is_some() => {
+                if let Some(guards) = &mut self.guards {
+                    let (x, u) = (&mut self.x[..], &self.actuator.applied[..]);
+                    let plant = &self.plant;
+                    match with_plant!(plant, p => guards.step(p, solver, ws, t, h, x, u)) {
+                        Ok(n) => self.resets += n,
+                        Err(e) => outcome = Err(e),
+                    }
+                }
+            }
             None => {
                 let u = &self.actuator.applied;
                 let x = &mut self.x[..];
@@ -285,16 +311,7 @@ impl Loop {
         }
         self.controller
             .integrate(solver, ws, &self.references, t, h);
-    }
-
-    /// Reset events at the boundary reached at `t1` seconds.
-    #[inline]
-    fn check_reset(&mut self, t1: f64) {
-        let u = &self.actuator.applied;
-        let fired = with_plant!(&self.plant, p => p.reset(t1, &mut self.x, u));
-        if fired {
-            self.resets += 1;
-        }
+        outcome
     }
 
     /// The first non-finite state, as (what, name, value).
@@ -507,14 +524,23 @@ impl System {
         let k = self.k;
         let hn = self.step.as_nanos();
         let t = (k * hn) as f64 * 1e-9;
-        let t1 = ((k + 1) * hn) as f64 * 1e-9;
         let h = self.step.as_secs_f64();
         let (step, solver) = (self.step, self.solver);
+        let mut zeno = None;
         for lp in &mut self.loops {
-            lp.integrate(k, t, h, step, solver, &mut self.ws);
-            lp.check_reset(t1);
+            if let Err(e) = lp.integrate(k, t, h, step, solver, &mut self.ws) {
+                zeno.get_or_insert((lp.name.clone(), e));
+            }
         }
         self.k = k + 1;
+        if let Some((loop_name, e)) = zeno {
+            return Err(StepError::Zeno {
+                loop_name,
+                guard: e.guard,
+                time: e.time,
+                step: k,
+            });
+        }
         for lp in &self.loops {
             if let Some((what, state, value)) = lp.non_finite() {
                 return Err(StepError::NonFinite {
@@ -922,6 +948,15 @@ impl<'a> Builder<'a> {
         let mut x = vec![0.0; n];
         plant.as_plant().initial_state(&mut x);
         crate::matrix::check_finite_all(&format!("{key}.plant.x0"), &x)?;
+        let guard_count = plant.as_plant().guard_count();
+        if guard_count > 0 && discrete.is_some() {
+            return Err(ConfigError::invalid(
+                format!("{key}.plant"),
+                "a discrete plant cannot have guards: events are located in continuous time; \
+                 its update can make the jump itself",
+            ));
+        }
+        let guards = (guard_count > 0).then(|| Guards::new(guard_count, n));
 
         let sensor_channels: Vec<String> = match sensor.source {
             SensorSource::Plant => signature.outputs.clone(),
@@ -973,6 +1008,7 @@ impl<'a> Builder<'a> {
             latched: vec![0.0; m],
             x,
             resets: 0,
+            guards,
             sensor: sensor_built,
             actuator,
             controller,

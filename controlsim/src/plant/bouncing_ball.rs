@@ -3,22 +3,28 @@
 //!
 //! ```text
 //! h' = v,  v' = -g + F/m          (flight)
-//! h < 0 (or h = 0 moving down) at a step boundary  =>  impact
+//! guard h: falls to 0             =>  impact: h = 0, v = e |v_impact|
 //! ```
 //!
 //! States `[h, v]`, input `[force]` (an upward force, default held at 0).
 //!
-//! The impact is detected at the first step boundary at or after it (the
-//! engine checks reset events only at boundaries), so it is located to
-//! within one step. The reset then puts the ball on the floor with the
-//! rebound speed it would have had: the impact speed follows from energy
-//! over the overshoot below the floor, `v_imp^2 = v^2 - 2 a h` with
-//! `a = -g + F/m` the (held) acceleration, and the ball leaves with
-//! `v = e |v_imp|`. This keeps the rebound height exact (`e^2` times the drop
-//! height for a ball released at rest) and delays the trajectory by less than
-//! one step, instead of losing energy in proportion to the step size. A ball
-//! whose rebound speed has decayed to zero stays on the floor.
-
+//! The floor is the plant's one guard, `g = h`, so the solver locates each
+//! impact inside its step ([`event`](crate::event)), applies the reset there
+//! and integrates the rebound for the rest of the step. The reset puts the
+//! ball exactly on the floor with the rebound speed it has at the floor: the
+//! located state may be a hair below (the event takes the bracket's end past
+//! the crossing), so the impact speed follows from energy over that overshoot,
+//! `v_imp^2 = v^2 - 2 a h` with `a = -g + F/m` the (held) acceleration, and the
+//! ball leaves with `v = e |v_imp|`.
+//!
+//! With `e < 1` the flights shrink geometrically and the impacts accumulate at
+//! a finite time (Zeno): dropped or thrown with impact speed `v1` at `t1`, the
+//! impacts are at `t1 + sum_{j<k} 2 e^j v1 / g` and accumulate at
+//! `t1 + 2 e v1 / (g (1 - e))`. The solver detects the accumulation when a
+//! flight gets shorter than [`ZENO_GAP`](crate::event::ZENO_GAP) and the ball
+//! [settles](Plant::settle): it rests on the floor (`h = v = 0`), where the
+//! floor carries it (`v' = 0`) as long as the net force points down; an
+//! upward net force lifts it off again.
 use serde::{Deserialize, Serialize};
 
 use super::{Plant, Selection, Signature};
@@ -103,8 +109,14 @@ impl Plant for BouncingBall {
 
     #[inline]
     fn derivative(&self, _t: f64, x: &[f64], u: &[f64], dx: &mut [f64]) {
+        let a = -self.p.gravity + u[0] / self.p.mass;
         dx[0] = x[1];
-        dx[1] = -self.p.gravity + u[0] / self.p.mass;
+        // At rest on the floor, the floor carries a downward net force.
+        dx[1] = if x[0] == 0.0 && x[1] == 0.0 && a < 0.0 {
+            0.0
+        } else {
+            a
+        };
     }
 
     #[inline]
@@ -112,15 +124,28 @@ impl Plant for BouncingBall {
         self.sel.output(x, y);
     }
 
-    fn reset(&self, _t: f64, x: &mut [f64], u: &[f64]) -> bool {
+    fn guard_count(&self) -> usize {
+        1
+    }
+
+    /// The floor: height above it.
+    #[inline]
+    fn guards(&self, _t: f64, x: &[f64], _u: &[f64], g: &mut [f64]) {
+        g[0] = x[0];
+    }
+
+    fn reset(&self, _t: f64, x: &mut [f64], u: &[f64], _guard: usize) {
         let (h, v) = (x[0], x[1]);
-        if !(h < 0.0 || (h == 0.0 && v < 0.0)) {
-            return false;
-        }
         let a = -self.p.gravity + u[0] / self.p.mass;
         let v_imp = (v * v - 2.0 * a * h).max(0.0).sqrt();
         x[0] = 0.0;
         x[1] = self.p.restitution * v_imp;
+    }
+
+    /// The impacts accumulate: the ball rests on the floor.
+    fn settle(&self, _t: f64, x: &mut [f64], _u: &[f64], _guard: usize) -> bool {
+        x[0] = 0.0;
+        x[1] = 0.0;
         true
     }
 }

@@ -3,13 +3,13 @@
 //! form.
 //!
 //! # Transfer function realisation
-//! `G(s) = (b0 s^n + b1 s^(n-1) + ... + bn) / (s^n + a1 s^(n-1) + ... + an)`
-//! (after dividing by the leading denominator coefficient, numerator padded
-//! with leading zeros to degree n) is realised as
+//! `G(s) = (p0 s^n + p1 s^(n-1) + ... + pn) / (q0 s^n + q1 s^(n-1) + ... + qn)`
+//! (numerator padded with leading zeros to degree n, `q0 != 0`) is realised
+//! with `ak = qk / q0`, `b0 = p0 / q0` as
 //!
 //! ```text
-//! x1' = x2, ..., x(n-1)' = xn,  xn' = -an x1 - ... - a1 xn + u
-//! y   = (bn - an b0) x1 + ... + (b1 - a1 b0) xn + b0 u
+//! x1' = x2, ..., x(n-1)' = xn,  xn' = -an x1 - ... - a1 xn + u / q0
+//! y   = (pn - qn b0) x1 + ... + (p1 - q1 b0) xn + b0 u
 //! ```
 //!
 //! The same realisation in `z` gives the discrete form. Improper transfer
@@ -17,7 +17,9 @@
 //!
 //! So `x1 = z` with `den(s) z = u`, `y = num(s) z`, and `x(k+1) = z^(k)`: an
 //! initial state `x0` gives `z` and its first `n - 1` derivatives at `t = 0`
-//! (in the discrete form, `z[0], ..., z[n-1]`).
+//! (in the discrete form, `z[0], ..., z[n-1]`), whatever the leading
+//! coefficient `q0` (`q0 z^(n) = u - q1 z^(n-1) - ... - qn z`). For a monic
+//! denominator (`q0 = 1`) this is the textbook controllable canonical form.
 
 use protocol::SimTime;
 use serde::{Deserialize, Serialize};
@@ -216,10 +218,13 @@ impl LinearSystem {
                 ),
             ));
         }
-        let a_coef: Vec<f64> = den.iter().map(|v| v / lead).collect(); // [1, a1..an]
-        let mut b_coef = vec![0.0; n + 1 - num.len()];
-        b_coef.extend(num.iter().map(|v| v / lead)); // [b0..bn]
-        let b0 = b_coef[0];
+        // The states are z and its derivatives with `den(s) z = u` as written,
+        // not scaled by the leading coefficient, so that `x0` means what the
+        // docs say for any `den`. With `lead = 1` every coefficient below is
+        // the monic one bit for bit.
+        let mut p = vec![0.0; n + 1 - num.len()];
+        p.extend_from_slice(num); // [p0..pn]
+        let b0 = p[0] / lead;
         let mut a = Matrix::zeros(n, n);
         for i in 0..n - 1 {
             a.set(i, i + 1, 1.0);
@@ -227,11 +232,11 @@ impl LinearSystem {
         let mut c = Matrix::zeros(1, n);
         for j in 0..n {
             // state j+1 pairs with coefficient index n - j
-            a.set(n - 1, j, -a_coef[n - j]);
-            c.set(0, j, b_coef[n - j] - a_coef[n - j] * b0);
+            a.set(n - 1, j, -(den[n - j] / lead));
+            c.set(0, j, p[n - j] - den[n - j] * b0);
         }
         let mut b = Matrix::zeros(n, 1);
-        b.set(n - 1, 0, 1.0);
+        b.set(n - 1, 0, 1.0 / lead);
         let d = Matrix::from_row_major(1, 1, vec![b0]);
         Ok(LinearSystem { a, b, c, d })
     }
@@ -443,8 +448,7 @@ mod tests {
     use super::*;
 
     /// G(s) = (2s + 3) / (s^2 + 4s + 5): A = [[0,1],[-5,-4]], B = [0;1],
-    /// C = [3, 2], D = 0. A proper TF with b0 != 0: (s^2+1)/(2s^2+4s+2)
-    /// = 0.5 + (-s + 0)/(... )/... checked via D and C.
+    /// C = [3, 2], D = 0. Then a proper, non-monic one with b0 != 0.
     #[test]
     fn realisation_is_controllable_canonical() {
         let s = LinearSystem::from_transfer_function("tf", &[2.0, 3.0], &[1.0, 4.0, 5.0]).unwrap();
@@ -452,12 +456,14 @@ mod tests {
         assert_eq!(s.b.data(), &[0.0, 1.0]);
         assert_eq!(s.c.data(), &[3.0, 2.0]);
         assert_eq!(s.d.data(), &[0.0]);
-        // (s^2 + 1)/(2 s^2 + 4 s + 2) = (0.5 s^2 + 0.5)/(s^2 + 2 s + 1):
-        // b0 = 0.5, C = [b2 - a2 b0, b1 - a1 b0] = [0.5 - 0.5, 0 - 1] = [0, -1].
+        // (s^2 + 1)/(2 s^2 + 4 s + 2), states z, z' with 2 z'' + 4 z' + 2 z = u:
+        // z'' = -z - 2 z' + u / 2, b0 = 1/2, C = [p2 - q2 b0, p1 - q1 b0] =
+        // [1 - 1, 0 - 2] = [0, -2].
         let s =
             LinearSystem::from_transfer_function("tf", &[1.0, 0.0, 1.0], &[2.0, 4.0, 2.0]).unwrap();
         assert_eq!(s.a.data(), &[0.0, 1.0, -1.0, -2.0]);
-        assert_eq!(s.c.data(), &[0.0, -1.0]);
+        assert_eq!(s.b.data(), &[0.0, 0.5]);
+        assert_eq!(s.c.data(), &[0.0, -2.0]);
         assert_eq!(s.d.data(), &[0.5]);
     }
 

@@ -208,3 +208,63 @@ fn transfer_functions_start_from_x0() {
         );
     }
 }
+
+/// `x0` means `[z, z', ...]` with `den(s) z = u`, `y = num(s) z` for a
+/// non-monic denominator too (docs/scenario.md), not those values scaled by
+/// the leading coefficient.
+///
+/// Continuous `num = [1, 2]`, `den = [2, 3, 4]`, zero input, `x0 = [z0, z0'] =
+/// [1, -0.5]`: `2 z'' + 3 z' + 4 z = 0`, i.e. `z'' + 2 s z' + w0^2 z = 0` with
+/// `s = 0.75`, `w0^2 = 2`, `w = sqrt(w0^2 - s^2)`:
+/// `z = e^(-s t) (z0 cos wt + (z0' + s z0) / w sin wt)`,
+/// `z' = e^(-s t) (z0' cos wt - (w0^2 z0 + s z0') / w sin wt)`, `y = z' + 2 z`.
+///
+/// Discrete `num = [2, 1]`, `den = [2, -2.2, 0.6]` (twice the monic case of
+/// `transfer_functions_start_from_x0`), `x0 = [z[0], z[1]] = [1, 0]`:
+/// `z[n] = 6 0.5^n - 5 0.6^n`, `y[n] = 2 z[n+1] + z[n] = 12 0.5^n - 11 0.6^n`.
+#[test]
+fn transfer_function_x0_with_non_monic_denominator() {
+    let text = |plant: &str| {
+        format!(
+            "step = \"1ms\"\n[[loops]]\nname = \"tf\"\n[loops.plant]\n{plant}\n[loops.sensor]\nperiod = \"10ms\"\n[loops.controller]\nkind = \"open_loop\""
+        )
+    };
+    let mut sys = build(
+        &text("kind = \"transfer_function\"\nnum = [1.0, 2.0]\nden = [2.0, 3.0, 4.0]\nx0 = [1.0, -0.5]"),
+        0,
+    );
+    let (z0, dz0, s, w02) = (1.0f64, -0.5f64, 0.75f64, 2.0f64);
+    let w = (w02 - s * s).sqrt();
+    let mut y = [0.0];
+    let mut worst: f64 = 0.0;
+    for k in (0..=4000).step_by(50) {
+        sys.advance_to(k, &mut Silent).unwrap();
+        sys.outputs_into(0, &mut y).unwrap();
+        let t = k as f64 * 1e-3;
+        let (c, sn, decay) = ((w * t).cos(), (w * t).sin(), (-s * t).exp());
+        let z = decay * (z0 * c + (dz0 + s * z0) / w * sn);
+        let dz = decay * (dz0 * c - (w02 * z0 + s * dz0) / w * sn);
+        let x = sys.loops()[0].state();
+        worst = worst
+            .max((x[0] - z).abs())
+            .max((x[1] - dz).abs())
+            .max((y[0] - (dz + 2.0 * z)).abs());
+    }
+    assert!(worst <= 1e-10, "continuous: max error {worst:e}");
+
+    let mut sys = build(
+        &text("kind = \"discrete_transfer_function\"\nnum = [2.0, 1.0]\nden = [2.0, -2.2, 0.6]\nperiod = \"10ms\"\nx0 = [1.0, 0.0]"),
+        0,
+    );
+    for k in 0..=200u64 {
+        sys.advance_to(k, &mut Silent).unwrap();
+        sys.outputs_into(0, &mut y).unwrap();
+        let n = (k / 10) as i32;
+        let exact = 12.0 * 0.5f64.powi(n) - 11.0 * 0.6f64.powi(n);
+        assert!(
+            (y[0] - exact).abs() <= 1e-12,
+            "discrete, k = {k}: {} vs {exact}",
+            y[0]
+        );
+    }
+}
