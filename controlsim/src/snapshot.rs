@@ -5,7 +5,9 @@
 //! generator and last sample, the actuator's held values, and the
 //! controller's held input, internal state (PID integrator and filter,
 //! observer estimate, continuous state), bookkeeping memory, last output and
-//! last computation time; plus the step index. Restoring copies it back into
+//! last computation time, and a continuous controller's state and input at
+//! the start of the last step (for evaluations at an event time inside it);
+//! plus the step index. Restoring copies it back into
 //! the existing buffers (no allocation), after checking every length first,
 //! so a snapshot from a differently shaped system is a [`ShapeMismatch`]
 //! and the system is left untouched.
@@ -44,6 +46,8 @@ struct LoopState {
     memory: Vec<f64>,
     output: Vec<f64>,
     last_time: Option<SimTime>,
+    step_start: Vec<f64>,
+    step_input: Vec<f64>,
 }
 
 impl Snapshot {
@@ -74,6 +78,8 @@ impl PartialEq for Snapshot {
                     && bits(&a.memory, &b.memory)
                     && bits(&a.output, &b.output)
                     && a.last_time == b.last_time
+                    && bits(&a.step_start, &b.step_start)
+                    && bits(&a.step_input, &b.step_input)
             })
     }
 }
@@ -91,11 +97,13 @@ fn capture(lp: &Loop) -> LoopState {
         memory: lp.controller.memory.clone(),
         output: lp.controller.output.clone(),
         last_time: lp.controller.last_time,
+        step_start: lp.controller.step_start.clone(),
+        step_input: lp.controller.step_input.clone(),
     }
 }
 
 fn check(i: usize, lp: &Loop, s: &LoopState) -> Result<(), ShapeMismatch> {
-    let parts: [(&str, usize, usize); 8] = [
+    let parts: [(&str, usize, usize); 10] = [
         ("plant state", lp.x.len(), s.x.len()),
         ("latched input", lp.latched.len(), s.latched.len()),
         ("sensor sample", lp.sensor.sample.len(), s.sample.len()),
@@ -111,6 +119,16 @@ fn check(i: usize, lp: &Loop, s: &LoopState) -> Result<(), ShapeMismatch> {
             "controller output",
             lp.controller.output.len(),
             s.output.len(),
+        ),
+        (
+            "controller step start",
+            lp.controller.step_start.len(),
+            s.step_start.len(),
+        ),
+        (
+            "controller step input",
+            lp.controller.step_input.len(),
+            s.step_input.len(),
         ),
     ];
     for (what, expected, found) in parts {
@@ -161,6 +179,8 @@ impl System {
             s.memory.copy_from_slice(&lp.controller.memory);
             s.output.copy_from_slice(&lp.controller.output);
             s.last_time = lp.controller.last_time;
+            s.step_start.copy_from_slice(&lp.controller.step_start);
+            s.step_input.copy_from_slice(&lp.controller.step_input);
         }
     }
 
@@ -196,6 +216,8 @@ impl System {
             lp.controller.memory.copy_from_slice(&s.memory);
             lp.controller.output.copy_from_slice(&s.output);
             lp.controller.last_time = s.last_time;
+            lp.controller.step_start.copy_from_slice(&s.step_start);
+            lp.controller.step_input.copy_from_slice(&s.step_input);
         }
         self.set_k(snapshot.k);
         Ok(())
