@@ -10,7 +10,8 @@
 //! 1. **U1** packets to controllers that take effect at `k` and were sent
 //!    before `k h`, in canonical order (arrival time, flow, number, state
 //!    index); each accepted one sets the controller's input, and an
-//!    event-triggered controller responds at once;
+//!    event-triggered controller responds at once, evaluated at the packet's
+//!    arrival time (which lies in the step that ends at `k`), not at `k h`;
 //! 2. **S** samples due at `k`, sent at `k h` (local loops: straight to the
 //!    controller);
 //! 3. **U2** packets to controllers sent at `k h` itself (a zero delay);

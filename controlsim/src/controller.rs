@@ -23,10 +23,12 @@
 //! defaults to the sensor period). `trigger = "event"`: computed whenever a
 //! measurement is accepted. The engine does not call controllers by itself;
 //! the driver calls [`System::compute_control`](crate::System::compute_control)
-//! at those instants. Laws that depend on time (PID integral and derivative,
-//! the observer's prediction) use the actual time elapsed since the previous
-//! computation, so an event-triggered controller with irregular arrivals is
-//! integrated correctly. On the very first computation there is no previous
+//! at those instants, or, for a measurement that arrived between two
+//! boundaries, [`System::compute_control_at`](crate::System::compute_control_at)
+//! with its arrival time. Laws that depend on time (PID integral and
+//! derivative, the observer's prediction) use the actual time elapsed since
+//! the previous computation, so an event-triggered controller with irregular
+//! arrivals is integrated correctly. On the very first computation there is no previous
 //! one: the PID integrates nothing and its derivative term is zero; the
 //! observer corrects its initial estimate without predicting.
 //!
@@ -34,9 +36,11 @@
 //! `state_space` and `transfer_function` controllers are dynamic systems
 //! integrated by the solver together with the plants, with the error
 //! `e(t) = r(t) - y_held` (reference evaluated at the stage times). Their
-//! output at a boundary is `C x_c + D e` (`compute_control`); the response of
-//! DESIGN §4.4 (one solver step ahead) is
-//! [`System::rollback_response`](crate::System::rollback_response).
+//! output at a boundary is `C x_c + D e` (`compute_control`), and at an event
+//! time inside the last step the same with the state at that time
+//! (`compute_control_at`); the response of DESIGN §4.4 (one solver step
+//! ahead) is [`System::rollback_response`](crate::System::rollback_response)
+//! (`rollback_response_at`).
 
 pub mod cacc;
 pub mod continuous;
@@ -460,7 +464,7 @@ impl Controller {
 
     /// Evaluates the law at time `t` (its clock and reference read there);
     /// the result is in `self.output`. A continuous law's state is the one
-    /// at `t` (see [`state_at`](Self::state_at)).
+    /// at `t` (see [`StepClock::state_at`]).
     pub(crate) fn compute(&mut self, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
         if let Law::Continuous(law) = &self.law {
             let (start, held, state) = (&self.step_start, &self.step_input, &self.state);

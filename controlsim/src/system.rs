@@ -11,7 +11,9 @@
 //!    - take the samples due at `k`: [`sample`](System::sample) (and, for
 //!      CACC, [`extra_input`](System::extra_input));
 //!    - compute the controls due at `k`: [`compute_control`](System::compute_control)
-//!      or, for continuous controllers, [`rollback_response`](System::rollback_response).
+//!      or, for continuous controllers, [`rollback_response`](System::rollback_response);
+//!      an answer to a packet that arrived inside the step that ended at `k`
+//!      is computed at its arrival time with the `_at` variants.
 //!
 //!    (The exact interleaving for the zero-delay case is fixed in
 //!    [`closed_loop`](crate::closed_loop).)
