@@ -4,7 +4,7 @@
 #
 # The workload: 16 runs of examples/dc_servo_p2p.toml over the real ns-3
 # point-to-point link, 4 gains x 4 replications, each syncing every period
-# (`sync.lookahead = false`, so a run keeps one core busy) for 40 s of
+# (`sync.lookahead = false`, so a run keeps one core busy) for 300 s of
 # simulated time: about 5 s of wall time per run on an idle machine.
 #
 # A single-node SLURM on this machine (scripts/slurm-cluster.sh, 2 CPUs, one
@@ -38,7 +38,7 @@ cat >"$work/bench.toml" <<TOML
 scenario = "$PWD/examples/dc_servo_p2p.toml"
 replications = 4
 [set]
-duration = "${BENCH_SLURM_DURATION:-40s}"
+duration = "${BENCH_SLURM_DURATION:-300s}"
 "sync.lookahead" = false
 [[grid]]
 key = "loops[0].controller.kp"

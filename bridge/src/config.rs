@@ -237,8 +237,9 @@ pub struct LoopScenario {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controller_node: Option<u32>,
     /// How an event-triggered, solver-integrated controller answers a packet
-    /// (docs/design.md §4.4): `direct` (output at the arrival boundary) or `rollback`
-    /// (output one solver step later, computed and rolled back).
+    /// (docs/design.md §4.4): `direct` (its output at the packet's arrival) or
+    /// `rollback` (its output one solver step after the arrival, computed and
+    /// rolled back).
     #[serde(default)]
     pub response: ResponseKind,
     /// Sensor -> controller.

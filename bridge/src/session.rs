@@ -10,7 +10,8 @@
 //! 1. **U1** packets to controllers that take effect at `k` and were sent
 //!    before `k h`, in canonical order (arrival time, flow, number, state
 //!    index); each accepted one sets the controller's input, and an
-//!    event-triggered controller responds at once;
+//!    event-triggered controller responds at once, evaluated at the packet's
+//!    arrival time (which lies in the step that ends at `k`), not at `k h`;
 //! 2. **S** samples due at `k`, sent at `k h` (local loops: straight to the
 //!    controller);
 //! 3. **U2** packets to controllers sent at `k h` itself (a zero delay);
@@ -487,7 +488,7 @@ impl<W: Write> Session<W> {
                 Event::Delivery(d) => self.deliver_to_actuator(k, &d)?,
                 Event::Drop(d) => {
                     self.ledger.lose(&d).map_err(|source| self.ledger_error(source))?;
-                    self.on_actuator_loss(d.flow)?;
+                    self.on_actuator_loss(d.flow, d.state_index)?;
                 }
             }
         }
@@ -542,18 +543,25 @@ impl<W: Write> Session<W> {
             Verdict::Accept { values, component: None } => {
                 self.system.set_actuators(i, &values).map_err(|e| self.api_error(e))
             }
-            Verdict::Drop(_) => self.on_actuator_loss(d.flow),
+            Verdict::Drop(_) => self.on_actuator_loss(d.flow, d.state_index),
         }
     }
 
     /// A control packet that will never be applied: `on_loss = "zero"`
-    /// zeroes the actuator; `hold` keeps its value. A policy drop acts at
-    /// the packet's arrival boundary, a network loss at its `loss_step`.
-    fn on_actuator_loss(&mut self, flow: u32) -> Result<(), SessionError> {
+    /// zeroes what it would have set, every actuator channel or, for a
+    /// `multi_packet` downlink, the one channel its state index carries;
+    /// `hold` keeps the value. A policy drop acts at the packet's arrival
+    /// boundary, a network loss at its `loss_step`.
+    fn on_actuator_loss(&mut self, flow: u32, state_index: u16) -> Result<(), SessionError> {
         let f = self.flows.get(flow).expect("known flow");
         if f.direction == Direction::Downlink && self.zero_on_loss[f.loop_index] {
             let i = f.loop_index;
-            self.system.zero_actuator(i).map_err(|e| self.api_error(e))?;
+            let zeroed = if f.config.multi_packet {
+                self.system.set_actuator(i, usize::from(state_index), 0.0)
+            } else {
+                self.system.zero_actuator(i)
+            };
+            zeroed.map_err(|e| self.api_error(e))?;
         }
         Ok(())
     }
@@ -609,14 +617,16 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    /// Computes loop `i`'s control (docs/design.md §4.4 for rollback) and sends it.
+    /// Computes loop `i`'s control at the instant of its cause (docs/design.md §4.4
+    /// for rollback) and sends it.
     fn respond(&mut self, i: usize, cause: Cause) -> Result<(), SessionError> {
         let reached = self.now();
         let api = |source| SessionError::Api { reached, source };
+        let at = self.evaluation_time(cause);
         let u = if self.rollback[i] {
-            self.system.rollback_response(i).map_err(api)?.to_vec()
+            self.system.rollback_response_at(i, at).map_err(api)?.to_vec()
         } else {
-            self.system.compute_control(i).map_err(api)?.to_vec()
+            self.system.compute_control_at(i, at).map_err(api)?.to_vec()
         };
         let Some(flow) = self.flows.downlink(i) else {
             self.local_controls[i].push(u);
@@ -641,6 +651,20 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
+    /// The instant a controller is evaluated at: a tick's boundary; for an
+    /// answer, the arrival of the packet it answers (master-slave and
+    /// event-driven receive exactly, and the packet is served at the first
+    /// boundary at or after it, so the arrival lies in the step just
+    /// integrated), or under time-stepping the sync boundary where the
+    /// control side receives it.
+    fn evaluation_time(&self, cause: Cause) -> SimTime {
+        match (cause, self.scheme) {
+            (Cause::Tick(k), _) => self.time_of(k),
+            (Cause::Arrival(_), SchemeKind::TimeStepping) => self.now(),
+            (Cause::Arrival(arrival), _) => arrival,
+        }
+    }
+
     /// When a sample or tick produced at boundary `k` enters the network.
     fn scheduled_send_time(&self, k: u64) -> SimTime {
         match (self.scheme, self.sync_steps) {
@@ -656,12 +680,14 @@ impl<W: Write> Session<W> {
         match (self.scheme, self.sync_steps) {
             (SchemeKind::EventDriven, _) | (_, None) => ready,
             (SchemeKind::MasterSlave, Some(period)) => {
-                // The network already ran to the end of the current period;
-                // the response waits for the first sync point at or after
-                // it is ready.
+                // The first sync point at or after it is ready. The replay
+                // serves every answer in the period its packet arrived in
+                // (see `master_slave.rs`), before the network runs past the
+                // end of that period, so that point is still ahead, except
+                // for a zero-delay packet sent at a sync point and answered
+                // there at once: the network has run that period already.
                 let period_ns = period * self.step_ns;
-                let next_sync = self.network.reached();
-                SimTime(ready.0.div_ceil(period_ns) * period_ns).max(next_sync)
+                SimTime(ready.0.div_ceil(period_ns) * period_ns).max(self.network.reached())
             }
             (SchemeKind::TimeStepping, Some(_)) => self.scheduled_send_time(self.system.k()),
         }

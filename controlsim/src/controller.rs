@@ -23,10 +23,12 @@
 //! defaults to the sensor period). `trigger = "event"`: computed whenever a
 //! measurement is accepted. The engine does not call controllers by itself;
 //! the driver calls [`System::compute_control`](crate::System::compute_control)
-//! at those instants. Laws that depend on time (PID integral and derivative,
-//! the observer's prediction) use the actual time elapsed since the previous
-//! computation, so an event-triggered controller with irregular arrivals is
-//! integrated correctly. On the very first computation there is no previous
+//! at those instants, or, for a measurement that arrived between two
+//! boundaries, [`System::compute_control_at`](crate::System::compute_control_at)
+//! with its arrival time. Laws that depend on time (PID integral and
+//! derivative, the observer's prediction) use the actual time elapsed since
+//! the previous computation, so an event-triggered controller with irregular
+//! arrivals is integrated correctly. On the very first computation there is no previous
 //! one: the PID integrates nothing and its derivative term is zero; the
 //! observer corrects its initial estimate without predicting.
 //!
@@ -34,9 +36,11 @@
 //! `state_space` and `transfer_function` controllers are dynamic systems
 //! integrated by the solver together with the plants, with the error
 //! `e(t) = r(t) - y_held` (reference evaluated at the stage times). Their
-//! output at a boundary is `C x_c + D e` (`compute_control`); the response of
-//! docs/design.md §4.4 (one solver step ahead) is
-//! [`System::rollback_response`](crate::System::rollback_response).
+//! output at a boundary is `C x_c + D e` (`compute_control`), and at an event
+//! time inside the last step the same with the state at that time
+//! (`compute_control_at`); the response of docs/design.md §4.4 (one solver step
+//! ahead) is [`System::rollback_response`](crate::System::rollback_response)
+//! (`rollback_response_at`).
 
 pub mod cacc;
 pub mod continuous;
@@ -363,6 +367,11 @@ pub(crate) struct Controller {
     pub(crate) memory: Vec<f64>,
     pub(crate) output: Vec<f64>,
     pub(crate) last_time: Option<SimTime>,
+    /// Continuous laws: the state and the held input at the start of the
+    /// last integrated step, from which the state at an event time inside
+    /// that step is recomputed (empty for other laws).
+    pub(crate) step_start: Vec<f64>,
+    pub(crate) step_input: Vec<f64>,
     // --- scratch ---
     reference: Vec<f64>,
     error: Vec<f64>,
@@ -420,11 +429,16 @@ impl Controller {
             Law::Continuous(c) => c.errors(),
             _ => 0,
         };
+        let input_len = ctx.measurements + shape.extras.len();
+        let (step_start, step_input) = match &law {
+            Law::Continuous(_) => (shape.state0.clone(), vec![0.0; input_len]),
+            _ => (Vec::new(), Vec::new()),
+        };
         Ok(Controller {
             law,
             trigger,
             measurements: ctx.measurements,
-            input: vec![0.0; ctx.measurements + shape.extras.len()],
+            input: vec![0.0; input_len],
             extras: shape.extras,
             state_names: shape.state_names,
             scratch: vec![0.0; shape.state0.len()],
@@ -432,6 +446,8 @@ impl Controller {
             memory: vec![0.0; shape.memory],
             output: vec![0.0; ctx.plant_inputs],
             last_time: None,
+            step_start,
+            step_input,
             reference: vec![0.0; shape.references],
             error: vec![0.0; errors],
         })
@@ -446,8 +462,18 @@ impl Controller {
         matches!(self.law, Law::Continuous(_))
     }
 
-    /// Evaluates the law at boundary time `t`; the result is in `self.output`.
-    pub(crate) fn compute(&mut self, refs: &[Signal], t: SimTime) {
+    /// Evaluates the law at time `t` (its clock and reference read there);
+    /// the result is in `self.output`. A continuous law's state is the one
+    /// at `t` (see [`StepClock::state_at`]).
+    pub(crate) fn compute(&mut self, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
+        if let Law::Continuous(law) = &self.law {
+            let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
+            clock.state_at(law, refs, t, start, held, state, &mut self.error, &mut self.scratch);
+            load_reference(&mut self.reference, refs, t);
+            law.output(&self.input, &self.reference, &self.scratch, &mut self.output);
+            self.last_time = Some(t);
+            return;
+        }
         load_reference(&mut self.reference, refs, t);
         let dt = self.last_time.map(|prev| t.saturating_sub(prev));
         let s = Step {
@@ -473,6 +499,8 @@ impl Controller {
         h: f64,
     ) {
         if let Law::Continuous(law) = &self.law {
+            self.step_start.copy_from_slice(&self.state);
+            self.step_input.copy_from_slice(&self.input);
             let (input, error) = (&self.input, &mut self.error);
             solver.step(ws, t, h, &mut self.state, |t, x, dx| {
                 law.error_at(input, refs, t, error);
@@ -481,36 +509,70 @@ impl Controller {
         }
     }
 
-    /// The continuous controller's output one solver step ahead of boundary
-    /// `t` (docs/design.md §4.4), computed on a scratch copy of its state: identical to
-    /// snapshot / advance one step / read / restore, but touching nothing else.
-    /// The result is in `self.output`.
-    pub(crate) fn rollback(
-        &mut self,
-        solver: SolverKind,
-        ws: &mut Workspace,
-        refs: &[Signal],
-        t: SimTime,
-        t_next: SimTime,
-        h: f64,
-    ) {
+    /// The continuous controller's output one solver step after event time
+    /// `t` (docs/design.md §4.4): its state at `t`, integrated one step `h` with the
+    /// held input on a scratch copy, read against the reference at `t + h`.
+    /// Identical to snapshot / advance one step / read / restore when `t` is
+    /// the boundary, but touching nothing else. The result is in `self.output`.
+    pub(crate) fn rollback(&mut self, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
         let Law::Continuous(law) = &self.law else {
             return;
         };
-        self.scratch.copy_from_slice(&self.state);
+        let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
+        clock.state_at(law, refs, t, start, held, state, &mut self.error, &mut self.scratch);
         let (input, error) = (&self.input, &mut self.error);
-        solver.step(ws, t.as_secs_f64(), h, &mut self.scratch, |t, x, dx| {
+        let h = clock.step.as_secs_f64();
+        clock.solver.step(clock.ws, t.as_secs_f64(), h, &mut self.scratch, |t, x, dx| {
             law.error_at(input, refs, t, error);
             law.derivative(x, error, dx);
         });
+        let t_next = SimTime(t.as_nanos().saturating_add(clock.step.as_nanos()));
         load_reference(&mut self.reference, refs, t_next);
-        law.output(
-            &self.input,
-            &self.reference,
-            &self.scratch,
-            &mut self.output,
-        );
+        law.output(&self.input, &self.reference, &self.scratch, &mut self.output);
         self.last_time = Some(t);
+    }
+}
+
+/// The engine's step grid as a controller evaluated at an event time needs
+/// it: the boundary reached, the step, the solver and its workspace.
+pub(crate) struct StepClock<'a> {
+    pub(crate) now: SimTime,
+    pub(crate) step: StepSize,
+    pub(crate) solver: SolverKind,
+    pub(crate) ws: &'a mut Workspace,
+}
+
+impl StepClock<'_> {
+    /// A continuous law's state at event time `t` of the step that ended
+    /// at `now`, into `out`: the state itself when `t` is the boundary, else
+    /// the step's start integrated by one solver step to `t`, with the input
+    /// held over that step (a packet acts on the law's dynamics from the
+    /// boundary after its arrival, as on a plant's).
+    #[allow(clippy::too_many_arguments)]
+    fn state_at(
+        &mut self,
+        law: &continuous::Continuous,
+        refs: &[Signal],
+        t: SimTime,
+        step_start: &[f64],
+        step_input: &[f64],
+        state: &[f64],
+        error: &mut [f64],
+        out: &mut [f64],
+    ) {
+        if t == self.now {
+            out.copy_from_slice(state);
+            return;
+        }
+        // Same time arithmetic as the engine's step (`t0` from nanoseconds).
+        let start = self.now.as_nanos() - self.step.as_nanos();
+        let t0 = start as f64 * 1e-9;
+        let dt = (t.as_nanos() - start) as f64 * 1e-9;
+        out.copy_from_slice(step_start);
+        self.solver.step(self.ws, t0, dt, out, |t, x, dx| {
+            law.error_at(step_input, refs, t, error);
+            law.derivative(x, error, dx);
+        });
     }
 }
 

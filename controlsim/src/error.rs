@@ -103,6 +103,18 @@ pub enum ApiError {
          so it has no rollback response; use compute_control"
     )]
     NotContinuous { loop_name: String },
+    /// A controller evaluated at an event time outside the step that ended
+    /// at the current boundary.
+    #[error(
+        "loop `{loop_name}`: the controller cannot be evaluated at {time}: an event time must lie \
+         in the last step, from {earliest} to {now}"
+    )]
+    EventTime {
+        loop_name: String,
+        time: SimTime,
+        earliest: SimTime,
+        now: SimTime,
+    },
 }
 
 /// Boxed error returned by an [`Observer`](crate::system::Observer).

@@ -6,7 +6,9 @@
 //! generator and last sample, the actuator's held values, and the
 //! controller's held input, internal state (PID integrator and filter,
 //! observer estimate, continuous state), bookkeeping memory, last output and
-//! last computation time; plus the step index. Restoring copies it back into
+//! last computation time, and a continuous controller's state and input at
+//! the start of the last step (for evaluations at an event time inside it);
+//! plus the step index. Restoring copies it back into
 //! the existing buffers (no allocation), after checking every length first,
 //! so a snapshot from a differently shaped system is a [`ShapeMismatch`]
 //! and the system is left untouched.
@@ -48,6 +50,8 @@ struct LoopState {
     memory: Vec<f64>,
     output: Vec<f64>,
     last_time: Option<SimTime>,
+    step_start: Vec<f64>,
+    step_input: Vec<f64>,
 }
 
 impl Snapshot {
@@ -80,6 +84,8 @@ impl PartialEq for Snapshot {
                     && bits(&a.memory, &b.memory)
                     && bits(&a.output, &b.output)
                     && a.last_time == b.last_time
+                    && bits(&a.step_start, &b.step_start)
+                    && bits(&a.step_input, &b.step_input)
             })
     }
 }
@@ -114,12 +120,14 @@ fn capture(lp: &Loop) -> LoopState {
         memory: lp.controller.memory.clone(),
         output: lp.controller.output.clone(),
         last_time: lp.controller.last_time,
+        step_start: lp.controller.step_start.clone(),
+        step_input: lp.controller.step_input.clone(),
     }
 }
 
 fn check(i: usize, lp: &Loop, s: &LoopState) -> Result<(), ShapeMismatch> {
     let guards = lp.guards.as_ref().map_or(0, |g| g.modes.len());
-    let parts: [(&str, usize, usize); 9] = [
+    let parts: [(&str, usize, usize); 11] = [
         ("plant state", lp.x.len(), s.x.len()),
         ("plant guards", guards, s.guard_modes.len()),
         ("latched input", lp.latched.len(), s.latched.len()),
@@ -136,6 +144,16 @@ fn check(i: usize, lp: &Loop, s: &LoopState) -> Result<(), ShapeMismatch> {
             "controller output",
             lp.controller.output.len(),
             s.output.len(),
+        ),
+        (
+            "controller step start",
+            lp.controller.step_start.len(),
+            s.step_start.len(),
+        ),
+        (
+            "controller step input",
+            lp.controller.step_input.len(),
+            s.step_input.len(),
         ),
     ];
     for (what, expected, found) in parts {
@@ -190,6 +208,8 @@ impl System {
             s.memory.copy_from_slice(&lp.controller.memory);
             s.output.copy_from_slice(&lp.controller.output);
             s.last_time = lp.controller.last_time;
+            s.step_start.copy_from_slice(&lp.controller.step_start);
+            s.step_input.copy_from_slice(&lp.controller.step_input);
         }
     }
 
@@ -229,6 +249,8 @@ impl System {
             lp.controller.memory.copy_from_slice(&s.memory);
             lp.controller.output.copy_from_slice(&s.output);
             lp.controller.last_time = s.last_time;
+            lp.controller.step_start.copy_from_slice(&s.step_start);
+            lp.controller.step_input.copy_from_slice(&s.step_input);
         }
         self.set_k(snapshot.k);
         Ok(())

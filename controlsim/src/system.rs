@@ -11,7 +11,9 @@
 //!    - take the samples due at `k`: [`sample`](System::sample) (and, for
 //!      CACC, [`extra_input`](System::extra_input));
 //!    - compute the controls due at `k`: [`compute_control`](System::compute_control)
-//!      or, for continuous controllers, [`rollback_response`](System::rollback_response).
+//!      or, for continuous controllers, [`rollback_response`](System::rollback_response);
+//!      an answer to a packet that arrived inside the step that ended at `k`
+//!      is computed at its arrival time with the `_at` variants.
 //!
 //!    (The exact interleaving for the zero-delay case is fixed in
 //!    [`closed_loop`](crate::closed_loop).)
@@ -42,7 +44,7 @@ use protocol::SimTime;
 
 use crate::actuator::{Actuator, ActuatorConfig};
 use crate::config::{LoopConfig, LoopRef, SystemConfig};
-use crate::controller::{BuildContext, Controller, ControllerConfig, ExtraInput, Trigger};
+use crate::controller::{BuildContext, Controller, ControllerConfig, ExtraInput, StepClock, Trigger};
 use crate::error::{ApiError, ConfigError, ObserverError, StepError};
 use crate::event::{Event, Guards, ZenoError};
 use crate::plant::{with_plant, Kinematics, Plant, PlantModel, Signature, TimeDomain};
@@ -693,9 +695,28 @@ impl System {
     /// # Errors
     /// [`ApiError::NoSuchLoop`].
     pub fn compute_control(&mut self, i: usize) -> Result<&[f64], ApiError> {
-        let t = self.time();
-        let lp = self.get_mut(i)?;
-        lp.controller.compute(&lp.references, t);
+        self.compute_control_at(i, self.time())
+    }
+
+    /// Evaluates loop `i`'s controller at event time `t`, a time within the
+    /// step that ended at the current boundary (`(k-1) h < t <= k h`): an
+    /// event-triggered controller answering a packet that arrived at `t`,
+    /// served at the boundary where the packet acts. The law's clock (PID
+    /// integral and derivative interval, observer prediction) and the
+    /// reference are read at `t`; a continuous controller's state is its
+    /// state at `t` (the step's start integrated by one solver step to `t`
+    /// with the input held over the step), so the output is
+    /// `C x_c(t) + D (r(t) - y)`. At `t = k h` this is
+    /// [`compute_control`](Self::compute_control).
+    ///
+    /// # Errors
+    /// [`ApiError::NoSuchLoop`], [`ApiError::EventTime`].
+    pub fn compute_control_at(&mut self, i: usize, t: SimTime) -> Result<&[f64], ApiError> {
+        self.check_event_time(i, t)?;
+        let (now, step, solver) = (self.time(), self.step, self.solver);
+        let lp = &mut self.loops[i];
+        let mut clock = StepClock { now, step, solver, ws: &mut self.ws };
+        lp.controller.compute(&mut clock, &lp.references, t);
         Ok(&lp.controller.output)
     }
 
@@ -711,27 +732,46 @@ impl System {
     /// # Errors
     /// [`ApiError::NoSuchLoop`], [`ApiError::NotContinuous`].
     pub fn rollback_response(&mut self, i: usize) -> Result<&[f64], ApiError> {
-        let (t, step, solver) = (self.time(), self.step, self.solver);
-        let t_next = SimTime(t.as_nanos().saturating_add(step.as_nanos()));
-        let loops = &mut self.loops;
-        let count = loops.len();
-        let lp = loops
-            .get_mut(i)
-            .ok_or(ApiError::NoSuchLoop { index: i, count })?;
+        self.rollback_response_at(i, self.time())
+    }
+
+    /// [`rollback_response`](Self::rollback_response) at event time `t`
+    /// within the last step (as for
+    /// [`compute_control_at`](Self::compute_control_at)): the controller's
+    /// state at `t`, advanced one solver step `h` with the held input, read
+    /// against the reference at `t + h`. Nothing of the system moves.
+    ///
+    /// # Errors
+    /// [`ApiError::NoSuchLoop`], [`ApiError::NotContinuous`],
+    /// [`ApiError::EventTime`].
+    pub fn rollback_response_at(&mut self, i: usize, t: SimTime) -> Result<&[f64], ApiError> {
+        self.check_event_time(i, t)?;
+        let (now, step, solver) = (self.time(), self.step, self.solver);
+        let lp = &mut self.loops[i];
         if !lp.controller.is_continuous() {
             return Err(ApiError::NotContinuous {
                 loop_name: lp.name.clone(),
             });
         }
-        lp.controller.rollback(
-            solver,
-            &mut self.ws,
-            &lp.references,
-            t,
-            t_next,
-            step.as_secs_f64(),
-        );
+        let mut clock = StepClock { now, step, solver, ws: &mut self.ws };
+        lp.controller.rollback(&mut clock, &lp.references, t);
         Ok(&lp.controller.output)
+    }
+
+    /// Checks that loop `i` exists and `t` lies in the step that ended now.
+    fn check_event_time(&self, i: usize, t: SimTime) -> Result<(), ApiError> {
+        let lp = self.get(i)?;
+        let now = self.time();
+        let earliest = if self.k == 0 { now } else { SimTime(now.as_nanos() - self.step.as_nanos() + 1) };
+        if t < earliest || t > now {
+            return Err(ApiError::EventTime {
+                loop_name: lp.name.clone(),
+                time: t,
+                earliest,
+                now,
+            });
+        }
+        Ok(())
     }
 
     /// Sets channel `index` of loop `i`'s actuator; held from now on,

@@ -9,6 +9,7 @@ mod examples;
 mod network_check;
 mod networks;
 mod ns3_bridge_robustness;
+mod ns3_event_time;
 mod ns3_exact_timing;
 mod ns3_fates;
 mod ns3_loss;

@@ -2,8 +2,9 @@
 //!
 //! The co-simulation moves from event to event. At boundary `k` the network
 //! is first brought to `k h`, serving each packet to a controller as it
-//! arrives, so an event-triggered controller answers at once: its response
-//! enters the network at the arrival time plus the computation delay. Then
+//! arrives, so an event-triggered controller answers at once, evaluated at
+//! the arrival time: its response enters the network at the arrival time
+//! plus the computation delay. Then
 //! the boundary's samples, ticks and actuator packets are served. The next
 //! stop is the earliest of the next sample or tick, the end of the run, the
 //! optional sync period, and the first packet delivered to an

@@ -4,9 +4,15 @@
 //! packets (and responses computed in the previous period) to the network;
 //! run the network to `(j+1)T`; then replay the control side over the period,
 //! split at every boundary where a packet takes effect, in canonical order.
-//! Receives are exact; an event-triggered controller's response waits for
-//! the next sync point. A packet may take many periods to arrive: it is
-//! queued until the period in which it takes effect.
+//! Receives are exact. An event-triggered controller is evaluated at the
+//! arrival time of the packet it answers, and its answer enters the network
+//! at the first sync point at or after arrival + `computation_delay`. A
+//! packet that arrives in the last step of a period acts at the period's end
+//! boundary; its controller input is set and its answer computed at the end
+//! of this period's replay (the first phase, U1, of that boundary), so that
+//! the answer can still go at this period's sync point. A packet may take
+//! many periods to arrive: it is queued until the period in which it takes
+//! effect.
 //!
 //! # Lookahead
 //! A sync point exists so that the network can learn what the replay
@@ -52,6 +58,13 @@ impl<W: Write> Session<W> {
             self.announce_period(start, end);
             self.network_step(self.time_of(end), false)?;
             self.replay(start, end, observer)?;
+            if end < self.end_step {
+                // The packets that arrived in the period's last step act at
+                // `end`, but arrived in this period: their controllers answer
+                // now, before the network runs past this sync point (U1 of
+                // `end`; the rest of the boundary is served next period).
+                self.apply_controller_events(end, Some(self.time_of(end)))?;
+            }
             start = end;
         }
         Ok(())

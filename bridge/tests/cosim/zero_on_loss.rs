@@ -192,3 +192,78 @@ fn a_queue_drop_at_the_send_instant_zeroes_the_actuator_one_step_later() {
         }
     }
 }
+
+/// Two decoupled lags driven open loop (`u = r`, 1.0 and 2.0) over a
+/// `multi_packet` downlink: each channel's value travels in its own packet.
+fn two_channel_text(scheme: &str) -> String {
+    let header = format!("duration = \"2s\"\nstep = \"1ms\"\nseed = 4\n[sync]\nscheme = \"{scheme}\"\nperiod = \"10ms\"\n");
+    let loops = r#"
+[[loops]]
+name = "pair"
+downlink = { multi_packet = true, on_loss = "zero" }
+[loops.plant]
+kind = "state_space"
+a = [[-1.0, 0.0], [0.0, -1.0]]
+b = [[1.0, 0.0], [0.0, 1.0]]
+c = [[1.0, 0.0], [0.0, 1.0]]
+[loops.sensor]
+period = "5ms"
+[loops.controller]
+kind = "open_loop"
+[[loops.reference]]
+kind = "constant"
+value = 1.0
+[[loops.reference]]
+kind = "constant"
+value = 2.0
+"#;
+    let channel = "{ kind = \"uniform\", min = \"1ms\", max = \"6ms\" }\nloss = { kind = \"bernoulli\", p = 0.2 }";
+    scenario(&header, channel, loops)
+}
+
+/// With `multi_packet`, a lost packet zeroes only the channel it carried:
+/// at every boundary, channel `j` is zero exactly when the last event of
+/// state index `j` at or before it is a loss (or before its first packet),
+/// and otherwise holds its own value, whatever happened to the other
+/// channel's packet of the same sample.
+#[test]
+fn with_multi_packet_a_loss_zeroes_only_its_own_channel() {
+    for scheme in SCHEMES {
+        let (dir, _) = run_in_tempdir(&two_channel_text(scheme));
+        let run = dir.path().join("run");
+        let rows = packet_rows(&run);
+        let applied = [column(&run, "pair.u.u0"), column(&run, "pair.u.u1")];
+        let mut only_one_zero = 0;
+        let mut zero_at = [vec![], vec![]];
+        for (j, value) in [1.0, 2.0].into_iter().enumerate() {
+            let mut events: Vec<(u64, u64, u64, bool)> = rows
+                .iter()
+                .filter(|r| r["direction"] == "downlink" && num(r, "state_index") == Some(j as u64))
+                .filter_map(|r| match r["fate"].as_str() {
+                    "accepted" => Some((num(r, "applied_step")?, num(r, "arrival_ns")?, num(r, "number")?, false)),
+                    fate if fate.starts_with("lost_") => {
+                        let (lost_at, sent) = (num(r, "lost_at_ns")?, num(r, "sent_ns")?);
+                        Some((loss_step(scheme, lost_at, sent), lost_at, num(r, "number")?, true))
+                    }
+                    _ => None,
+                })
+                .collect();
+            events.sort();
+            let mut events = events.into_iter().peekable();
+            let mut zero = true;
+            for (k, &u) in applied[j].iter().enumerate() {
+                while let Some(e) = events.next_if(|e| e.0 <= k as u64) {
+                    zero = e.3;
+                }
+                assert_eq!(u, if zero { 0.0 } else { value }, "{scheme}: channel {j} at step {k}");
+                zero_at[j].push(zero);
+            }
+        }
+        for (a, b) in zero_at[0].iter().zip(&zero_at[1]) {
+            if a != b {
+                only_one_zero += 1;
+            }
+        }
+        assert!(only_one_zero > 100, "{scheme}: {only_one_zero} boundaries with one channel zeroed and the other not");
+    }
+}

@@ -1,6 +1,6 @@
 //! Controller laws against hand-computed answers.
 
-use controlsim::{ApiError, Silent, System};
+use controlsim::{ApiError, Silent, SimTime, System};
 
 use crate::common::{bits, build, max_err, run_direct, serve_boundary, RICH};
 
@@ -310,6 +310,42 @@ fn continuous_pi_direct_and_rollback_outputs() {
     assert!((rollback - (1.5 + 3.0 * 0.501)).abs() < 1e-12, "{rollback}");
     assert_eq!(sys.k(), 500);
     assert!((sys.loops()[0].controller_state()[0] - 0.5).abs() < 1e-12);
+}
+
+/// The same PI evaluated at an event time inside the last step, 0.4 ms
+/// before boundary 500, where a measurement y = 0.25 arrived: its state is
+/// the state at that instant, integrated with the error held over the step
+/// (e = 1, the measurement acts on the dynamics from the boundary), so
+/// `x_c = 0.4996`, `u = 1.5 (1 - 0.25) + 3 x_c`; the rollback response
+/// advances that state one step with the new error 0.75. Outside the last
+/// step an event time is an error.
+#[test]
+fn continuous_pi_evaluated_at_an_event_time_inside_the_step() {
+    let mut sys = with_controller(
+        "kind = \"transfer_function\"\nnum = [1.5, 3.0]\nden = [1.0, 0.0]",
+        INTEGRATOR,
+        "[loops.reference]\nkind = \"constant\"\nvalue = 1.0",
+    );
+    sys.advance_to(500, &mut Silent).unwrap();
+    sys.set_controller_input(0, 0, 0.25).unwrap();
+    let t = SimTime(499_600_000);
+    let direct = sys.compute_control_at(0, t).unwrap()[0];
+    assert!((direct - (1.5 * 0.75 + 3.0 * 0.4996)).abs() < 1e-12, "{direct}");
+    let rollback = sys.rollback_response_at(0, t).unwrap()[0];
+    assert!((rollback - (1.5 * 0.75 + 3.0 * (0.4996 + 0.001 * 0.75))).abs() < 1e-12, "{rollback}");
+    // Nothing moved: the state is still the boundary's.
+    assert!((sys.loops()[0].controller_state()[0] - 0.5).abs() < 1e-12);
+    // A snapshot keeps what an event time inside the step needs.
+    let snap = sys.snapshot();
+    sys.advance_to(503, &mut Silent).unwrap();
+    sys.restore(&snap).unwrap();
+    assert_eq!(sys.compute_control_at(0, t).unwrap()[0].to_bits(), direct.to_bits());
+    for outside in [SimTime(499_000_000), SimTime(500_000_001)] {
+        assert!(
+            matches!(sys.compute_control_at(0, outside), Err(ApiError::EventTime { .. })),
+            "{outside} is outside the last step"
+        );
+    }
 }
 
 /// The same PI started from `x0 = [0.2]`: `x_c = 0.2 + t`,
