@@ -11,3 +11,4 @@ mod plots;
 mod sweep_aggregates;
 mod sweep_failures;
 mod sweep_resume;
+mod validation;

@@ -782,6 +782,31 @@ mod tests {
         assert!(min >= 0.0);
     }
 
+    /// Exponential with mean 2^63 ns: a draw passes 2^64 ns (and the old
+    /// `time + delay` panicked) with probability e^-2 each. Such packets
+    /// never arrive; every other one arrives at exactly sent + its delay,
+    /// and the same seed gives the same fates.
+    #[test]
+    fn a_delay_past_the_time_range_never_arrives_and_does_not_panic() {
+        let model = DelayModel::Exponential { mean: SimTime(1 << 63), offset: SimTime::ZERO };
+        let n = 200;
+        let run_once = || {
+            let mut net = network(model.clone(), LossModel::None {}, 4, 1, &[flow(0, 0, 1, false)]);
+            let done = step(&mut net, SimTime::MAX, false, (0..n).map(|i| send(0, i, ms(i))).collect());
+            (done, net.finish().unwrap())
+        };
+        let (done, summary) = run_once();
+        assert_eq!(summary.flows[0].sent, n);
+        let never = n - done.deliveries.len() as u64;
+        assert!(never > 0 && never < n / 2, "{never} of {n} never arrived; expected about {}", n as f64 * (-2f64).exp());
+        assert!(done.deliveries.iter().all(|d| d.received >= d.sent));
+        assert!(done.drops.is_empty());
+        assert_eq!(done.deliveries, run_once().0.deliveries);
+        // The parameters themselves are what the scenario check bounds.
+        let net = network(model, LossModel::None {}, 4, 1, &[]);
+        assert_eq!(net.delay_reach(), &DelayReach { key: "mean", nanos: 1 << 63, what: "offset + mean" });
+    }
+
     #[test]
     fn empirical_delays_come_from_the_file_and_bad_lines_name_the_line() {
         let dir = tempfile::tempdir().unwrap();
