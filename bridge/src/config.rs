@@ -65,10 +65,11 @@ pub struct Scenario {
     pub step: SimTime,
     #[serde(default)]
     pub solver: SolverKind,
-    /// Seeds sensor noise and the builtin channel, and is ns-3's `--seed`.
+    /// Seeds sensor noise and the builtin channel, and is ns-3's `--seed`;
+    /// at least 1 (ns-3 refuses 0).
     #[serde(default = "one")]
     pub seed: u64,
-    /// Replication number: ns-3's `--run` (RngSeedManager::SetRun).
+    /// Replication number, from 1: ns-3's `--run` (RngSeedManager::SetRun).
     #[serde(default = "one")]
     pub run: u64,
     /// Write every n-th step to `timeseries.csv`.
