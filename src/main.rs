@@ -811,14 +811,14 @@ fn print_summary(summary: &bridge::run::RunSummary, dir: &Path) {
         for out in &lp.outputs {
             let m = &out.metrics;
             println!(
-                "loop {} {}: IAE {:.6}  ISE {:.6}  ITAE {:.6}  overshoot {}  settling {}",
+                "loop {} {}: IAE {:.6}  ISE {:.6}  ITAE {:.6}  overshoot {}  {}",
                 lp.name,
                 out.output,
                 m.iae,
                 m.ise,
                 m.itae,
                 m.overshoot_percent.map_or("-".into(), |o| format!("{o:.2}%")),
-                m.settling_time_s.map_or("-".into(), |s| format!("{s:.3}s")),
+                m.settling_text(),
             );
         }
     }

@@ -65,10 +65,11 @@ pub struct Scenario {
     pub step: SimTime,
     #[serde(default)]
     pub solver: SolverKind,
-    /// Seeds sensor noise and the builtin channel, and is ns-3's `--seed`.
+    /// Seeds sensor noise and the builtin channel, and is ns-3's `--seed`;
+    /// at least 1 (ns-3 refuses 0).
     #[serde(default = "one")]
     pub seed: u64,
-    /// Replication number: ns-3's `--run` (RngSeedManager::SetRun).
+    /// Replication number, from 1: ns-3's `--run` (RngSeedManager::SetRun).
     #[serde(default = "one")]
     pub run: u64,
     /// Write every n-th step to `timeseries.csv`.
@@ -382,6 +383,19 @@ fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     ScenarioError { key: key.into(), message: message.into() }
 }
 
+/// Most nodes a network may have, and one above the highest node index:
+/// the wireless networks address their nodes (control, background and sink)
+/// in one /16 subnet, which has 65 534 host addresses. The same bound holds
+/// for every backend so that a scenario means the same on each.
+pub const MAX_NODES: u32 = 65_534;
+
+/// The last instant a run can reach: 2^63 - 1 ns (about 292 years), the
+/// largest ns-3 time. `duration`, and `duration` plus a builtin delay
+/// parameter, must not pass it, so that no arrival time can overflow.
+pub const LAST_TIME: SimTime = SimTime(i64::MAX as u64);
+/// [`LAST_TIME`] in words, for messages.
+pub const LAST_TIME_TEXT: &str = "2^63 - 1 ns (about 292 years, the largest ns-3 time)";
+
 /// Payload bytes when a flow does not say.
 pub const DEFAULT_PAYLOAD: u32 = 64;
 /// First default port; loop i uses BASE + 3i (uplink), BASE + 3i + 1
@@ -487,8 +501,25 @@ impl Scenario {
         if end_step == 0 {
             return Err(bad("duration", "must be longer than zero"));
         }
+        if self.duration > LAST_TIME {
+            return Err(bad("duration", format!("must be at most {LAST_TIME_TEXT}")));
+        }
         if self.record_every == 0 {
             return Err(bad("record_every", "must be at least 1"));
+        }
+        // One rule for both backends: ns-3 refuses seed 0 (RngSeedManager::SetSeed).
+        if self.seed == 0 {
+            return Err(bad("seed", "must be at least 1 (ns-3 refuses seed 0, and the builtin backend follows it)"));
+        }
+        if self.run == 0 {
+            return Err(bad("run", "must be at least 1: replications are numbered from 1"));
+        }
+        for (name, timeout) in
+            [("connect_timeout", self.network.server.connect_timeout), ("step_timeout", self.network.server.step_timeout)]
+        {
+            if timeout == SimTime::ZERO {
+                return Err(bad(format!("network.server.{name}"), "must be longer than zero"));
+            }
         }
         let sync_steps = match (self.sync.scheme, self.sync.period) {
             (SchemeKind::EventDriven, None) => None,
@@ -506,8 +537,21 @@ impl Scenario {
         let mut feedforwards = Vec::new();
         for (i, l) in self.loops.iter().enumerate() {
             let key = |k: &str| format!("loops[{i}].{k}");
-            let plant_node = l.plant_node.unwrap_or(2 * i as u32);
-            let controller_node = l.controller_node.unwrap_or(2 * i as u32 + 1);
+            // Bounded, so that node arithmetic (highest + 1, + background) cannot wrap.
+            let default_node = |offset: usize| u32::try_from(2 * i + offset).unwrap_or(u32::MAX);
+            let plant_node = l.plant_node.unwrap_or(default_node(0));
+            let controller_node = l.controller_node.unwrap_or(default_node(1));
+            for (name, node, set) in
+                [("plant_node", plant_node, l.plant_node.is_some()), ("controller_node", controller_node, l.controller_node.is_some())]
+            {
+                if node >= MAX_NODES {
+                    let why = if set { "" } else { " (the default 2 i or 2 i + 1 of this loop)" };
+                    return Err(bad(
+                        key(name),
+                        format!("node {node}{why} is out of range: node indices go up to {}", MAX_NODES - 1),
+                    ));
+                }
+            }
             let base = DEFAULT_BASE_PORT as u32 + 3 * i as u32;
             let uplink = resolve_flow(&l.uplink, &key("uplink"), base, false)?;
             let downlink = resolve_flow(&l.downlink, &key("downlink"), base + 1, true)?;
@@ -608,6 +652,7 @@ impl Scenario {
             }
             (Backend::Ns3, Some(ns3)) => {
                 let nodes = ns3.node_count(highest);
+                ns3.validate_node_count(nodes)?;
                 if let Some((i, l)) = loops.iter().enumerate().find(|(_, l)| l.plant_node.max(l.controller_node) >= nodes) {
                     let which = if l.plant_node >= nodes { "plant_node" } else { "controller_node" };
                     return Err(bad(

@@ -1,6 +1,8 @@
 //! Figures of merit for a run: control performance per loop and delay
 //! statistics per flow, as written to `summary.json`.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 /// Integral error measures and step-response figures of one loop output,
@@ -9,10 +11,15 @@ use serde::Serialize;
 ///
 /// Overshoot and settling time are taken against the final reference value
 /// `r_end` and the initial output `y0`: overshoot is the largest excursion
-/// beyond `r_end` in the direction of the step, in percent of `|r_end - y0|`;
-/// settling time is the end of the last step at which `|y - r_end|` exceeded
-/// `settling_band` (default 2%) of `|r_end - y0|`. Both are `None` when the
-/// reference does not move the output (`r_end == y0`).
+/// beyond `r_end` in the direction of the step, in percent of `|r_end - y0|`.
+/// Settling time is measured from the step: from the last change of the
+/// reference (the start of the first solver step with its final value; time
+/// zero when it never changes) to the end of the last step at which
+/// `|y - r_end|` exceeded `settling_band` (default 2%) of `|r_end - y0|`.
+/// Both are `None` when the reference does not move the output
+/// (`r_end == y0`). An output still outside the band at the end of the run
+/// (or a reference still changing then) has not settled: `settled` is
+/// `false` and the settling time `None`, not the run's length.
 #[derive(Clone, Debug)]
 pub struct ControlMetricsAccumulator {
     iae: f64,
@@ -23,19 +30,77 @@ pub struct ControlMetricsAccumulator {
     min_y: f64,
     /// Reference in force at the last step; a change restarts settling.
     r: Option<f64>,
+    /// Start of the first step with the reference in force now.
+    step_time: f64,
     /// End of the last step at which y was outside the settling band.
     last_outside: f64,
+    /// Whether the last step added was outside the band.
+    outside_at_end: bool,
     settling_band: f64,
 }
 
+/// A metric that is not a number JSON can hold: an integral that overflowed
+/// (`inf`), or one that met a NaN output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum NonFinite {
+    #[serde(rename = "inf")]
+    Infinite,
+    #[serde(rename = "-inf")]
+    NegativeInfinite,
+    #[serde(rename = "nan")]
+    NaN,
+}
+
+impl NonFinite {
+    /// `None` for a finite value.
+    pub fn of(x: f64) -> Option<NonFinite> {
+        if x.is_nan() {
+            Some(NonFinite::NaN)
+        } else if x == f64::INFINITY {
+            Some(NonFinite::Infinite)
+        } else if x == f64::NEG_INFINITY {
+            Some(NonFinite::NegativeInfinite)
+        } else {
+            None
+        }
+    }
+}
+
 /// What [`ControlMetricsAccumulator::finish`] reports.
+///
+/// JSON has no infinity or NaN: such a metric is written as `null` and
+/// named in `non_finite` with its value, so that it is seen, not dropped.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ControlMetrics {
     pub iae: f64,
     pub ise: f64,
     pub itae: f64,
     pub overshoot_percent: Option<f64>,
+    /// From the last reference change; `None` when not settled or no step.
     pub settling_time_s: Option<f64>,
+    /// Whether the output settled by the end of the run; `None` when the
+    /// reference does not move the output.
+    pub settled: Option<bool>,
+    /// The metrics above that are infinite or NaN, by name.
+    pub non_finite: BTreeMap<&'static str, NonFinite>,
+}
+
+impl ControlMetrics {
+    /// The settling time for people: `settling 0.581s`, `not settled` or
+    /// `settling -` (no step).
+    pub fn settling_text(&self) -> String {
+        match (self.settled, self.settling_time_s) {
+            (Some(false), _) => "not settled".into(),
+            (_, Some(s)) => format!("settling {s:.3}s"),
+            _ => "settling -".into(),
+        }
+    }
+}
+
+/// `x` rounded to the nearest nanosecond: a difference of two step times is
+/// then the double nearest the exact one, not `0.5810000000000001`.
+fn to_nanosecond(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
 }
 
 impl ControlMetricsAccumulator {
@@ -48,7 +113,9 @@ impl ControlMetricsAccumulator {
             max_y: f64::NEG_INFINITY,
             min_y: f64::INFINITY,
             r: None,
+            step_time: 0.0,
             last_outside: 0.0,
+            outside_at_end: false,
             settling_band,
         }
     }
@@ -63,8 +130,13 @@ impl ControlMetricsAccumulator {
         self.max_y = self.max_y.max(y);
         self.min_y = self.min_y.min(y);
         let moved = self.r.is_some_and(|previous| previous != r);
-        let outside = (y - r).abs() > self.settling_band * (r - y0).abs();
-        if moved || outside {
+        if moved {
+            self.step_time = t;
+        }
+        // Not `>`: a NaN output is outside every band.
+        let inside = (y - r).abs() <= self.settling_band * (r - y0).abs();
+        self.outside_at_end = moved || !inside;
+        if self.outside_at_end {
             self.last_outside = t + h;
         }
         self.r = Some(r);
@@ -72,16 +144,43 @@ impl ControlMetricsAccumulator {
 
     pub fn finish(&self) -> ControlMetrics {
         let (Some(y0), Some(r_end)) = (self.y0, self.r) else {
-            return ControlMetrics { iae: 0.0, ise: 0.0, itae: 0.0, overshoot_percent: None, settling_time_s: None };
+            return ControlMetrics {
+                iae: 0.0,
+                ise: 0.0,
+                itae: 0.0,
+                overshoot_percent: None,
+                settling_time_s: None,
+                settled: None,
+                non_finite: BTreeMap::new(),
+            };
         };
         let size = r_end - y0;
-        let (overshoot_percent, settling_time_s) = if size == 0.0 {
-            (None, None)
+        let (overshoot_percent, settling_time_s, settled) = if size == 0.0 {
+            (None, None, None)
         } else {
             let beyond = if size > 0.0 { self.max_y - r_end } else { r_end - self.min_y };
-            (Some(100.0 * beyond.max(0.0) / size.abs()), Some(self.last_outside))
+            let settled = !self.outside_at_end;
+            let settling = settled.then(|| to_nanosecond((self.last_outside - self.step_time).max(0.0)));
+            (Some(100.0 * beyond.max(0.0) / size.abs()), settling, Some(settled))
         };
-        ControlMetrics { iae: self.iae, ise: self.ise, itae: self.itae, overshoot_percent, settling_time_s }
+        let non_finite = [
+            ("iae", Some(self.iae)),
+            ("ise", Some(self.ise)),
+            ("itae", Some(self.itae)),
+            ("overshoot_percent", overshoot_percent),
+        ]
+        .into_iter()
+        .filter_map(|(name, x)| Some((name, NonFinite::of(x?)?)))
+        .collect();
+        ControlMetrics {
+            iae: self.iae,
+            ise: self.ise,
+            itae: self.itae,
+            overshoot_percent,
+            settling_time_s,
+            settled,
+            non_finite,
+        }
     }
 }
 
@@ -169,8 +268,73 @@ mod tests {
         m.add(0.0, 0.1, 0.0, 0.0);
         m.add(0.1, 0.1, 0.5, 0.0);
         let f = m.finish();
-        assert_eq!((f.overshoot_percent, f.settling_time_s), (None, None));
+        assert_eq!((f.overshoot_percent, f.settling_time_s, f.settled), (None, None, None));
         assert!((f.iae - 0.05).abs() < 1e-12);
+    }
+
+    /// The same first-order response to a unit step at t_s = 0.3 s, sampled
+    /// every h = 1 ms at t = k h: the error e^{-(t - t_s)/τ} is outside the
+    /// 2% band while t - t_s < τ ln 50 = 1.95601 s, so the last sample
+    /// outside is at t_s + 1.956 and the step it starts ends 1.957 s after
+    /// the step: settling is measured from the step, not from t = 0.
+    #[test]
+    fn settling_is_measured_from_the_reference_step() {
+        let (tau, t_step, h) = (0.5, 0.3, 1e-3);
+        let mut m = ControlMetricsAccumulator::new(0.02);
+        for k in 0..6000u64 {
+            let t = k as f64 / 1000.0; // as the run computes it: nanoseconds / 1e9
+            let (y, r) = if k < 300 { (0.0, 0.0) } else { (1.0 - (-(t - t_step) / tau).exp(), 1.0) };
+            m.add(t, h, y, r);
+        }
+        let f = m.finish();
+        let expected = ((tau * 50f64.ln()) / h).ceil() * h;
+        assert_eq!(expected, 1.957);
+        assert_eq!(f.settled, Some(true));
+        assert_eq!(f.settling_time_s, Some(1.957), "{f:?}");
+        assert_eq!(f.settling_text(), "settling 1.957s");
+        assert!(f.non_finite.is_empty());
+    }
+
+    /// An output that never enters the band, and one that leaves it again
+    /// at the end, have not settled: no settling time (not the run's length).
+    #[test]
+    fn a_loop_that_never_settles_says_so() {
+        let mut stuck = ControlMetricsAccumulator::new(0.02);
+        let mut leaving = ControlMetricsAccumulator::new(0.02);
+        for k in 0..100 {
+            let t = k as f64 * 0.01;
+            stuck.add(t, 0.01, 0.5, 1.0);
+            leaving.add(t, 0.01, [0.0, 1.0, 1.1][usize::from(k > 0) + usize::from(k == 99)], 1.0);
+        }
+        for f in [stuck.finish(), leaving.finish()] {
+            assert_eq!((f.settled, f.settling_time_s), (Some(false), None), "{f:?}");
+            assert_eq!(f.settling_text(), "not settled");
+        }
+        let json = serde_json::to_value(stuck.finish()).unwrap();
+        assert_eq!(json["settled"], false);
+        assert!(json["settling_time_s"].is_null());
+    }
+
+    /// An error of 1e160 squares to infinity: the ISE cannot be a JSON
+    /// number, so it is written as null and named in `non_finite`.
+    #[test]
+    fn an_overflowing_ise_is_kept_visible() {
+        let mut m = ControlMetricsAccumulator::new(0.02);
+        for k in 0..10 {
+            m.add(k as f64 * 0.1, 0.1, 0.0, 1e160);
+        }
+        let f = m.finish();
+        assert_eq!(f.ise, f64::INFINITY);
+        assert!((f.iae - 1e160).abs() < 1e145, "{f:?}");
+        assert_eq!(f.non_finite, BTreeMap::from([("ise", NonFinite::Infinite)]));
+        let json = serde_json::to_value(&f).unwrap();
+        assert!(json["ise"].is_null());
+        assert_eq!(json["non_finite"], serde_json::json!({"ise": "inf"}));
+        let mut nan = ControlMetricsAccumulator::new(0.02);
+        nan.add(0.0, 0.1, f64::NAN, 1.0);
+        let f = nan.finish();
+        assert_eq!(f.non_finite.get("iae"), Some(&NonFinite::NaN));
+        assert_eq!(f.settled, Some(false), "a NaN output is outside every band");
     }
 
     #[test]

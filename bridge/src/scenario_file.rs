@@ -34,13 +34,14 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use protocol::SimTime;
 use serde::Deserialize;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use crate::config::{Backend, Resolved, Scenario};
+use crate::config::{Backend, Resolved, Scenario, LAST_TIME, LAST_TIME_TEXT};
 use crate::mobility::node_motions;
-use crate::network::{BuiltinError, BuiltinNetwork};
+use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
 use crate::server_command::{self, NetworkCheck};
 
 /// One step of a key path: a table key or an array index.
@@ -439,6 +440,10 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
             .map_err(|message| LoadError::Override { origin: o.origin.clone(), message })?;
     }
     let locator = Locator { file: path, text, overrides };
+    if let Some((key, value)) = first_non_finite(&table) {
+        let message = format!("must be a finite number, found {value}");
+        return Err(locator.located(Some(key.to_string()), &key, message, Some("a finite number".into())));
+    }
 
     let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
         let key = KeyPath::from_serde(e.path());
@@ -463,13 +468,17 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
     node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin) {
-        if let Err(e) = BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {
-            let (key, message) = match &e {
-                BuiltinError::Delay(m) => ("network.builtin.delay", m.clone()),
-                BuiltinError::Loss(m) => ("network.builtin.loss", m.clone()),
-                other => ("network.builtin", other.to_string()),
-            };
-            return Err(locator.error(key, &message));
+        match BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {
+            Err(e) => {
+                let (key, message) = match &e {
+                    BuiltinError::Delay(m) => ("network.builtin.delay", m.clone()),
+                    BuiltinError::Loss(m) => ("network.builtin.loss", m.clone()),
+                    other => ("network.builtin", other.to_string()),
+                };
+                return Err(locator.error(key, &message));
+            }
+            Ok(network) => check_delay_reach(network.delay_reach(), scenario.duration)
+                .map_err(|(key, message)| locator.error(&key, &message))?,
         }
     }
     tracing::debug!(
@@ -479,6 +488,64 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
         "scenario loaded and checked"
     );
     Ok(Loaded { path: path.to_path_buf(), base_dir, resolved, text: text.to_string(), overrides: overrides.to_vec() })
+}
+
+/// Every arrival time of the builtin channel must fit in simulated time:
+/// `duration` plus the furthest-reaching delay parameter must not pass
+/// [`LAST_TIME`]. (A rare draw past it is handled at run time: the packet
+/// never arrives.)
+fn check_delay_reach(reach: &DelayReach, duration: SimTime) -> Result<(), (String, String)> {
+    if duration.as_nanos() as u128 + reach.nanos <= LAST_TIME.as_nanos() as u128 {
+        return Ok(());
+    }
+    let shown = u64::try_from(reach.nanos).map_or_else(|_| format!("{}ns", reach.nanos), |n| SimTime(n).to_string());
+    Err((
+        format!("network.builtin.delay.{}", reach.key),
+        format!(
+            "a delay of {shown} ({}) after a duration of {duration} passes the last simulated instant: \
+             duration + {} must be at most {LAST_TIME_TEXT}",
+            reach.what, reach.what
+        ),
+    ))
+}
+
+/// Scenario keys that are saturation limits: an infinity there means "no
+/// limit on that side", like leaving the key out, which one channel of a
+/// per-channel list cannot do. The lower limits take -inf, the upper +inf.
+fn infinity_allowed(path: &KeyPath, value: f64) -> bool {
+    let keys: Vec<&str> = path.0.iter().filter_map(|s| if let Segment::Key(k) = s { Some(k.as_str()) } else { None }).collect();
+    let upper = match keys.as_slice() {
+        ["loops", "actuator", "min"] | ["loops", "controller", "u_min"] => false,
+        ["loops", "actuator", "max"] | ["loops", "controller", "u_max"] => true,
+        _ => return false,
+    };
+    value.is_infinite() && (value > 0.0) == upper
+}
+
+/// The first NaN or infinite number in the tree (depth first, in key order),
+/// other than an allowed infinite limit, and its key path. TOML has `nan`
+/// and `inf` literals, and `--set` values are TOML too; no scenario number
+/// means anything when it is not finite.
+fn first_non_finite(table: &toml::Table) -> Option<(KeyPath, f64)> {
+    fn walk(value: &toml::Value, path: &mut KeyPath) -> Option<(KeyPath, f64)> {
+        match value {
+            toml::Value::Float(x) if !x.is_finite() && !infinity_allowed(path, *x) => Some((path.clone(), *x)),
+            toml::Value::Table(t) => t.iter().find_map(|(k, v)| {
+                path.0.push(Segment::Key(k.clone()));
+                let found = walk(v, path);
+                path.0.pop();
+                found
+            }),
+            toml::Value::Array(a) => a.iter().enumerate().find_map(|(i, v)| {
+                path.0.push(Segment::Index(i));
+                let found = walk(v, path);
+                path.0.pop();
+                found
+            }),
+            _ => None,
+        }
+    }
+    table.iter().find_map(|(k, v)| walk(v, &mut KeyPath(vec![Segment::Key(k.clone())])))
 }
 
 /// A problem at `key` of the TOML text `text` (read from `file`), located in

@@ -537,14 +537,55 @@ impl Ns3NetworkConfig {
             Ns3NetworkConfig::P2p(c) => c.nodes.unwrap_or(highest + 1),
             Ns3NetworkConfig::Wifi(c) => c.nodes.unwrap_or(highest + 1),
             Ns3NetworkConfig::Wave(c) => c.nodes.unwrap_or(highest + 1),
-            Ns3NetworkConfig::Lte(c) => c.ues + 1,
+            Ns3NetworkConfig::Lte(c) => c.ues.saturating_add(1),
             Ns3NetworkConfig::Custom(c) => c.nodes,
+        }
+    }
+
+    /// Checks the node count [`Self::node_count`] gave against
+    /// [`MAX_NODES`](super::MAX_NODES), naming the key that set it.
+    pub(crate) fn validate_node_count(&self, node_count: u32) -> Result<(), ScenarioError> {
+        let max = super::MAX_NODES;
+        let (name, count, limit) = match self {
+            Ns3NetworkConfig::P2p(c) => ("nodes", c.nodes, max),
+            Ns3NetworkConfig::Wifi(c) => ("nodes", c.nodes, max),
+            Ns3NetworkConfig::Wave(c) => ("nodes", c.nodes, max),
+            // The remote host is a node too.
+            Ns3NetworkConfig::Lte(c) => ("ues", Some(c.ues), max - 1),
+            Ns3NetworkConfig::Custom(c) => ("nodes", Some(c.nodes), max),
+        };
+        match count {
+            Some(0) if name == "nodes" => {
+                Err(bad(format!("network.ns3.{name}"), "must be at least 1: the network needs a node"))
+            }
+            Some(n) if n > limit => Err(bad(format!("network.ns3.{name}"), format!("{n} is too many: at most {limit}"))),
+            _ => {
+                debug_assert!(node_count <= max);
+                Ok(())
+            }
         }
     }
 
     /// Checks the values serde accepted; names the key of the first problem.
     pub(crate) fn validate(&self, extras: &NetworkExtras, node_count: u32) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("network.ns3.{k}");
+        // First, so that the node arithmetic below cannot wrap.
+        if let Some(b) = extras.background {
+            // With wifi and wave, control nodes, background nodes and their sink share one subnet.
+            let room = super::MAX_NODES - node_count.min(super::MAX_NODES);
+            if b.nodes > 0 && b.nodes >= room {
+                return Err(bad(
+                    "network.background.nodes",
+                    format!(
+                        "{} is too many: with {node_count} control nodes and the sink, at most {} \
+                         (a network has at most {} nodes)",
+                        b.nodes,
+                        room.saturating_sub(1),
+                        super::MAX_NODES
+                    ),
+                ));
+            }
+        }
         match self {
             Ns3NetworkConfig::Custom(c) => {
                 if c.nodes == 0 {
@@ -622,6 +663,9 @@ impl Ns3NetworkConfig {
                 }
                 if l.enbs == 0 {
                     return Err(bad(key("enbs"), "at least one eNB is needed"));
+                }
+                if l.enbs > super::MAX_NODES {
+                    return Err(bad(key("enbs"), format!("{} is too many: at most {}", l.enbs, super::MAX_NODES)));
                 }
                 if ![6, 15, 25, 50, 75, 100].contains(&l.bandwidth) {
                     return Err(bad(key("bandwidth"), format!("{} resource blocks: expected 6, 15, 25, 50, 75 or 100", l.bandwidth)));

@@ -9,6 +9,13 @@
 //! the time it would have arrived, as ns-3's receive error model does.
 //! Packets are independent: there is no queue, so packets of one flow may
 //! overtake each other when the delay is random (which `drop_stale` needs).
+//!
+//! A delay whose arrival time would not fit in [`SimTime`] (a rare draw from
+//! the tail of `normal` or `exponential`, say) never arrives: the packet is
+//! still in flight when the run ends, as it would be for any arrival after
+//! the end. Deterministic, and no overflow. The scenario check
+//! ([`BuiltinNetwork::delay_reach`]) keeps the delay parameters themselves
+//! well inside the time range.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -195,15 +202,51 @@ impl DelaySampler {
                     }
                 }
             }
-            DelaySampler::Exponential { offset, dist } => *offset + seconds_to_time(dist.sample(rng)),
+            // Saturates: a draw past the time range never arrives (see transmit).
+            DelaySampler::Exponential { offset, dist } => {
+                SimTime(offset.0.saturating_add(seconds_to_time(dist.sample(rng)).0))
+            }
             DelaySampler::Empirical(samples) => samples[rng.random_range(0..samples.len())],
         }
     }
 }
 
-/// Nearest nanosecond.
+/// Nearest nanosecond; `u64::MAX` for anything at or past it (Rust's float
+/// to integer conversion saturates).
 fn seconds_to_time(seconds: f64) -> SimTime {
     SimTime((seconds * 1e9).round() as u64)
+}
+
+/// The parameter of a delay model that reaches furthest in time, and how
+/// far: the largest delay of a bounded model (`constant`, `uniform`,
+/// `empirical`), the mean delay plus one standard deviation of `normal`,
+/// and `offset + mean` of `exponential`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DelayReach {
+    /// The key inside `delay`: `value`, `max`, `mean` or `file`.
+    pub key: &'static str,
+    /// Nanoseconds; may exceed `u64` (a sum of two durations).
+    pub nanos: u128,
+    /// What was summed, for messages: "max", "mean + std", ...
+    pub what: &'static str,
+}
+
+impl DelayReach {
+    fn of(model: &DelayModel, sampler: &DelaySampler) -> DelayReach {
+        let reach = |key, nanos, what| DelayReach { key, nanos, what };
+        match (model, sampler) {
+            (DelayModel::Constant { value }, _) => reach("value", value.0 as u128, "value"),
+            (DelayModel::Uniform { max, .. }, _) => reach("max", max.0 as u128, "max"),
+            (DelayModel::Normal { mean, std }, _) => reach("mean", mean.0 as u128 + std.0 as u128, "mean + std"),
+            (DelayModel::Exponential { mean, offset }, _) => {
+                reach("mean", mean.0 as u128 + offset.0 as u128, "offset + mean")
+            }
+            (DelayModel::Empirical { .. }, DelaySampler::Empirical(samples)) => {
+                reach("file", samples.iter().max().map_or(0, |s| s.0 as u128), "largest sample")
+            }
+            (DelayModel::Empirical { .. }, _) => unreachable!("an empirical model has an empirical sampler"),
+        }
+    }
 }
 
 fn load_samples(path: &Path, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError> {
@@ -279,6 +322,8 @@ struct InFlight {
 pub struct BuiltinNetwork {
     description: String,
     delay: DelaySampler,
+    /// See [`BuiltinNetwork::delay_reach`].
+    reach: DelayReach,
     loss: LossModel,
     seed: u64,
     flows: Vec<FlowState>,
@@ -309,9 +354,11 @@ impl BuiltinNetwork {
     /// Invalid parameters or an unreadable sample file, naming the key.
     pub fn new(config: &BuiltinConfig, seed: u64, run: u64, base_dir: &Path) -> Result<Self, BuiltinError> {
         config.loss.validate()?;
+        let delay = DelaySampler::new(&config.delay, base_dir)?;
         Ok(BuiltinNetwork {
             description: format!("builtin channel: {}, {}", config.delay.describe(), config.loss.describe()),
-            delay: DelaySampler::new(&config.delay, base_dir)?,
+            reach: DelayReach::of(&config.delay, &delay),
+            delay,
             loss: config.loss.clone(),
             // Replications differ by run number, as in ns-3 (RngSeedManager::SetRun).
             seed: seed ^ run.wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -322,6 +369,12 @@ impl BuiltinNetwork {
             reached: SimTime::ZERO,
             pending: std::collections::VecDeque::new(),
         })
+    }
+
+    /// How far the delay model's parameters reach, for the scenario check:
+    /// a run's `duration` plus this must stay in the time range.
+    pub fn delay_reach(&self) -> &DelayReach {
+        &self.reach
     }
 
     /// Draws the fate of one packet at its send time.
@@ -343,8 +396,10 @@ impl BuiltinNetwork {
         };
         flow.counters.sent += 1;
         self.sequence += 1;
+        // An arrival past the end of simulated time never happens.
+        let Some(arrival) = time.checked_add(delay) else { return };
         self.in_flight.push(Reverse(InFlight {
-            time: time + delay,
+            time: arrival,
             sequence: self.sequence,
             lost,
             flow: key.flow,
@@ -725,6 +780,31 @@ mod tests {
         // Heavily truncated normal never goes negative.
         let (_, _, min, _) = delay_stats(DelayModel::Normal { mean: ms(1), std: ms(5) }, 2_000);
         assert!(min >= 0.0);
+    }
+
+    /// Exponential with mean 2^63 ns: a draw passes 2^64 ns (and the old
+    /// `time + delay` panicked) with probability e^-2 each. Such packets
+    /// never arrive; every other one arrives at exactly sent + its delay,
+    /// and the same seed gives the same fates.
+    #[test]
+    fn a_delay_past_the_time_range_never_arrives_and_does_not_panic() {
+        let model = DelayModel::Exponential { mean: SimTime(1 << 63), offset: SimTime::ZERO };
+        let n = 200;
+        let run_once = || {
+            let mut net = network(model.clone(), LossModel::None {}, 4, 1, &[flow(0, 0, 1, false)]);
+            let done = step(&mut net, SimTime::MAX, false, (0..n).map(|i| send(0, i, ms(i))).collect());
+            (done, net.finish().unwrap())
+        };
+        let (done, summary) = run_once();
+        assert_eq!(summary.flows[0].sent, n);
+        let never = n - done.deliveries.len() as u64;
+        assert!(never > 0 && never < n / 2, "{never} of {n} never arrived; expected about {}", n as f64 * (-2f64).exp());
+        assert!(done.deliveries.iter().all(|d| d.received >= d.sent));
+        assert!(done.drops.is_empty());
+        assert_eq!(done.deliveries, run_once().0.deliveries);
+        // The parameters themselves are what the scenario check bounds.
+        let net = network(model, LossModel::None {}, 4, 1, &[]);
+        assert_eq!(net.delay_reach(), &DelayReach { key: "mean", nanos: 1 << 63, what: "offset + mean" });
     }
 
     #[test]

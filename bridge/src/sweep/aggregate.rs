@@ -7,11 +7,16 @@
 //!   cannot bias an average by accident.
 //! - `sweep_summary.csv`: one row per parameter point and metric, in long
 //!   ("tidy") form, ready for pandas, R or gnuplot: `point, <parameters...>,
-//!   metric, n, mean, std, ci95_low, ci95_high, ci95_half_width`. Only
-//!   complete runs count; `n` is the number of them with a value for the
-//!   metric (an overshoot can be undefined). `std` is the sample standard
-//!   deviation (n - 1); the interval is `mean ± t(0.975, n - 1) std / sqrt(n)`
-//!   with Student's t from statrs. With `n < 2` the spread columns are empty.
+//!   metric, n, mean, std, ci95_low, ci95_high, ci95_half_width, non_finite,
+//!   not_settled`. Only complete runs count; `n` is the number of them with
+//!   a finite value for the metric (an overshoot can be undefined). `std` is
+//!   the sample standard deviation (n - 1); the interval is
+//!   `mean ± t(0.975, n - 1) std / sqrt(n)` with Student's t from statrs.
+//!   With `n < 2` the spread columns are empty. A value that is not a
+//!   number JSON can hold (an ISE that overflowed: `inf`) is not averaged
+//!   but counted in `non_finite`, and a run whose output did not settle has
+//!   no settling time but is counted in `not_settled` (on the
+//!   `settling_time_s` rows), so neither silently leaves a mean.
 
 use std::path::{Path, PathBuf};
 
@@ -23,18 +28,34 @@ use super::plan::{value_text, Plan};
 use super::SweepError;
 use crate::output::write_atomically;
 
-/// Named figures of one run, in a stable order.
+/// Named figures of one run, in a stable order. A value may be infinite or
+/// NaN (from `summary.json`'s `non_finite`).
 pub type Metrics = Vec<(String, Option<f64>)>;
 
 /// The figures of a run's `summary.json`; `None` where it has `null` (e.g.
-/// no overshoot because the reference never moved).
+/// no overshoot because the reference never moved), except for a metric
+/// that `non_finite` names, which gets its value back (`inf`, `nan`).
+/// `settled` becomes 1 or 0.
 pub fn metrics_of(summary: &Value) -> Metrics {
     let mut out = Vec::new();
     for lp in summary["loops"].as_array().into_iter().flatten() {
         let name = lp["name"].as_str().unwrap_or("loop");
         for output in lp["outputs"].as_array().into_iter().flatten() {
             let o = output["output"].as_str().unwrap_or("y");
-            flatten(output, &format!("{name}.{o}"), &["output"], &mut out);
+            let prefix = format!("{name}.{o}");
+            let first = out.len();
+            flatten(output, &prefix, &["output", "non_finite"], &mut out);
+            for (metric, value) in output["non_finite"].as_object().into_iter().flatten() {
+                let value = match value.as_str() {
+                    Some("inf") => f64::INFINITY,
+                    Some("-inf") => f64::NEG_INFINITY,
+                    _ => f64::NAN,
+                };
+                let full = format!("{prefix}.{metric}");
+                if let Some(entry) = out[first..].iter_mut().find(|(n, _)| *n == full) {
+                    entry.1 = Some(value);
+                }
+            }
         }
         out.push((format!("{name}.resets"), lp["resets"].as_f64()));
     }
@@ -58,6 +79,7 @@ fn flatten(v: &Value, prefix: &str, skip: &[&str], out: &mut Vec<(String, Option
         let name = format!("{prefix}.{k}");
         match v {
             Value::Number(n) => out.push((name, n.as_f64())),
+            Value::Bool(b) => out.push((name, Some(f64::from(u8::from(*b))))),
             Value::Null => out.push((name, None)),
             Value::Object(_) => flatten(v, &name, &[], out),
             _ => {}
@@ -160,19 +182,31 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = vec!["point".into()];
     header.extend(plan.parameters.iter().cloned());
-    header.extend(["metric", "n", "mean", "std", "ci95_low", "ci95_high", "ci95_half_width"].map(String::from));
+    header.extend(
+        ["metric", "n", "mean", "std", "ci95_low", "ci95_high", "ci95_half_width", "non_finite", "not_settled"]
+            .map(String::from),
+    );
     w.write_record(&header).map_err(csv_error)?;
     for point in &plan.points {
+        // The complete runs of this point.
+        let runs: Vec<&Metrics> = plan
+            .runs
+            .iter()
+            .zip(&rows)
+            .filter(|(run, _)| run.point == point.index)
+            .filter_map(|(_, (figures, _))| figures.as_ref())
+            .collect();
+        let value = |f: &Metrics, m: &str| f.iter().find(|(n, _)| n == m).and_then(|(_, v)| *v);
         for m in &metrics {
-            let values: Vec<f64> = plan
-                .runs
-                .iter()
-                .zip(&rows)
-                .filter(|(run, _)| run.point == point.index)
-                .filter_map(|(_, (figures, _))| figures.as_ref())
-                .filter_map(|f| f.iter().find(|(n, _)| n == m).and_then(|(_, v)| *v))
-                .collect();
-            let s = Stats::of(&values);
+            let values: Vec<f64> = runs.iter().filter_map(|f| value(f, m)).collect();
+            let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+            let non_finite = values.len() - finite.len();
+            // Counted on the settling time's row, from its `settled` sibling.
+            let not_settled = m.strip_suffix(".settling_time_s").map(|output| {
+                let settled = format!("{output}.settled");
+                runs.iter().filter(|f| value(f, &settled) == Some(0.0)).count()
+            });
+            let s = Stats::of(&finite);
             let mut record = vec![point.index.to_string()];
             record.extend(plan.parameters.iter().map(|p| param_cell(point, p)));
             let lo = s.mean.zip(s.ci95_half_width).map(|(m, h)| m - h);
@@ -185,6 +219,8 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
                 cell(lo),
                 cell(hi),
                 cell(s.ci95_half_width),
+                non_finite.to_string(),
+                not_settled.map(|n| n.to_string()).unwrap_or_default(),
             ]);
             w.write_record(&record).map_err(csv_error)?;
         }
@@ -252,5 +288,21 @@ mod tests {
         );
         assert_eq!(m[1].1, None);
         assert_eq!(m[3].1, Some(0.002));
+    }
+
+    /// A metric `non_finite` names gets its value back instead of null, and
+    /// `settled` is a 1 / 0 figure.
+    #[test]
+    fn non_finite_metrics_and_settled_are_figures() {
+        let summary: Value = serde_json::json!({
+            "loops": [{"name": "servo", "outputs": [{"output": "theta", "iae": 1e160, "ise": null,
+                "settling_time_s": null, "settled": false, "non_finite": {"ise": "inf"}}], "resets": 0}],
+        });
+        let m = metrics_of(&summary);
+        let get = |name: &str| m.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name}: {m:?}")).1;
+        assert_eq!(get("servo.theta.ise"), Some(f64::INFINITY));
+        assert_eq!(get("servo.theta.settled"), Some(0.0));
+        assert_eq!(get("servo.theta.settling_time_s"), None);
+        assert!(m.iter().all(|(n, _)| !n.contains("non_finite")), "{m:?}");
     }
 }
