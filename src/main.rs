@@ -362,7 +362,7 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
         print_summary(&report.summary, &report.out_dir);
     }
     // A failed run is plotted too, from its partial files.
-    if args.plot && !matches!(outcome, Err(RunError::Config(_) | RunError::NetworkRejected { .. } | RunError::Output { .. })) {
+    if args.plot && !matches!(outcome, Err(RunError::Config(_) | RunError::NetworkRejected { .. } | RunError::Output { .. } | RunError::Directory(_))) {
         match plot_dir(&out_dir, &PlotOptions::default()) {
             Ok(files) if !quiet => println!("plots: {} files in {}", files.len(), out_dir.join("plots").display()),
             Ok(_) => {}

@@ -79,7 +79,7 @@ pub enum NetworkCheck {
     /// Nothing to ask: the builtin network, or a custom program that exists
     /// (it need not know `--check`).
     NotApplicable,
-    /// No server to ask; the run will say so.
+    /// No server to ask (it cannot be started); the run will say so.
     NoServer { binary: PathBuf, reason: String },
     /// The server rejected an argument: the scenario key and its message.
     Rejected { key: String, message: String },
@@ -123,14 +123,18 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return no_server(format!("`--check` did not answer within {CHECK_TIMEOUT:?}"));
+                return NetworkCheck::Rejected {
+                    key: "network.ns3".into(),
+                    message: format!("{} --check did not answer within {CHECK_TIMEOUT:?}", binary.display()),
+                };
             }
             Err(e) => return no_server(e.to_string()),
         }
     };
+    // What the server said, not all of it: a runaway one must not fill memory.
     let mut stderr = String::new();
-    if let Some(mut pipe) = child.stderr.take() {
-        let _ = pipe.read_to_string(&mut stderr);
+    if let Some(pipe) = child.stderr.take() {
+        let _ = pipe.take(1 << 20).read_to_string(&mut stderr);
     }
     match status.code() {
         Some(0) => NetworkCheck::Accepted,
@@ -139,13 +143,31 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
             let key = key_of_server_message(&arguments, &message).unwrap_or("network.ns3").to_string();
             NetworkCheck::Rejected { key, message }
         }
-        // ns-3's CommandLine exits with 1 for an argument it does not know
-        // (an older server without --check, or a typo in server.args).
+        // ns-3's CommandLine exits with 1 for an argument it cannot take
+        // (unknown, a value its type rejects, or --check on an older server);
+        // a crash has no code. Either way the network was not found good, so
+        // `check` and sweep planning fail rather than let the runs find out.
         _ => {
             let message = server_problem(&stderr);
+            if message.contains("--check") {
+                return NetworkCheck::Rejected {
+                    key: "network.server.binary".into(),
+                    message: format!(
+                        "{} does not know --check ({message}); rebuild it from this checkout with scripts/build-ns3.sh",
+                        binary.display()
+                    ),
+                };
+            }
             match key_of_server_message(&arguments, &message) {
-                Some(key) if key.starts_with("network.server.args") => NetworkCheck::Rejected { key: key.to_string(), message },
-                _ => no_server(format!("`--check` failed ({status}): {message}")),
+                Some(key) => NetworkCheck::Rejected { key: key.to_string(), message },
+                None => NetworkCheck::Rejected {
+                    key: "network.ns3".into(),
+                    message: format!(
+                        "{} --check failed ({}): {message}",
+                        binary.display(),
+                        crate::ns3::describe_exit(Some(status))
+                    ),
+                },
             }
         }
     }

@@ -160,7 +160,7 @@ impl SweepFile {
     /// # Errors
     /// [`SweepError::Input`] naming the file, line and key.
     pub fn load(path: &Path) -> Result<SweepFile, SweepError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input::read_input(path)
             .map_err(|e| SweepError::Input(format!("cannot read {}: {e}", path.display())))?;
         let file: SweepFile = scenario_file::deserialize_file(path, &text)?;
         let located = |key: &str, message: String| {
