@@ -426,7 +426,7 @@ fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
 fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     let file = SweepFile::load(&args.sweep)?;
     let stem = args.sweep.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into());
-    let out = args.out.unwrap_or_else(|| PathBuf::from("results").join(stem));
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(stem));
     let timeout = args.timeout.map(|t| Duration::from_nanos(t.0));
     if timeout == Some(Duration::ZERO) {
         return Err(Failure::BadInput("--timeout must be longer than zero".into()));
@@ -448,6 +448,7 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         }
         return Ok(());
     }
+    let _lock = sweep::lock_dir(&out)?;
     let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
     let mut options = ExecOptions::new(exe);
     if let Some(jobs) = args.jobs {
@@ -506,7 +507,7 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
             out.join(&run.dir).join("netloop.log").display()
         ));
     }
-    let again = format!("netloop sweep {} --resume", args.sweep.display());
+    let again = resume_command(&args, &out);
     if report.interrupted {
         return Err(Failure::Run(format!(
             "sweep interrupted: {} of {} runs not complete\n{listing}  finish it with: {again}",
@@ -519,6 +520,36 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         not_done.len(),
         plan.runs.len()
     )))
+}
+
+/// The command that resumes this sweep exactly: same file, same directory
+/// (explicit, since the default depends on the working directory), same
+/// jobs, timeout and plots.
+fn resume_command(args: &SweepArgs, out: &Path) -> String {
+    let mut words = vec!["netloop".to_string(), "sweep".into(), shell_word(&args.sweep.display().to_string())];
+    words.extend(["--out".into(), shell_word(&out.display().to_string())]);
+    if let Some(jobs) = args.jobs {
+        words.extend(["--jobs".into(), jobs.to_string()]);
+    }
+    if let Some(timeout) = args.timeout {
+        words.extend(["--timeout".into(), shell_word(&timeout.to_string())]);
+    }
+    if args.plot {
+        words.push("--plot".into());
+    }
+    words.push("--resume".into());
+    words.join(" ")
+}
+
+/// `text` as one word for a POSIX shell: as is when that is safe, else in
+/// single quotes.
+fn shell_word(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
 }
 
 fn plot(args: PlotArgs, quiet: bool) -> Result<(), Failure> {

@@ -435,3 +435,49 @@ fn panic_message(lines: &[&str]) -> Option<String> {
     let message = message.trim();
     Some(if message.is_empty() { format!("panicked at {place}") } else { format!("panicked at {place}: {message}") })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a run that panics leaves in its log: Rust's report, then the
+    /// backtrace when RUST_BACKTRACE is set, or a note about it.
+    const PANIC_WITH_BACKTRACE: &str = "\
+thread 'main' (4242) panicked at bridge/src/session.rs:120:9:
+assertion `left == right` failed: a delivery before its send
+  left: 3
+ right: 4
+stack backtrace:
+   0: __rustc::rust_begin_unwind
+   1: core::panicking::panic_fmt
+   2: bridge::session::Session::run
+";
+
+    const PANIC_WITH_NOTE: &str = "\
+2026-01-01T00:00:00Z  WARN bridge: something before
+thread 'main' panicked at src/main.rs:7:5:
+index out of bounds: the len is 0 but the index is 3
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+";
+
+    #[test]
+    fn the_error_of_a_panicked_run_is_its_message_not_a_backtrace_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("netloop.log"), PANIC_WITH_BACKTRACE).unwrap();
+        assert_eq!(
+            error_of(dir.path()),
+            "panicked at bridge/src/session.rs:120:9: assertion `left == right` failed: a delivery before its send\n  left: 3\n right: 4"
+        );
+        std::fs::write(dir.path().join("netloop.log"), PANIC_WITH_NOTE).unwrap();
+        assert_eq!(error_of(dir.path()), "panicked at src/main.rs:7:5: index out of bounds: the len is 0 but the index is 3");
+    }
+
+    #[test]
+    fn only_the_end_of_a_long_log_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = "x".repeat(3 * LOG_TAIL_BYTES as usize);
+        log.push_str("\nerror: the last words\n");
+        std::fs::write(dir.path().join("netloop.log"), log).unwrap();
+        assert_eq!(error_of(dir.path()), "the last words");
+    }
+}
