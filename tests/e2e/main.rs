@@ -12,3 +12,4 @@ mod ns3_bridge_robustness;
 mod ns3_exact_timing;
 mod ns3_loss;
 mod ns3_server_robustness;
+mod server_startup;
