@@ -264,7 +264,8 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let lock = DirLock::acquire(&dir)?;
     clear_outputs(&dir)?;
     let trace_dir = dir.join("ns3");
-    if scenario.network.traces.as_ref().is_some_and(|t| t.any()) {
+    // Only the ns-3 server writes traces; a builtin run leaves no `ns3/`.
+    if scenario.network.backend == Backend::Ns3 && scenario.network.traces.as_ref().is_some_and(|t| t.any()) {
         std::fs::create_dir_all(&trace_dir).map_err(io)?;
     }
     let started_network = start_network(resolved, options);

@@ -47,7 +47,12 @@ pub fn command_line(arguments: &[ServerArgument]) -> Vec<String> {
 /// file's directory), else `$NETLOOP_NS3_SERVER`, the build tree, or `PATH`.
 pub fn server_binary(server: &ServerConfig, base_dir: &Path) -> PathBuf {
     match &server.binary {
-        Some(binary) => base_dir.join(binary),
+        // A bare name of a scenario in the working directory ("my-server")
+        // is that file, not a program looked up on PATH.
+        Some(binary) => match base_dir.join(binary) {
+            path if path.parent() == Some(Path::new("")) => Path::new(".").join(path),
+            path => path,
+        },
         None => default_server_path(),
     }
 }
@@ -176,6 +181,15 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_is_relative_to_the_scenarios_directory_even_as_a_bare_name() {
+        let server = |binary: &str| ServerConfig { binary: Some(binary.into()), ..ServerConfig::default() };
+        assert_eq!(server_binary(&server("my-server"), Path::new("")), Path::new("./my-server"));
+        assert_eq!(server_binary(&server("my-server"), Path::new("dir")), Path::new("dir/my-server"));
+        assert_eq!(server_binary(&server("bin/x"), Path::new("")), Path::new("bin/x"));
+        assert_eq!(server_binary(&server("/abs/x"), Path::new("dir")), Path::new("/abs/x"));
+    }
 
     #[test]
     fn a_message_is_traced_to_the_key_of_the_first_argument_it_names() {

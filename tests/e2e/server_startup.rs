@@ -98,7 +98,7 @@ fn an_unknown_option_of_a_custom_program_is_shown_by_its_first_line() {
 fn a_server_whose_check_fails_fails_check_and_sweep_planning() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "broken-server", "echo 'netloop-server: cannot load the Wi-Fi module' >&2\nexit 3");
-    let text = scenario(WIFI) + "[network.server]\nbinary = \"broken-server\"\n";
+    let text = scenario(WIFI) + "[network.server]\nbinary = \"./broken-server\"\n";
     write(dir.path(), "base.toml", &text);
     let o = netloop(dir.path()).args(["check", "base.toml"]).output().unwrap();
     let err = stderr(&o);
@@ -151,7 +151,7 @@ fn limited(command: &mut Command) -> Output {
 fn ctrl_c_while_the_server_starts_stops_the_run_at_once() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "silent-server", "exec sleep 120");
-    let text = scenario("kind = \"p2p\"") + "[network.server]\nbinary = \"silent-server\"\nconnect_timeout = \"60s\"\n";
+    let text = scenario("kind = \"p2p\"") + "[network.server]\nbinary = \"./silent-server\"\nconnect_timeout = \"60s\"\n";
     write(dir.path(), "silent.toml", &text);
     let mut child = netloop(dir.path())
         .args(["run", "silent.toml", "--out", "out"])
