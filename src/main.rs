@@ -394,7 +394,7 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
         print_summary(&report.summary, &report.out_dir);
     }
     // A failed run is plotted too, from its partial files.
-    if args.plot && !matches!(outcome, Err(RunError::Config(_) | RunError::NetworkRejected { .. } | RunError::Output { .. })) {
+    if args.plot && !matches!(outcome, Err(RunError::Config(_) | RunError::NetworkRejected { .. } | RunError::Output { .. } | RunError::Directory(_))) {
         match plot_dir(&out_dir, &PlotOptions::default()) {
             Ok(files) if !quiet => println!("plots: {} files in {}", files.len(), out_dir.join("plots").display()),
             Ok(_) => {}
@@ -485,6 +485,9 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         }
         return Ok(());
     }
+    // A whole sweep holds its directory alone. Shards share it by design
+    // (each run still locks its own run directory), so they take no lock.
+    let _lock = if args.shard.is_none() { Some(sweep::lock_dir(&out)?) } else { None };
     let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
     let mut options = ExecOptions::new(exe);
     if let Some(jobs) = args.jobs {
@@ -517,11 +520,7 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         if report.failed() == 0 {
             return Ok(());
         }
-        return Err(Failure::Run(format!(
-            "{line}; rerun this shard with: netloop sweep {} --out {} --shard {shard} --resume",
-            args.sweep.display(),
-            out.display()
-        )));
+        return Err(Failure::Run(format!("{line}; rerun this shard with: {}", resume_command(&args, &out))));
     }
     let written = aggregate::write(&plan, &report)?;
     if args.plot {
@@ -560,7 +559,7 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
             out.join(&run.dir).join("netloop.log").display()
         ));
     }
-    let again = format!("netloop sweep {} --resume", args.sweep.display());
+    let again = resume_command(&args, &out);
     if report.interrupted {
         return Err(Failure::Run(format!(
             "sweep interrupted: {} of {} runs not complete\n{listing}  finish it with: {again}",
@@ -631,6 +630,9 @@ fn submit_sweep(
     let sweep_file = absolute(&args.sweep)?;
     let out = absolute(out)?;
     let plan = Plan::build(&sweep_file, file, &out, timeout)?;
+    // Held while the plan is written and old run directories are removed;
+    // the array's shards then share the directory.
+    let _lock = sweep::lock_dir(&out)?;
     let mut table = file.slurm.clone().unwrap_or_default();
     for (value, slot) in [
         (&args.partition, &mut table.partition),
@@ -680,6 +682,28 @@ fn submit_sweep(
         }
     }
     Ok(())
+}
+
+/// The command that resumes this sweep exactly: same file, same directory
+/// (explicit, since the default depends on the working directory), same
+/// jobs, timeout and plots.
+fn resume_command(args: &SweepArgs, out: &Path) -> String {
+    let mut words = vec!["netloop".to_string(), "sweep".into(), bridge::shell::word(&args.sweep.display().to_string())];
+    words.extend(["--out".into(), bridge::shell::word(&out.display().to_string())]);
+    if let Some(jobs) = args.jobs {
+        words.extend(["--jobs".into(), jobs.to_string()]);
+    }
+    if let Some(timeout) = args.timeout {
+        words.extend(["--timeout".into(), bridge::shell::word(&timeout.to_string())]);
+    }
+    if args.plot {
+        words.push("--plot".into());
+    }
+    if let Some(shard) = args.shard {
+        words.extend(["--shard".into(), shard.to_string()]);
+    }
+    words.push("--resume".into());
+    words.join(" ")
 }
 
 fn plot(args: PlotArgs, quiet: bool) -> Result<(), Failure> {

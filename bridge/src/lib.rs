@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod flows;
+pub mod input;
 pub mod ledger;
 pub mod metrics;
 pub mod mobility;
@@ -15,7 +16,9 @@ pub mod output;
 pub mod plot;
 pub mod probe;
 pub mod run;
+pub mod run_dir;
 pub mod scenario_file;
 pub mod server_command;
 pub mod session;
+pub mod shell;
 pub mod sweep;

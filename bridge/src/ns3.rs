@@ -19,7 +19,8 @@
 //! - Dropping the client kills and reaps the server (see `process.rs` for
 //!   the layers that also cover `kill -9` and Ctrl-C).
 //! - An optional cancel flag (set by a Ctrl-C handler) ends any wait within
-//!   50 ms with [`Ns3Error::Interrupted`].
+//!   50 ms with [`Ns3Error::Interrupted`], from the wait for the server's
+//!   port on.
 
 mod connection;
 mod process;
@@ -36,7 +37,7 @@ use protocol::{
 };
 
 use connection::{FramedStream, RecvError, SendError};
-pub use process::server_problem;
+pub use process::{describe_status as describe_exit, server_problem};
 use process::{describe_status, ServerProcess};
 
 /// The software string this side sends in its [`Hello`].
@@ -178,7 +179,8 @@ impl Ns3Client {
     /// [`Ns3Error::VersionMismatch`], or a timeout.
     pub fn start(options: &Ns3Options) -> Result<Self, Ns3Error> {
         let deadline = Instant::now() + options.connect_timeout;
-        let process = ServerProcess::spawn(&options.server, &options.args, options.connect_timeout)?;
+        let process =
+            ServerProcess::spawn(&options.server, &options.args, options.connect_timeout, options.cancel.as_deref())?;
         let port = process.port();
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100));

@@ -8,6 +8,11 @@
 //! reached. `summary.json` itself is written to a temporary file and renamed,
 //! so a reader never sees half of it.
 //!
+//! Files are opened with `O_NOFOLLOW`: a symbolic link planted under an
+//! output name is an error, never a way to write elsewhere. A write that
+//! fails (a full disk) removes its temporary file rather than leave an empty
+//! one behind.
+//!
 //! Everything in `summary.json` is deterministic, so two runs of the same
 //! scenario and seed give byte-identical files; wall-clock figures go to
 //! `timing.json`, the one file that differs between identical runs.
@@ -36,7 +41,7 @@ impl AtomicFile {
         let partial_path = dir.join(format!("{name}{PARTIAL_SUFFIX}"));
         // A stale complete file from an earlier run would look like this run's.
         remove_if_exists(&final_path)?;
-        let writer = BufWriter::with_capacity(1 << 16, File::create(&partial_path)?);
+        let writer = BufWriter::with_capacity(1 << 16, create_no_follow(&partial_path)?);
         Ok(AtomicFile { final_path, partial_path, writer })
     }
 
@@ -80,9 +85,31 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         "{}.tmp",
         path.extension().and_then(|e| e.to_str()).unwrap_or_default()
     ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    let written = create_no_follow(&tmp).and_then(|mut f| f.write_all(bytes)).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
+
+/// Creates (or truncates) `path`, refusing to follow a symbolic link there.
+fn create_no_follow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                io::Error::other(format!("{} is a symbolic link; netloop does not write through links", path.display()))
+            } else {
+                e
+            }
+        })
+}
+
 
 fn remove_if_exists(path: &Path) -> io::Result<()> {
     match std::fs::remove_file(path) {

@@ -8,6 +8,12 @@
 //! names, flushed to the last whole row, every packet without a fate is
 //! written as in flight, and `summary.json` says `"complete": false` with the
 //! error and the simulated time reached.
+//!
+//! # The run directory
+//! A run locks its directory for its whole length and, before it writes
+//! anything, removes the outputs an earlier run left there, `summary.json`
+//! first (see [`crate::run_dir`]). `summary.json` is the last file a run
+//! writes: one that says `"complete": true` vouches for every file beside it.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -28,6 +34,7 @@ use crate::mobility::node_motions;
 use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
 use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
+use crate::run_dir::{clear_outputs, DirLock, RunDirError};
 use crate::server_command::ns3_options;
 use crate::session::{Session, SessionError};
 
@@ -51,6 +58,10 @@ pub enum RunError {
     /// The run directory cannot be written.
     #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
     Output { dir: PathBuf, source: std::io::Error },
+    /// The run directory is another run's, or holds a symbolic link under
+    /// an output name; nothing was written.
+    #[error("{0}")]
+    Directory(#[from] RunDirError),
     /// The ns-3 server rejected an argument at start-up (bad input: exit
     /// code 2); nothing was written. `message` is the server's, naming the
     /// argument ([`crate::server_command::key_of_problem`] finds its key).
@@ -245,23 +256,26 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let motions = node_motions(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output { dir: dir.clone(), source };
-    // The server writes its traces from the start, so their folder must
-    // exist before it does; the data files wait until the network is up, so
-    // that a rejected network leaves an earlier run's results alone.
-    let trace_dir = dir.join("ns3");
-    let made = [!dir.exists(), !trace_dir.exists()];
+    // One run at a time in a directory, and none of an earlier run's
+    // outputs beside this one's: the old summary goes before anything new is
+    // written (the server writes its traces from the start).
+    let made_dir = !dir.exists();
     std::fs::create_dir_all(&dir).map_err(io)?;
-    if scenario.network.traces.as_ref().is_some_and(|t| t.any()) {
+    let lock = DirLock::acquire(&dir)?;
+    clear_outputs(&dir)?;
+    let trace_dir = dir.join("ns3");
+    // Only the ns-3 server writes traces; a builtin run leaves no `ns3/`.
+    if scenario.network.backend == Backend::Ns3 && scenario.network.traces.as_ref().is_some_and(|t| t.any()) {
         std::fs::create_dir_all(&trace_dir).map_err(io)?;
     }
     let started_network = start_network(resolved, options);
     if let Err(NetworkError::Ns3(Ns3Error::BadArgument { message, .. })) = &started_network {
         // Bad input, like a scenario that does not resolve: leave nothing.
-        // remove_dir only removes what is still empty, i.e. what we made.
-        for (made, folder) in made.iter().zip([&dir, &trace_dir]).rev() {
-            if *made {
-                let _ = std::fs::remove_dir(folder);
-            }
+        // remove_dir only removes what is still empty.
+        drop(lock);
+        let _ = std::fs::remove_dir(&trace_dir);
+        if made_dir {
+            let _ = std::fs::remove_dir(&dir);
         }
         return Err(RunError::NetworkRejected { message: message.clone() });
     }
@@ -278,8 +292,8 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         Err(e) => {
             // Nothing ran: still leave a record of why.
             let summary = summarise::<_, AtomicFile>(resolved, &system, &flows, &observer, None, 0, "", "", Some(e.to_string()));
-            let _ = write_summary(&dir, &summary);
             let _ = observer.recorder.finish(&system).map(AtomicFile::abandon);
+            let _ = write_summary(&dir, &summary);
             let source = Box::new(SessionError::Network(e));
             return Err(RunError::Failed { source, reached: SimTime::ZERO, out_dir: dir });
         }
@@ -298,7 +312,7 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     // The first failure is the one to report.
     let outcome = outcome.and(finished.map(drop));
     let error = outcome.as_ref().err().map(|e| e.to_string());
-    let summary = summarise(
+    let mut summary = summarise(
         resolved,
         &parts.system,
         &flows,
@@ -310,11 +324,8 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         error,
     );
     let packets_file = parts.ledger.into_inner();
-    let complete = outcome.is_ok();
-    if complete {
-        let ts = observer.recorder.finish(&parts.system).map_err(|e| io(std::io::Error::other(e)))?;
-        ts.commit().map_err(io)?;
-        packets_file.map_err(|e| io(std::io::Error::other(e)))?.commit().map_err(io)?;
+    let committed = if outcome.is_ok() {
+        commit_data(observer.recorder.finish(&parts.system), packets_file)
     } else {
         // Keep what was written, under the partial names.
         if let Ok(ts) = observer.recorder.finish(&parts.system) {
@@ -323,8 +334,8 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         if let Ok(p) = packets_file {
             p.abandon();
         }
-    }
-    write_summary(&dir, &summary).map_err(io)?;
+        Ok(())
+    };
     let wall = started.elapsed();
     let simulated = parts.system.time().as_secs_f64();
     let timing = Timing {
@@ -333,12 +344,40 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         real_time_factor: if wall.as_secs_f64() > 0.0 { simulated / wall.as_secs_f64() } else { 0.0 },
         syncs,
     };
-    write_atomically(&dir.join("timing.json"), &serde_json::to_vec_pretty(&timing).expect("serialisable"))
-        .map_err(io)?;
+    let timed = write_atomically(&dir.join("timing.json"), &serde_json::to_vec_pretty(&timing).expect("serialisable"))
+        .map_err(|e| named("timing.json", e));
+    // A run whose files could not all be written is not complete, and its
+    // summary (the last file, if it can be written at all) says why.
+    let unwritten = committed.and(timed).err();
+    if let (Some(e), true) = (&unwritten, summary.complete) {
+        summary.complete = false;
+        summary.error = Some(format!("cannot write the run directory {}: {e}", dir.display()));
+    }
+    write_summary(&dir, &summary).map_err(|e| io(named("summary.json", e)))?;
+    if let Some(e) = unwritten {
+        return Err(io(e));
+    }
     match outcome {
         Ok(()) => Ok(RunReport { out_dir: dir, summary, wall }),
         Err(source) => Err(RunError::Failed { source: Box::new(source), reached: parts.system.time(), out_dir: dir }),
     }
+}
+
+/// Renames the finished data files to their final names.
+fn commit_data(
+    timeseries: Result<AtomicFile, impl std::fmt::Display>,
+    packets: Result<AtomicFile, impl std::fmt::Display>,
+) -> std::io::Result<()> {
+    let timeseries = timeseries.map_err(|e| named("timeseries.csv", std::io::Error::other(e.to_string())))?;
+    timeseries.commit().map_err(|e| named("timeseries.csv", e))?;
+    let packets = packets.map_err(|e| named("packets.csv", std::io::Error::other(e.to_string())))?;
+    packets.commit().map_err(|e| named("packets.csv", e))?;
+    Ok(())
+}
+
+/// An I/O error that names the file it is about.
+fn named(file: &str, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{file}: {e}"))
 }
 
 fn write_summary(dir: &Path, summary: &RunSummary) -> std::io::Result<()> {

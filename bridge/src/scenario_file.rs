@@ -40,6 +40,7 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use crate::config::{Backend, Resolved, Scenario, LAST_TIME, LAST_TIME_TEXT};
+use crate::input::{read_input, shorten_line, shorten_lines, ReadError, MAX_ECHOED_CHARS};
 use crate::mobility::node_motions;
 use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
 use crate::server_command::{self, NetworkCheck};
@@ -330,9 +331,12 @@ impl fmt::Display for Located {
             Place::File { line, column, text, underline } => {
                 writeln!(f, "{:width$}--> {file}:{line}:{column}", "")?;
                 writeln!(f, "{:width$} |", "")?;
-                writeln!(f, "{line} | {text}")?;
-                let (start, len) = *underline;
-                writeln!(f, "{:width$} | {}{}", "", " ".repeat(start), "^".repeat(len.max(1)))?;
+                // A long line (a whole array on one line, say) is quoted by
+                // its start only; the underline stays within what is shown.
+                writeln!(f, "{line} | {}", shorten_line(text))?;
+                let start = underline.0.min(MAX_ECHOED_CHARS);
+                let len = underline.1.clamp(1, MAX_ECHOED_CHARS + 1 - start);
+                writeln!(f, "{:width$} | {}{}", "", " ".repeat(start), "^".repeat(len))?;
             }
             Place::Override(origin) => writeln!(f, "  --> {origin} (on {file})")?,
             Place::Nowhere => writeln!(f, "  --> {file} (the key is not written in the file)")?,
@@ -351,7 +355,7 @@ impl fmt::Display for Located {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    Read { path: PathBuf, source: ReadError },
     /// A syntax error: the toml crate's report, which shows line and column.
     #[error("{}: invalid TOML\n{message}", path.display())]
     Syntax { path: PathBuf, message: String },
@@ -414,7 +418,7 @@ impl Loaded {
 /// # Errors
 /// [`LoadError`], every variant of which is bad input (exit code 2).
 pub fn load(path: &Path, overrides: &[Override]) -> Result<Loaded, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    let text = read_input(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
     load_text(path, &text, overrides)
 }
 
@@ -434,7 +438,7 @@ pub fn backend_override(backend: Backend) -> Override {
 /// As [`load`].
 pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Loaded, LoadError> {
     let mut table: toml::Table = toml::from_str(text)
-        .map_err(|e| LoadError::Syntax { path: path.to_path_buf(), message: e.to_string().trim_end().to_string() })?;
+        .map_err(|e| LoadError::Syntax { path: path.to_path_buf(), message: shorten_lines(e.to_string().trim_end()) })?;
     for o in overrides {
         set_value(&mut table, &o.path, o.value.clone())
             .map_err(|message| LoadError::Override { origin: o.origin.clone(), message })?;
@@ -789,7 +793,7 @@ fn in_words(expected: &str) -> &str {
 /// A syntax error, or a located type / unknown-key / missing-key error.
 pub fn deserialize_file<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, LoadError> {
     let table: toml::Table = toml::from_str(text)
-        .map_err(|e| LoadError::Syntax { path: file.to_path_buf(), message: e.to_string().trim_end().to_string() })?;
+        .map_err(|e| LoadError::Syntax { path: file.to_path_buf(), message: shorten_lines(e.to_string().trim_end()) })?;
     let locator = Locator { file, text, overrides: &[] };
     serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
         let key = KeyPath::from_serde(e.path());

@@ -47,7 +47,12 @@ pub fn command_line(arguments: &[ServerArgument]) -> Vec<String> {
 /// file's directory), else `$NETLOOP_NS3_SERVER`, the build tree, or `PATH`.
 pub fn server_binary(server: &ServerConfig, base_dir: &Path) -> PathBuf {
     match &server.binary {
-        Some(binary) => base_dir.join(binary),
+        // A bare name of a scenario in the working directory ("my-server")
+        // is that file, not a program looked up on PATH.
+        Some(binary) => match base_dir.join(binary) {
+            path if path.parent() == Some(Path::new("")) => Path::new(".").join(path),
+            path => path,
+        },
         None => default_server_path(),
     }
 }
@@ -79,7 +84,7 @@ pub enum NetworkCheck {
     /// Nothing to ask: the builtin network, or a custom program that exists
     /// (it need not know `--check`).
     NotApplicable,
-    /// No server to ask; the run will say so.
+    /// No server to ask (it cannot be started); the run will say so.
     NoServer { binary: PathBuf, reason: String },
     /// The server rejected an argument: the scenario key and its message.
     Rejected { key: String, message: String },
@@ -123,14 +128,18 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return no_server(format!("`--check` did not answer within {CHECK_TIMEOUT:?}"));
+                return NetworkCheck::Rejected {
+                    key: "network.ns3".into(),
+                    message: format!("{} --check did not answer within {CHECK_TIMEOUT:?}", binary.display()),
+                };
             }
             Err(e) => return no_server(e.to_string()),
         }
     };
+    // What the server said, not all of it: a runaway one must not fill memory.
     let mut stderr = String::new();
-    if let Some(mut pipe) = child.stderr.take() {
-        let _ = pipe.read_to_string(&mut stderr);
+    if let Some(pipe) = child.stderr.take() {
+        let _ = pipe.take(1 << 20).read_to_string(&mut stderr);
     }
     match status.code() {
         Some(0) => NetworkCheck::Accepted,
@@ -139,13 +148,31 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
             let key = key_of_server_message(&arguments, &message).unwrap_or("network.ns3").to_string();
             NetworkCheck::Rejected { key, message }
         }
-        // ns-3's CommandLine exits with 1 for an argument it does not know
-        // (an older server without --check, or a typo in server.args).
+        // ns-3's CommandLine exits with 1 for an argument it cannot take
+        // (unknown, a value its type rejects, or --check on an older server);
+        // a crash has no code. Either way the network was not found good, so
+        // `check` and sweep planning fail rather than let the runs find out.
         _ => {
             let message = server_problem(&stderr);
+            if message.contains("--check") {
+                return NetworkCheck::Rejected {
+                    key: "network.server.binary".into(),
+                    message: format!(
+                        "{} does not know --check ({message}); rebuild it from this checkout with scripts/build-ns3.sh",
+                        binary.display()
+                    ),
+                };
+            }
             match key_of_server_message(&arguments, &message) {
-                Some(key) if key.starts_with("network.server.args") => NetworkCheck::Rejected { key: key.to_string(), message },
-                _ => no_server(format!("`--check` failed ({status}): {message}")),
+                Some(key) => NetworkCheck::Rejected { key: key.to_string(), message },
+                None => NetworkCheck::Rejected {
+                    key: "network.ns3".into(),
+                    message: format!(
+                        "{} --check failed ({}): {message}",
+                        binary.display(),
+                        crate::ns3::describe_exit(Some(status))
+                    ),
+                },
             }
         }
     }
@@ -154,6 +181,15 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_is_relative_to_the_scenarios_directory_even_as_a_bare_name() {
+        let server = |binary: &str| ServerConfig { binary: Some(binary.into()), ..ServerConfig::default() };
+        assert_eq!(server_binary(&server("my-server"), Path::new("")), Path::new("./my-server"));
+        assert_eq!(server_binary(&server("my-server"), Path::new("dir")), Path::new("dir/my-server"));
+        assert_eq!(server_binary(&server("bin/x"), Path::new("")), Path::new("bin/x"));
+        assert_eq!(server_binary(&server("/abs/x"), Path::new("dir")), Path::new("/abs/x"));
+    }
 
     #[test]
     fn a_message_is_traced_to_the_key_of_the_first_argument_it_names() {

@@ -81,6 +81,7 @@ use protocol::SimTime;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Backend;
+use crate::run_dir::{DirLock, RunDirError};
 use crate::scenario_file::{self, LoadError};
 
 pub use exec::{execute, ExecOptions, ExecReport, Outcome};
@@ -154,6 +155,21 @@ pub enum SweepError {
     /// The supervisor itself failed (runtime, signals).
     #[error("{0}")]
     Internal(String),
+    /// The sweep directory is another sweep's.
+    #[error("{0}")]
+    Directory(#[from] RunDirError),
+}
+
+/// Creates the sweep directory and holds it for this sweep alone (see
+/// [`crate::run_dir`]): a second sweep into it fails at once, naming the
+/// first, rather than deleting the first one's runs under it.
+///
+/// # Errors
+/// [`SweepError::Directory`] when another sweep holds it, or it cannot be
+/// created.
+pub fn lock_dir(out_dir: &Path) -> Result<DirLock, SweepError> {
+    std::fs::create_dir_all(out_dir).map_err(|source| SweepError::Output { path: out_dir.to_path_buf(), source })?;
+    Ok(DirLock::acquire(out_dir)?)
 }
 
 impl From<LoadError> for SweepError {
@@ -168,7 +184,7 @@ impl SweepFile {
     /// # Errors
     /// [`SweepError::Input`] naming the file, line and key.
     pub fn load(path: &Path) -> Result<SweepFile, SweepError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input::read_input(path)
             .map_err(|e| SweepError::Input(format!("cannot read {}: {e}", path.display())))?;
         let file: SweepFile = scenario_file::deserialize_file(path, &text)?;
         let located = |key: &str, message: String| {

@@ -27,6 +27,19 @@ Trim(const std::string& s)
     return s.substr(begin, end - begin + 1);
 }
 
+/// At most the first kMaxQuotedChars bytes of text, with "..." when cut:
+/// an error message quotes the start of a line, not a megabyte.
+std::string
+Quote(const std::string& text)
+{
+    constexpr std::size_t kMaxQuotedChars = 80;
+    if (text.size() <= kMaxQuotedChars)
+    {
+        return "\"" + text + "\"";
+    }
+    return "\"" + text.substr(0, kMaxQuotedChars) + "...\"";
+}
+
 /// A finite double that is the whole of text (after trimming).
 bool
 ParseNumber(const std::string& text, double* value)
@@ -89,7 +102,7 @@ ParseXyz(const std::vector<std::string>& fields, ns3::Vector* v)
     {
         if (!ParseNumber(fields[i], &xyz[i]))
         {
-            return "\"" + fields[i] + "\" is not a finite number";
+            return Quote(fields[i]) + " is not a finite number";
         }
     }
     *v = ns3::Vector(xyz[0], xyz[1], xyz[2]);
@@ -147,7 +160,7 @@ ParsePositionList(const std::string& text)
         ns3::Vector v;
         if (auto problem = ParseXyz(SplitFields(entry, ","), &v))
         {
-            return "position " + std::to_string(index) + " (\"" + Trim(entry) + "\"): " + *problem;
+            return "position " + std::to_string(index) + " (" + Quote(Trim(entry)) + "): " + *problem;
         }
         out.push_back(v);
         ++index;
@@ -163,11 +176,30 @@ ParsePositionList(const std::string& text)
 std::variant<std::vector<ns3::Vector>, std::string>
 ReadTopologyFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
     {
         return "cannot open topology file " + path;
     }
+    // Read at most one byte past the limit, so that /dev/zero or a runaway
+    // file is an error and not memory growing without end.
+    std::string text;
+    char chunk[65536];
+    while (text.size() <= kMaxTopologyFileBytes &&
+           file.read(chunk, sizeof chunk).gcount() > 0)
+    {
+        text.append(chunk, static_cast<std::size_t>(file.gcount()));
+    }
+    if (file.bad())
+    {
+        return "cannot read topology file " + path;
+    }
+    if (text.size() > kMaxTopologyFileBytes)
+    {
+        return path + ": larger than " + std::to_string(kMaxTopologyFileBytes >> 20) +
+               " MiB, the most the server reads from a topology file";
+    }
+    std::istringstream in(text);
     std::vector<ns3::Vector> out;
     std::optional<uint64_t> count;
     std::string line;
@@ -188,8 +220,8 @@ ReadTopologyFile(const std::string& path)
             const bool digits = content.find_first_not_of("0123456789") == std::string::npos;
             if (!digits || content.size() > 9)
             {
-                return error("the first line must be the node count, a whole number; found \"" +
-                             content + "\"");
+                return error("the first line must be the node count, a whole number; found " +
+                             Quote(content));
             }
             count = std::stoull(content);
             if (*count == 0)
@@ -209,10 +241,6 @@ ReadTopologyFile(const std::string& path)
             return error(*problem);
         }
         out.push_back(v);
-    }
-    if (in.bad())
-    {
-        return "cannot read topology file " + path;
     }
     if (!count)
     {

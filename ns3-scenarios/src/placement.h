@@ -38,8 +38,12 @@ struct PlacementOptions
  */
 std::variant<std::vector<ns3::Vector>, std::string> ParsePositionList(const std::string& text);
 
+/// The most ReadTopologyFile reads: 16 MiB, the limit netloop applies to
+/// every file it reads.
+constexpr std::size_t kMaxTopologyFileBytes = 16u << 20;
+
 /**
- * Reads a topology file:
+ * Reads a topology file (at most kMaxTopologyFileBytes):
  *
  *     # comment (anywhere after '#', and blank lines, are ignored)
  *     3                # the node count, alone on the first line
@@ -82,7 +86,8 @@ std::variant<std::vector<ns3::Vector>, std::string> ResolvePositions(
  * options parsed (a message, or Parameters with a `background.nodes` member)
  * and the positions they imply for `placedCount(parameters)` placed nodes.
  *
- * eturn the first problem, or nothing
+ * 
+eturn the first problem, or nothing
  */
 template <typename Parameters, typename PlacedCount>
 std::optional<std::string>

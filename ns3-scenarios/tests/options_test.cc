@@ -130,6 +130,19 @@ TEST(Placement, TopologyFileErrorsNameTheFileAndTheLine)
               std::string::npos);
 }
 
+TEST(Placement, AnEndlessOrHugeTopologyFileIsAnErrorAndLongLinesAreQuotedShort)
+{
+    const std::string zero = Error(ReadTopologyFile("/dev/zero"));
+    EXPECT_NE(zero.find("/dev/zero: larger than 16 MiB"), std::string::npos) << zero;
+
+    const std::string longLine(100000, 'x');
+    TempFile f(longLine + "\n");
+    const std::string e = Error(ReadTopologyFile(f.Path()));
+    EXPECT_NE(e.find(":1: the first line must be the node count"), std::string::npos) << e;
+    EXPECT_LT(e.size(), 300u) << e.substr(0, 300);
+    EXPECT_NE(e.find(std::string(80, 'x') + "...\""), std::string::npos) << e.substr(0, 300);
+}
+
 TEST(Placement, DefaultLayoutsAreALineAndARingAroundTheCentroid)
 {
     PlacementOptions o;

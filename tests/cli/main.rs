@@ -8,6 +8,7 @@ mod broken_scenarios;
 mod commands;
 mod docs;
 mod plots;
+mod run_dir;
 mod sweep_aggregates;
 mod sweep_failures;
 mod sweep_resume;

@@ -103,3 +103,47 @@ duration = "100000s"
         assert!(s["error"].as_str().unwrap().contains("interrupt"), "{}", s["error"]);
     }
 }
+
+/// The command printed at the end resumes this very sweep: its directory,
+/// its jobs and its timeout, not a fresh sweep into the default directory.
+#[test]
+fn the_printed_resume_command_resumes_this_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        dir.path(),
+        "half.toml",
+        r#"
+[set]
+duration = "300ms"
+"network.backend" = "builtin"
+[[points]]
+"loops[0].controller.kp" = 10.0
+[[points]]
+"loops[0].controller.kp" = 11.0
+"network.backend" = "ns3"
+"network.server.binary" = "/no/such/netloop-server"
+"#,
+    );
+    let out = dir.path().join("my out");
+    let o = crate::support::netloop()
+        .current_dir(dir.path())
+        .args(["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "1", "--timeout", "30s"])
+        .output()
+        .unwrap();
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    let hint = err.lines().find_map(|l| l.split_once("rerun only these with: ")).map(|(_, c)| c.to_string());
+    let hint = hint.unwrap_or_else(|| panic!("no resume command: {err}"));
+    assert!(hint.starts_with("netloop sweep "), "{hint}");
+    for part in ["--out '", "my out'", "--jobs 1", "--timeout 30s", "--resume"] {
+        assert!(hint.contains(part), "{part} is missing from {hint}");
+    }
+    // Follow it literally, as a user would in a shell.
+    let command = hint.replacen("netloop", env!("CARGO_BIN_EXE_netloop"), 1);
+    let o = std::process::Command::new("sh").current_dir(dir.path()).args(["-c", &command]).env_remove("RUST_LOG").output().unwrap();
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert!(err.contains("resume: 1 of 2 runs already complete, 1 to run"), "{err}");
+    assert!(err.contains("1 of 2 runs failed"), "{err}");
+    assert!(!dir.path().join("results").exists(), "the resume ran a new sweep into results/");
+}

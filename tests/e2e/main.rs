@@ -15,3 +15,4 @@ mod ns3_fates;
 mod ns3_loss;
 mod ns3_protocol_violations;
 mod ns3_server_robustness;
+mod server_startup;

@@ -250,7 +250,7 @@ impl DelayReach {
 }
 
 fn load_samples(path: &Path, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::input::read_input(path)
         .map_err(|e| BuiltinError::Delay(format!("empirical: cannot read {}: {e}", path.display())))?;
     let mut samples = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -258,10 +258,12 @@ fn load_samples(path: &Path, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        // A long line is quoted by its start only.
+        let shown = crate::input::shorten_line(line);
         let parsed = match line.parse::<f64>() {
             Ok(x) if x >= 0.0 && x.is_finite() => Ok(seconds_to_time(x * unit.as_secs_f64())),
-            Ok(_) => Err(format!("{line:?} is negative or not finite")),
-            Err(_) => line.parse::<SimTime>().map_err(|e| e.to_string()),
+            Ok(_) => Err(format!("{shown:?} is negative or not finite")),
+            Err(_) => line.parse::<SimTime>().map_err(|e| e.to_string().replace(line, &shown)),
         };
         samples.push(parsed.map_err(|e| {
             BuiltinError::Delay(format!("empirical: {}:{}: {e}", path.display(), index + 1))

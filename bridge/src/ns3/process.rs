@@ -17,6 +17,7 @@ use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,20 +27,64 @@ use super::Ns3Error;
 /// The server's exit code for a bad argument value (its `BadArgument`).
 const EXIT_BAD_ARGUMENT: i32 = 2;
 
-/// How many lines of the server's stderr are kept for error messages.
-const STDERR_TAIL_LINES: usize = 20;
+/// How many lines of the start and of the end of the server's stderr are
+/// kept for error messages: ns-3 prints what is wrong first and its help
+/// after it, so the end alone hides the problem.
+const STDERR_KEPT_LINES: usize = 20;
+
+/// How often the wait for the port looks at the cancel flag: a Ctrl-C
+/// during start-up acts within this, not at the connect timeout.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 pub(crate) struct ServerProcess {
     child: Child,
     binary: PathBuf,
     port: u16,
-    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    stderr: Arc<Mutex<StderrLines>>,
+}
+
+/// The first and the last lines of the server's stderr.
+#[derive(Default)]
+struct StderrLines {
+    head: Vec<String>,
+    tail: VecDeque<String>,
+    /// Lines seen in all; more than head and tail hold means some were skipped.
+    total: usize,
+}
+
+impl StderrLines {
+    fn push(&mut self, line: String) {
+        self.total += 1;
+        if self.head.len() < STDERR_KEPT_LINES {
+            self.head.push(line);
+            return;
+        }
+        if self.tail.len() == STDERR_KEPT_LINES {
+            self.tail.pop_front();
+        }
+        self.tail.push_back(line);
+    }
+
+    /// Head, a `...` where lines were skipped, then tail.
+    fn lines(&self) -> Vec<String> {
+        let mut lines = self.head.clone();
+        if self.total > self.head.len() + self.tail.len() {
+            lines.push("...".into());
+        }
+        lines.extend(self.tail.iter().cloned());
+        lines
+    }
 }
 
 impl ServerProcess {
     /// Starts `binary` with `args` plus `--port=0` and waits up to `timeout`
-    /// for the port it prints.
-    pub(crate) fn spawn(binary: &Path, args: &[String], timeout: Duration) -> Result<Self, Ns3Error> {
+    /// for the port it prints, or until `cancel` is set.
+    pub(crate) fn spawn(
+        binary: &Path,
+        args: &[String],
+        timeout: Duration,
+        cancel: Option<&AtomicBool>,
+    ) -> Result<Self, Ns3Error> {
         let mut command = Command::new(binary);
         command
             .args(args)
@@ -66,17 +111,13 @@ impl ServerProcess {
             .spawn()
             .map_err(|source| Ns3Error::Spawn { binary: binary.to_path_buf(), source })?;
 
-        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let kept = Arc::new(Mutex::new(StderrLines::default()));
         let stderr = child.stderr.take().expect("stderr is piped");
-        let tail = Arc::clone(&stderr_tail);
+        let lines = Arc::clone(&kept);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 tracing::debug!(target: "ns3", "{line}");
-                let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-                if tail.len() == STDERR_TAIL_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(line);
+                lines.lock().unwrap_or_else(|e| e.into_inner()).push(line);
             }
         });
 
@@ -92,8 +133,19 @@ impl ServerProcess {
             }
         });
 
-        let mut process = ServerProcess { child, binary: binary.to_path_buf(), port: 0, stderr_tail };
-        let line = match port_line.recv_timeout(timeout) {
+        let mut process = ServerProcess { child, binary: binary.to_path_buf(), port: 0, stderr: kept };
+        let deadline = Instant::now() + timeout;
+        let waited = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match port_line.recv_timeout(left.min(CANCEL_POLL)) {
+                Err(mpsc::RecvTimeoutError::Timeout) if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) => {
+                    return Err(Ns3Error::Interrupted { reached: protocol::SimTime::ZERO });
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => continue,
+                other => break other,
+            }
+        };
+        let line = match waited {
             Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 return Err(Ns3Error::NoPort {
@@ -104,11 +156,13 @@ impl ServerProcess {
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 let status = process.wait_exit(Duration::from_secs(2));
-                if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT) {
-                    return Err(Ns3Error::BadArgument {
-                        binary: process.binary.clone(),
-                        message: server_problem(&process.stderr_lines().join("\n")),
-                    });
+                let said = process.stderr_lines().join("\n");
+                // Exit code 2 is the server's own "bad argument"; ns-3's
+                // CommandLine says the same of an argument it cannot take
+                // (unknown, or a value its type rejects) by printing the
+                // problem and then its help, and exiting.
+                if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT) || help_start(&said).is_some() {
+                    return Err(Ns3Error::BadArgument { binary: process.binary.clone(), message: server_problem(&said) });
                 }
                 return Err(Ns3Error::ExitedAtStart {
                     binary: process.binary.clone(),
@@ -147,22 +201,26 @@ impl ServerProcess {
         }
     }
 
-    /// The last lines the server wrote to stderr (after a short grace
-    /// period for the reader thread).
+    /// The first and last lines the server wrote to stderr (after a short
+    /// grace period for the reader thread).
     fn stderr_lines(&self) -> Vec<String> {
         std::thread::sleep(Duration::from_millis(20));
-        self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
+        self.stderr.lock().unwrap_or_else(|e| e.into_inner()).lines()
     }
 
-    /// The last lines the server wrote to stderr, formatted for an error
-    /// message (empty when there were none). The reader thread may lag the
-    /// child's exit by a moment, so give it a short grace period.
+    /// What the server wrote to stderr, formatted for an error message
+    /// (empty when there was nothing): its first and last lines, without
+    /// any help text ns-3 printed after the problem. The reader thread may
+    /// lag the child's exit by a moment, so give it a short grace period.
     pub(crate) fn stderr_tail(&self) -> String {
-        let lines = self.stderr_lines();
-        if lines.is_empty() {
+        let mut lines = self.stderr_lines();
+        if let Some(start) = help_start(&lines.join("\n")) {
+            lines.truncate(start);
+        }
+        if lines.iter().all(|l| l.trim().is_empty()) {
             String::new()
         } else {
-            format!("\nlast lines of the server's stderr:\n  {}", lines.join("\n  "))
+            format!("\nthe server's stderr:\n  {}", lines.join("\n  "))
         }
     }
 
@@ -181,7 +239,7 @@ impl Drop for ServerProcess {
 }
 
 /// "exit code 2", "killed by signal 9", or "still running".
-pub(crate) fn describe_status(status: Option<ExitStatus>) -> String {
+pub fn describe_status(status: Option<ExitStatus>) -> String {
     use std::os::unix::process::ExitStatusExt;
     match status {
         None => "still running".into(),
@@ -193,10 +251,19 @@ pub(crate) fn describe_status(status: Option<ExitStatus>) -> String {
     }
 }
 
-/// The server's complaint from its stderr: the last line that says
-/// something, without the program's name and the `--PrintHelp` hint.
+/// The line where ns-3's `CommandLine` help begins
+/// (`PROGRAM [Program Options] [General Arguments]`), if `stderr` holds it.
+fn help_start(stderr: &str) -> Option<usize> {
+    stderr.lines().position(|l| l.contains("[Program Options]") || l.contains("[General Arguments]"))
+}
+
+/// The server's complaint from its stderr, without the program's name and
+/// the `--PrintHelp` hint: the last line that says something, or, where
+/// ns-3 printed its help after the problem, the first line before the help.
 pub fn server_problem(stderr: &str) -> String {
-    let line = stderr.lines().rev().map(str::trim).find(|l| !l.is_empty()).unwrap_or("no message");
+    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
+    let before_help = help_start(stderr).and_then(|start| lines[..start].iter().find(|l| !l.is_empty()));
+    let line = before_help.or_else(|| lines.iter().rev().find(|l| !l.is_empty())).copied().unwrap_or("no message");
     let line = line.split_once(": ").filter(|(program, _)| !program.contains(' ')).map_or(line, |(_, rest)| rest);
     line.trim_end_matches(" (see --PrintHelp)").to_string()
 }
@@ -210,5 +277,25 @@ mod tests {
         let stderr = "netloop-server: --phyMode=Bogus is not a mode of 80211a; use one of OfdmRate6Mbps (see --PrintHelp)\n";
         assert_eq!(server_problem(stderr), "--phyMode=Bogus is not a mode of 80211a; use one of OfdmRate6Mbps");
         assert_eq!(server_problem("Invalid command-line argument: --bogus=1\n\n"), "Invalid command-line argument: --bogus=1");
+    }
+
+    /// ns-3's CommandLine prints the problem, then its whole help.
+    #[test]
+    fn a_server_complaint_followed_by_the_help_is_the_line_before_the_help() {
+        let stderr = "Invalid command-line argument: --txPower=nan\nnetloop-server [Program Options] [General Arguments]\n\n\
+                      ns-3 stepping server\n\nGeneral Arguments:\n    --PrintHelp:                 Print this help message.\n";
+        assert_eq!(server_problem(stderr), "Invalid command-line argument: --txPower=nan");
+    }
+
+    #[test]
+    fn the_first_and_last_lines_of_stderr_are_kept() {
+        let mut kept = StderrLines::default();
+        for i in 0..100 {
+            kept.push(format!("line {i}"));
+        }
+        let lines = kept.lines();
+        assert_eq!(lines.len(), 2 * STDERR_KEPT_LINES + 1);
+        assert_eq!((lines[0].as_str(), lines[STDERR_KEPT_LINES].as_str()), ("line 0", "..."));
+        assert_eq!(lines.last().unwrap(), "line 99");
     }
 }

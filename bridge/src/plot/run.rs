@@ -76,15 +76,16 @@ fn input(e: impl std::fmt::Display) -> PlotError {
     PlotError::Input(e.to_string())
 }
 
-/// The complete file, or the partial one a failed run left.
+/// The complete file, or the partial one a failed run left. Only regular
+/// files: a device such as `/dev/zero` in their place would never end.
 fn data_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    [dir.join(name), dir.join(format!("{name}.partial"))].into_iter().find(|p| p.exists())
+    [dir.join(name), dir.join(format!("{name}.partial"))].into_iter().find(|p| p.is_file())
 }
 
 impl RunData {
     fn read(dir: &Path) -> Result<RunData, PlotError> {
         let summary_path = dir.join("summary.json");
-        let text = std::fs::read_to_string(&summary_path)
+        let text = crate::input::read_input(&summary_path)
             .map_err(|e| input(format!("cannot read {}: {e}", summary_path.display())))?;
         let summary: Value =
             serde_json::from_str(&text).map_err(|e| input(format!("{}: {e}", summary_path.display())))?;

@@ -237,7 +237,7 @@ fn param_cell(point: &super::plan::Point, parameter: &str) -> String {
 }
 
 fn read_json(path: &Path) -> Option<Value> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    serde_json::from_str(&crate::input::read_input(path).ok()?).ok()
 }
 
 fn csv_error(e: csv::Error) -> SweepError {

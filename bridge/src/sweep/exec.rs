@@ -19,6 +19,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::plan::Plan;
+use crate::input::read_input;
 use super::progress::Progress;
 use super::run_state;
 use super::shard::Shard;
@@ -132,7 +133,7 @@ impl ExecReport {
 
 /// Whether `dir` holds a complete run of the config with `hash`.
 pub fn is_complete(dir: &Path, hash: &str) -> bool {
-    let Ok(text) = std::fs::read_to_string(dir.join("summary.json")) else {
+    let Ok(text) = read_input(&dir.join("summary.json")) else {
         return false;
     };
     let Ok(summary) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -404,9 +405,10 @@ impl RunTask {
 }
 
 /// The error a failed run reported: its `summary.json` error, else the
-/// `error:` lines of its log, else the log's last lines.
+/// `error:` lines of its log, else the message of a panic in its log, else
+/// the log's last lines.
 pub fn error_of(dir: &Path) -> String {
-    if let Ok(text) = std::fs::read_to_string(dir.join("summary.json")) {
+    if let Ok(text) = read_input(&dir.join("summary.json")) {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
             if let Some(e) = v["error"].as_str() {
                 let reached =
@@ -415,11 +417,98 @@ pub fn error_of(dir: &Path) -> String {
             }
         }
     }
-    let log = std::fs::read_to_string(dir.join("netloop.log")).unwrap_or_default();
+    let log = log_tail(&dir.join("netloop.log"));
     let lines: Vec<&str> = log.lines().collect();
     if let Some(start) = lines.iter().position(|l| l.starts_with("error:")) {
         let text = lines[start..].iter().take(12).copied().collect::<Vec<_>>().join("\n");
         return text.trim_start_matches("error:").trim().to_string();
     }
+    if let Some(message) = panic_message(&lines) {
+        return message;
+    }
     lines[lines.len().saturating_sub(3)..].join("\n")
+}
+
+/// How much of the end of a run's log is read for its error: a verbose run
+/// can log gigabytes, and the error is at the end.
+const LOG_TAIL_BYTES: u64 = 256 * 1024;
+
+/// The last [`LOG_TAIL_BYTES`] of a log, from its first whole line.
+fn log_tail(path: &Path) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = File::open(path) else { return String::new() };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let start = len.saturating_sub(LOG_TAIL_BYTES);
+    if file.seek(SeekFrom::Start(start)).is_err() {
+        return String::new();
+    }
+    let mut bytes = Vec::new();
+    let _ = file.take(LOG_TAIL_BYTES).read_to_end(&mut bytes);
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    match (start > 0, text.find('\n')) {
+        (true, Some(i)) => text[i + 1..].to_string(),
+        _ => text,
+    }
+}
+
+/// `panicked at FILE:LINE:COL: MESSAGE` from a Rust panic report in a log
+/// (`thread 'main' panicked at src/x.rs:3:5:` followed by the message, then
+/// the `note:` about backtraces or the backtrace itself).
+fn panic_message(lines: &[&str]) -> Option<String> {
+    let start = lines.iter().rposition(|l| l.contains(" panicked at "))?;
+    let place = lines[start].split_once(" panicked at ").map(|(_, p)| p.trim_end_matches(':').trim())?;
+    let message: Vec<&str> = lines[start + 1..]
+        .iter()
+        .copied()
+        .take_while(|l| !l.starts_with("note: ") && !l.starts_with("stack backtrace:"))
+        .collect();
+    let message = message.join("\n");
+    let message = message.trim();
+    Some(if message.is_empty() { format!("panicked at {place}") } else { format!("panicked at {place}: {message}") })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a run that panics leaves in its log: Rust's report, then the
+    /// backtrace when RUST_BACKTRACE is set, or a note about it.
+    const PANIC_WITH_BACKTRACE: &str = "\
+thread 'main' (4242) panicked at bridge/src/session.rs:120:9:
+assertion `left == right` failed: a delivery before its send
+  left: 3
+ right: 4
+stack backtrace:
+   0: __rustc::rust_begin_unwind
+   1: core::panicking::panic_fmt
+   2: bridge::session::Session::run
+";
+
+    const PANIC_WITH_NOTE: &str = "\
+2026-01-01T00:00:00Z  WARN bridge: something before
+thread 'main' panicked at src/main.rs:7:5:
+index out of bounds: the len is 0 but the index is 3
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+";
+
+    #[test]
+    fn the_error_of_a_panicked_run_is_its_message_not_a_backtrace_line() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("netloop.log"), PANIC_WITH_BACKTRACE).unwrap();
+        assert_eq!(
+            error_of(dir.path()),
+            "panicked at bridge/src/session.rs:120:9: assertion `left == right` failed: a delivery before its send\n  left: 3\n right: 4"
+        );
+        std::fs::write(dir.path().join("netloop.log"), PANIC_WITH_NOTE).unwrap();
+        assert_eq!(error_of(dir.path()), "panicked at src/main.rs:7:5: index out of bounds: the len is 0 but the index is 3");
+    }
+
+    #[test]
+    fn only_the_end_of_a_long_log_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = "x".repeat(3 * LOG_TAIL_BYTES as usize);
+        log.push_str("\nerror: the last words\n");
+        std::fs::write(dir.path().join("netloop.log"), log).unwrap();
+        assert_eq!(error_of(dir.path()), "the last words");
+    }
 }

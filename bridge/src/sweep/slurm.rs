@@ -38,6 +38,7 @@ use super::plan::Plan;
 use super::shard::Shard;
 use super::{status, SweepError};
 use crate::output::write_atomically;
+use crate::shell::word as quote;
 
 /// The folder of a sweep directory that holds the batch scripts, the job
 /// record and the tasks' logs.
@@ -331,14 +332,6 @@ fn sbatch(args: &[&str]) -> Result<String, SweepError> {
     Ok(id)
 }
 
-/// A word for a POSIX shell: single-quoted unless it needs no quoting.
-fn quote(word: &str) -> String {
-    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "/._-=:,+@%".contains(c)) {
-        return word.to_string();
-    }
-    format!("'{}'", word.replace('\'', r"'\''"))
-}
-
 fn quote_path(path: &Path) -> String {
     quote(&path.display().to_string())
 }
@@ -459,13 +452,6 @@ mod tests {
         assert_eq!(shard_count(5000, 1001), 1000);
         assert_eq!(shard_count(0, 1001), 1);
         assert_eq!(shard_count(10, 4), 3);
-    }
-
-    #[test]
-    fn shell_words_are_quoted() {
-        assert_eq!(quote("/a/b-c_d.toml"), "/a/b-c_d.toml");
-        assert_eq!(quote("my sweep's dir"), r"'my sweep'\''s dir'");
-        assert_eq!(quote(""), "''");
     }
 
     #[test]
