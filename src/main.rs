@@ -195,6 +195,9 @@ struct SweepArgs {
     /// At most this many array tasks at once (overrides `[slurm] array_parallelism`).
     #[arg(long, requires = "slurm")]
     array_parallelism: Option<u32>,
+    /// Runs per array task, default 1 (overrides `[slurm] runs_per_task`).
+    #[arg(long, requires = "slurm")]
+    runs_per_task: Option<u32>,
     /// Show the state of every run (complete, running, failed, pending), run nothing.
     #[arg(long, conflicts_with_all = ["aggregate", "dry_run", "resume"])]
     status: bool,
@@ -646,6 +649,9 @@ fn submit_sweep(
     }
     if args.array_parallelism.is_some() {
         table.array_parallelism = args.array_parallelism;
+    }
+    if args.runs_per_task.is_some() {
+        table.runs_per_task = args.runs_per_task;
     }
     let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
     let options = sweep::slurm::SlurmOptions {

@@ -66,6 +66,10 @@ pub struct SlurmTable {
     /// At most this many tasks at once (`--array=1-N%P`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub array_parallelism: Option<u32>,
+    /// Runs per array task (default 1): more runs per task pay the
+    /// scheduler's start-up latency fewer times, for sweeps of short runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_per_task: Option<u32>,
     /// Extra `#SBATCH` options, one per line, e.g. `"--qos=long"`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sbatch: Vec<String>,
@@ -214,6 +218,9 @@ pub fn submit(plan: &Plan, options: &SlurmOptions) -> Result<Submitted, SweepErr
     if options.table.array_parallelism == Some(0) {
         return Err(SweepError::Input("--array-parallelism must be at least 1".into()));
     }
+    if options.table.runs_per_task == Some(0) {
+        return Err(SweepError::Input("--runs-per-task must be at least 1".into()));
+    }
     let pending: Vec<usize> = if options.resume {
         plan.write_shared()?;
         let active = record.active();
@@ -248,7 +255,7 @@ pub fn submit(plan: &Plan, options: &SlurmOptions) -> Result<Submitted, SweepErr
     // runs in every submission of this sweep.
     let shards = match record.jobs.last() {
         Some(last) => last.shards,
-        None => shard_count(plan.runs.len(), max_array_size()),
+        None => shard_count(plan.runs.len(), options.table.runs_per_task.unwrap_or(1), max_array_size()),
     };
     let mut tasks: Vec<u32> = pending.iter().map(|&i| (i % shards as usize) as u32 + 1).collect();
     tasks.sort_unstable();
@@ -274,10 +281,11 @@ pub fn submit(plan: &Plan, options: &SlurmOptions) -> Result<Submitted, SweepErr
     Ok(Submitted { submission: Some(submission), array_script })
 }
 
-/// Tasks for `runs` runs within `max_array_size` (ids 1..=N need N < max).
-pub fn shard_count(runs: usize, max_array_size: u32) -> u32 {
+/// Tasks for `runs` runs, `per_task` runs each (the last may have fewer),
+/// within `max_array_size` (ids 1..=N need N < max).
+pub fn shard_count(runs: usize, per_task: u32, max_array_size: u32) -> u32 {
     let limit = max_array_size.saturating_sub(1).max(1) as usize;
-    runs.clamp(1, limit) as u32
+    runs.div_ceil(per_task.max(1) as usize).clamp(1, limit) as u32
 }
 
 /// The cluster's `MaxArraySize` (`scontrol show config`), else SLURM's default.
@@ -448,10 +456,13 @@ mod tests {
 
     #[test]
     fn shard_count_stays_within_max_array_size() {
-        assert_eq!(shard_count(24, 1001), 24);
-        assert_eq!(shard_count(5000, 1001), 1000);
-        assert_eq!(shard_count(0, 1001), 1);
-        assert_eq!(shard_count(10, 4), 3);
+        assert_eq!(shard_count(24, 1, 1001), 24);
+        assert_eq!(shard_count(5000, 1, 1001), 1000);
+        assert_eq!(shard_count(0, 1, 1001), 1);
+        assert_eq!(shard_count(10, 1, 4), 3);
+        assert_eq!(shard_count(16, 4, 1001), 4);
+        assert_eq!(shard_count(17, 4, 1001), 5);
+        assert_eq!(shard_count(5000, 2, 1001), 1000);
     }
 
     #[test]
