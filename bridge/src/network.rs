@@ -24,7 +24,7 @@
 mod builtin;
 mod ns3_backend;
 
-pub use builtin::{BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, LossModel};
+pub use builtin::{parse_empirical_samples, BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, LossModel};
 pub use ns3_backend::Ns3Network;
 
 use protocol::{Configured, FlowSpec, SimTime, Step, StepDone, Summary};

@@ -168,6 +168,12 @@ ReadTopologyFile(const std::string& path)
     {
         return "cannot open topology file " + path;
     }
+    return ParseTopology(in, path);
+}
+
+std::variant<std::vector<ns3::Vector>, std::string>
+ParseTopology(std::istream& in, const std::string& path)
+{
     std::vector<ns3::Vector> out;
     std::optional<uint64_t> count;
     std::string line;

@@ -11,6 +11,7 @@
 #include "ns3/vector.h"
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 #include <variant>
@@ -51,6 +52,10 @@ std::variant<std::vector<ns3::Vector>, std::string> ParsePositionList(const std:
  */
 std::variant<std::vector<ns3::Vector>, std::string> ReadTopologyFile(const std::string& path);
 
+/// ReadTopologyFile on a stream already open; path names it in messages (fuzzed apart from files).
+std::variant<std::vector<ns3::Vector>, std::string> ParseTopology(std::istream& in,
+                                                                  const std::string& path);
+
 /**
  * The explicit positions of the options: those of --positions or of
  * --topologyFile (giving both is an error), or an empty list when neither is
@@ -82,7 +87,8 @@ std::variant<std::vector<ns3::Vector>, std::string> ResolvePositions(
  * options parsed (a message, or Parameters with a `background.nodes` member)
  * and the positions they imply for `placedCount(parameters)` placed nodes.
  *
- * eturn the first problem, or nothing
+ * 
+eturn the first problem, or nothing
  */
 template <typename Parameters, typename PlacedCount>
 std::optional<std::string>

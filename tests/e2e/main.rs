@@ -11,4 +11,5 @@ mod networks;
 mod ns3_bridge_robustness;
 mod ns3_exact_timing;
 mod ns3_loss;
+mod ns3_private_connection;
 mod ns3_server_robustness;
