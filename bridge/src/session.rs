@@ -472,8 +472,16 @@ impl<W: Write> Session<W> {
         lo..=hi
     }
 
+    /// The flow of a reported packet; a flow the bridge never made (a
+    /// misbehaving server) is an error, not a panic.
+    fn flow_of(&self, d: &Delivery) -> Result<&crate::flows::Flow, SessionError> {
+        self.flows.get(d.flow).ok_or_else(|| {
+            self.ledger_error(LedgerError::UnknownPacket { flow: d.flow, number: d.number, state_index: d.state_index })
+        })
+    }
+
     fn deliver_to_controller(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
-        let flow = self.flows.get(d.flow).expect("queued flows exist");
+        let flow = self.flow_of(d)?;
         let (i, direction) = (flow.loop_index, flow.direction);
         // Feed-forward values follow the measurement in the controller's input.
         let offset = match direction {
@@ -499,7 +507,7 @@ impl<W: Write> Session<W> {
     }
 
     fn deliver_to_actuator(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
-        let i = self.flows.get(d.flow).expect("queued flows exist").loop_index;
+        let i = self.flow_of(d)?.loop_index;
         match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
             Verdict::Accept { values, component: Some(c) } => {
                 self.system.set_actuator(i, c, values[0]).map_err(|e| self.api_error(e))

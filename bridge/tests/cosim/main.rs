@@ -10,6 +10,7 @@ mod computation_delay;
 mod determinism;
 mod exact_replay;
 mod lookahead;
+mod malformed_replies;
 mod platoon;
 mod policies;
 mod rollback;
