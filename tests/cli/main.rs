@@ -12,3 +12,4 @@ mod sweep_aggregates;
 mod sweep_failures;
 mod sweep_resume;
 mod sweep_shards;
+mod user_code;
