@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: set-up (installs and builds what is missing), then the Rust
 # workspace tests (unit, property, end-to-end against the real ns-3 server and
-# the real CLI) and the C++ tests of ns3-scenarios/.
+# the real CLI), the C++ tests of ns3-scenarios/ and a short run of every fuzz
+# target (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,9 @@ scripts/setup.sh
 started=$(date +%s)
 cargo test --release --workspace --locked
 scripts/build-ns3.sh test
+# Every fuzz target briefly (8 s each), so that they keep building and running;
+# scripts/fuzz.sh SECONDS for a real campaign (docs/robustness.md).
+scripts/fuzz.sh "${NETLOOP_FUZZ_SECONDS:-8}"
 # netloop sweep --slurm against a real single-node SLURM (installs slurm-wlm and munge).
 tests/slurm/slurm_test.sh
 echo "test.sh: all tests passed in $(( $(date +%s) - started ))s (after set-up)"

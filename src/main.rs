@@ -68,6 +68,10 @@ Examples:
   netloop check examples/dc_servo_p2p.toml
   netloop check examples/dc_servo_p2p.toml --set loops[0].sensor.period=15ms
   netloop check examples/dc_servo_p2p.toml --print     # the full scenario, defaults filled in
+  netloop check examples/servo_byo_plant_floor.toml --with-server  # also run its own ns-3 program
+
+A network's own program ([network.server] binary) is user code: check does not
+run it unless --with-server is given, and says so.
 
 Exit code 0: the scenario is valid; 2: it is not (the message names file, line and key).")]
     Check(CheckArgs),
@@ -146,6 +150,10 @@ struct CheckArgs {
     /// Print the resolved scenario as TOML, with every default filled in.
     #[arg(long)]
     print: bool,
+    /// Also run the network's own program (`[network.server] binary`) to check
+    /// it; without, a program the scenario names is not run.
+    #[arg(long)]
+    with_server: bool,
 }
 
 #[derive(Args)]
@@ -171,6 +179,10 @@ struct SweepArgs {
     /// Check the sweep file and every run's scenario, print the plan, run nothing.
     #[arg(long)]
     dry_run: bool,
+    /// With --dry-run: also run the network's own program (`[network.server]
+    /// binary`) to check it; without, it is not run.
+    #[arg(long, requires = "dry_run")]
+    with_server: bool,
     /// Run only shard I of N (1 ≤ I ≤ N): every N-th run of the plan, from
     /// the I-th. Shards share the sweep directory and never run the same
     /// run; aggregate with --aggregate when all are done.
@@ -422,7 +434,7 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
 
 fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
     let loaded = scenario_file::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
-    if let Some(note) = loaded.check_network()? {
+    if let Some(note) = loaded.check_network(args.with_server)? {
         tracing::warn!("{note}");
     }
     let r = &loaded.resolved;
@@ -471,7 +483,8 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     if args.slurm {
         return submit_sweep(&args, &file, &out, timeout, quiet);
     }
-    let plan = Plan::build(&args.sweep, &file, &out, timeout)?;
+    // A real sweep runs the network's program anyway: check it before the runs start.
+    let plan = Plan::build(&args.sweep, &file, &out, timeout, args.with_server || !args.dry_run)?;
     if args.dry_run {
         println!(
             "{} points x {} replications = {} runs into {}",
@@ -632,7 +645,7 @@ fn submit_sweep(
     // Nodes start in another directory: every path the tasks see is absolute.
     let sweep_file = absolute(&args.sweep)?;
     let out = absolute(out)?;
-    let plan = Plan::build(&sweep_file, file, &out, timeout)?;
+    let plan = Plan::build(&sweep_file, file, &out, timeout, true)?;
     // Held while the plan is written and old run directories are removed;
     // the array's shards then share the directory.
     let _lock = sweep::lock_dir(&out)?;

@@ -32,7 +32,7 @@ mod builtin;
 mod ns3_backend;
 mod violation;
 
-pub use builtin::{BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, DelayReach, LossModel};
+pub use builtin::{parse_empirical_samples, BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, DelayReach, LossModel};
 pub use ns3_backend::Ns3Network;
 pub use violation::{check_step, Asked, Violation};
 

@@ -1,9 +1,12 @@
 //! Client for the ns-3 stepping server (`ns3-scenarios/`, binary `netloop-server`).
 //!
 //! # Lifecycle
-//! 1. [`Ns3Client::start`] spawns the server with the network's command-line
-//!    arguments and `--port=0`, reads the port from its first stdout line,
-//!    connects on 127.0.0.1 with `TCP_NODELAY` and exchanges [`Hello`]s; a
+//! 1. [`Ns3Client::start`] makes a connected pair of TCP sockets on 127.0.0.1
+//!    (`handover.rs`), spawns the server with the network's command-line
+//!    arguments and its end of the pair (`--connectionFd=N`), so that the
+//!    server never listens and no other process can reach it; waits for the
+//!    server's first stdout line (it is ready), and exchanges [`Hello`]s
+//!    (`TCP_NODELAY`); a
 //!    different protocol version is an error naming both versions, whether
 //!    the server says so in its Hello or its frames carry another version.
 //! 2. [`Ns3Client::configure`] sends the flows and returns what the server built.
@@ -23,9 +26,9 @@
 //!   port on.
 
 mod connection;
+mod handover;
 mod process;
 
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -100,8 +103,8 @@ pub enum Ns3Error {
     BadArgument { binary: PathBuf, message: String },
     #[error("the ns-3 server {binary} printed {line:?} where its port number was expected", binary = .binary.display())]
     BadPortLine { binary: PathBuf, line: String },
-    #[error("cannot connect to the ns-3 server on 127.0.0.1:{port}: {source}")]
-    Connect { port: u16, source: std::io::Error },
+    #[error("cannot make the connection to the ns-3 server on 127.0.0.1: {source}")]
+    Connect { source: std::io::Error },
     #[error("protocol version mismatch: the ns-3 server speaks version {server}, netloop speaks version {client}")]
     VersionMismatch { server: u16, client: u16 },
     #[error("the ns-3 server died ({status}) at simulated time {reached}{stderr}")]
@@ -179,13 +182,18 @@ impl Ns3Client {
     /// [`Ns3Error::VersionMismatch`], or a timeout.
     pub fn start(options: &Ns3Options) -> Result<Self, Ns3Error> {
         let deadline = Instant::now() + options.connect_timeout;
-        let process =
-            ServerProcess::spawn(&options.server, &options.args, options.connect_timeout, options.cancel.as_deref())?;
-        let port = process.port();
-        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(100));
-        let tcp = TcpStream::connect_timeout(&address, left).map_err(|source| Ns3Error::Connect { port, source })?;
-        let stream = FramedStream::new(tcp).map_err(|source| Ns3Error::Connect { port, source })?;
+        let pair = handover::connected_pair(options.connect_timeout).map_err(|source| Ns3Error::Connect { source })?;
+        let process = ServerProcess::spawn(
+            &options.server,
+            &options.args,
+            options.connect_timeout,
+            &pair.server,
+            options.cancel.as_deref(),
+        )?;
+        // The server has its own copy now; ours must not keep the connection open.
+        drop(pair.server);
+        tracing::debug!(target: "ns3", "server ready on its connection (port {})", process.port());
+        let stream = FramedStream::new(pair.bridge).map_err(|source| Ns3Error::Connect { source })?;
         let mut client = Ns3Client {
             stream,
             process,
@@ -379,7 +387,7 @@ impl Ns3Client {
 #[cfg(test)]
 mod tests {
     use std::io::{Read, Write};
-    use std::net::TcpListener;
+    use std::net::{Ipv4Addr, TcpListener};
 
     use protocol::{decode, encode, Decoded, DEFAULT_MAX_PAYLOAD};
 
@@ -390,9 +398,11 @@ mod tests {
 
     /// A fake server of another protocol version: a thread on a real socket
     /// that reads the bridge's Hello and answers with `reply` in a frame whose
-    /// header carries [`OTHER_VERSION`]. Its "process" is a shell that prints
-    /// the thread's port and sleeps. Returns the options to start it and the
-    /// thread, which hands back the message the bridge sent.
+    /// header carries [`OTHER_VERSION`]. Its "process" is a bash script that
+    /// prints a port line and relays the connection it is handed
+    /// (`--connectionFd=N`, its last argument) to the thread's port. Returns
+    /// the options to start it and the thread, which hands back the message
+    /// the bridge sent.
     fn other_version_server(reply: Message) -> (Ns3Options, std::thread::JoinHandle<Message>) {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -415,8 +425,11 @@ mod tests {
             socket.write_all(&frame).unwrap();
             hello
         });
-        let script = format!("echo {port}; exec sleep 30");
-        let mut options = Ns3Options::new("/bin/sh".into(), vec!["-c".into(), script, "fake-server".into()]);
+        let script = format!(
+            "fd=${{1#--connectionFd=}}; exec 4<>/dev/tcp/127.0.0.1/{port}; echo {port}; \
+             cat <&$fd >&4 & exec cat <&4 >&$fd"
+        );
+        let mut options = Ns3Options::new("/bin/bash".into(), vec!["-c".into(), script, "fake-server".into()]);
         options.connect_timeout = Duration::from_secs(10);
         (options, thread)
     }

@@ -396,14 +396,20 @@ impl Loaded {
     }
 
     /// Asks the ns-3 server whether it accepts the scenario's network
-    /// (`netloop-server --check`); see [`crate::server_command`].
+    /// (`netloop-server --check`); a program the scenario names itself is run
+    /// only `with_server`. See [`crate::server_command::check_network`].
     ///
     /// # Errors
     /// The rejected argument's key, located. `Ok(Some(note))` when there is
-    /// no server to ask: the values are then checked when a run starts.
-    pub fn check_network(&self) -> Result<Option<String>, LoadError> {
-        match server_command::check_network(&self.resolved, &self.base_dir) {
+    /// no server to ask, or its program was not run: the values are then
+    /// checked when a run starts.
+    pub fn check_network(&self, with_server: bool) -> Result<Option<String>, LoadError> {
+        match server_command::check_network(&self.resolved, &self.base_dir, with_server) {
             NetworkCheck::Accepted | NetworkCheck::NotApplicable => Ok(None),
+            NetworkCheck::Skipped { binary } => Ok(Some(format!(
+                "the network's program {} was not run, so its network was not checked (--with-server runs it)",
+                binary.display()
+            ))),
             NetworkCheck::NoServer { binary, reason } => Ok(Some(format!(
                 "the ns-3 network was not checked: cannot ask {} ({reason})",
                 binary.display()

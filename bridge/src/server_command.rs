@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::config::{key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig};
-use crate::ns3::{default_server_path, server_problem, Ns3Options};
+use crate::ns3::{default_server_path, server_problem, Ns3Client, Ns3Error, Ns3Options};
 
 /// How long `--check` may take: it builds nothing, so this only guards
 /// against a server that hangs.
@@ -81,9 +81,12 @@ pub fn key_of_problem(resolved: &Resolved, base_dir: &Path, message: &str) -> St
 pub enum NetworkCheck {
     /// The server accepts every argument.
     Accepted,
-    /// Nothing to ask: the builtin network, or a custom program that exists
-    /// (it need not know `--check`).
+    /// Nothing to ask: the builtin network.
     NotApplicable,
+    /// The scenario names its own program (`[network.server] binary`), which
+    /// was not run: checking a scenario runs no code it names unless asked
+    /// (`--with-server`). The program exists.
+    Skipped { binary: PathBuf },
     /// No server to ask (it cannot be started); the run will say so.
     NoServer { binary: PathBuf, reason: String },
     /// The server rejected an argument: the scenario key and its message.
@@ -92,20 +95,28 @@ pub enum NetworkCheck {
 
 /// Asks the server whether it accepts the network of `resolved`
 /// (`netloop-server --check`), which builds nothing and reads topology files.
-pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
+///
+/// A program the scenario names itself (`[network.server] binary`) is user
+/// code: it is run only `with_server` (`netloop check --with-server`), and
+/// otherwise only looked for ([`NetworkCheck::Skipped`]). A custom kind's
+/// program need not know `--check`, so it is checked by starting it for
+/// real: the handshake and a Configure without flows, which must report at
+/// least the scenario's node count.
+pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) -> NetworkCheck {
     let scenario = &resolved.scenario;
     let Some(ns3) = scenario.network.ns3.as_ref().filter(|_| scenario.network.backend == Backend::Ns3) else {
         return NetworkCheck::NotApplicable;
     };
     let binary = server_binary(&scenario.network.server, base_dir);
-    if scenario.network.server.binary.is_some() && !binary.is_file() {
+    let own_program = scenario.network.server.binary.is_some();
+    if own_program && !binary.is_file() {
         return NetworkCheck::Rejected {
             key: "network.server.binary".into(),
             message: format!("{} does not exist (a relative path is relative to the scenario file)", binary.display()),
         };
     }
-    if matches!(ns3, Ns3NetworkConfig::Custom(_)) {
-        return NetworkCheck::NotApplicable;
+    if own_program && !with_server {
+        return NetworkCheck::Skipped { binary };
     }
     // Trace files are the run's own business (and the server would create
     // them to see whether it can).
@@ -113,6 +124,9 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
         .into_iter()
         .filter(|a| !a.key.starts_with("network.traces."))
         .collect();
+    if matches!(ns3, Ns3NetworkConfig::Custom(_)) {
+        return start_custom_program(resolved, binary, &arguments);
+    }
     let mut line = command_line(&arguments);
     line.push("--check".into());
     let no_server = |reason: String| NetworkCheck::NoServer { binary: binary.clone(), reason };
@@ -175,6 +189,36 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path) -> NetworkCheck {
                 },
             }
         }
+    }
+}
+
+/// Checks a custom kind's program by starting it: it must shake hands and
+/// serve at least the scenario's nodes. It is stopped right after.
+fn start_custom_program(resolved: &Resolved, binary: PathBuf, arguments: &[ServerArgument]) -> NetworkCheck {
+    let server = &resolved.scenario.network.server;
+    let mut options = Ns3Options::new(binary, command_line(arguments));
+    options.connect_timeout = Duration::from_nanos(server.connect_timeout.0);
+    options.step_timeout = CHECK_TIMEOUT;
+    let rejected = |key: &str, message: String| NetworkCheck::Rejected { key: key.into(), message };
+    let mut client = match Ns3Client::start(&options) {
+        Ok(client) => client,
+        Err(Ns3Error::BadArgument { message, .. }) => {
+            let key = key_of_server_message(arguments, &message).unwrap_or("network.server.args").to_string();
+            return NetworkCheck::Rejected { key, message };
+        }
+        Err(Ns3Error::Spawn { binary, source }) => return NetworkCheck::NoServer { binary, reason: source.to_string() },
+        Err(e) => return rejected("network.server.binary", format!("the program did not start as a netloop server: {e}")),
+    };
+    match client.configure(Vec::new()) {
+        Ok(configured) if configured.node_count >= resolved.node_count => NetworkCheck::Accepted,
+        Ok(configured) => rejected(
+            "network.ns3.nodes",
+            format!(
+                "the program serves {} nodes ({}), the scenario needs {}",
+                configured.node_count, configured.description, resolved.node_count
+            ),
+        ),
+        Err(e) => rejected("network.server.binary", format!("the program did not answer a Configure: {e}")),
     }
 }
 

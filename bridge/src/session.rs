@@ -506,11 +506,17 @@ impl<W: Write> Session<W> {
         lo..=hi
     }
 
+    /// The flow of a reported packet; a flow the bridge never made (a
+    /// misbehaving server) is an error, not a panic.
+    /// The flow a delivery names; a flow the bridge never made is the
+    /// server breaking the protocol.
+    fn flow_of(&self, d: &Delivery) -> Result<&crate::flows::Flow, SessionError> {
+        self.flows.get(d.flow).ok_or_else(|| self.unknown_flow(d))
+    }
+
     fn deliver_to_controller(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
-        let (i, direction) = match self.flows.get(d.flow) {
-            Some(flow) => (flow.loop_index, flow.direction),
-            None => return Err(self.unknown_flow(d)),
-        };
+        let flow = self.flow_of(d)?;
+        let (i, direction) = (flow.loop_index, flow.direction);
         // Feed-forward values follow the measurement in the controller's input.
         let offset = match direction {
             Direction::Feedforward => self.system.loops()[i].measurement_dim(),
@@ -535,7 +541,7 @@ impl<W: Write> Session<W> {
     }
 
     fn deliver_to_actuator(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
-        let Some(i) = self.flows.get(d.flow).map(|f| f.loop_index) else { return Err(self.unknown_flow(d)) };
+        let i = self.flow_of(d)?.loop_index;
         match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
             Verdict::Accept { values, component: Some(c) } => {
                 self.system.set_actuator(i, c, values[0]).map_err(|e| self.api_error(e))

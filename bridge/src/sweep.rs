@@ -186,9 +186,18 @@ impl SweepFile {
     pub fn load(path: &Path) -> Result<SweepFile, SweepError> {
         let text = crate::input::read_input(path)
             .map_err(|e| SweepError::Input(format!("cannot read {}: {e}", path.display())))?;
-        let file: SweepFile = scenario_file::deserialize_file(path, &text)?;
+        Self::parse(path, &text)
+    }
+
+    /// Checks a sweep file's text; `path` names it in messages. Apart from
+    /// [`SweepFile::load`] so that the checks can be fuzzed (tests/fuzz).
+    ///
+    /// # Errors
+    /// As [`SweepFile::load`].
+    pub fn parse(path: &Path, text: &str) -> Result<SweepFile, SweepError> {
+        let file: SweepFile = scenario_file::deserialize_file(path, text)?;
         let located = |key: &str, message: String| {
-            SweepError::Input(scenario_file::locate(path, &text, key, &message).to_string())
+            SweepError::Input(scenario_file::locate(path, text, key, &message).to_string())
         };
         if file.replications == 0 {
             return Err(located("replications", "must be at least 1".into()));

@@ -3,8 +3,11 @@
  *
  * Builds a network (--network=p2p|wifi|wave|lte, --nodes addressable nodes,
  * see README.md for every argument), then serves it to the netloop bridge
- * over TCP on 127.0.0.1: prints the port as the first line of stdout, accepts
- * one connection, and steps the simulation on request.
+ * over TCP on 127.0.0.1, and steps the simulation on request. The bridge hands
+ * it an already connected socket (--connectionFd=N), so that the server never
+ * listens and no other process can reach it; started by hand, it listens on
+ * --port (0: ephemeral), prints the port as the first line of stdout and
+ * accepts one connection.
  *
  * Three other modes:
  *   --info          one JSON line (software, ns-3 version, network kinds,
@@ -175,7 +178,8 @@ main(int argc, char* argv[])
     // Command line.
     ns3::CommandLine cmd(__FILE__);
     cmd.Usage("ns-3 stepping server for netloop: builds a network and serves it to the netloop "
-              "bridge over TCP on 127.0.0.1. The first line of stdout is the port number. "
+              "bridge over TCP on 127.0.0.1: a connection handed over (--connectionFd) or one "
+              "accepted on --port. The first line of stdout is the port number. "
               "Arguments tagged [kind] apply to that network kind only.");
     cmd.AddValue("network", "kind of network: " + kinds, network);
     cmd.AddValue("nodes",

@@ -200,6 +200,12 @@ ReadTopologyFile(const std::string& path)
                " MiB, the most the server reads from a topology file";
     }
     std::istringstream in(text);
+    return ParseTopology(in, path);
+}
+
+std::variant<std::vector<ns3::Vector>, std::string>
+ParseTopology(std::istream& in, const std::string& path)
+{
     std::vector<ns3::Vector> out;
     std::optional<uint64_t> count;
     std::string line;

@@ -11,6 +11,7 @@
 #include "ns3/vector.h"
 
 #include <cstdint>
+#include <istream>
 #include <optional>
 #include <string>
 #include <variant>
@@ -54,6 +55,10 @@ constexpr std::size_t kMaxTopologyFileBytes = 16u << 20;
  * \return the positions, or a message naming the file, the line and the problem
  */
 std::variant<std::vector<ns3::Vector>, std::string> ReadTopologyFile(const std::string& path);
+
+/// ReadTopologyFile on a stream already open; path names it in messages (fuzzed apart from files).
+std::variant<std::vector<ns3::Vector>, std::string> ParseTopology(std::istream& in,
+                                                                  const std::string& path);
 
 /**
  * The explicit positions of the options: those of --positions or of

@@ -18,6 +18,11 @@ ServeArguments::AddArguments(ns3::CommandLine& cmd)
                  "ns-3 RNG run number (RngSeedManager::SetRun); change it for replications",
                  run);
     cmd.AddValue("port", "TCP port on 127.0.0.1 to listen on; 0 picks a free one", port);
+    cmd.AddValue("connectionFd",
+                 "an inherited, connected socket to serve instead of listening (the bridge "
+                 "passes it, so that no other process can reach the server); -1 listens on "
+                 "--port",
+                 connectionFd);
     cmd.AddValue("acceptTimeout",
                  "wall-clock time to wait for the bridge to connect, with unit (e.g. 60s); 0 "
                  "waits forever",
@@ -39,6 +44,15 @@ ServeArguments::Validate() const
     if (port > 65535)
     {
         return "--port=" + std::to_string(port) + " is not a TCP port";
+    }
+    if (connectionFd < -1)
+    {
+        return "--connectionFd=" + std::to_string(connectionFd) + " is not a descriptor";
+    }
+    if (connectionFd >= 0 && port != 0)
+    {
+        return std::string("--connectionFd and --port: give one (a connection to serve, or a "
+                           "port to listen on)");
     }
     uint64_t ns = 0;
     std::string error;
@@ -65,6 +79,7 @@ ServeArguments::ToServeOptions() const
 {
     ServeOptions options;
     options.port = static_cast<uint16_t>(port);
+    options.connectionFd = connectionFd;
     std::string error;
     wire::ParseDuration(acceptTimeout, &options.acceptTimeoutNs, &error);
     wire::ParseDuration(idleTimeout, &options.idleTimeoutNs, &error);

@@ -37,11 +37,13 @@ struct ServeArguments
     uint32_t seed = 1;                 //!< RngSeedManager::SetSeed
     uint64_t run = 1;                  //!< RngSeedManager::SetRun
     uint32_t port = 0;                 //!< TCP port on 127.0.0.1; 0 = ephemeral
+    int32_t connectionFd = -1;         //!< inherited connection to serve; -1 = listen on port
     std::string acceptTimeout = "60s"; //!< wait for the bridge to connect
     std::string idleTimeout = "1h";    //!< wait for each request
     TraceOptions traces;               //!< trace files
 
-    /// Registers --seed, --run, --port, --acceptTimeout, --idleTimeout and the trace arguments.
+    /// Registers --seed, --run, --port, --connectionFd, --acceptTimeout, --idleTimeout and the
+    /// trace arguments.
     void AddArguments(ns3::CommandLine& cmd);
     /// \return nullopt, or a message naming the bad argument
     std::optional<std::string> Validate() const;

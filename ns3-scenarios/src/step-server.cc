@@ -50,24 +50,42 @@ StepServer::Serve(const ServeOptions& options)
 {
     std::ostream& log = *options.log;
     std::string error;
-    TcpListener listener;
-    if (!listener.Open(options.port, &error))
+    int fd = -1;
+    if (options.connectionFd >= 0)
     {
-        log << "netloop-server: " << error << std::endl;
-        return 1;
+        // Handed over by the bridge: check it, and keep it from our own children.
+        uint16_t port = 0;
+        if (!AdoptConnection(options.connectionFd, &port, &error))
+        {
+            log << "netloop-server: --connectionFd=" << options.connectionFd << ": " << error
+                << std::endl;
+            return 1;
+        }
+        fd = options.connectionFd;
+        *options.portOut << port << std::endl; // "ready": the bridge waits on this line
+        NS_LOG_INFO("serving the inherited connection " << fd);
     }
-    *options.portOut << listener.GetPort() << std::endl; // endl flushes: the bridge waits on it
-    const int fd = listener.Accept(options.acceptTimeoutNs, &error);
-    if (fd < 0)
+    else
     {
-        log << "netloop-server: no connection from the bridge on 127.0.0.1:" << listener.GetPort()
-            << " within " << wire::FormatTime(options.acceptTimeoutNs) << " (" << error << ")"
-            << std::endl;
-        return 1;
+        TcpListener listener;
+        if (!listener.Open(options.port, &error))
+        {
+            log << "netloop-server: " << error << std::endl;
+            return 1;
+        }
+        *options.portOut << listener.GetPort() << std::endl; // endl flushes: the bridge waits on it
+        fd = listener.Accept(options.acceptTimeoutNs, &error);
+        if (fd < 0)
+        {
+            log << "netloop-server: no connection from the bridge on 127.0.0.1:"
+                << listener.GetPort() << " within " << wire::FormatTime(options.acceptTimeoutNs)
+                << " (" << error << ")" << std::endl;
+            return 1;
+        }
+        listener.Close();
+        NS_LOG_INFO("bridge connected on port " << listener.GetPort());
     }
-    listener.Close();
     TcpConnection connection(fd);
-    NS_LOG_INFO("bridge connected on port " << listener.GetPort());
 
     Session session(m_engine, options.software);
     wire::FrameReader reader;

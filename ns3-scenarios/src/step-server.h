@@ -27,7 +27,11 @@ namespace netloop
 /// How Serve() listens and how long it waits.
 struct ServeOptions
 {
-    uint16_t port = 0;                             //!< 0: the kernel picks a free port
+    uint16_t port = 0; //!< 0: the kernel picks a free port
+    /// A connected stream socket, inherited from the process that started this
+    /// one, to serve instead of listening (-1: listen on port). Nobody else can
+    /// reach a server that never listens: the bridge always hands one over.
+    int connectionFd = -1;
     uint64_t acceptTimeoutNs = 60ULL * 1000000000; //!< wait for the bridge to connect; 0: forever
     uint64_t idleTimeoutNs = 3600ULL * 1000000000; //!< wait for each request; 0: forever
     std::ostream* portOut = &std::cout;            //!< gets the port line
@@ -41,9 +45,11 @@ struct ServeOptions
 /**
  * \brief Serves nodes to one bridge connection.
  *
- * Serve(): listen on 127.0.0.1:port; print the port number alone as the first
- * line of portOut and flush; accept one connection within acceptTimeoutNs
- * (TCP_NODELAY); then answer frames with the Session until Finish (exit code
+ * Serve(): with a connectionFd, serve that connection (its local port is
+ * the line printed; nothing listens, so no other process can connect);
+ * otherwise listen on 127.0.0.1:port, print the port number alone as the first
+ * line of portOut and flush, and accept one connection within acceptTimeoutNs.
+ * TCP_NODELAY either way; then answer frames with the Session until Finish (exit code
  * 0) or a failure (1): a malformed frame or an unexpected message is answered
  * with an Error frame before closing; an Error from the bridge, an EOF (also
  * mid-frame) or a timeout ends the session with a message on log.

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -173,6 +174,50 @@ TcpListener::Close()
         close(m_fd);
         m_fd = -1;
     }
+}
+
+bool
+AdoptConnection(int fd, uint16_t* port, std::string* error)
+{
+    int type = 0;
+    socklen_t length = sizeof(type);
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0)
+    {
+        *error = errno == EBADF ? "not an open descriptor" : Errno("not a socket");
+        return false;
+    }
+    if (type != SOCK_STREAM)
+    {
+        *error = "not a stream socket";
+        return false;
+    }
+    sockaddr_storage peer{};
+    length = sizeof(peer);
+    if (getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &length) != 0)
+    {
+        *error = Errno("not a connected socket");
+        return false;
+    }
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0)
+    {
+        *error = Errno("cannot set close-on-exec");
+        return false;
+    }
+    sockaddr_storage local{};
+    length = sizeof(local);
+    *port = 0;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0)
+    {
+        if (local.ss_family == AF_INET)
+        {
+            *port = ntohs(reinterpret_cast<sockaddr_in*>(&local)->sin_port);
+        }
+        else if (local.ss_family == AF_INET6)
+        {
+            *port = ntohs(reinterpret_cast<sockaddr_in6*>(&local)->sin6_port);
+        }
+    }
+    return true;
 }
 
 TcpConnection::TcpConnection(int fd)

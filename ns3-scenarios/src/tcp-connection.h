@@ -48,6 +48,16 @@ class TcpListener
 };
 
 /**
+ * Checks that an inherited descriptor is a connected stream socket and marks it
+ * close-on-exec, so that nothing this process starts inherits it.
+ * \param fd the descriptor
+ * \param port set to its local TCP port (0 when it is not an IP socket)
+ * \param error set to the reason when it is not usable
+ * \return whether it can be served
+ */
+bool AdoptConnection(int fd, uint16_t* port, std::string* error);
+
+/**
  * \brief A connected TCP socket with TCP_NODELAY and per-call deadlines.
  */
 class TcpConnection

@@ -756,7 +756,9 @@ DecodeHeader(const uint8_t* data,
     header->reset();
     maxPayload = std::min(maxPayload, kMaxPayload);
     const std::size_t magicSeen = std::min<std::size_t>(size, kMagic.size());
-    if (std::memcmp(data, kMagic.data(), magicSeen) != 0)
+    // memcmp with a null pointer is undefined even for 0 bytes, and an empty
+    // FrameReader's buffer is null (found by wire_decoder_fuzz under UBSan).
+    if (magicSeen > 0 && std::memcmp(data, kMagic.data(), magicSeen) != 0)
     {
         return MakeError(WireErrorClass::BadMagic,
                          "bad magic " + HexBytes(data, magicSeen) +

@@ -442,6 +442,26 @@ TEST(ServerProcess, NoConnectionWithinTheAcceptTimeout)
         << server.Stderr();
 }
 
+// --connectionFd (what the bridge passes) must name a connected stream socket,
+// and excludes --port; the server prints no port line and serves nothing then.
+TEST(ServerProcess, AnUnusableConnectionFdIsRefused)
+{
+    {
+        ServerProcess server({"--connectionFd=987"});
+        EXPECT_EQ(server.Wait(), 1);
+        EXPECT_NE(server.Stderr().find("--connectionFd=987: not an open descriptor"),
+                  std::string::npos)
+            << server.Stderr();
+        EXPECT_EQ(server.RestOfStdout(), "");
+    }
+    {
+        ServerProcess server({"--connectionFd=3", "--port=5000"});
+        EXPECT_EQ(server.Wait(), 2);
+        EXPECT_NE(server.Stderr().find("--connectionFd and --port"), std::string::npos)
+            << server.Stderr();
+    }
+}
+
 TEST(ServerProcess, AWholeSessionWithAnExactDeliveryTime)
 {
     ServerProcess server({"--nodes=3", "--dataRate=8Mbps", "--delay=2ms", "--topology=chain"});

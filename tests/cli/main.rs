@@ -14,3 +14,4 @@ mod sweep_failures;
 mod sweep_resume;
 mod sweep_shards;
 mod validation;
+mod user_code;

@@ -252,6 +252,17 @@ impl DelayReach {
 fn load_samples(path: &Path, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError> {
     let text = crate::input::read_input(path)
         .map_err(|e| BuiltinError::Delay(format!("empirical: cannot read {}: {e}", path.display())))?;
+    parse_empirical_samples(path, &text, unit)
+}
+
+/// The samples of an empirical delay file's text (`path` names it in
+/// messages): one delay a line, a number of `unit`s or a time with its unit;
+/// `#` comments and blank lines are skipped. Apart from reading, so the
+/// parser can be fuzzed (tests/fuzz).
+///
+/// # Errors
+/// The first bad line, by number, or a file without samples.
+pub fn parse_empirical_samples(path: &Path, text: &str, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError> {
     let mut samples = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -1,5 +1,6 @@
-//! The ns-3 server as a child process: spawned, its port read from the first
-//! line of its stdout, its stderr kept for error messages, and always reaped.
+//! The ns-3 server as a child process: spawned with its end of the connection
+//! as an inherited descriptor, ready when it prints the first line of its
+//! stdout, its stderr kept for error messages, and always reaped.
 //!
 //! Reaping has three layers, because a co-simulation that leaves ns-3
 //! processes behind poisons the next sweep:
@@ -14,6 +15,8 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
+use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -77,18 +80,21 @@ impl StderrLines {
 }
 
 impl ServerProcess {
-    /// Starts `binary` with `args` plus `--port=0` and waits up to `timeout`
-    /// for the port it prints, or until `cancel` is set.
+    /// Starts `binary` with `args` plus `--connectionFd=N`, `connection`
+    /// inherited as descriptor N, and waits up to `timeout` for the line
+    /// (the port) it prints when it is ready, or until `cancel` is set.
     pub(crate) fn spawn(
         binary: &Path,
         args: &[String],
         timeout: Duration,
+        connection: &TcpStream,
         cancel: Option<&AtomicBool>,
     ) -> Result<Self, Ns3Error> {
+        let fd = connection.as_raw_fd();
         let mut command = Command::new(binary);
         command
             .args(args)
-            .arg("--port=0")
+            .arg(format!("--connectionFd={fd}"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -103,6 +109,11 @@ impl ServerProcess {
                 // The parent may have died before prctl took effect.
                 if libc::getppid() != parent {
                     libc::_exit(1);
+                }
+                // Only this child inherits the connection: it stays
+                // close-on-exec in the parent and its other children.
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
             });

@@ -81,6 +81,9 @@ type Axis = Vec<Vec<(String, toml::Value)>>;
 
 impl Plan {
     /// Expands `file` (read from `sweep_path`) into runs under `out_dir`.
+    /// Each distinct network is checked once; a program the scenario names
+    /// itself (`[network.server] binary`) is run for that only `with_server`
+    /// (a sweep that will run it anyway checks it before launching the runs).
     ///
     /// # Errors
     /// [`SweepError::Input`] for a bad key, a value a run's scenario rejects
@@ -90,6 +93,7 @@ impl Plan {
         file: &SweepFile,
         out_dir: &Path,
         timeout: Option<Duration>,
+        with_server: bool,
     ) -> Result<Plan, SweepError> {
         let base = sweep_path.parent().unwrap_or(Path::new("")).join(&file.scenario);
         let scenario = base.canonicalize().map_err(|e| {
@@ -214,7 +218,7 @@ impl Plan {
                     let located = |e: LoadError| {
                         SweepError::Input(format!("sweep point {} ({}):\n{e}", point.index, point.label()))
                     };
-                    if let Some(note) = loaded.check_network().map_err(located)? {
+                    if let Some(note) = loaded.check_network(with_server).map_err(located)? {
                         tracing::warn!("{note}");
                     }
                 }

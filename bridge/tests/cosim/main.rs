@@ -12,6 +12,7 @@ mod event_time;
 mod exact_replay;
 mod lookahead;
 mod pid_oracle;
+mod malformed_replies;
 mod platoon;
 mod policies;
 mod rollback;

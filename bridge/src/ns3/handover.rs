@@ -1,0 +1,99 @@
+//! The connection the bridge hands to the server it starts.
+//!
+//! A server that listens on a port can be reached by any local process that
+//! finds the port first, or in the middle of a run. So the bridge never lets
+//! its server listen: it makes the connected pair of TCP sockets itself
+//! (listen on 127.0.0.1:0, connect, accept, close the listener) and hands one
+//! end to the child as an inherited descriptor (`--connectionFd=N`). The
+//! listener is open only for the moment between its bind and the accept, and
+//! an intruder's connection accepted in that moment is recognised (its peer
+//! address is not our connecting socket's) and closed. The wire format and
+//! the transport (TCP, `TCP_NODELAY`) stay what they were.
+
+use std::io;
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+/// A connected pair on 127.0.0.1: the bridge's end and the end for the server.
+pub(crate) struct ConnectedPair {
+    pub(crate) bridge: TcpStream,
+    pub(crate) server: TcpStream,
+}
+
+/// Makes a connected pair within `timeout`.
+pub(crate) fn connected_pair(timeout: Duration) -> io::Result<ConnectedPair> {
+    pair_through(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?, timeout)
+}
+
+/// Connects to `listener` and accepts our own connection, closing any other
+/// that is already queued; the listener is closed on return.
+fn pair_through(listener: TcpListener, timeout: Duration) -> io::Result<ConnectedPair> {
+    let deadline = Instant::now() + timeout;
+    let address = listener.local_addr()?;
+    let bridge = TcpStream::connect_timeout(&address, timeout)?;
+    let ours = bridge.local_addr()?;
+    listener.set_nonblocking(true)?;
+    loop {
+        match listener.accept() {
+            // The 4-tuple is unique: no other socket can have our address.
+            Ok((server, peer)) if peer == ours => {
+                server.set_nonblocking(false)?;
+                return Ok(ConnectedPair { bridge, server });
+            }
+            Ok((intruder, peer)) => {
+                tracing::warn!("refused a connection from {peer} to the ns-3 server's port {}: not this netloop", address.port());
+                drop(intruder);
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, "our own connection was not accepted in time"));
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+
+    use super::*;
+
+    #[test]
+    fn the_pair_is_connected_end_to_end_and_nothing_listens_afterwards() {
+        let pair = connected_pair(Duration::from_secs(5)).unwrap();
+        let port = pair.server.local_addr().unwrap().port();
+        assert_eq!(pair.bridge.peer_addr().unwrap(), pair.server.local_addr().unwrap());
+        assert_eq!(pair.server.peer_addr().unwrap(), pair.bridge.local_addr().unwrap());
+        (&pair.bridge).write_all(b"ping").unwrap();
+        let mut got = [0u8; 4];
+        (&pair.server).read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"ping");
+        let refused = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::ConnectionRefused, "the listener must be closed");
+    }
+
+    /// A process that finds the port and connects before the bridge does is
+    /// accepted first, and then closed: it never gets the server's end.
+    #[test]
+    fn an_intruder_queued_before_us_is_closed_and_we_get_our_own_connection() {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let address = listener.local_addr().unwrap();
+        let mut intruders: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(address).unwrap()).collect();
+        let pair = pair_through(listener, Duration::from_secs(5)).unwrap();
+        assert_eq!(pair.server.peer_addr().unwrap(), pair.bridge.local_addr().unwrap());
+        for intruder in &mut intruders {
+            intruder.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut byte = [0u8; 1];
+            // Closed by us: end of stream (or a reset), never data.
+            assert!(matches!(intruder.read(&mut byte), Ok(0) | Err(_)));
+        }
+        (&pair.bridge).write_all(b"x").unwrap();
+        let mut got = [0u8; 1];
+        (&pair.server).read_exact(&mut got).unwrap();
+        assert_eq!(&got, b"x");
+    }
+}
