@@ -4,8 +4,9 @@
 //! naming it, exit code 1 and the partial results kept; never a panic.
 //!
 //! The fake is a thread of this test behind a listening socket; the "server
-//! binary" netloop starts is a shell script that prints that socket's port
-//! and sleeps, as a real server prints its own. It behaves as a network
+//! binary" netloop starts is a bash script that relays the connection
+//! netloop hands it (`--connectionFd=N`) to that socket and prints its port
+//! as the ready line, as a real server does. It behaves as a network
 //! with a 1 ms delay and no loss, except in the one answer it tampers with.
 
 use std::io::{Read, Write};
@@ -144,7 +145,16 @@ fn run_against_fake(dir: &Path, tamper: Option<Tamper>) -> Output {
         let _ = tx.send(());
     });
     let server = dir.join("fake-server");
-    std::fs::write(&server, format!("#!/bin/sh\necho {port}\nexec sleep 60\n")).unwrap();
+    // netloop hands its server a connected socket (`--connectionFd=N`, the
+    // last argument); the script relays it to the thread's socket.
+    std::fs::write(
+        &server,
+        format!(
+            "#!/bin/bash\nfor a in \"$@\"; do case $a in --connectionFd=*) fd=${{a#--connectionFd=}};; esac; done\n\
+             exec 4<>/dev/tcp/127.0.0.1/{port}\necho {port}\ncat <&$fd >&4 &\nexec cat <&4 >&$fd\n"
+        ),
+    )
+    .unwrap();
     std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
     let file = dir.join("scenario.toml");
     std::fs::write(&file, scenario(&server)).unwrap();
