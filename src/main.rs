@@ -352,9 +352,16 @@ fn main() -> ExitCode {
         Command::Sweep(args) => run_sweep(args, quiet),
         Command::Plot(args) => plot(args, quiet),
         Command::Ns3(Ns3Command::Info(args)) => ns3_info(args),
-        Command::Ns3(Ns3Command::Probe(args)) => probe(args, install_interrupt_handler()).map_err(Failure::from),
+        Command::Ns3(Ns3Command::Probe(args)) => {
+            probe(args, install_interrupt_handler()).map_err(Failure::from)
+        }
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "netloop", &mut std::io::stdout());
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "netloop",
+                &mut std::io::stdout(),
+            );
             Ok(())
         }
     };
@@ -381,7 +388,11 @@ fn main() -> ExitCode {
 fn install_interrupt_handler() -> Arc<AtomicBool> {
     let cancel = Arc::new(AtomicBool::new(false));
     // Order matters: the conditional exit sees the flag set by an earlier signal.
-    let _ = signal_hook::flag::register_conditional_shutdown(signal_hook::consts::SIGINT, 130, Arc::clone(&cancel));
+    let _ = signal_hook::flag::register_conditional_shutdown(
+        signal_hook::consts::SIGINT,
+        130,
+        Arc::clone(&cancel),
+    );
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         let _ = signal_hook::flag::register(signal, Arc::clone(&cancel));
     }
@@ -390,8 +401,12 @@ fn install_interrupt_handler() -> Arc<AtomicBool> {
 
 /// `--set` and `--network`, in that order (`--network` wins over a `--set network.backend`).
 fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
-    let mut all =
-        args.set.iter().map(|s| Override::parse_set(s)).collect::<Result<Vec<_>, _>>().map_err(Failure::BadInput)?;
+    let mut all = args
+        .set
+        .iter()
+        .map(|s| Override::parse_set(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::BadInput)?;
     if let Some(b) = args.network {
         all.push(backend_override(b.into()));
     }
@@ -401,17 +416,38 @@ fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
 fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
     let loaded = scenario_file::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
     let path = &args.scenario.scenario;
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
-    let out_dir = args.out.unwrap_or_else(|| PathBuf::from("results").join(stem));
-    let options = RunOptions { out_dir: out_dir.clone(), base_dir: loaded.base_dir.clone(), cancel: Some(cancel) };
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".into());
+    let out_dir = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(stem));
+    let options = RunOptions {
+        out_dir: out_dir.clone(),
+        base_dir: loaded.base_dir.clone(),
+        cancel: Some(cancel),
+    };
     let outcome = run(&loaded.resolved, &options);
     if let (Ok(report), false) = (&outcome, quiet) {
         print_summary(&report.summary, &report.out_dir);
     }
     // A failed run is plotted too, from its partial files.
-    if args.plot && !matches!(outcome, Err(RunError::Config(_) | RunError::NetworkRejected { .. } | RunError::Output { .. } | RunError::Directory(_))) {
+    if args.plot
+        && !matches!(
+            outcome,
+            Err(RunError::Config(_)
+                | RunError::NetworkRejected { .. }
+                | RunError::Output { .. }
+                | RunError::Directory(_))
+        )
+    {
         match plot_dir(&out_dir, &PlotOptions::default()) {
-            Ok(files) if !quiet => println!("plots: {} files in {}", files.len(), out_dir.join("plots").display()),
+            Ok(files) if !quiet => println!(
+                "plots: {} files in {}",
+                files.len(),
+                out_dir.join("plots").display()
+            ),
             Ok(_) => {}
             Err(e) => eprintln!("warning: no plots: {e}"),
         }
@@ -440,7 +476,8 @@ fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
     let r = &loaded.resolved;
     let s = &r.scenario;
     if args.print {
-        let text = toml::to_string(s).map_err(|e| Failure::Run(format!("cannot print the scenario: {e}")))?;
+        let text = toml::to_string(s)
+            .map_err(|e| Failure::Run(format!("cannot print the scenario: {e}")))?;
         print!("{text}");
         return Ok(());
     }
@@ -455,14 +492,23 @@ fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
         s.step,
         format!("{:?}", s.solver).to_lowercase(),
         s.sync.scheme,
-        s.sync.period.map(|p| format!(" every {p}")).unwrap_or_default()
+        s.sync
+            .period
+            .map(|p| format!(" every {p}"))
+            .unwrap_or_default()
     );
-    println!("  network: {} backend, {} nodes; seed {}, run {}", s.network.backend, r.node_count, s.seed, s.run);
+    println!(
+        "  network: {} backend, {} nodes; seed {}, run {}",
+        s.network.backend, r.node_count, s.seed, s.run
+    );
     for (l, n) in s.loops.iter().zip(&r.loops) {
         let place = if n.is_local() {
             format!("local on node {}", n.plant_node)
         } else {
-            format!("plant on node {}, controller on node {}", n.plant_node, n.controller_node)
+            format!(
+                "plant on node {}, controller on node {}",
+                n.plant_node, n.controller_node
+            )
         };
         println!("  loop {}: {place}", l.name);
     }
@@ -478,13 +524,21 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     let out = sweep_out_dir(&args);
     let timeout = args.timeout.map(|t| Duration::from_nanos(t.0));
     if timeout == Some(Duration::ZERO) {
-        return Err(Failure::BadInput("--timeout must be longer than zero".into()));
+        return Err(Failure::BadInput(
+            "--timeout must be longer than zero".into(),
+        ));
     }
     if args.slurm {
         return submit_sweep(&args, &file, &out, timeout, quiet);
     }
     // A real sweep runs the network's program anyway: check it before the runs start.
-    let plan = Plan::build(&args.sweep, &file, &out, timeout, args.with_server || !args.dry_run)?;
+    let plan = Plan::build(
+        &args.sweep,
+        &file,
+        &out,
+        timeout,
+        args.with_server || !args.dry_run,
+    )?;
     if args.dry_run {
         println!(
             "{} points x {} replications = {} runs into {}",
@@ -497,14 +551,25 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
             println!("point {}: {}", point.index, point.label());
         }
         for run in &plan.runs {
-            println!("  {} point {} run {}: netloop {}", run.dir.display(), run.point, run.run, run.args.join(" "));
+            println!(
+                "  {} point {} run {}: netloop {}",
+                run.dir.display(),
+                run.point,
+                run.run,
+                run.args.join(" ")
+            );
         }
         return Ok(());
     }
     // A whole sweep holds its directory alone. Shards share it by design
     // (each run still locks its own run directory), so they take no lock.
-    let _lock = if args.shard.is_none() { Some(sweep::lock_dir(&out)?) } else { None };
-    let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
+    let _lock = if args.shard.is_none() {
+        Some(sweep::lock_dir(&out)?)
+    } else {
+        None
+    };
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
     let mut options = ExecOptions::new(exe);
     if let Some(jobs) = args.jobs {
         if jobs == 0 {
@@ -516,7 +581,10 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     options.quiet = quiet;
     options.shard = args.shard;
     if !quiet {
-        let shard = args.shard.map(|s| format!(", shard {s}")).unwrap_or_default();
+        let shard = args
+            .shard
+            .map(|s| format!(", shard {s}"))
+            .unwrap_or_default();
         eprintln!(
             "sweep: {} points x {} replications = {} runs{shard}, {} at a time, into {}",
             plan.points.len(),
@@ -536,12 +604,19 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         if report.failed() == 0 {
             return Ok(());
         }
-        return Err(Failure::Run(format!("{line}; rerun this shard with: {}", resume_command(&args, &out))));
+        return Err(Failure::Run(format!(
+            "{line}; rerun this shard with: {}",
+            resume_command(&args, &out)
+        )));
     }
     let written = aggregate::write(&plan, &report)?;
     if args.plot {
         match plot_dir(&out, &PlotOptions::default()) {
-            Ok(files) if !quiet => eprintln!("plots: {} files in {}", files.len(), out.join("plots").display()),
+            Ok(files) if !quiet => eprintln!(
+                "plots: {} files in {}",
+                files.len(),
+                out.join("plots").display()
+            ),
             Ok(_) => {}
             Err(e) => eprintln!("warning: no plots: {e}"),
         }
@@ -556,7 +631,12 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
             written.summary_csv.display()
         );
     }
-    let not_done: Vec<_> = plan.runs.iter().zip(&report.outcomes).filter(|(_, o)| !o.is_complete()).collect();
+    let not_done: Vec<_> = plan
+        .runs
+        .iter()
+        .zip(&report.outcomes)
+        .filter(|(_, o)| !o.is_complete())
+        .collect();
     if not_done.is_empty() {
         return Ok(());
     }
@@ -565,7 +645,10 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
         if matches!(outcome, sweep::Outcome::NotRun) {
             continue;
         }
-        let error = outcome.error().unwrap_or_default().replace('\n', "\n      ");
+        let error = outcome
+            .error()
+            .unwrap_or_default()
+            .replace('\n', "\n      ");
         listing.push_str(&format!(
             "  {} ({}, run {}): {}\n      {error}\n      log: {}\n",
             run.hash,
@@ -592,17 +675,34 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
 
 /// The sweep directory: `--out`, else `results/<sweep file name>`.
 fn sweep_out_dir(args: &SweepArgs) -> PathBuf {
-    let stem = args.sweep.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into());
-    args.out.clone().unwrap_or_else(|| PathBuf::from("results").join(stem))
+    let stem = args
+        .sweep
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "sweep".into());
+    args.out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(stem))
 }
 
 /// `--status` and `--aggregate`: read a sweep directory's plan and runs.
 fn inspect_sweep(args: &SweepArgs, quiet: bool) -> Result<(), Failure> {
-    let dir = if Plan::is_sweep_dir(&args.sweep) { args.sweep.clone() } else { sweep_out_dir(args) };
+    let dir = if Plan::is_sweep_dir(&args.sweep) {
+        args.sweep.clone()
+    } else {
+        sweep_out_dir(args)
+    };
     let plan = Plan::read(&dir)?;
     let outcomes = sweep::status::outcomes(&plan);
     if args.status {
-        print!("{}", sweep::status::report(&plan, &outcomes, &sweep::slurm::JobRecord::read(&plan.out_dir)));
+        print!(
+            "{}",
+            sweep::status::report(
+                &plan,
+                &outcomes,
+                &sweep::slurm::JobRecord::read(&plan.out_dir)
+            )
+        );
         return Ok(());
     }
     let complete = outcomes.iter().filter(|o| o.is_complete()).count();
@@ -615,7 +715,11 @@ fn inspect_sweep(args: &SweepArgs, quiet: bool) -> Result<(), Failure> {
     let written = aggregate::write(&plan, &report)?;
     if args.plot {
         match plot_dir(&plan.out_dir, &PlotOptions::default()) {
-            Ok(files) if !quiet => eprintln!("plots: {} files in {}", files.len(), plan.out_dir.join("plots").display()),
+            Ok(files) if !quiet => eprintln!(
+                "plots: {} files in {}",
+                files.len(),
+                plan.out_dir.join("plots").display()
+            ),
             Ok(_) => {}
             Err(e) => eprintln!("warning: no plots: {e}"),
         }
@@ -640,7 +744,8 @@ fn submit_sweep(
     quiet: bool,
 ) -> Result<(), Failure> {
     let absolute = |p: &Path| -> Result<PathBuf, Failure> {
-        std::path::absolute(p).map_err(|e| Failure::Run(format!("cannot make {} absolute: {e}", p.display())))
+        std::path::absolute(p)
+            .map_err(|e| Failure::Run(format!("cannot make {} absolute: {e}", p.display())))
     };
     // Nodes start in another directory: every path the tasks see is absolute.
     let sweep_file = absolute(&args.sweep)?;
@@ -666,7 +771,8 @@ fn submit_sweep(
     if args.runs_per_task.is_some() {
         table.runs_per_task = args.runs_per_task;
     }
-    let exe = std::env::current_exe().map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure::Run(format!("cannot find the netloop executable: {e}")))?;
     let options = sweep::slurm::SlurmOptions {
         table,
         exe,
@@ -679,7 +785,10 @@ fn submit_sweep(
     match submitted.submission {
         None => {
             if !quiet {
-                eprintln!("sweep: all {} runs are complete; nothing to submit", plan.runs.len());
+                eprintln!(
+                    "sweep: all {} runs are complete; nothing to submit",
+                    plan.runs.len()
+                );
             }
         }
         Some(s) => {
@@ -693,7 +802,10 @@ fn submit_sweep(
                     out.display()
                 );
                 eprintln!("  batch script {}", submitted.array_script.display());
-                eprintln!("  aggregation job {} runs when the array is done", s.aggregate_job);
+                eprintln!(
+                    "  aggregation job {} runs when the array is done",
+                    s.aggregate_job
+                );
                 eprintln!("  follow it with: netloop sweep {} --status", out.display());
             }
             // The job id alone on stdout, for scripts (`jobid=$(netloop sweep ... --slurm)`).
@@ -707,13 +819,23 @@ fn submit_sweep(
 /// (explicit, since the default depends on the working directory), same
 /// jobs, timeout and plots.
 fn resume_command(args: &SweepArgs, out: &Path) -> String {
-    let mut words = vec!["netloop".to_string(), "sweep".into(), bridge::shell::word(&args.sweep.display().to_string())];
-    words.extend(["--out".into(), bridge::shell::word(&out.display().to_string())]);
+    let mut words = vec![
+        "netloop".to_string(),
+        "sweep".into(),
+        bridge::shell::word(&args.sweep.display().to_string()),
+    ];
+    words.extend([
+        "--out".into(),
+        bridge::shell::word(&out.display().to_string()),
+    ]);
     if let Some(jobs) = args.jobs {
         words.extend(["--jobs".into(), jobs.to_string()]);
     }
     if let Some(timeout) = args.timeout {
-        words.extend(["--timeout".into(), bridge::shell::word(&timeout.to_string())]);
+        words.extend([
+            "--timeout".into(),
+            bridge::shell::word(&timeout.to_string()),
+        ]);
     }
     if args.plot {
         words.push("--plot".into());
@@ -726,7 +848,14 @@ fn resume_command(args: &SweepArgs, out: &Path) -> String {
 }
 
 fn plot(args: PlotArgs, quiet: bool) -> Result<(), Failure> {
-    let files = plot_dir(&args.dir, &PlotOptions { x: args.x, metrics: args.metrics }).map_err(|e| match e {
+    let files = plot_dir(
+        &args.dir,
+        &PlotOptions {
+            x: args.x,
+            metrics: args.metrics,
+        },
+    )
+    .map_err(|e| match e {
         bridge::plot::PlotError::Input(m) => Failure::BadInput(m),
         other => Failure::Run(other.to_string()),
     })?;
@@ -765,7 +894,10 @@ fn server_candidates() -> (Vec<String>, Option<PathBuf>) {
 
 fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
     let (looked, found) = match args.server {
-        Some(p) => (vec![format!("{} (--server)", p.display())], Some(p).filter(|p| p.is_file())),
+        Some(p) => (
+            vec![format!("{} (--server)", p.display())],
+            Some(p).filter(|p| p.is_file()),
+        ),
         None => server_candidates(),
     };
     let Some(server) = found else {
@@ -774,13 +906,19 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
             looked.join("\n  ")
         )));
     };
-    println!("server: {}", server.canonicalize().unwrap_or(server.clone()).display());
+    println!(
+        "server: {}",
+        server.canonicalize().unwrap_or(server.clone()).display()
+    );
     println!("looked at: {}", looked.join("; "));
     let output = run_with_timeout(&server, &["--info"], Duration::from_secs(20))
         .map_err(|e| Failure::Run(format!("cannot run {} --info: {e}", server.display())))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let info =
-        stdout.lines().find_map(|l| serde_json::from_str::<serde_json::Value>(l.trim()).ok().filter(|v| v.is_object()));
+    let info = stdout.lines().find_map(|l| {
+        serde_json::from_str::<serde_json::Value>(l.trim())
+            .ok()
+            .filter(|v| v.is_object())
+    });
     match (output.status.success(), info) {
         (true, Some(info)) => {
             // Known keys first, in a reading order, under friendly names; then any others.
@@ -793,7 +931,9 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
                 ("modules", "ns-3 modules"),
             ];
             let map = info.as_object().expect("checked above");
-            let known = KNOWN.iter().filter_map(|(k, label)| map.get(*k).map(|v| (label.to_string(), v)));
+            let known = KNOWN
+                .iter()
+                .filter_map(|(k, label)| map.get(*k).map(|v| (label.to_string(), v)));
             let others = map
                 .iter()
                 .filter(|(k, _)| !KNOWN.iter().any(|(known, _)| known == k))
@@ -803,7 +943,11 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
                     serde_json::Value::String(s) => s.clone(),
                     serde_json::Value::Array(a) => a
                         .iter()
-                        .map(|v| v.as_str().map(String::from).unwrap_or_else(|| v.to_string()))
+                        .map(|v| {
+                            v.as_str()
+                                .map(String::from)
+                                .unwrap_or_else(|| v.to_string())
+                        })
                         .collect::<Vec<_>>()
                         .join(", "),
                     other => other.to_string(),
@@ -814,7 +958,11 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
         }
         _ => {
             let said = String::from_utf8_lossy(&output.stderr);
-            let first = said.lines().chain(stdout.lines()).find(|l| !l.trim().is_empty()).unwrap_or("(nothing)");
+            let first = said
+                .lines()
+                .chain(stdout.lines())
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("(nothing)");
             Err(Failure::Run(format!(
                 "{} does not support --info (it answered: {first}); rebuild it from this checkout with scripts/build-ns3.sh",
                 server.display()
@@ -824,10 +972,18 @@ fn ns3_info(args: InfoArgs) -> Result<(), Failure> {
 }
 
 /// Runs a short command, killing it after `timeout`.
-fn run_with_timeout(program: &Path, args: &[&str], timeout: Duration) -> std::io::Result<std::process::Output> {
+fn run_with_timeout(
+    program: &Path,
+    args: &[&str],
+    timeout: Duration,
+) -> std::io::Result<std::process::Output> {
     use std::process::{Command, Stdio};
-    let mut child =
-        Command::new(program).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
     let started = Instant::now();
     loop {
         if child.try_wait()?.is_some() {
@@ -836,7 +992,10 @@ fn run_with_timeout(program: &Path, args: &[&str], timeout: Duration) -> std::io
         if started.elapsed() > timeout {
             let _ = child.kill();
             let _ = child.wait();
-            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, format!("no answer within {timeout:?}")));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("no answer within {timeout:?}"),
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -860,7 +1019,8 @@ fn print_summary(summary: &bridge::run::RunSummary, dir: &Path) {
                 m.iae,
                 m.ise,
                 m.itae,
-                m.overshoot_percent.map_or("-".into(), |o| format!("{o:.2}%")),
+                m.overshoot_percent
+                    .map_or("-".into(), |o| format!("{o:.2}%")),
                 m.settling_text(),
             );
         }
@@ -923,7 +1083,10 @@ fn init_logging(verbose: u8, quiet: bool) {
 }
 
 fn probe(args: ProbeArgs, cancel: Arc<AtomicBool>) -> anyhow::Result<()> {
-    let mut options = Ns3Options::new(args.server.unwrap_or_else(default_server_path), args.ns3_args);
+    let mut options = Ns3Options::new(
+        args.server.unwrap_or_else(default_server_path),
+        args.ns3_args,
+    );
     options.step_timeout = Duration::from_secs(args.step_timeout);
     options.cancel = Some(cancel);
     let spec = ProbeSpec {
@@ -937,7 +1100,10 @@ fn probe(args: ProbeArgs, cancel: Arc<AtomicBool>) -> anyhow::Result<()> {
     };
     let report = run_probe(&options, &spec)?;
     println!("# {} | {}", report.server, report.network);
-    println!("{:>6} {:>12} {:>12} {:>12}", "packet", "sent_ms", "received_ms", "delay_us");
+    println!(
+        "{:>6} {:>12} {:>12} {:>12}",
+        "packet", "sent_ms", "received_ms", "delay_us"
+    );
     for r in &report.records {
         let sent = r.sent.as_secs_f64() * 1e3;
         match (r.received, r.drop_reason) {
@@ -949,9 +1115,18 @@ fn probe(args: ProbeArgs, cancel: Arc<AtomicBool>) -> anyhow::Result<()> {
                 (rx - r.sent).as_nanos() as f64 / 1e3
             ),
             (None, Some(reason)) => {
-                println!("{:>6} {:>12.3} {:>12} {:>12}", r.number, sent, format!("lost:{reason:?}"), "-")
+                println!(
+                    "{:>6} {:>12.3} {:>12} {:>12}",
+                    r.number,
+                    sent,
+                    format!("lost:{reason:?}"),
+                    "-"
+                )
             }
-            (None, None) => println!("{:>6} {:>12.3} {:>12} {:>12}", r.number, sent, "in-flight", "-"),
+            (None, None) => println!(
+                "{:>6} {:>12.3} {:>12} {:>12}",
+                r.number, sent, "in-flight", "-"
+            ),
         }
     }
     println!(

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use bridge::config::{Resolved, SchemeKind, Scenario};
+use bridge::config::{Resolved, Scenario, SchemeKind};
 use bridge::ns3::default_server_path;
 use bridge::run::{run, RunOptions};
 use protocol::SimTime;
@@ -34,7 +34,10 @@ fn scenario(scheme: SchemeKind, period: Option<SimTime>, lookahead: bool) -> Res
 }
 
 fn cosim(resolved: &Resolved, out: &Path) -> (Duration, u64) {
-    let options = RunOptions { out_dir: out.to_path_buf(), ..Default::default() };
+    let options = RunOptions {
+        out_dir: out.to_path_buf(),
+        ..Default::default()
+    };
     let started = Instant::now();
     let report = run(resolved, &options).expect("co-simulation runs");
     (started.elapsed(), report.summary.sync.syncs)
@@ -55,9 +58,16 @@ fn ns3_alone() -> Duration {
         .output()
         .expect("start netloop-server (scripts/setup.sh builds it)");
     let wall = started.elapsed();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let line = String::from_utf8_lossy(&output.stdout);
-    assert!(line.contains("\"sent\":6000"), "standalone sends what the loop sends: {line}");
+    assert!(
+        line.contains("\"sent\":6000"),
+        "standalone sends what the loop sends: {line}"
+    );
     wall
 }
 
@@ -72,10 +82,22 @@ fn main() {
     }
     let ms = SimTime::from_millis;
     let variants = [
-        ("master-slave T=10ms", scenario(SchemeKind::MasterSlave, Some(ms(10)), true)),
-        ("master-slave T=1ms", scenario(SchemeKind::MasterSlave, Some(ms(1)), true)),
-        ("master-slave T=1ms, no lookahead", scenario(SchemeKind::MasterSlave, Some(ms(1)), false)),
-        ("event-driven", scenario(SchemeKind::EventDriven, None, true)),
+        (
+            "master-slave T=10ms",
+            scenario(SchemeKind::MasterSlave, Some(ms(10)), true),
+        ),
+        (
+            "master-slave T=1ms",
+            scenario(SchemeKind::MasterSlave, Some(ms(1)), true),
+        ),
+        (
+            "master-slave T=1ms, no lookahead",
+            scenario(SchemeKind::MasterSlave, Some(ms(1)), false),
+        ),
+        (
+            "event-driven",
+            scenario(SchemeKind::EventDriven, None, true),
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
     // Warm the page cache: ns-3's libraries are large.
@@ -95,16 +117,37 @@ fn main() {
         }
     }
     println!("# 60 s servo over p2p (1 Mbps, 2 ms), {ROUNDS} interleaved rounds, medians");
-    println!("{:<36} {:>9} {:>8} {:>9}", "variant", "wall_s", "syncs", "ratio");
-    println!("{:<36} {:>9.3} {:>8} {:>9}", "ns-3 alone (--standalone)", median(&mut alone), "-", "1");
+    println!(
+        "{:<36} {:>9} {:>8} {:>9}",
+        "variant", "wall_s", "syncs", "ratio"
+    );
+    println!(
+        "{:<36} {:>9.3} {:>8} {:>9}",
+        "ns-3 alone (--standalone)",
+        median(&mut alone),
+        "-",
+        "1"
+    );
     let mut medians = Vec::new();
     for (i, (name, _)) in variants.iter().enumerate() {
         let ratio = median(&mut ratios[i]);
         medians.push(ratio);
-        println!("{:<36} {:>9.3} {:>8} {:>9.3}", name, median(&mut walls[i]), syncs[i], ratio);
+        println!(
+            "{:<36} {:>9.3} {:>8} {:>9.3}",
+            name,
+            median(&mut walls[i]),
+            syncs[i],
+            ratio
+        );
     }
-    println!("event_driven_syncs={} master_slave_syncs_10ms={}", syncs[3], syncs[0]);
-    println!("event_driven_vs_master_slave_wall={:.3}", median(&mut walls[3].clone()) / median(&mut walls[0].clone()));
+    println!(
+        "event_driven_syncs={} master_slave_syncs_10ms={}",
+        syncs[3], syncs[0]
+    );
+    println!(
+        "event_driven_vs_master_slave_wall={:.3}",
+        median(&mut walls[3].clone()) / median(&mut walls[0].clone())
+    );
     println!("overhead_ratio_1ms_no_lookahead={:.3}", medians[2]);
     println!("overhead_ratio_10ms={:.3}", medians[0]);
     println!("overhead_ratio_1ms={:.3}", medians[1]);

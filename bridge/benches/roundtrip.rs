@@ -33,14 +33,31 @@ fn main() {
         return;
     }
 
-    let empty_step = |until| Step { until, stop_at_delivery: false, sends: vec![], kinematics: vec![] };
+    let empty_step = |until| Step {
+        until,
+        stop_at_delivery: false,
+        sends: vec![],
+        kinematics: vec![],
+    };
     let request_len = encode(&empty_step(SimTime(1)).into()).unwrap().len();
-    let reply_len =
-        encode(&StepDone { reached: SimTime(1), deliveries: vec![], drops: vec![] }.into()).unwrap().len();
+    let reply_len = encode(
+        &StepDone {
+            reached: SimTime(1),
+            deliveries: vec![],
+            drops: vec![],
+        }
+        .into(),
+    )
+    .unwrap()
+    .len();
 
     let server = default_server_path();
-    let options = Ns3Options::new(server.clone(), vec!["--network=p2p".into(), "--nodes=2".into()]);
-    let mut client = Ns3Client::start(&options).expect("start the ns-3 server (scripts/setup.sh builds it)");
+    let options = Ns3Options::new(
+        server.clone(),
+        vec!["--network=p2p".into(), "--nodes=2".into()],
+    );
+    let mut client =
+        Ns3Client::start(&options).expect("start the ns-3 server (scripts/setup.sh builds it)");
     client
         .configure(vec![FlowSpec {
             flow: 0,
@@ -105,13 +122,26 @@ fn main() {
     let _ = echo.kill();
     let _ = echo_reconnect.kill();
 
-    println!("# empty Step ({request_len} B) / StepDone ({reply_len} B) round trips, {} each", ours.len());
+    println!(
+        "# empty Step ({request_len} B) / StepDone ({reply_len} B) round trips, {} each",
+        ours.len()
+    );
     println!("# server: {}", server.display());
     let (m_ours, p_ours) = report("netloop <-> ns-3 server", &mut ours);
     let (m_raw, p_raw) = report("raw TCP ping-pong", &mut raw);
     let (m_rc, p_rc) = report("TCP connect per sync", &mut reconnect);
-    println!("median_us ours={:.2} raw={:.2} reconnect={:.2}", us(m_ours), us(m_raw), us(m_rc));
-    println!("p99_us ours={:.2} raw={:.2} reconnect={:.2}", us(p_ours), us(p_raw), us(p_rc));
+    println!(
+        "median_us ours={:.2} raw={:.2} reconnect={:.2}",
+        us(m_ours),
+        us(m_raw),
+        us(m_rc)
+    );
+    println!(
+        "p99_us ours={:.2} raw={:.2} reconnect={:.2}",
+        us(p_ours),
+        us(p_raw),
+        us(p_rc)
+    );
     println!("reconnect_ratio={:.3}", median_f64(&mut reconnect_ratios));
     println!("roundtrip_ratio={:.3}", median_f64(&mut ratios));
 }
@@ -132,9 +162,14 @@ fn us(d: Duration) -> f64 {
 
 fn report(name: &str, samples: &mut [Duration]) -> (Duration, Duration) {
     samples.sort_unstable();
-    let at = |q: f64| samples[((q * samples.len() as f64).ceil() as usize).clamp(1, samples.len()) - 1];
+    let at =
+        |q: f64| samples[((q * samples.len() as f64).ceil() as usize).clamp(1, samples.len()) - 1];
     let (median, p99) = (at(0.5), at(0.99));
-    println!("{name:<26} median {:>8.2} us   p99 {:>8.2} us", us(median), us(p99));
+    println!(
+        "{name:<26} median {:>8.2} us   p99 {:>8.2} us",
+        us(median),
+        us(p99)
+    );
     (median, p99)
 }
 
@@ -147,7 +182,9 @@ fn spawn_echo(request: usize, reply: usize, reconnect: bool) -> (Child, u16) {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     (child, line.trim().parse().unwrap())
 }
 

@@ -45,9 +45,18 @@ tx_power = 20.0
     );
     for i in 0..n {
         let x = (n - 1 - i) as f64 * SPACING_M;
-        write!(s, "[[loops]]\nname = \"v{i}\"\nplant_node = {i}\ncontroller_node = {i}\n").unwrap();
+        write!(
+            s,
+            "[[loops]]\nname = \"v{i}\"\nplant_node = {i}\ncontroller_node = {i}\n"
+        )
+        .unwrap();
         if i > 0 {
-            write!(s, "predecessor = \"v{}\"\nfeedforward = {{ size = 100 }}\n", i - 1).unwrap();
+            write!(
+                s,
+                "predecessor = \"v{}\"\nfeedforward = {{ size = 100 }}\n",
+                i - 1
+            )
+            .unwrap();
         }
         write!(
             s,
@@ -68,16 +77,35 @@ tx_power = 20.0
 fn cosim(n: usize, out: &std::path::Path) -> f64 {
     let resolved = Scenario::from_toml(&platoon(n)).unwrap().resolve().unwrap();
     let started = Instant::now();
-    let report = run(&resolved, &RunOptions { out_dir: out.to_path_buf(), ..Default::default() }).unwrap();
+    let report = run(
+        &resolved,
+        &RunOptions {
+            out_dir: out.to_path_buf(),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let wall = started.elapsed().as_secs_f64();
-    assert_eq!(report.summary.sync.syncs, SECONDS * 50, "a sync every 20 ms period");
-    assert!(report.summary.delivery_ratio.unwrap() > 0.95, "the platoon talks: {:?}", report.summary.delivery_ratio);
+    assert_eq!(
+        report.summary.sync.syncs,
+        SECONDS * 50,
+        "a sync every 20 ms period"
+    );
+    assert!(
+        report.summary.delivery_ratio.unwrap() > 0.95,
+        "the platoon talks: {:?}",
+        report.summary.delivery_ratio
+    );
     wall
 }
 
 fn ns3_alone(n: usize) -> f64 {
-    let positions: Vec<String> = (0..n).map(|i| format!("{},0,0", (n - 1 - i) as f64 * SPACING_M)).collect();
-    let flows: Vec<String> = (1..n).map(|i| format!("{}>{}:{}:100:20ms", i - 1, i, 9002 + 3 * i)).collect();
+    let positions: Vec<String> = (0..n)
+        .map(|i| format!("{},0,0", (n - 1 - i) as f64 * SPACING_M))
+        .collect();
+    let flows: Vec<String> = (1..n)
+        .map(|i| format!("{}>{}:{}:100:20ms", i - 1, i, 9002 + 3 * i))
+        .collect();
     let started = Instant::now();
     let output = Command::new(default_server_path())
         .args([
@@ -95,7 +123,11 @@ fn ns3_alone(n: usize) -> f64 {
         .output()
         .expect("start netloop-server (scripts/setup.sh builds it)");
     let wall = started.elapsed().as_secs_f64();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     wall
 }
 
@@ -123,11 +155,18 @@ fn main() {
         }
     }
     println!("# WAVE platoon, {SECONDS} s simulated, {ROUNDS} interleaved rounds; wall seconds per simulated second (medians)");
-    println!("{:>8} {:>12} {:>12} {:>8}", "vehicles", "ns3_alone", "cosim", "ratio");
+    println!(
+        "{:>8} {:>12} {:>12} {:>8}",
+        "vehicles", "ns3_alone", "cosim", "ratio"
+    );
     let mut last = 0.0;
     for (i, &n) in SIZES.iter().enumerate() {
         last = median(&mut ratios[i]);
-        println!("{n:>8} {:>12.4} {:>12.4} {last:>8.3}", median(&mut alone[i]), median(&mut co[i]));
+        println!(
+            "{n:>8} {:>12.4} {:>12.4} {last:>8.3}",
+            median(&mut alone[i]),
+            median(&mut co[i])
+        );
     }
     println!("scale_overhead_16={last:.3}");
 }

@@ -37,8 +37,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use controlsim::{
-    ActuatorConfig, ControllerConfig, LoopConfig, LoopRef, PlantConfig, References, SensorConfig, SolverKind,
-    StepSize, SystemConfig, TriggerKind,
+    ActuatorConfig, ControllerConfig, LoopConfig, LoopRef, PlantConfig, References, SensorConfig,
+    SolverKind, StepSize, SystemConfig, TriggerKind,
 };
 use protocol::SimTime;
 use serde::{Deserialize, Serialize};
@@ -48,9 +48,10 @@ use crate::network::BuiltinConfig;
 mod ns3;
 
 pub use ns3::{
-    key_of_server_message, BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, CustomConfig, DataRate, LteConfig,
-    LteScheduler, Ns3NetworkConfig, P2pConfig, PlacementConfig, Propagation, RadioConfig, RateManager, ServerArgument,
-    Topology, TracesConfig, WaveChannelAccess, WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard,
+    key_of_server_message, BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, CustomConfig,
+    DataRate, LteConfig, LteScheduler, Ns3NetworkConfig, P2pConfig, PlacementConfig, Propagation,
+    RadioConfig, RateManager, ServerArgument, Topology, TracesConfig, WaveChannelAccess,
+    WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard,
 };
 
 /// A whole scenario file.
@@ -92,7 +93,11 @@ pub struct SyncConfig {
     /// Sync period T, a multiple of `step`. Required by time-stepping and
     /// master-slave; for event-driven it is optional and bounds the time
     /// between syncs (so node positions are refreshed at least that often).
-    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub period: Option<SimTime>,
     /// Event-driven: time from a packet's arrival at an event-triggered
     /// controller to its response entering the network. Master-slave sends a
@@ -295,7 +300,11 @@ pub struct FlowConfig {
     #[serde(default)]
     pub transport: TransportKind,
     /// Drop a packet whose delay exceeds this.
-    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_delay: Option<SimTime>,
     /// Drop a packet whose number is not above the last accepted one.
     #[serde(default)]
@@ -359,7 +368,13 @@ fn yes() -> bool {
 
 impl Default for MobilityConfig {
     fn default() -> Self {
-        MobilityConfig { origin: [0.0; 3], heading: default_heading(), enabled: true, position: None, velocity: None }
+        MobilityConfig {
+            origin: [0.0; 3],
+            heading: default_heading(),
+            enabled: true,
+            position: None,
+            velocity: None,
+        }
     }
 }
 
@@ -380,7 +395,10 @@ pub struct ScenarioError {
 }
 
 fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError { key: key.into(), message: message.into() }
+    ScenarioError {
+        key: key.into(),
+        message: message.into(),
+    }
 }
 
 /// Most nodes a network may have, and one above the highest node index:
@@ -497,7 +515,9 @@ impl Scenario {
     /// The first problem, naming its key.
     pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
         let step = StepSize::new(self.step).map_err(|e| bad("step", e.to_string()))?;
-        let end_step = step.steps_in(self.duration).map_err(|e| bad("duration", e.to_string()))?;
+        let end_step = step
+            .steps_in(self.duration)
+            .map_err(|e| bad("duration", e.to_string()))?;
         if end_step == 0 {
             return Err(bad("duration", "must be longer than zero"));
         }
@@ -509,23 +529,40 @@ impl Scenario {
         }
         // One rule for both backends: ns-3 refuses seed 0 (RngSeedManager::SetSeed).
         if self.seed == 0 {
-            return Err(bad("seed", "must be at least 1 (ns-3 refuses seed 0, and the builtin backend follows it)"));
+            return Err(bad(
+                "seed",
+                "must be at least 1 (ns-3 refuses seed 0, and the builtin backend follows it)",
+            ));
         }
         if self.run == 0 {
-            return Err(bad("run", "must be at least 1: replications are numbered from 1"));
+            return Err(bad(
+                "run",
+                "must be at least 1: replications are numbered from 1",
+            ));
         }
-        for (name, timeout) in
-            [("connect_timeout", self.network.server.connect_timeout), ("step_timeout", self.network.server.step_timeout)]
-        {
+        for (name, timeout) in [
+            ("connect_timeout", self.network.server.connect_timeout),
+            ("step_timeout", self.network.server.step_timeout),
+        ] {
             if timeout == SimTime::ZERO {
-                return Err(bad(format!("network.server.{name}"), "must be longer than zero"));
+                return Err(bad(
+                    format!("network.server.{name}"),
+                    "must be longer than zero",
+                ));
             }
         }
         let sync_steps = match (self.sync.scheme, self.sync.period) {
             (SchemeKind::EventDriven, None) => None,
-            (scheme, None) => return Err(bad("sync.period", format!("required by the {scheme} scheme"))),
+            (scheme, None) => {
+                return Err(bad(
+                    "sync.period",
+                    format!("required by the {scheme} scheme"),
+                ))
+            }
             (_, Some(period)) => Some(
-                step.period_steps(period).map_err(|e| bad("sync.period", e.to_string()))?.get(),
+                step.period_steps(period)
+                    .map_err(|e| bad("sync.period", e.to_string()))?
+                    .get(),
             ),
         };
         if self.loops.is_empty() {
@@ -541,25 +578,40 @@ impl Scenario {
             let default_node = |offset: usize| u32::try_from(2 * i + offset).unwrap_or(u32::MAX);
             let plant_node = l.plant_node.unwrap_or(default_node(0));
             let controller_node = l.controller_node.unwrap_or(default_node(1));
-            for (name, node, set) in
-                [("plant_node", plant_node, l.plant_node.is_some()), ("controller_node", controller_node, l.controller_node.is_some())]
-            {
+            for (name, node, set) in [
+                ("plant_node", plant_node, l.plant_node.is_some()),
+                (
+                    "controller_node",
+                    controller_node,
+                    l.controller_node.is_some(),
+                ),
+            ] {
                 if node >= MAX_NODES {
-                    let why = if set { "" } else { " (the default 2 i or 2 i + 1 of this loop)" };
+                    let why = if set {
+                        ""
+                    } else {
+                        " (the default 2 i or 2 i + 1 of this loop)"
+                    };
                     return Err(bad(
                         key(name),
-                        format!("node {node}{why} is out of range: node indices go up to {}", MAX_NODES - 1),
+                        format!(
+                            "node {node}{why} is out of range: node indices go up to {}",
+                            MAX_NODES - 1
+                        ),
                     ));
                 }
             }
             let base = DEFAULT_BASE_PORT as u32 + 3 * i as u32;
             let uplink = resolve_flow(&l.uplink, &key("uplink"), base, false)?;
             let downlink = resolve_flow(&l.downlink, &key("downlink"), base + 1, true)?;
-            let feedforward_flow = resolve_flow(&l.feedforward, &key("feedforward"), base + 2, false)?;
+            let feedforward_flow =
+                resolve_flow(&l.feedforward, &key("feedforward"), base + 2, false)?;
             let mobility = resolve_mobility(&l.mobility, &key("mobility"))?;
             if l.response == ResponseKind::Rollback {
-                let continuous =
-                    matches!(l.controller, ControllerConfig::StateSpace(_) | ControllerConfig::TransferFunction(_));
+                let continuous = matches!(
+                    l.controller,
+                    ControllerConfig::StateSpace(_) | ControllerConfig::TransferFunction(_)
+                );
                 if !continuous {
                     return Err(bad(
                         key("response"),
@@ -567,7 +619,10 @@ impl Scenario {
                     ));
                 }
                 if l.controller.timing().trigger != TriggerKind::Event {
-                    return Err(bad(key("response"), "\"rollback\" is for event-triggered controllers (trigger = \"event\")"));
+                    return Err(bad(
+                        key("response"),
+                        "\"rollback\" is for event-triggered controllers (trigger = \"event\")",
+                    ));
                 }
             }
             loops.push(LoopNetwork {
@@ -625,15 +680,25 @@ impl Scenario {
             for (dir, dst, port) in streams {
                 let key = format!("loops[{i}].{dir}.port");
                 if let Some(other) = used.insert((dst, port), key.clone()) {
-                    return Err(bad(key, format!("port {port} on node {dst} is already used by {other}")));
+                    return Err(bad(
+                        key,
+                        format!("port {port} on node {dst} is already used by {other}"),
+                    ));
                 }
             }
         }
 
         if self.network.backend == Backend::Builtin {
             for (i, l) in loops.iter().enumerate() {
-                let flows = [("uplink", Some(&l.uplink)), ("downlink", Some(&l.downlink)), ("feedforward", l.feedforward.as_ref().map(|f| &f.flow))];
-                if let Some((dir, _)) = flows.iter().find(|(_, f)| f.is_some_and(|f| f.transport == TransportKind::Tcp)) {
+                let flows = [
+                    ("uplink", Some(&l.uplink)),
+                    ("downlink", Some(&l.downlink)),
+                    ("feedforward", l.feedforward.as_ref().map(|f| &f.flow)),
+                ];
+                if let Some((dir, _)) = flows
+                    .iter()
+                    .find(|(_, f)| f.is_some_and(|f| f.transport == TransportKind::Tcp))
+                {
                     return Err(bad(
                         format!("loops[{i}].{dir}.transport"),
                         "tcp needs the ns3 backend: the builtin channel models independent packets",
@@ -642,19 +707,37 @@ impl Scenario {
             }
         }
 
-        let highest = loops.iter().map(|l| l.plant_node.max(l.controller_node)).max().unwrap_or(0);
+        let highest = loops
+            .iter()
+            .map(|l| l.plant_node.max(l.controller_node))
+            .max()
+            .unwrap_or(0);
         let node_count = match (&self.network.backend, &self.network.ns3) {
             (Backend::Ns3, None) => {
-                return Err(bad("network.ns3", "backend = \"ns3\" needs a [network.ns3] table"))
+                return Err(bad(
+                    "network.ns3",
+                    "backend = \"ns3\" needs a [network.ns3] table",
+                ))
             }
             (Backend::Builtin, _) if self.network.builtin.is_none() => {
-                return Err(bad("network.builtin", "backend = \"builtin\" needs a [network.builtin] table"))
+                return Err(bad(
+                    "network.builtin",
+                    "backend = \"builtin\" needs a [network.builtin] table",
+                ))
             }
             (Backend::Ns3, Some(ns3)) => {
                 let nodes = ns3.node_count(highest);
                 ns3.validate_node_count(nodes)?;
-                if let Some((i, l)) = loops.iter().enumerate().find(|(_, l)| l.plant_node.max(l.controller_node) >= nodes) {
-                    let which = if l.plant_node >= nodes { "plant_node" } else { "controller_node" };
+                if let Some((i, l)) = loops
+                    .iter()
+                    .enumerate()
+                    .find(|(_, l)| l.plant_node.max(l.controller_node) >= nodes)
+                {
+                    let which = if l.plant_node >= nodes {
+                        "plant_node"
+                    } else {
+                        "controller_node"
+                    };
                     return Err(bad(
                         format!("loops[{i}].{which}"),
                         format!(
@@ -666,7 +749,9 @@ impl Scenario {
                     ));
                 }
                 ns3.validate(&self.network.extras(), nodes)?;
-                if matches!(ns3, Ns3NetworkConfig::Custom(_)) && self.network.server.binary.is_none() {
+                if matches!(ns3, Ns3NetworkConfig::Custom(_))
+                    && self.network.server.binary.is_none()
+                {
                     return Err(bad(
                         "network.server.binary",
                         "kind = \"custom\" runs your own ns-3 program: give its path (see ns3-scenarios/README.md)",
@@ -677,23 +762,55 @@ impl Scenario {
             _ => highest + 1,
         };
 
-        let system = SystemConfig { step: self.step, solver: self.solver, loops: system_loops };
-        Ok(Resolved { scenario: self.clone(), system, loops, end_step, sync_steps, node_count })
+        let system = SystemConfig {
+            step: self.step,
+            solver: self.solver,
+            loops: system_loops,
+        };
+        Ok(Resolved {
+            scenario: self.clone(),
+            system,
+            loops,
+            end_step,
+            sync_steps,
+            node_count,
+        })
     }
 }
 
-fn resolve_flow(flow: &FlowConfig, key: &str, default_port: u32, downlink: bool) -> Result<ResolvedFlow, ScenarioError> {
+fn resolve_flow(
+    flow: &FlowConfig,
+    key: &str,
+    default_port: u32,
+    downlink: bool,
+) -> Result<ResolvedFlow, ScenarioError> {
     let port = match flow.port {
-        Some(0) => return Err(bad(format!("{key}.port"), "port 0 is not a valid destination port")),
+        Some(0) => {
+            return Err(bad(
+                format!("{key}.port"),
+                "port 0 is not a valid destination port",
+            ))
+        }
         Some(p) => p,
-        None => u16::try_from(default_port).map_err(|_| bad(format!("{key}.port"), "too many loops for default ports; set ports explicitly"))?,
+        None => u16::try_from(default_port).map_err(|_| {
+            bad(
+                format!("{key}.port"),
+                "too many loops for default ports; set ports explicitly",
+            )
+        })?,
     };
     let size = flow.size.unwrap_or(DEFAULT_PAYLOAD);
     if size == 0 || size > 65_507 {
-        return Err(bad(format!("{key}.size"), format!("{size} bytes: a UDP payload must be 1..=65507 bytes")));
+        return Err(bad(
+            format!("{key}.size"),
+            format!("{size} bytes: a UDP payload must be 1..=65507 bytes"),
+        ));
     }
     if !downlink && flow.on_loss.is_some() {
-        return Err(bad(format!("{key}.on_loss"), "on_loss is an actuator policy: set it on the downlink"));
+        return Err(bad(
+            format!("{key}.on_loss"),
+            "on_loss is an actuator policy: set it on the downlink",
+        ));
     }
     Ok(ResolvedFlow {
         port,
@@ -712,13 +829,19 @@ fn resolve_mobility(m: &MobilityConfig, key: &str) -> Result<Option<Mobility>, S
     }
     let norm = m.heading.iter().map(|x| x * x).sum::<f64>().sqrt();
     if !norm.is_finite() || norm == 0.0 {
-        return Err(bad(format!("{key}.heading"), "must be a non-zero direction, e.g. [1.0, 0.0, 0.0]"));
+        return Err(bad(
+            format!("{key}.heading"),
+            "must be a non-zero direction, e.g. [1.0, 0.0, 0.0]",
+        ));
     }
     if m.origin.iter().any(|x| !x.is_finite()) {
         return Err(bad(format!("{key}.origin"), "must be finite"));
     }
     if m.velocity.is_some() && m.position.is_none() {
-        return Err(bad(format!("{key}.velocity"), "needs `position` too: name the state that is the position"));
+        return Err(bad(
+            format!("{key}.velocity"),
+            "needs `position` too: name the state that is the position",
+        ));
     }
     let placed = m.origin != [0.0; 3] || m.heading != default_heading();
     Ok(Some(Mobility {

@@ -60,15 +60,40 @@ impl FlowTable {
             let mut ids = [None, None, None];
             let mut streams = Vec::new();
             if !l.is_local() {
-                streams.push((0, Direction::Uplink, l.plant_node, l.controller_node, &l.uplink));
-                streams.push((1, Direction::Downlink, l.controller_node, l.plant_node, &l.downlink));
+                streams.push((
+                    0,
+                    Direction::Uplink,
+                    l.plant_node,
+                    l.controller_node,
+                    &l.uplink,
+                ));
+                streams.push((
+                    1,
+                    Direction::Downlink,
+                    l.controller_node,
+                    l.plant_node,
+                    &l.downlink,
+                ));
             }
             if let Some(ff) = &l.feedforward {
-                streams.push((2, Direction::Feedforward, ff.src, l.controller_node, &ff.flow));
+                streams.push((
+                    2,
+                    Direction::Feedforward,
+                    ff.src,
+                    l.controller_node,
+                    &ff.flow,
+                ));
             }
             for (slot, direction, src, dst, config) in streams {
                 let id = table.flows.len() as u32;
-                table.flows.push(Flow { id, loop_index: i, direction, src, dst, config: config.clone() });
+                table.flows.push(Flow {
+                    id,
+                    loop_index: i,
+                    direction,
+                    src,
+                    dst,
+                    config: config.clone(),
+                });
                 ids[slot] = Some(id);
             }
             table.by_loop.push(ids);

@@ -35,11 +35,16 @@ pub enum ReadError {
 /// The file cannot be opened or read, is too large, or is not UTF-8.
 pub fn read_capped(path: &Path, limit: u64) -> Result<String, ReadError> {
     let file = std::fs::File::open(path).map_err(|source| ReadError::Io { source })?;
-    if file.metadata().is_ok_and(|m| m.is_file() && m.len() > limit) {
+    if file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() > limit)
+    {
         return Err(ReadError::TooLarge { limit });
     }
     let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(|source| ReadError::Io { source })?;
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| ReadError::Io { source })?;
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { limit });
     }
@@ -70,7 +75,11 @@ pub fn shorten_lines(text: &str) -> String {
     let cut = |line: &str| {
         let gutter = line.trim_start_matches(|c: char| c == ' ' || c.is_ascii_digit());
         match gutter.strip_prefix('|') {
-            Some(quoted) => format!("{}|{}", &line[..line.len() - gutter.len()], shorten_line(quoted)),
+            Some(quoted) => format!(
+                "{}|{}",
+                &line[..line.len() - gutter.len()],
+                shorten_line(quoted)
+            ),
             None => line.to_string(),
         }
     };
@@ -85,9 +94,15 @@ mod tests {
     fn an_endless_file_is_too_large_after_reading_just_past_the_limit() {
         let started = std::time::Instant::now();
         let err = read_capped(Path::new("/dev/zero"), 1 << 20).unwrap_err();
-        assert!(matches!(err, ReadError::TooLarge { limit } if limit == 1 << 20), "{err:?}");
+        assert!(
+            matches!(err, ReadError::TooLarge { limit } if limit == 1 << 20),
+            "{err:?}"
+        );
         assert!(started.elapsed() < std::time::Duration::from_secs(2));
-        assert_eq!(err.to_string(), "it is larger than 1 MiB, the most netloop reads from one file");
+        assert_eq!(
+            err.to_string(),
+            "it is larger than 1 MiB, the most netloop reads from one file"
+        );
     }
 
     #[test]
@@ -96,7 +111,10 @@ mod tests {
         let path = dir.path().join("a.toml");
         std::fs::write(&path, "x".repeat(100)).unwrap();
         assert_eq!(read_capped(&path, 100).unwrap().len(), 100);
-        assert!(matches!(read_capped(&path, 99), Err(ReadError::TooLarge { limit: 99 })));
+        assert!(matches!(
+            read_capped(&path, 99),
+            Err(ReadError::TooLarge { limit: 99 })
+        ));
     }
 
     #[test]
@@ -108,7 +126,10 @@ mod tests {
         assert_eq!(shorten_line("a = 1"), "a = 1");
         let report = format!("TOML parse error at line 3\n  |\n3 | {long}\n  |  ^\n{long}");
         let lines: Vec<String> = shorten_lines(&report).lines().map(String::from).collect();
-        assert_eq!(lines[2], format!("3 |{}", shorten_line(&format!(" {long}"))));
+        assert_eq!(
+            lines[2],
+            format!("3 |{}", shorten_line(&format!(" {long}")))
+        );
         assert_eq!(lines[4], long, "explanations are kept whole");
     }
 }

@@ -72,7 +72,10 @@ impl Fate {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     /// Apply these values: the whole sample (single-packet), or one component.
-    Accept { values: Vec<f64>, component: Option<usize> },
+    Accept {
+        values: Vec<f64>,
+        component: Option<usize>,
+    },
     Drop(PolicyDrop),
 }
 
@@ -81,9 +84,17 @@ pub enum Verdict {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LedgerError {
     #[error("the network reported packet {number} (state {state_index}) of flow {flow}, which was never sent")]
-    UnknownPacket { flow: u32, number: u64, state_index: u16 },
+    UnknownPacket {
+        flow: u32,
+        number: u64,
+        state_index: u16,
+    },
     #[error("packet {number} of flow {flow} arrived before its values were produced (at {time})")]
-    NoValues { flow: u32, number: u64, time: SimTime },
+    NoValues {
+        flow: u32,
+        number: u64,
+        time: SimTime,
+    },
     #[error("cannot write packets.csv: {0}")]
     Csv(String),
 }
@@ -149,7 +160,10 @@ impl SentNumbers {
     }
 
     fn contains(&self, number: u64, state_index: u16) -> bool {
-        self.0.range(..=number).next_back().is_some_and(|(_, &(end, count))| number < end && state_index < count)
+        self.0
+            .range(..=number)
+            .next_back()
+            .is_some_and(|(_, &(end, count))| number < end && state_index < count)
     }
 }
 
@@ -214,11 +228,22 @@ impl<W: Write> Ledger<W> {
     /// (`state_count` packets, one per state index; 1 for single-packet).
     pub fn announce(&mut self, flow: u32, number: u64, state_count: u16, time: SimTime, size: u32) {
         for state_index in 0..state_count {
-            self.pending.insert((flow, number, state_index), Pending { sent: time, size, state_count, reported: false });
+            self.pending.insert(
+                (flow, number, state_index),
+                Pending {
+                    sent: time,
+                    size,
+                    state_count,
+                    reported: false,
+                },
+            );
         }
         self.sent[flow as usize].insert(number, state_count);
         self.counts[flow as usize].sent += state_count as u64;
-        self.values.entry((flow, number)).or_insert(Stored { values: Vec::new(), outstanding: state_count });
+        self.values.entry((flow, number)).or_insert(Stored {
+            values: Vec::new(),
+            outstanding: state_count,
+        });
     }
 
     /// The values of a sample, once produced (an announced sample may get its
@@ -241,7 +266,9 @@ impl<W: Write> Ledger<W> {
         let key = (d.flow, d.number, d.state_index);
         // The send time netloop asked for, or the one the packet's tag
         // carries if later: the packet exists at neither before it.
-        let sent = self.check_known(key)?.map_or(d.sent, |asked| asked.max(d.sent));
+        let sent = self
+            .check_known(key)?
+            .map_or(d.sent, |asked| asked.max(d.sent));
         if d.received < sent {
             return Err(Violation::DeliveredBeforeSent {
                 flow: d.flow,
@@ -270,7 +297,9 @@ impl<W: Write> Ledger<W> {
     /// A packet of an unknown flow, never sent, or lost before its send.
     pub fn report_loss(&mut self, e: &DropEvent) -> Result<bool, Violation> {
         let key = (e.flow, e.number, e.state_index);
-        let sent = self.check_known(key)?.map_or(e.sent, |asked| asked.max(e.sent));
+        let sent = self
+            .check_known(key)?
+            .map_or(e.sent, |asked| asked.max(e.sent));
         if e.time < sent {
             return Err(Violation::LostBeforeSent {
                 flow: e.flow,
@@ -289,14 +318,29 @@ impl<W: Write> Ledger<W> {
     }
 
     /// That a reported packet exists; its send time while it is pending.
-    fn check_known(&self, (flow, number, state_index): (u32, u64, u16)) -> Result<Option<SimTime>, Violation> {
+    fn check_known(
+        &self,
+        (flow, number, state_index): (u32, u64, u16),
+    ) -> Result<Option<SimTime>, Violation> {
         let Some(sent) = self.sent.get(flow as usize) else {
-            return Err(Violation::UnknownFlow { flow, number, state_index, flows: self.sent.len() });
+            return Err(Violation::UnknownFlow {
+                flow,
+                number,
+                state_index,
+                flows: self.sent.len(),
+            });
         };
         if !sent.contains(number, state_index) {
-            return Err(Violation::UnknownPacket { flow, number, state_index });
+            return Err(Violation::UnknownPacket {
+                flow,
+                number,
+                state_index,
+            });
         }
-        Ok(self.pending.get(&(flow, number, state_index)).map(|p| p.sent))
+        Ok(self
+            .pending
+            .get(&(flow, number, state_index))
+            .map(|p| p.sent))
     }
 
     /// Marks a known packet reported; whether this was its first report (a
@@ -318,14 +362,23 @@ impl<W: Write> Ledger<W> {
     /// A packet that was never sent, or whose values do not exist yet.
     pub fn deliver(&mut self, d: &Delivery, applied_step: u64) -> Result<Verdict, LedgerError> {
         let key = (d.flow, d.number, d.state_index);
-        let pending = self.pending.remove(&key).ok_or(LedgerError::UnknownPacket {
-            flow: d.flow,
-            number: d.number,
-            state_index: d.state_index,
-        })?;
+        let pending = self
+            .pending
+            .remove(&key)
+            .ok_or(LedgerError::UnknownPacket {
+                flow: d.flow,
+                number: d.number,
+                state_index: d.state_index,
+            })?;
         let flow = match self.flows.get(d.flow) {
             Some(f) => f.config.clone(),
-            None => return Err(LedgerError::UnknownPacket { flow: d.flow, number: d.number, state_index: d.state_index }),
+            None => {
+                return Err(LedgerError::UnknownPacket {
+                    flow: d.flow,
+                    number: d.number,
+                    state_index: d.state_index,
+                })
+            }
         };
         let delay = d.received.0.saturating_sub(pending.sent.0);
         let counts = &mut self.counts[d.flow as usize];
@@ -336,7 +389,12 @@ impl<W: Write> Ledger<W> {
         let verdict = if flow.max_delay.is_some_and(|limit| delay > limit.0) {
             counts.dropped_max_delay += 1;
             Verdict::Drop(PolicyDrop::MaxDelay)
-        } else if flow.drop_stale && self.last_accepted.get(&stale_key).is_some_and(|&last| d.number <= last) {
+        } else if flow.drop_stale
+            && self
+                .last_accepted
+                .get(&stale_key)
+                .is_some_and(|&last| d.number <= last)
+        {
             counts.dropped_stale += 1;
             Verdict::Drop(PolicyDrop::Stale)
         } else {
@@ -345,7 +403,13 @@ impl<W: Write> Ledger<W> {
             let stored = self.values.get(&(d.flow, d.number));
             let values = match stored {
                 Some(s) if !s.values.is_empty() => &s.values,
-                _ => return Err(LedgerError::NoValues { flow: d.flow, number: d.number, time: d.received }),
+                _ => {
+                    return Err(LedgerError::NoValues {
+                        flow: d.flow,
+                        number: d.number,
+                        time: d.received,
+                    })
+                }
             };
             if pending.state_count > 1 {
                 let component = d.state_index as usize;
@@ -354,9 +418,15 @@ impl<W: Write> Ledger<W> {
                     number: d.number,
                     state_index: d.state_index,
                 })?;
-                Verdict::Accept { values: vec![value], component: Some(component) }
+                Verdict::Accept {
+                    values: vec![value],
+                    component: Some(component),
+                }
             } else {
-                Verdict::Accept { values: values.clone(), component: None }
+                Verdict::Accept {
+                    values: values.clone(),
+                    component: None,
+                }
             }
         };
         let fate = match &verdict {
@@ -375,11 +445,14 @@ impl<W: Write> Ledger<W> {
     /// A packet that was never sent.
     pub fn lose(&mut self, e: &DropEvent) -> Result<(), LedgerError> {
         let key = (e.flow, e.number, e.state_index);
-        let pending = self.pending.remove(&key).ok_or(LedgerError::UnknownPacket {
-            flow: e.flow,
-            number: e.number,
-            state_index: e.state_index,
-        })?;
+        let pending = self
+            .pending
+            .remove(&key)
+            .ok_or(LedgerError::UnknownPacket {
+                flow: e.flow,
+                number: e.number,
+                state_index: e.state_index,
+            })?;
         let counts = &mut self.counts[e.flow as usize];
         match e.reason {
             DropReason::Queue => counts.lost_queue += 1,
@@ -388,7 +461,14 @@ impl<W: Write> Ledger<W> {
             DropReason::Routing => counts.lost_routing += 1,
             DropReason::Other => counts.lost_other += 1,
         }
-        self.write_row(key, &pending, None, Fate::Lost(e.reason), None, Some((e.time, e.node)))?;
+        self.write_row(
+            key,
+            &pending,
+            None,
+            Fate::Lost(e.reason),
+            None,
+            Some((e.time, e.node)),
+        )?;
         self.release(e.flow, e.number);
         Ok(())
     }
@@ -405,7 +485,9 @@ impl<W: Write> Ledger<W> {
             self.write_row(*key, p, None, Fate::InFlight, None, None)?;
         }
         self.values.clear();
-        self.csv.flush().map_err(|e| LedgerError::Csv(e.to_string()))
+        self.csv
+            .flush()
+            .map_err(|e| LedgerError::Csv(e.to_string()))
     }
 
     pub fn counts(&self) -> &[FlowCounts] {
@@ -421,7 +503,9 @@ impl<W: Write> Ledger<W> {
     /// # Errors
     /// Flushing failed.
     pub fn into_inner(self) -> Result<W, LedgerError> {
-        self.csv.into_inner().map_err(|e| LedgerError::Csv(e.to_string()))
+        self.csv
+            .into_inner()
+            .map_err(|e| LedgerError::Csv(e.to_string()))
     }
 
     fn release(&mut self, flow: u32, number: u64) {
@@ -461,7 +545,9 @@ impl<W: Write> Ledger<W> {
             lost_at_ns: lost.map(|(t, _)| t.0),
             lost_node: lost.map(|(_, n)| n),
         };
-        self.csv.serialize(row).map_err(|e| LedgerError::Csv(e.to_string()))
+        self.csv
+            .serialize(row)
+            .map_err(|e| LedgerError::Csv(e.to_string()))
     }
 }
 
@@ -540,8 +626,24 @@ mod tests {
     }
 
     fn field<'a>(row: &'a csv::StringRecord, name: &str) -> &'a str {
-        let columns = ["flow", "loop", "direction", "number", "state_index", "state_count", "src", "dst", "size",
-            "sent_ns", "arrival_ns", "delay_ns", "fate", "applied_step", "lost_at_ns", "lost_node"];
+        let columns = [
+            "flow",
+            "loop",
+            "direction",
+            "number",
+            "state_index",
+            "state_count",
+            "src",
+            "dst",
+            "size",
+            "sent_ns",
+            "arrival_ns",
+            "delay_ns",
+            "fate",
+            "applied_step",
+            "lost_at_ns",
+            "lost_node",
+        ];
         &row[columns.iter().position(|c| *c == name).unwrap()]
     }
 
@@ -554,7 +656,11 @@ mod tests {
         ledger.lose(&loss(0, 15)).unwrap();
         // ... and another one after.
         assert_eq!(ledger.report_delivery(&delivery(0, 17)), Ok(false));
-        assert_eq!(ledger.delay_stats(UPLINK).count, 0, "a late delivery is no delay sample");
+        assert_eq!(
+            ledger.delay_stats(UPLINK).count,
+            0,
+            "a late delivery is no delay sample"
+        );
         let (counts, rows) = rows(ledger);
         assert_eq!(rows.len(), 1);
         assert_eq!(field(&rows[0], "fate"), "lost_queue");
@@ -562,7 +668,12 @@ mod tests {
         assert_eq!(field(&rows[0], "arrival_ns"), "");
         assert_eq!(
             counts,
-            FlowCounts { sent: 1, lost_queue: 1, late_deliveries: 2, ..FlowCounts::default() }
+            FlowCounts {
+                sent: 1,
+                lost_queue: 1,
+                late_deliveries: 2,
+                ..FlowCounts::default()
+            }
         );
     }
 
@@ -572,14 +683,29 @@ mod tests {
         assert_eq!(ledger.report_delivery(&delivery(0, 13)), Ok(true));
         assert_eq!(ledger.report_loss(&loss(0, 14)), Ok(false));
         let verdict = ledger.deliver(&delivery(0, 13), 13).unwrap();
-        assert_eq!(verdict, Verdict::Accept { values: VALUES.to_vec(), component: None });
+        assert_eq!(
+            verdict,
+            Verdict::Accept {
+                values: VALUES.to_vec(),
+                component: None
+            }
+        );
         assert_eq!(ledger.report_loss(&loss(0, 20)), Ok(false));
         let (counts, rows) = rows(ledger);
         assert_eq!(rows.len(), 1);
         assert_eq!(field(&rows[0], "fate"), "accepted");
         assert_eq!(field(&rows[0], "delay_ns"), "3000000");
         assert_eq!(field(&rows[0], "lost_at_ns"), "");
-        assert_eq!(counts, FlowCounts { sent: 1, delivered: 1, accepted: 1, late_losses: 2, ..FlowCounts::default() });
+        assert_eq!(
+            counts,
+            FlowCounts {
+                sent: 1,
+                delivered: 1,
+                accepted: 1,
+                late_losses: 2,
+                ..FlowCounts::default()
+            }
+        );
     }
 
     #[test]
@@ -596,7 +722,13 @@ mod tests {
         assert_eq!(field(&rows[0], "arrival_ns"), "12000000");
         assert_eq!(
             counts,
-            FlowCounts { sent: 1, delivered: 1, accepted: 1, duplicate_deliveries: 2, ..FlowCounts::default() }
+            FlowCounts {
+                sent: 1,
+                delivered: 1,
+                accepted: 1,
+                duplicate_deliveries: 2,
+                ..FlowCounts::default()
+            }
         );
     }
 
@@ -608,7 +740,15 @@ mod tests {
         ledger.lose(&loss(0, 11)).unwrap();
         let (counts, rows) = rows(ledger);
         assert_eq!((rows.len(), field(&rows[0], "lost_at_ns")), (1, "11000000"));
-        assert_eq!(counts, FlowCounts { sent: 1, lost_queue: 1, late_losses: 1, ..FlowCounts::default() });
+        assert_eq!(
+            counts,
+            FlowCounts {
+                sent: 1,
+                lost_queue: 1,
+                late_losses: 1,
+                ..FlowCounts::default()
+            }
+        );
     }
 
     /// A first report still waiting for its boundary ends the run as in
@@ -619,7 +759,14 @@ mod tests {
         assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(true));
         let (counts, rows) = rows(ledger);
         assert_eq!(field(&rows[0], "fate"), "in_flight");
-        assert_eq!(counts, FlowCounts { sent: 1, in_flight: 1, ..FlowCounts::default() });
+        assert_eq!(
+            counts,
+            FlowCounts {
+                sent: 1,
+                in_flight: 1,
+                ..FlowCounts::default()
+            }
+        );
     }
 
     #[test]
@@ -629,20 +776,36 @@ mod tests {
         on_flow_7.flow = 7;
         assert_eq!(
             ledger.report_delivery(&on_flow_7),
-            Err(Violation::UnknownFlow { flow: 7, number: 0, state_index: 0, flows: 2 })
+            Err(Violation::UnknownFlow {
+                flow: 7,
+                number: 0,
+                state_index: 0,
+                flows: 2
+            })
         );
         let mut lost_on_flow_7 = loss(0, 12);
         lost_on_flow_7.flow = 7;
-        assert!(matches!(ledger.report_loss(&lost_on_flow_7), Err(Violation::UnknownFlow { flow: 7, .. })));
+        assert!(matches!(
+            ledger.report_loss(&lost_on_flow_7),
+            Err(Violation::UnknownFlow { flow: 7, .. })
+        ));
         assert_eq!(
             ledger.report_delivery(&delivery(1, 12)),
-            Err(Violation::UnknownPacket { flow: UPLINK, number: 1, state_index: 0 })
+            Err(Violation::UnknownPacket {
+                flow: UPLINK,
+                number: 1,
+                state_index: 0
+            })
         );
         let mut second_state = delivery(0, 12);
         second_state.state_index = 1;
         assert_eq!(
             ledger.report_delivery(&second_state),
-            Err(Violation::UnknownPacket { flow: UPLINK, number: 0, state_index: 1 })
+            Err(Violation::UnknownPacket {
+                flow: UPLINK,
+                number: 0,
+                state_index: 1
+            })
         );
         // Sent at 10 ms: netloop's own record counts, whatever the tag says.
         let mut early = delivery(0, 9);
@@ -658,11 +821,23 @@ mod tests {
                 sent: SimTime::from_millis(10)
             }
         );
-        assert_eq!(err.to_string(), "it delivered packet 0 (state 0) of flow 0 at 9ms, before it was sent at 10ms");
-        assert!(matches!(ledger.report_loss(&loss(0, 9)), Err(Violation::LostBeforeSent { .. })));
+        assert_eq!(
+            err.to_string(),
+            "it delivered packet 0 (state 0) of flow 0 at 9ms, before it was sent at 10ms"
+        );
+        assert!(matches!(
+            ledger.report_loss(&loss(0, 9)),
+            Err(Violation::LostBeforeSent { .. })
+        ));
         // None of these settled the packet.
         assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(true));
-        assert_eq!(ledger.counts()[0], FlowCounts { sent: 1, ..FlowCounts::default() });
+        assert_eq!(
+            ledger.counts()[0],
+            FlowCounts {
+                sent: 1,
+                ..FlowCounts::default()
+            }
+        );
     }
 
     /// Long after a packet is resolved and freed, a report of it is still
@@ -679,7 +854,10 @@ mod tests {
             ledger.lose(&loss(number, 20)).unwrap();
         }
         assert_eq!(ledger.report_delivery(&delivery(3, 30)), Ok(false));
-        assert!(matches!(ledger.report_delivery(&delivery(5, 30)), Err(Violation::UnknownPacket { number: 5, .. })));
+        assert!(matches!(
+            ledger.report_delivery(&delivery(5, 30)),
+            Err(Violation::UnknownPacket { number: 5, .. })
+        ));
         assert_eq!(ledger.counts()[0].late_deliveries, 1);
     }
 }

@@ -158,10 +158,19 @@ impl ControlMetricsAccumulator {
         let (overshoot_percent, settling_time_s, settled) = if size == 0.0 {
             (None, None, None)
         } else {
-            let beyond = if size > 0.0 { self.max_y - r_end } else { r_end - self.min_y };
+            let beyond = if size > 0.0 {
+                self.max_y - r_end
+            } else {
+                r_end - self.min_y
+            };
             let settled = !self.outside_at_end;
-            let settling = settled.then(|| to_nanosecond((self.last_outside - self.step_time).max(0.0)));
-            (Some(100.0 * beyond.max(0.0) / size.abs()), settling, Some(settled))
+            let settling =
+                settled.then(|| to_nanosecond((self.last_outside - self.step_time).max(0.0)));
+            (
+                Some(100.0 * beyond.max(0.0) / size.abs()),
+                settling,
+                Some(settled),
+            )
         };
         let non_finite = [
             ("iae", Some(self.iae)),
@@ -207,7 +216,14 @@ impl DelayStats {
             secs(delays[k.clamp(1, n) - 1])
         };
         if n == 0 {
-            return DelayStats { count: 0, mean_s: None, p50_s: None, p95_s: None, p99_s: None, max_s: None };
+            return DelayStats {
+                count: 0,
+                mean_s: None,
+                p50_s: None,
+                p95_s: None,
+                p99_s: None,
+                max_s: None,
+            };
         }
         let sum: u128 = delays.iter().map(|&d| d as u128).sum();
         DelayStats {
@@ -242,7 +258,10 @@ mod tests {
         assert!((f.ise - tau / 2.0).abs() < 1e-4, "{f:?}");
         assert!((f.itae - tau * tau).abs() < 1e-4, "{f:?}");
         assert_eq!(f.overshoot_percent, Some(0.0));
-        assert!((f.settling_time_s.unwrap() - tau * 50f64.ln()).abs() < 2.0 * h, "{f:?}");
+        assert!(
+            (f.settling_time_s.unwrap() - tau * 50f64.ln()).abs() < 2.0 * h,
+            "{f:?}"
+        );
     }
 
     /// Underdamped second order, ζ = 0.2, ω = 1: overshoot e^{-πζ/√(1-ζ²)} = 52.66%.
@@ -254,7 +273,8 @@ mod tests {
         let mut m = ControlMetricsAccumulator::new(0.02);
         for k in 0..(60.0 / h) as usize {
             let t = k as f64 * h;
-            let y = 1.0 - (-zeta * wn * t).exp() * ((wd * t).cos() + zeta * wn / wd * (wd * t).sin());
+            let y =
+                1.0 - (-zeta * wn * t).exp() * ((wd * t).cos() + zeta * wn / wd * (wd * t).sin());
             m.add(t, h, y, 1.0);
         }
         let expected = 100.0 * (-std::f64::consts::PI * zeta / (1.0 - zeta * zeta).sqrt()).exp();
@@ -268,7 +288,10 @@ mod tests {
         m.add(0.0, 0.1, 0.0, 0.0);
         m.add(0.1, 0.1, 0.5, 0.0);
         let f = m.finish();
-        assert_eq!((f.overshoot_percent, f.settling_time_s, f.settled), (None, None, None));
+        assert_eq!(
+            (f.overshoot_percent, f.settling_time_s, f.settled),
+            (None, None, None)
+        );
         assert!((f.iae - 0.05).abs() < 1e-12);
     }
 
@@ -283,7 +306,11 @@ mod tests {
         let mut m = ControlMetricsAccumulator::new(0.02);
         for k in 0..6000u64 {
             let t = k as f64 / 1000.0; // as the run computes it: nanoseconds / 1e9
-            let (y, r) = if k < 300 { (0.0, 0.0) } else { (1.0 - (-(t - t_step) / tau).exp(), 1.0) };
+            let (y, r) = if k < 300 {
+                (0.0, 0.0)
+            } else {
+                (1.0 - (-(t - t_step) / tau).exp(), 1.0)
+            };
             m.add(t, h, y, r);
         }
         let f = m.finish();
@@ -304,7 +331,12 @@ mod tests {
         for k in 0..100 {
             let t = k as f64 * 0.01;
             stuck.add(t, 0.01, 0.5, 1.0);
-            leaving.add(t, 0.01, [0.0, 1.0, 1.1][usize::from(k > 0) + usize::from(k == 99)], 1.0);
+            leaving.add(
+                t,
+                0.01,
+                [0.0, 1.0, 1.1][usize::from(k > 0) + usize::from(k == 99)],
+                1.0,
+            );
         }
         for f in [stuck.finish(), leaving.finish()] {
             assert_eq!((f.settled, f.settling_time_s), (Some(false), None), "{f:?}");

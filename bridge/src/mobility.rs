@@ -18,7 +18,10 @@ enum Source {
     Plant,
     /// Plant states by index; without a velocity state the node rests
     /// between syncs.
-    States { position: usize, velocity: Option<usize> },
+    States {
+        position: usize,
+        velocity: Option<usize>,
+    },
 }
 
 /// How one loop's plant moves its node.
@@ -36,7 +39,9 @@ impl NodeMotion {
     /// The node's position and velocity for the plant's current state.
     pub fn kinematics(&self, plant: &Loop) -> NodeKinematics {
         let (position, speed) = match self.source {
-            Source::Plant => plant.kinematics().map_or((0.0, 0.0), |k| (k.position, k.velocity)),
+            Source::Plant => plant
+                .kinematics()
+                .map_or((0.0, 0.0), |k| (k.position, k.velocity)),
             Source::States { position, velocity } => {
                 let x = plant.state();
                 (x[position], velocity.map_or(0.0, |v| x[v]))
@@ -56,7 +61,10 @@ impl NodeMotion {
 /// # Errors
 /// A state name the plant does not have, or a `mobility` table with an
 /// origin or heading on a plant that has no position and names none.
-pub fn node_motions(resolved: &Resolved, system: &System) -> Result<Vec<NodeMotion>, ScenarioError> {
+pub fn node_motions(
+    resolved: &Resolved,
+    system: &System,
+) -> Result<Vec<NodeMotion>, ScenarioError> {
     let mut motions = Vec::new();
     for (i, (network, plant)) in resolved.loops.iter().zip(system.loops()).enumerate() {
         let Some(mobility) = &network.mobility else {
@@ -79,14 +87,24 @@ pub fn node_motions(resolved: &Resolved, system: &System) -> Result<Vec<NodeMoti
 fn source(i: usize, mobility: &Mobility, plant: &Loop) -> Result<Option<Source>, ScenarioError> {
     let states = &plant.signature().states;
     let state = |field: &str, name: &str| {
-        states.iter().position(|s| s == name).ok_or_else(|| ScenarioError {
-            key: format!("loops[{i}].mobility.{field}"),
-            message: format!("the plant has no state `{name}`; its states are {}", states.join(", ")),
-        })
+        states
+            .iter()
+            .position(|s| s == name)
+            .ok_or_else(|| ScenarioError {
+                key: format!("loops[{i}].mobility.{field}"),
+                message: format!(
+                    "the plant has no state `{name}`; its states are {}",
+                    states.join(", ")
+                ),
+            })
     };
     if let Some(name) = &mobility.position {
         let position = state("position", name)?;
-        let velocity = mobility.velocity.as_deref().map(|v| state("velocity", v)).transpose()?;
+        let velocity = mobility
+            .velocity
+            .as_deref()
+            .map(|v| state("velocity", v))
+            .transpose()?;
         return Ok(Some(Source::States { position, velocity }));
     }
     if plant.kinematics().is_some() {
@@ -136,7 +154,9 @@ period = "10ms"
 kind = "open_loop"
 "#
         );
-        let resolved = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}")).resolve()?;
+        let resolved = Scenario::from_toml(&text)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .resolve()?;
         let system = System::from_config(&resolved.system, 1).unwrap();
         Ok((node_motions(&resolved, &system)?, system))
     }
@@ -149,7 +169,10 @@ kind = "open_loop"
             motions(SERVO, r#"mobility = { position = "theta", velocity = "omega", origin = [1.0, 2.0, 3.0], heading = [0.0, 2.0, 0.0] }"#)
                 .unwrap();
         let k = m[0].kinematics(&system.loops()[0]);
-        assert_eq!((k.node, k.position, k.velocity), (0, [1.0, 2.5, 3.0], [0.0, 2.0, 0.0]));
+        assert_eq!(
+            (k.node, k.position, k.velocity),
+            (0, [1.0, 2.5, 3.0], [0.0, 2.0, 0.0])
+        );
         // Without a velocity state the node rests between syncs.
         let (m, system) = motions(SERVO, r#"mobility = { position = "omega" }"#).unwrap();
         let k = m[0].kinematics(&system.loops()[0]);
@@ -177,8 +200,16 @@ kind = "open_loop"
     fn unknown_state_names_are_errors_naming_the_key_and_the_states() {
         let e = motions(SERVO, r#"mobility = { position = "x" }"#).unwrap_err();
         assert_eq!(e.key, "loops[0].mobility.position");
-        assert!(e.message.contains("no state `x`") && e.message.contains("theta, omega"), "{}", e.message);
-        let e = motions(SERVO, r#"mobility = { position = "theta", velocity = "v" }"#).unwrap_err();
+        assert!(
+            e.message.contains("no state `x`") && e.message.contains("theta, omega"),
+            "{}",
+            e.message
+        );
+        let e = motions(
+            SERVO,
+            r#"mobility = { position = "theta", velocity = "v" }"#,
+        )
+        .unwrap_err();
         assert_eq!(e.key, "loops[0].mobility.velocity");
         let e = motions(SERVO, r#"mobility = { velocity = "omega" }"#).unwrap_err();
         assert_eq!(e.key, "loops[0].mobility.velocity");

@@ -32,7 +32,10 @@ mod builtin;
 mod ns3_backend;
 mod violation;
 
-pub use builtin::{parse_empirical_samples, BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, DelayReach, LossModel};
+pub use builtin::{
+    parse_empirical_samples, BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, DelayReach,
+    LossModel,
+};
 pub use ns3_backend::Ns3Network;
 pub use violation::{check_step, Asked, Violation};
 
@@ -50,7 +53,10 @@ pub enum NetworkError {
     /// The network broke its contract; `reached` is the last time it had
     /// truthfully reached.
     #[error("the network broke the protocol at simulated time {reached}: {violation}")]
-    Violation { reached: SimTime, violation: Violation },
+    Violation {
+        reached: SimTime,
+        violation: Violation,
+    },
 }
 
 impl NetworkError {

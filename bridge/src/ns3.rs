@@ -35,8 +35,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use protocol::{
-    Configure, Configured, EncodeError, ErrorCode, Finish, FlowSpec, FrameError, Hello, Message, MessageKind, SimTime,
-    Step, StepDone, Summary, PROTOCOL_VERSION,
+    Configure, Configured, EncodeError, ErrorCode, Finish, FlowSpec, FrameError, Hello, Message,
+    MessageKind, SimTime, Step, StepDone, Summary, PROTOCOL_VERSION,
 };
 
 use connection::{FramedStream, RecvError, SendError};
@@ -92,11 +92,22 @@ pub fn default_server_path() -> PathBuf {
 #[derive(Debug, thiserror::Error)]
 pub enum Ns3Error {
     #[error("cannot start the ns-3 server {binary}: {source} (build it with scripts/setup.sh or set {SERVER_ENV})", binary = .binary.display())]
-    Spawn { binary: PathBuf, source: std::io::Error },
+    Spawn {
+        binary: PathBuf,
+        source: std::io::Error,
+    },
     #[error("the ns-3 server {binary} did not print its port within {timeout:?}{stderr}", binary = .binary.display())]
-    NoPort { binary: PathBuf, timeout: Duration, stderr: String },
+    NoPort {
+        binary: PathBuf,
+        timeout: Duration,
+        stderr: String,
+    },
     #[error("the ns-3 server {binary} exited at start-up ({status}){stderr}", binary = .binary.display())]
-    ExitedAtStart { binary: PathBuf, status: String, stderr: String },
+    ExitedAtStart {
+        binary: PathBuf,
+        status: String,
+        stderr: String,
+    },
     /// The server exited with code 2 at start-up: it rejected an argument,
     /// which `message` names (bad input, not a failed run).
     #[error("the ns-3 server {binary} rejected its arguments: {message}", binary = .binary.display())]
@@ -108,23 +119,47 @@ pub enum Ns3Error {
     #[error("protocol version mismatch: the ns-3 server speaks version {server}, netloop speaks version {client}")]
     VersionMismatch { server: u16, client: u16 },
     #[error("the ns-3 server died ({status}) at simulated time {reached}{stderr}")]
-    ServerDied { reached: SimTime, status: String, stderr: String },
+    ServerDied {
+        reached: SimTime,
+        status: String,
+        stderr: String,
+    },
     #[error("the ns-3 server did not answer or take our data for {waited:?} at simulated time {reached} (timeout; is it stopped or stuck?)")]
     Timeout { reached: SimTime, waited: Duration },
     #[error("the ns-3 server closed the connection at simulated time {reached}{detail}{stderr}")]
-    Closed { reached: SimTime, detail: String, stderr: String },
+    Closed {
+        reached: SimTime,
+        detail: String,
+        stderr: String,
+    },
     #[error("the ns-3 server reported {code:?} at simulated time {reached}: {message}")]
-    Remote { reached: SimTime, code: ErrorCode, message: String },
+    Remote {
+        reached: SimTime,
+        code: ErrorCode,
+        message: String,
+    },
     #[error("malformed frame from the ns-3 server at simulated time {reached}: {source}")]
-    Frame { reached: SimTime, source: FrameError },
-    #[error("the ns-3 server sent {got} where {expected} was expected, at simulated time {reached}")]
-    Unexpected { reached: SimTime, got: MessageKind, expected: MessageKind },
+    Frame {
+        reached: SimTime,
+        source: FrameError,
+    },
+    #[error(
+        "the ns-3 server sent {got} where {expected} was expected, at simulated time {reached}"
+    )]
+    Unexpected {
+        reached: SimTime,
+        got: MessageKind,
+        expected: MessageKind,
+    },
     #[error("interrupted at simulated time {reached}")]
     Interrupted { reached: SimTime },
     #[error("cannot encode a message for the ns-3 server: {0}")]
     Encode(#[from] EncodeError),
     #[error("i/o error with the ns-3 server at simulated time {reached}: {source}")]
-    Io { reached: SimTime, source: std::io::Error },
+    Io {
+        reached: SimTime,
+        source: std::io::Error,
+    },
 }
 
 impl Ns3Error {
@@ -182,7 +217,8 @@ impl Ns3Client {
     /// [`Ns3Error::VersionMismatch`], or a timeout.
     pub fn start(options: &Ns3Options) -> Result<Self, Ns3Error> {
         let deadline = Instant::now() + options.connect_timeout;
-        let pair = handover::connected_pair(options.connect_timeout).map_err(|source| Ns3Error::Connect { source })?;
+        let pair = handover::connected_pair(options.connect_timeout)
+            .map_err(|source| Ns3Error::Connect { source })?;
         let process = ServerProcess::spawn(
             &options.server,
             &options.args,
@@ -193,7 +229,8 @@ impl Ns3Client {
         // The server has its own copy now; ours must not keep the connection open.
         drop(pair.server);
         tracing::debug!(target: "ns3", "server ready on its connection (port {})", process.port());
-        let stream = FramedStream::new(pair.bridge).map_err(|source| Ns3Error::Connect { source })?;
+        let stream =
+            FramedStream::new(pair.bridge).map_err(|source| Ns3Error::Connect { source })?;
         let mut client = Ns3Client {
             stream,
             process,
@@ -202,12 +239,25 @@ impl Ns3Client {
             step_timeout: options.step_timeout,
             cancel: options.cancel.clone(),
         };
-        client.send(&Hello { protocol_version: PROTOCOL_VERSION, software: CLIENT_SOFTWARE.into() }.into(), deadline)?;
+        client.send(
+            &Hello {
+                protocol_version: PROTOCOL_VERSION,
+                software: CLIENT_SOFTWARE.into(),
+            }
+            .into(),
+            deadline,
+        )?;
         let reply = match client.recv_until(deadline) {
             // A server of another version frames its answer (a Hello or an
             // Error) with its own version, which the decoder rejects first.
-            Err(Ns3Error::Frame { source: FrameError::UnsupportedVersion { found, supported }, .. }) => {
-                return Err(Ns3Error::VersionMismatch { server: found, client: supported })
+            Err(Ns3Error::Frame {
+                source: FrameError::UnsupportedVersion { found, supported },
+                ..
+            }) => {
+                return Err(Ns3Error::VersionMismatch {
+                    server: found,
+                    client: supported,
+                })
             }
             reply => reply?,
         };
@@ -216,9 +266,10 @@ impl Ns3Client {
                 client.server_software = hello.software;
                 Ok(client)
             }
-            Message::Hello(hello) => {
-                Err(Ns3Error::VersionMismatch { server: hello.protocol_version, client: PROTOCOL_VERSION })
-            }
+            Message::Hello(hello) => Err(Ns3Error::VersionMismatch {
+                server: hello.protocol_version,
+                client: PROTOCOL_VERSION,
+            }),
             other => Err(client.unexpected(other, MessageKind::Hello)),
         }
     }
@@ -228,10 +279,11 @@ impl Ns3Client {
     /// # Errors
     /// [`Ns3Error::Remote`] when the server rejects them (unknown node, ...).
     pub fn configure(&mut self, flows: Vec<FlowSpec>) -> Result<Configured, Ns3Error> {
-        self.request(Configure { flows }.into(), MessageKind::Configured).map(|m| match m {
-            Message::Configured(c) => c,
-            _ => unreachable!("request() checked the kind"),
-        })
+        self.request(Configure { flows }.into(), MessageKind::Configured)
+            .map(|m| match m {
+                Message::Configured(c) => c,
+                _ => unreachable!("request() checked the kind"),
+            })
     }
 
     /// Runs the network until `step.until` (or the first control delivery).
@@ -257,8 +309,14 @@ impl Ns3Client {
     /// A Ctrl-C is noticed before each request, not only while waiting: a
     /// fast server may never keep us waiting long enough to look.
     fn check_cancel(&self) -> Result<(), Ns3Error> {
-        if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(Ns3Error::Interrupted { reached: self.reached });
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(Ns3Error::Interrupted {
+                reached: self.reached,
+            });
         }
         Ok(())
     }
@@ -320,28 +378,47 @@ impl Ns3Client {
     /// Writes a message by `deadline`: a server that stops reading (frozen,
     /// with its socket buffers full) cannot block the bridge past it.
     fn send(&mut self, message: &Message, deadline: Instant) -> Result<(), Ns3Error> {
-        let result = self.stream.send(message, deadline, abort_hook(&self.cancel, &mut self.process));
+        let result = self.stream.send(
+            message,
+            deadline,
+            abort_hook(&self.cancel, &mut self.process),
+        );
         match result {
             Ok(()) => Ok(()),
             Err(SendError::Encode(e)) => Err(e.into()),
             // A write to a dead server fails with EPIPE or a reset; say what died.
-            Err(SendError::Io(source)) => Err(self.died_or(|reached| Ns3Error::Io { reached, source })),
-            Err(SendError::Timeout { waited }) => Err(Ns3Error::Timeout { reached: self.reached, waited }),
+            Err(SendError::Io(source)) => {
+                Err(self.died_or(|reached| Ns3Error::Io { reached, source }))
+            }
+            Err(SendError::Timeout { waited }) => Err(Ns3Error::Timeout {
+                reached: self.reached,
+                waited,
+            }),
             Err(SendError::Aborted(abort)) => Err(self.aborted(abort)),
         }
     }
 
     fn recv_until(&mut self, deadline: Instant) -> Result<Message, Ns3Error> {
-        let result = self.stream.recv(deadline, abort_hook(&self.cancel, &mut self.process));
+        let result = self
+            .stream
+            .recv(deadline, abort_hook(&self.cancel, &mut self.process));
         let reached = self.reached;
         match result {
-            Ok(Message::Error(e)) => Err(Ns3Error::Remote { reached, code: e.code, message: e.message }),
+            Ok(Message::Error(e)) => Err(Ns3Error::Remote {
+                reached,
+                code: e.code,
+                message: e.message,
+            }),
             Ok(message) => Ok(message),
             Err(RecvError::Timeout { waited }) => Err(Ns3Error::Timeout { reached, waited }),
             Err(RecvError::Aborted(abort)) => Err(self.aborted(abort)),
             Err(RecvError::Closed { pending }) => Err(self.died_or(|reached| Ns3Error::Closed {
                 reached,
-                detail: if pending > 0 { format!(" in the middle of a frame ({pending} bytes received)") } else { String::new() },
+                detail: if pending > 0 {
+                    format!(" in the middle of a frame ({pending} bytes received)")
+                } else {
+                    String::new()
+                },
                 stderr: String::new(),
             })),
             Err(RecvError::Frame(source)) => Err(Ns3Error::Frame { reached, source }),
@@ -371,16 +448,24 @@ impl Ns3Client {
                 stderr: self.process.stderr_tail(),
             },
             None => match otherwise(reached) {
-                Ns3Error::Closed { reached, detail, .. } => {
-                    Ns3Error::Closed { reached, detail, stderr: self.process.stderr_tail() }
-                }
+                Ns3Error::Closed {
+                    reached, detail, ..
+                } => Ns3Error::Closed {
+                    reached,
+                    detail,
+                    stderr: self.process.stderr_tail(),
+                },
                 e => e,
             },
         }
     }
 
     fn unexpected(&self, got: Message, expected: MessageKind) -> Ns3Error {
-        Ns3Error::Unexpected { reached: self.reached, got: got.kind(), expected }
+        Ns3Error::Unexpected {
+            reached: self.reached,
+            got: got.kind(),
+            expected,
+        }
     }
 }
 
@@ -408,14 +493,18 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let thread = std::thread::spawn(move || {
             let (mut socket, _) = listener.accept().unwrap();
-            socket.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            socket
+                .set_read_timeout(Some(Duration::from_secs(10)))
+                .unwrap();
             let mut received = Vec::new();
             let hello = loop {
                 let mut chunk = [0u8; 4096];
                 let n = socket.read(&mut chunk).expect("the bridge sends its Hello");
                 assert!(n > 0, "the bridge closed before its Hello was whole");
                 received.extend_from_slice(&chunk[..n]);
-                if let Decoded::Frame { message, .. } = decode(&received, DEFAULT_MAX_PAYLOAD).unwrap() {
+                if let Decoded::Frame { message, .. } =
+                    decode(&received, DEFAULT_MAX_PAYLOAD).unwrap()
+                {
                     break message;
                 }
             };
@@ -429,7 +518,10 @@ mod tests {
             "fd=${{1#--connectionFd=}}; exec 4<>/dev/tcp/127.0.0.1/{port}; echo {port}; \
              cat <&$fd >&4 & exec cat <&4 >&$fd"
         );
-        let mut options = Ns3Options::new("/bin/bash".into(), vec!["-c".into(), script, "fake-server".into()]);
+        let mut options = Ns3Options::new(
+            "/bin/bash".into(),
+            vec!["-c".into(), script, "fake-server".into()],
+        );
         options.connect_timeout = Duration::from_secs(10);
         (options, thread)
     }
@@ -440,29 +532,59 @@ mod tests {
     #[test]
     fn a_server_of_another_version_is_a_version_mismatch_naming_both() {
         let replies: [Message; 2] = [
-            Hello { protocol_version: OTHER_VERSION, software: "netloop-server from the future".into() }.into(),
-            protocol::Error { code: ErrorCode::UnsupportedVersion, message: "unsupported protocol version 1".into() }.into(),
+            Hello {
+                protocol_version: OTHER_VERSION,
+                software: "netloop-server from the future".into(),
+            }
+            .into(),
+            protocol::Error {
+                code: ErrorCode::UnsupportedVersion,
+                message: "unsupported protocol version 1".into(),
+            }
+            .into(),
         ];
         for reply in replies {
             let kind = reply.kind();
             let (options, server) = other_version_server(reply);
             let started = Instant::now();
             let err = match Ns3Client::start(&options) {
-                Ok(_) => panic!("{kind}: the handshake with a server of version {OTHER_VERSION} succeeded"),
+                Ok(_) => panic!(
+                    "{kind}: the handshake with a server of version {OTHER_VERSION} succeeded"
+                ),
                 Err(e) => e,
             };
-            assert!(started.elapsed() < Duration::from_secs(5), "{kind}: took {:?}", started.elapsed());
             assert!(
-                matches!(err, Ns3Error::VersionMismatch { server: OTHER_VERSION, client: PROTOCOL_VERSION }),
+                started.elapsed() < Duration::from_secs(5),
+                "{kind}: took {:?}",
+                started.elapsed()
+            );
+            assert!(
+                matches!(
+                    err,
+                    Ns3Error::VersionMismatch {
+                        server: OTHER_VERSION,
+                        client: PROTOCOL_VERSION
+                    }
+                ),
                 "{kind}: {err:?}"
             );
             let text = err.to_string();
             assert!(
-                text.contains(&format!("version {OTHER_VERSION}")) && text.contains(&format!("version {PROTOCOL_VERSION}")),
+                text.contains(&format!("version {OTHER_VERSION}"))
+                    && text.contains(&format!("version {PROTOCOL_VERSION}")),
                 "{kind}: {text}"
             );
             let hello = server.join().unwrap();
-            assert!(matches!(hello, Message::Hello(Hello { protocol_version: PROTOCOL_VERSION, .. })), "{hello:?}");
+            assert!(
+                matches!(
+                    hello,
+                    Message::Hello(Hello {
+                        protocol_version: PROTOCOL_VERSION,
+                        ..
+                    })
+                ),
+                "{hello:?}"
+            );
         }
     }
 }

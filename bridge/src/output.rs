@@ -42,7 +42,11 @@ impl AtomicFile {
         // A stale complete file from an earlier run would look like this run's.
         remove_if_exists(&final_path)?;
         let writer = BufWriter::with_capacity(1 << 16, create_no_follow(&partial_path)?);
-        Ok(AtomicFile { final_path, partial_path, writer })
+        Ok(AtomicFile {
+            final_path,
+            partial_path,
+            writer,
+        })
     }
 
     /// Flushes and renames to the final name.
@@ -83,9 +87,13 @@ impl Write for AtomicFile {
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = path.with_extension(format!(
         "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or_default()
+        path.extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default()
     ));
-    let written = create_no_follow(&tmp).and_then(|mut f| f.write_all(bytes)).and_then(|()| std::fs::rename(&tmp, path));
+    let written = create_no_follow(&tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|()| std::fs::rename(&tmp, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -103,13 +111,15 @@ fn create_no_follow(path: &Path) -> io::Result<File> {
         .open(path)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {
-                io::Error::other(format!("{} is a symbolic link; netloop does not write through links", path.display()))
+                io::Error::other(format!(
+                    "{} is a symbolic link; netloop does not write through links",
+                    path.display()
+                ))
             } else {
                 e
             }
         })
 }
-
 
 fn remove_if_exists(path: &Path) -> io::Result<()> {
     match std::fs::remove_file(path) {
@@ -130,7 +140,10 @@ mod tests {
         assert!(dir.path().join("a.csv.partial").exists());
         assert!(!dir.path().join("a.csv").exists());
         done.commit().unwrap();
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.csv")).unwrap(), "x\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+            "x\n"
+        );
         assert!(!dir.path().join("a.csv.partial").exists());
 
         // A second, failing run removes the complete file of the first.
@@ -149,6 +162,10 @@ mod tests {
         write_atomically(&path, b"{\"a\":1}").unwrap();
         write_atomically(&path, b"{}").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"{}");
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary file left");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
     }
 }

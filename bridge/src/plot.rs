@@ -39,7 +39,10 @@ pub enum PlotError {
     #[error("{0}")]
     Input(String),
     #[error("cannot write {}: {source}", path.display())]
-    Output { path: PathBuf, source: std::io::Error },
+    Output {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot draw {}: {message}", path.display())]
     Draw { path: PathBuf, message: String },
 }
@@ -58,8 +61,16 @@ pub struct PlotOptions {
 /// The metrics a sweep plots unless told otherwise: the control figures of
 /// every loop output, the mean and 99th percentile delay and the delivery
 /// ratio of every flow, and the overall delivery ratio.
-pub const DEFAULT_SWEEP_METRICS: &[&str] =
-    &["iae", "ise", "itae", "overshoot_percent", "settling_time_s", "delay.mean_s", "delay.p99_s", "delivery_ratio"];
+pub const DEFAULT_SWEEP_METRICS: &[&str] = &[
+    "iae",
+    "ise",
+    "itae",
+    "overshoot_percent",
+    "settling_time_s",
+    "delay.mean_s",
+    "delay.p99_s",
+    "delivery_ratio",
+];
 
 /// Whether `metric` is selected by `patterns` (see [`PlotOptions::metrics`]).
 pub fn metric_selected(metric: &str, patterns: &[String]) -> bool {
@@ -91,7 +102,10 @@ pub fn plot_dir(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, PlotE
 
 /// Something that can be drawn on any backend.
 pub(crate) trait Figure {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
     where
         DB::ErrorType: 'static;
 }
@@ -103,11 +117,17 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
     });
     if let Some(parent) = stem.parent() {
-        std::fs::create_dir_all(parent).map_err(|source| PlotError::Output { path: parent.to_path_buf(), source })?;
+        std::fs::create_dir_all(parent).map_err(|source| PlotError::Output {
+            path: parent.to_path_buf(),
+            source,
+        })?;
     }
     // Appended, not `with_extension`: metric names hold dots.
     let with = |ext: &str| {
-        let mut name = stem.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        let mut name = stem
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
         name.push(format!(".{ext}"));
         stem.with_file_name(name)
     };
@@ -124,8 +144,12 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         figure.draw(&root).map_err(|e| draw_error(&svg, e))?;
         root.present().map_err(|e| draw_error(&svg, e.into()))?;
     }
-    crate::output::write_atomically(&svg, svg_text.as_bytes())
-        .map_err(|source| PlotError::Output { path: svg.clone(), source })?;
+    crate::output::write_atomically(&svg, svg_text.as_bytes()).map_err(|source| {
+        PlotError::Output {
+            path: svg.clone(),
+            source,
+        }
+    })?;
 
     let mut pixels = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
     {
@@ -139,11 +163,17 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         let mut encoder = png::Encoder::new(&mut encoded, WIDTH, HEIGHT);
         encoder.set_color(png::ColorType::Rgb);
         encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().map_err(|e| draw_error(&png, e.into()))?;
-        writer.write_image_data(&pixels).map_err(|e| draw_error(&png, e.into()))?;
+        let mut writer = encoder
+            .write_header()
+            .map_err(|e| draw_error(&png, e.into()))?;
+        writer
+            .write_image_data(&pixels)
+            .map_err(|e| draw_error(&png, e.into()))?;
     }
-    crate::output::write_atomically(&png, &encoded)
-        .map_err(|source| PlotError::Output { path: png.clone(), source })?;
+    crate::output::write_atomically(&png, &encoded).map_err(|source| PlotError::Output {
+        path: png.clone(),
+        source,
+    })?;
     Ok(vec![png, svg])
 }
 
@@ -199,8 +229,11 @@ pub(crate) fn padded(lo: f64, hi: f64) -> std::ops::Range<f64> {
 
 /// The smallest and largest finite value.
 pub(crate) fn bounds(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values.into_iter().filter(|v| v.is_finite()).fold(None, |acc, v| match acc {
-        None => Some((v, v)),
-        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-    })
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+        })
 }

@@ -86,13 +86,34 @@ pub fn run_probe(options: &Ns3Options, spec: &ProbeSpec) -> Result<ProbeReport, 
     };
     for number in 0..spec.packets {
         let time = SimTime(number * spec.period.0);
-        let send = SendRequest { flow: 0, number, state_index: 0, state_count: 1, time, size: spec.size };
+        let send = SendRequest {
+            flow: 0,
+            number,
+            state_index: 0,
+            state_count: 1,
+            time,
+            size: spec.size,
+        };
         let until = time + spec.period;
-        absorb(client.step(Step { until, stop_at_delivery: false, sends: vec![send], kinematics: vec![] })?);
+        absorb(client.step(Step {
+            until,
+            stop_at_delivery: false,
+            sends: vec![send],
+            kinematics: vec![],
+        })?);
     }
     let end = SimTime(spec.packets * spec.period.0) + spec.drain;
-    absorb(client.step(Step { until: end, stop_at_delivery: false, sends: vec![], kinematics: vec![] })?);
+    absorb(client.step(Step {
+        until: end,
+        stop_at_delivery: false,
+        sends: vec![],
+        kinematics: vec![],
+    })?);
     let server = client.server_software().to_string();
     client.finish()?;
-    Ok(ProbeReport { network: configured.description, server, records })
+    Ok(ProbeReport {
+        network: configured.description,
+        server,
+        records,
+    })
 }

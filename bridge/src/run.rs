@@ -57,7 +57,10 @@ pub enum RunError {
     Config(String),
     /// The run directory cannot be written.
     #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
-    Output { dir: PathBuf, source: std::io::Error },
+    Output {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
     /// The run directory is another run's, or holds a symbolic link under
     /// an output name; nothing was written.
     #[error("{0}")]
@@ -70,7 +73,11 @@ pub enum RunError {
     /// The run started and failed; partial results up to simulated time
     /// `reached` (the control side's, as in `summary.json`) are on disk.
     #[error("{source}")]
-    Failed { source: Box<SessionError>, reached: SimTime, out_dir: PathBuf },
+    Failed {
+        source: Box<SessionError>,
+        reached: SimTime,
+        out_dir: PathBuf,
+    },
 }
 
 /// The figures of a run, written as `summary.json`. Everything here is
@@ -189,7 +196,11 @@ impl<W: std::io::Write> RunObserver<W> {
                 vec![ControlMetricsAccumulator::new(SETTLING_BAND); pairs]
             })
             .collect();
-        let widest = system.loops().iter().map(|l| l.signature().outputs.len().max(l.reference_dim())).max();
+        let widest = system
+            .loops()
+            .iter()
+            .map(|l| l.signature().outputs.len().max(l.reference_dim()))
+            .max();
         let width = widest.unwrap_or(0);
         RunObserver {
             recorder,
@@ -227,16 +238,37 @@ pub fn config_hash(scenario: &Scenario) -> String {
     hex::encode(&Sha256::digest(&json)[..8])
 }
 
-fn start_network(resolved: &Resolved, options: &RunOptions) -> Result<Box<dyn Network>, NetworkError> {
+fn start_network(
+    resolved: &Resolved,
+    options: &RunOptions,
+) -> Result<Box<dyn Network>, NetworkError> {
     let scenario = &resolved.scenario;
     Ok(match scenario.network.backend {
         Backend::Builtin => {
-            let config = scenario.network.builtin.as_ref().expect("resolve() checked [network.builtin]");
-            Box::new(BuiltinNetwork::new(config, scenario.seed, scenario.run, &options.base_dir)?)
+            let config = scenario
+                .network
+                .builtin
+                .as_ref()
+                .expect("resolve() checked [network.builtin]");
+            Box::new(BuiltinNetwork::new(
+                config,
+                scenario.seed,
+                scenario.run,
+                &options.base_dir,
+            )?)
         }
         Backend::Ns3 => {
-            let ns3 = ns3_options(resolved, &options.base_dir, &options.out_dir, options.cancel.clone());
-            let positions_matter = scenario.network.ns3.as_ref().is_some_and(Ns3NetworkConfig::uses_positions);
+            let ns3 = ns3_options(
+                resolved,
+                &options.base_dir,
+                &options.out_dir,
+                options.cancel.clone(),
+            );
+            let positions_matter = scenario
+                .network
+                .ns3
+                .as_ref()
+                .is_some_and(Ns3NetworkConfig::uses_positions);
             Box::new(Ns3Network::start(&ns3, positions_matter)?)
         }
     })
@@ -252,10 +284,14 @@ fn start_network(resolved: &Resolved, options: &RunOptions) -> Result<Box<dyn Ne
 pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunError> {
     let started = Instant::now();
     let scenario = &resolved.scenario;
-    let system = System::from_config(&resolved.system, scenario.control_seed()).map_err(|e| RunError::Config(e.to_string()))?;
+    let system = System::from_config(&resolved.system, scenario.control_seed())
+        .map_err(|e| RunError::Config(e.to_string()))?;
     let motions = node_motions(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
     let dir = options.out_dir.clone();
-    let io = |source| RunError::Output { dir: dir.clone(), source };
+    let io = |source| RunError::Output {
+        dir: dir.clone(),
+        source,
+    };
     // One run at a time in a directory, and none of an earlier run's
     // outputs beside this one's: the old summary goes before anything new is
     // written (the server writes its traces from the start).
@@ -265,7 +301,9 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     clear_outputs(&dir)?;
     let trace_dir = dir.join("ns3");
     // Only the ns-3 server writes traces; a builtin run leaves no `ns3/`.
-    if scenario.network.backend == Backend::Ns3 && scenario.network.traces.as_ref().is_some_and(|t| t.any()) {
+    if scenario.network.backend == Backend::Ns3
+        && scenario.network.traces.as_ref().is_some_and(|t| t.any())
+    {
         std::fs::create_dir_all(&trace_dir).map_err(io)?;
     }
     let started_network = start_network(resolved, options);
@@ -277,7 +315,9 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         if made_dir {
             let _ = std::fs::remove_dir(&dir);
         }
-        return Err(RunError::NetworkRejected { message: message.clone() });
+        return Err(RunError::NetworkRejected {
+            message: message.clone(),
+        });
     }
 
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
@@ -291,15 +331,36 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
         Ok(n) => n,
         Err(e) => {
             // Nothing ran: still leave a record of why.
-            let summary = summarise::<_, AtomicFile>(resolved, &system, &flows, &observer, None, 0, "", "", Some(e.to_string()));
+            let summary = summarise::<_, AtomicFile>(
+                resolved,
+                &system,
+                &flows,
+                &observer,
+                None,
+                0,
+                "",
+                "",
+                Some(e.to_string()),
+            );
             let _ = observer.recorder.finish(&system).map(AtomicFile::abandon);
             let _ = write_summary(&dir, &summary);
             let source = Box::new(SessionError::Network(e));
-            return Err(RunError::Failed { source, reached: SimTime::ZERO, out_dir: dir });
+            return Err(RunError::Failed {
+                source,
+                reached: SimTime::ZERO,
+                out_dir: dir,
+            });
         }
     };
     let software = network.software();
-    let mut session = Session::new(resolved, system, motions, network, packets, options.cancel.clone());
+    let mut session = Session::new(
+        resolved,
+        system,
+        motions,
+        network,
+        packets,
+        options.cancel.clone(),
+    );
 
     // From here on every failure (the network rejecting the flows, a failed
     // step, losses that cannot be recorded at the end) leaves the partial
@@ -341,25 +402,43 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let timing = Timing {
         wall_s: wall.as_secs_f64(),
         simulated_s: simulated,
-        real_time_factor: if wall.as_secs_f64() > 0.0 { simulated / wall.as_secs_f64() } else { 0.0 },
+        real_time_factor: if wall.as_secs_f64() > 0.0 {
+            simulated / wall.as_secs_f64()
+        } else {
+            0.0
+        },
         syncs,
     };
-    let timed = write_atomically(&dir.join("timing.json"), &serde_json::to_vec_pretty(&timing).expect("serialisable"))
-        .map_err(|e| named("timing.json", e));
+    let timed = write_atomically(
+        &dir.join("timing.json"),
+        &serde_json::to_vec_pretty(&timing).expect("serialisable"),
+    )
+    .map_err(|e| named("timing.json", e));
     // A run whose files could not all be written is not complete, and its
     // summary (the last file, if it can be written at all) says why.
     let unwritten = committed.and(timed).err();
     if let (Some(e), true) = (&unwritten, summary.complete) {
         summary.complete = false;
-        summary.error = Some(format!("cannot write the run directory {}: {e}", dir.display()));
+        summary.error = Some(format!(
+            "cannot write the run directory {}: {e}",
+            dir.display()
+        ));
     }
     write_summary(&dir, &summary).map_err(|e| io(named("summary.json", e)))?;
     if let Some(e) = unwritten {
         return Err(io(e));
     }
     match outcome {
-        Ok(()) => Ok(RunReport { out_dir: dir, summary, wall }),
-        Err(source) => Err(RunError::Failed { source: Box::new(source), reached: parts.system.time(), out_dir: dir }),
+        Ok(()) => Ok(RunReport {
+            out_dir: dir,
+            summary,
+            wall,
+        }),
+        Err(source) => Err(RunError::Failed {
+            source: Box::new(source),
+            reached: parts.system.time(),
+            out_dir: dir,
+        }),
     }
 }
 
@@ -368,9 +447,13 @@ fn commit_data(
     timeseries: Result<AtomicFile, impl std::fmt::Display>,
     packets: Result<AtomicFile, impl std::fmt::Display>,
 ) -> std::io::Result<()> {
-    let timeseries = timeseries.map_err(|e| named("timeseries.csv", std::io::Error::other(e.to_string())))?;
-    timeseries.commit().map_err(|e| named("timeseries.csv", e))?;
-    let packets = packets.map_err(|e| named("packets.csv", std::io::Error::other(e.to_string())))?;
+    let timeseries =
+        timeseries.map_err(|e| named("timeseries.csv", std::io::Error::other(e.to_string())))?;
+    timeseries
+        .commit()
+        .map_err(|e| named("timeseries.csv", e))?;
+    let packets =
+        packets.map_err(|e| named("packets.csv", std::io::Error::other(e.to_string())))?;
     packets.commit().map_err(|e| named("packets.csv", e))?;
     Ok(())
 }
@@ -409,7 +492,10 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
             outputs: accs
                 .iter()
                 .enumerate()
-                .map(|(j, acc)| OutputSummary { output: lp.signature().outputs[j].clone(), metrics: acc.finish() })
+                .map(|(j, acc)| OutputSummary {
+                    output: lp.signature().outputs[j].clone(),
+                    metrics: acc.finish(),
+                })
                 .collect(),
             resets: lp.resets(),
         })
@@ -456,7 +542,10 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
             period_s: scenario.sync.period.map(SimTime::as_secs_f64),
             syncs,
         },
-        network: NetworkSummary { backend: scenario.network.backend.to_string(), description: description.to_string() },
+        network: NetworkSummary {
+            backend: scenario.network.backend.to_string(),
+            description: description.to_string(),
+        },
         loops,
         delivery_ratio: ratio(totals.delivered, totals.sent),
         totals,

@@ -49,7 +49,10 @@ pub enum RunDirError {
     #[error("{path} is a symbolic link; netloop does not write through links in a run directory: remove it or choose another directory", path = .path.display())]
     Link { path: PathBuf },
     #[error("cannot use {path}: {source}", path = .path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 fn holder_text(pid: Option<u32>) -> String {
@@ -75,7 +78,10 @@ impl DirLock {
     /// when the lock file is a symbolic link, or an I/O error.
     pub fn acquire(dir: &Path) -> Result<DirLock, RunDirError> {
         let path = dir.join(LOCK_FILE);
-        let io = |source| RunDirError::Io { path: path.clone(), source };
+        let io = |source| RunDirError::Io {
+            path: path.clone(),
+            source,
+        };
         loop {
             let mut file = OpenOptions::new()
                 .read(true)
@@ -85,14 +91,23 @@ impl DirLock {
                 .mode(0o644)
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(&path)
-                .map_err(|e| if e.raw_os_error() == Some(libc::ELOOP) { RunDirError::Link { path: path.clone() } } else { io(e) })?;
+                .map_err(|e| {
+                    if e.raw_os_error() == Some(libc::ELOOP) {
+                        RunDirError::Link { path: path.clone() }
+                    } else {
+                        io(e)
+                    }
+                })?;
             // SAFETY: flock on a descriptor we own.
             if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
                 let error = std::io::Error::last_os_error();
                 if error.raw_os_error() != Some(libc::EWOULDBLOCK) {
                     return Err(io(error));
                 }
-                return Err(RunDirError::Busy { dir: dir.to_path_buf(), pid: holder_pid(&mut file) });
+                return Err(RunDirError::Busy {
+                    dir: dir.to_path_buf(),
+                    pid: holder_pid(&mut file),
+                });
             }
             // The previous holder may have removed the file between our open
             // and our lock: then we hold a lock on nothing, so try again.
@@ -103,7 +118,9 @@ impl DirLock {
             }
             // The pid is for the message of a second run; on a full disk the
             // lock holds without it.
-            let _ = file.set_len(0).and_then(|()| writeln!(file, "{}", std::process::id()));
+            let _ = file
+                .set_len(0)
+                .and_then(|()| writeln!(file, "{}", std::process::id()));
             return Ok(DirLock { path, _file: file });
         }
     }
@@ -161,7 +178,9 @@ pub fn clear_outputs(dir: &Path) -> Result<(), RunDirError> {
             Err(_) => Ok(()),
         };
         match removed {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(RunDirError::Io { path, source: e }),
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(RunDirError::Io { path, source: e })
+            }
             _ => {}
         }
     }
@@ -202,7 +221,10 @@ mod tests {
         }
         std::fs::create_dir_all(dir.path().join("plots/sub")).unwrap();
         clear_outputs(dir.path()).unwrap();
-        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(left, ["notes.txt"]);
     }
 
@@ -214,7 +236,10 @@ mod tests {
         std::fs::write(dir.path().join("summary.json"), "{}").unwrap();
         std::os::unix::fs::symlink(&target, dir.path().join("packets.csv.partial")).unwrap();
         let err = clear_outputs(dir.path()).unwrap_err();
-        assert!(matches!(&err, RunDirError::Link { path } if path.ends_with("packets.csv.partial")), "{err}");
+        assert!(
+            matches!(&err, RunDirError::Link { path } if path.ends_with("packets.csv.partial")),
+            "{err}"
+        );
         assert!(dir.path().join("summary.json").exists());
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "precious");
     }

@@ -64,7 +64,9 @@ impl KeyPath {
     pub fn parse(text: &str) -> Result<KeyPath, String> {
         let mut segments = Vec::new();
         let mut chars = text.trim().chars().peekable();
-        let bad = |why: &str| format!("`{text}` is not a key path ({why}); write e.g. loops[0].controller.kp");
+        let bad = |why: &str| {
+            format!("`{text}` is not a key path ({why}); write e.g. loops[0].controller.kp")
+        };
         let mut expect_key = true;
         while let Some(&c) = chars.peek() {
             match c {
@@ -202,11 +204,15 @@ impl Override {
     /// # Errors
     /// No `=`, or a bad key path.
     pub fn parse_set(arg: &str) -> Result<Override, String> {
-        let (key, value) = arg
-            .split_once('=')
-            .ok_or_else(|| format!("--set {arg}: expected key=value, e.g. --set loops[0].controller.kp=25"))?;
+        let (key, value) = arg.split_once('=').ok_or_else(|| {
+            format!("--set {arg}: expected key=value, e.g. --set loops[0].controller.kp=25")
+        })?;
         let path = KeyPath::parse(key).map_err(|e| format!("--set {arg}: {e}"))?;
-        Ok(Override { path, value: parse_value(value), origin: format!("--set {arg}") })
+        Ok(Override {
+            path,
+            value: parse_value(value),
+            origin: format!("--set {arg}"),
+        })
     }
 }
 
@@ -214,7 +220,9 @@ impl Override {
 pub fn parse_value(text: &str) -> toml::Value {
     let text = text.trim();
     match toml::from_str::<toml::Table>(&format!("v = {text}")) {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| toml::Value::String(text.to_string())),
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| toml::Value::String(text.to_string())),
         Err(_) => toml::Value::String(text.to_string()),
     }
 }
@@ -233,7 +241,9 @@ pub fn set_value(root: &mut toml::Table, path: &KeyPath, value: toml::Value) -> 
         root.insert(first.clone(), value);
         return Ok(());
     }
-    let mut current = root.entry(first.clone()).or_insert_with(|| new_container(&rest[0]));
+    let mut current = root
+        .entry(first.clone())
+        .or_insert_with(|| new_container(&rest[0]));
     let mut walked = KeyPath(vec![segments[0].clone()]);
     for (i, seg) in rest.iter().enumerate() {
         let last = i + 1 == rest.len();
@@ -241,21 +251,31 @@ pub fn set_value(root: &mut toml::Table, path: &KeyPath, value: toml::Value) -> 
         match seg {
             Segment::Key(k) => {
                 let table = current.as_table_mut().ok_or_else(|| {
-                    format!("`{walked}` is {} {type_name}, not a table, so it has no key `{k}`", article(type_name))
+                    format!(
+                        "`{walked}` is {} {type_name}, not a table, so it has no key `{k}`",
+                        article(type_name)
+                    )
                 })?;
                 if last {
                     table.insert(k.clone(), value);
                     return Ok(());
                 }
-                current = table.entry(k.clone()).or_insert_with(|| new_container(&rest[i + 1]));
+                current = table
+                    .entry(k.clone())
+                    .or_insert_with(|| new_container(&rest[i + 1]));
             }
             Segment::Index(n) => {
                 let array = current.as_array_mut().ok_or_else(|| {
-                    format!("`{walked}` is {} {type_name}, not an array, so it has no index [{n}]", article(type_name))
+                    format!(
+                        "`{walked}` is {} {type_name}, not an array, so it has no index [{n}]",
+                        article(type_name)
+                    )
                 })?;
                 let len = array.len();
                 if *n > len || (*n == len && !last) {
-                    return Err(format!("`{walked}` has {len} entries, so [{n}] does not exist"));
+                    return Err(format!(
+                        "`{walked}` has {len} entries, so [{n}] does not exist"
+                    ));
                 }
                 if *n == len {
                     array.push(value);
@@ -328,7 +348,12 @@ impl fmt::Display for Located {
             _ => 1,
         };
         match &self.place {
-            Place::File { line, column, text, underline } => {
+            Place::File {
+                line,
+                column,
+                text,
+                underline,
+            } => {
                 writeln!(f, "{:width$}--> {file}:{line}:{column}", "")?;
                 writeln!(f, "{:width$} |", "")?;
                 // A long line (a whole array on one line, say) is quoted by
@@ -336,7 +361,13 @@ impl fmt::Display for Located {
                 writeln!(f, "{line} | {}", shorten_line(text))?;
                 let start = underline.0.min(MAX_ECHOED_CHARS);
                 let len = underline.1.clamp(1, MAX_ECHOED_CHARS + 1 - start);
-                writeln!(f, "{:width$} | {}{}", "", " ".repeat(start), "^".repeat(len))?;
+                writeln!(
+                    f,
+                    "{:width$} | {}{}",
+                    "",
+                    " ".repeat(start),
+                    "^".repeat(len)
+                )?;
             }
             Place::Override(origin) => writeln!(f, "  --> {origin} (on {file})")?,
             Place::Nowhere => writeln!(f, "  --> {file} (the key is not written in the file)")?,
@@ -392,7 +423,12 @@ impl Loaded {
     /// A problem at `key` found after loading (by the ns-3 server, say),
     /// located in the file like any other.
     pub fn locate(&self, key: &str, message: &str) -> LoadError {
-        Locator { file: &self.path, text: &self.text, overrides: &self.overrides }.error(key, message)
+        Locator {
+            file: &self.path,
+            text: &self.text,
+            overrides: &self.overrides,
+        }
+        .error(key, message)
     }
 
     /// Asks the ns-3 server whether it accepts the scenario's network
@@ -424,14 +460,20 @@ impl Loaded {
 /// # Errors
 /// [`LoadError`], every variant of which is bad input (exit code 2).
 pub fn load(path: &Path, overrides: &[Override]) -> Result<Loaded, LoadError> {
-    let text = read_input(path).map_err(|source| LoadError::Read { path: path.to_path_buf(), source })?;
+    let text = read_input(path).map_err(|source| LoadError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     load_text(path, &text, overrides)
 }
 
 /// The override that `--network builtin|ns3` stands for.
 pub fn backend_override(backend: Backend) -> Override {
     Override {
-        path: KeyPath(vec![Segment::Key("network".into()), Segment::Key("backend".into())]),
+        path: KeyPath(vec![
+            Segment::Key("network".into()),
+            Segment::Key("backend".into()),
+        ]),
         value: toml::Value::String(backend.to_string()),
         origin: format!("--network {backend}"),
     }
@@ -443,24 +485,40 @@ pub fn backend_override(backend: Backend) -> Override {
 /// # Errors
 /// As [`load`].
 pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Loaded, LoadError> {
-    let mut table: toml::Table = toml::from_str(text)
-        .map_err(|e| LoadError::Syntax { path: path.to_path_buf(), message: shorten_lines(e.to_string().trim_end()) })?;
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
+        path: path.to_path_buf(),
+        message: shorten_lines(e.to_string().trim_end()),
+    })?;
     for o in overrides {
-        set_value(&mut table, &o.path, o.value.clone())
-            .map_err(|message| LoadError::Override { origin: o.origin.clone(), message })?;
+        set_value(&mut table, &o.path, o.value.clone()).map_err(|message| LoadError::Override {
+            origin: o.origin.clone(),
+            message,
+        })?;
     }
-    let locator = Locator { file: path, text, overrides };
+    let locator = Locator {
+        file: path,
+        text,
+        overrides,
+    };
     if let Some((key, value)) = first_non_finite(&table) {
         let message = format!("must be a finite number, found {value}");
-        return Err(locator.located(Some(key.to_string()), &key, message, Some("a finite number".into())));
+        return Err(locator.located(
+            Some(key.to_string()),
+            &key,
+            message,
+            Some("a finite number".into()),
+        ));
     }
 
-    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
-        let key = KeyPath::from_serde(e.path());
-        let message = e.inner().message().trim().to_string();
-        locator.serde_error(&table, key, &message)
-    })?;
-    let resolved = scenario.resolve().map_err(|e| locator.error(&e.key, &e.message))?;
+    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
+        .map_err(|e| {
+            let key = KeyPath::from_serde(e.path());
+            let message = e.inner().message().trim().to_string();
+            locator.serde_error(&table, key, &message)
+        })?;
+    let resolved = scenario
+        .resolve()
+        .map_err(|e| locator.error(&e.key, &e.message))?;
     let system = match controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
         Ok(system) => system,
         Err(e) => {
@@ -477,7 +535,8 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
     };
     node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin) {
+    if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin)
+    {
         match BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {
             Err(e) => {
                 let (key, message) = match &e {
@@ -497,7 +556,13 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
         config_hash = %crate::run::config_hash(&resolved.scenario),
         "scenario loaded and checked"
     );
-    Ok(Loaded { path: path.to_path_buf(), base_dir, resolved, text: text.to_string(), overrides: overrides.to_vec() })
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        base_dir,
+        resolved,
+        text: text.to_string(),
+        overrides: overrides.to_vec(),
+    })
 }
 
 /// Every arrival time of the builtin channel must fit in simulated time:
@@ -508,7 +573,8 @@ fn check_delay_reach(reach: &DelayReach, duration: SimTime) -> Result<(), (Strin
     if duration.as_nanos() as u128 + reach.nanos <= LAST_TIME.as_nanos() as u128 {
         return Ok(());
     }
-    let shown = u64::try_from(reach.nanos).map_or_else(|_| format!("{}ns", reach.nanos), |n| SimTime(n).to_string());
+    let shown = u64::try_from(reach.nanos)
+        .map_or_else(|_| format!("{}ns", reach.nanos), |n| SimTime(n).to_string());
     Err((
         format!("network.builtin.delay.{}", reach.key),
         format!(
@@ -523,7 +589,17 @@ fn check_delay_reach(reach: &DelayReach, duration: SimTime) -> Result<(), (Strin
 /// limit on that side", like leaving the key out, which one channel of a
 /// per-channel list cannot do. The lower limits take -inf, the upper +inf.
 fn infinity_allowed(path: &KeyPath, value: f64) -> bool {
-    let keys: Vec<&str> = path.0.iter().filter_map(|s| if let Segment::Key(k) = s { Some(k.as_str()) } else { None }).collect();
+    let keys: Vec<&str> = path
+        .0
+        .iter()
+        .filter_map(|s| {
+            if let Segment::Key(k) = s {
+                Some(k.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
     let upper = match keys.as_slice() {
         ["loops", "actuator", "min"] | ["loops", "controller", "u_min"] => false,
         ["loops", "actuator", "max"] | ["loops", "controller", "u_max"] => true,
@@ -539,7 +615,9 @@ fn infinity_allowed(path: &KeyPath, value: f64) -> bool {
 fn first_non_finite(table: &toml::Table) -> Option<(KeyPath, f64)> {
     fn walk(value: &toml::Value, path: &mut KeyPath) -> Option<(KeyPath, f64)> {
         match value {
-            toml::Value::Float(x) if !x.is_finite() && !infinity_allowed(path, *x) => Some((path.clone(), *x)),
+            toml::Value::Float(x) if !x.is_finite() && !infinity_allowed(path, *x) => {
+                Some((path.clone(), *x))
+            }
             toml::Value::Table(t) => t.iter().find_map(|(k, v)| {
                 path.0.push(Segment::Key(k.clone()));
                 let found = walk(v, path);
@@ -555,13 +633,21 @@ fn first_non_finite(table: &toml::Table) -> Option<(KeyPath, f64)> {
             _ => None,
         }
     }
-    table.iter().find_map(|(k, v)| walk(v, &mut KeyPath(vec![Segment::Key(k.clone())])))
+    table
+        .iter()
+        .find_map(|(k, v)| walk(v, &mut KeyPath(vec![Segment::Key(k.clone())])))
 }
 
 /// A problem at `key` of the TOML text `text` (read from `file`), located in
 /// it. Used for files other than scenarios too (sweep files).
 pub fn locate(file: &Path, text: &str, key: &str, message: &str) -> Located {
-    match (Locator { file, text, overrides: &[] }).error(key, message) {
+    match (Locator {
+        file,
+        text,
+        overrides: &[],
+    })
+    .error(key, message)
+    {
         LoadError::Invalid(l) => *l,
         other => Located {
             file: file.to_path_buf(),
@@ -588,7 +674,11 @@ impl Locator<'_> {
     fn serde_error(&self, table: &toml::Table, mut key: KeyPath, message: &str) -> LoadError {
         let (what, expected) = split_expected(message);
         if let Some(field) = backticked(message, "unknown field `") {
-            if key.0.last().is_none_or(|s| *s != Segment::Key(field.clone())) {
+            if key
+                .0
+                .last()
+                .is_none_or(|s| *s != Segment::Key(field.clone()))
+            {
                 key = key.child(&field);
             }
         } else if message.starts_with("unknown variant `") && has_key(table, &key.child("kind")) {
@@ -601,7 +691,11 @@ impl Locator<'_> {
                 key = inner;
             }
         }
-        let key_text = if key.is_empty() { None } else { Some(key.to_string()) };
+        let key_text = if key.is_empty() {
+            None
+        } else {
+            Some(key.to_string())
+        };
         self.located(key_text, &key, what, expected)
     }
 
@@ -623,18 +717,40 @@ impl Locator<'_> {
         }
     }
 
-    fn located(&self, key: Option<String>, path: &KeyPath, message: String, expected: Option<String>) -> LoadError {
+    fn located(
+        &self,
+        key: Option<String>,
+        path: &KeyPath,
+        message: String,
+        expected: Option<String>,
+    ) -> LoadError {
         let mut note = None;
         // Set by an override: blame the override.
-        let place = if let Some(o) = self.overrides.iter().rev().find(|o| path.starts_with(&o.path)) {
+        let place = if let Some(o) = self
+            .overrides
+            .iter()
+            .rev()
+            .find(|o| path.starts_with(&o.path))
+        {
             Place::Override(o.origin.clone())
         } else {
-            if let Some(o) = self.overrides.iter().find(|o| o.path.starts_with(path) && !path.is_empty()) {
+            if let Some(o) = self
+                .overrides
+                .iter()
+                .find(|o| o.path.starts_with(path) && !path.is_empty())
+            {
                 note = Some(format!("{} changed this table", o.origin));
             }
             self.find(path)
         };
-        LoadError::Invalid(Box::new(Located { file: self.file.to_path_buf(), key, message, expected, place, note }))
+        LoadError::Invalid(Box::new(Located {
+            file: self.file.to_path_buf(),
+            key,
+            message,
+            expected,
+            place,
+            note,
+        }))
     }
 
     /// The deepest part of `path` that the file writes, as a place.
@@ -654,12 +770,19 @@ impl Locator<'_> {
                         Some(v) => v.get_ref().as_table(),
                     };
                     let Some(table) = table else { break };
-                    let Some((key, v)) = table.iter().find(|(key, _)| key.get_ref() == k) else { break };
+                    let Some((key, v)) = table.iter().find(|(key, _)| key.get_ref() == k) else {
+                        break;
+                    };
                     best = Some((key.span(), v.span()));
                     value = Some(v);
                 }
                 Segment::Index(n) => {
-                    let Some(v) = value.and_then(|v| v.get_ref().as_array()).and_then(|a| a.get(*n)) else { break };
+                    let Some(v) = value
+                        .and_then(|v| v.get_ref().as_array())
+                        .and_then(|a| a.get(*n))
+                    else {
+                        break;
+                    };
                     best = Some((v.span(), v.span()));
                     value = Some(v);
                 }
@@ -681,10 +804,18 @@ impl Locator<'_> {
         let line_text = text[line_start..line_end].trim_end_matches('\r');
         let line = text[..start].matches('\n').count() + 1;
         let column = text[line_start..start].chars().count();
-        let end =
-            if value.end <= line_end && value.end > start { value.end } else { key.end.min(line_end).max(start + 1) };
+        let end = if value.end <= line_end && value.end > start {
+            value.end
+        } else {
+            key.end.min(line_end).max(start + 1)
+        };
         let len = text[start..end.min(line_end).max(start)].chars().count();
-        Place::File { line, column: column + 1, text: line_text.to_string(), underline: (column, len.max(1)) }
+        Place::File {
+            line,
+            column: column + 1,
+            text: line_text.to_string(),
+            underline: (column, len.max(1)),
+        }
     }
 }
 
@@ -725,12 +856,16 @@ fn find_quoted_value(table: &toml::Table, path: &KeyPath, message: &str) -> Opti
 
 fn collect_matches(value: &toml::Value, path: KeyPath, message: &str, found: &mut Vec<KeyPath>) {
     let quoted = match value {
-        toml::Value::String(s) => message.contains(&format!("\"{s}\"")) || message.contains(&format!("`{s}`")),
+        toml::Value::String(s) => {
+            message.contains(&format!("\"{s}\"")) || message.contains(&format!("`{s}`"))
+        }
         toml::Value::Integer(i) => {
-            message.contains(&format!("integer `{i}`")) || message.contains(&format!("{i} has no unit"))
+            message.contains(&format!("integer `{i}`"))
+                || message.contains(&format!("{i} has no unit"))
         }
         toml::Value::Float(f) => {
-            message.contains(&format!("floating point `{f}`")) || message.contains(&format!("{f} has no unit"))
+            message.contains(&format!("floating point `{f}`"))
+                || message.contains(&format!("{f} has no unit"))
         }
         toml::Value::Boolean(b) => message.contains(&format!("boolean `{b}`")),
         toml::Value::Array(_) => message.starts_with("invalid type: sequence"),
@@ -797,10 +932,19 @@ fn in_words(expected: &str) -> &str {
 ///
 /// # Errors
 /// A syntax error, or a located type / unknown-key / missing-key error.
-pub fn deserialize_file<T: for<'de> Deserialize<'de>>(file: &Path, text: &str) -> Result<T, LoadError> {
-    let table: toml::Table = toml::from_str(text)
-        .map_err(|e| LoadError::Syntax { path: file.to_path_buf(), message: shorten_lines(e.to_string().trim_end()) })?;
-    let locator = Locator { file, text, overrides: &[] };
+pub fn deserialize_file<T: for<'de> Deserialize<'de>>(
+    file: &Path,
+    text: &str,
+) -> Result<T, LoadError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
+        path: file.to_path_buf(),
+        message: shorten_lines(e.to_string().trim_end()),
+    })?;
+    let locator = Locator {
+        file,
+        text,
+        overrides: &[],
+    };
     serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
         let key = KeyPath::from_serde(e.path());
         let message = e.inner().message().trim().to_string();
@@ -815,7 +959,10 @@ mod tests {
     const SERVO: &str = include_str!("../../examples/dc_servo_p2p.toml");
 
     fn load_str(text: &str, sets: &[&str]) -> Result<Loaded, LoadError> {
-        let overrides: Vec<Override> = sets.iter().map(|s| Override::parse_set(s).unwrap()).collect();
+        let overrides: Vec<Override> = sets
+            .iter()
+            .map(|s| Override::parse_set(s).unwrap())
+            .collect();
         load_text(Path::new("examples/x.toml"), text, &overrides)
     }
 
@@ -833,7 +980,10 @@ mod tests {
         let b = KeyPath::parse("loops.0.controller.kp").unwrap();
         assert_eq!(a, b);
         assert_eq!(a.to_string(), "loops[0].controller.kp");
-        assert_eq!(KeyPath::parse("network.ns3.data_rate").unwrap().to_string(), "network.ns3.data_rate");
+        assert_eq!(
+            KeyPath::parse("network.ns3.data_rate").unwrap().to_string(),
+            "network.ns3.data_rate"
+        );
         for bad in ["", "a.", "a[x]", "a[1", ".a", "a..b"] {
             assert!(KeyPath::parse(bad).is_err(), "{bad}");
         }
@@ -878,9 +1028,15 @@ mod tests {
         let text = SERVO.replace("kp = 20.0", "kp = \"fast\"");
         let l = located(load_str(&text, &[]));
         assert_eq!(l.key.as_deref(), Some("loops[0].controller.kp"));
-        let line = SERVO.lines().position(|l| l.starts_with("kp = 20.0")).unwrap() + 1;
+        let line = SERVO
+            .lines()
+            .position(|l| l.starts_with("kp = 20.0"))
+            .unwrap()
+            + 1;
         match &l.place {
-            Place::File { line: found, text, .. } => {
+            Place::File {
+                line: found, text, ..
+            } => {
                 assert_eq!(*found, line);
                 assert_eq!(text, "kp = \"fast\"");
             }
@@ -894,7 +1050,10 @@ mod tests {
         let text = SERVO.replace("inertia = 0.01", "inertia = 0.01\ninertiaa = 0.02");
         let l = located(load_str(&text, &[]));
         assert_eq!(l.key.as_deref(), Some("loops[0].plant.inertiaa"));
-        assert!(matches!(&l.place, Place::File { text, .. } if text == "inertiaa = 0.02"), "{l}");
+        assert!(
+            matches!(&l.place, Place::File { text, .. } if text == "inertiaa = 0.02"),
+            "{l}"
+        );
         let text = SERVO.replace("kind = \"dc_servo\"", "kind = \"dc_motor\"");
         let l = located(load_str(&text, &[]));
         assert_eq!(l.key.as_deref(), Some("loops[0].plant.kind"));
@@ -903,18 +1062,30 @@ mod tests {
 
     #[test]
     fn control_side_errors_are_located_through_their_key() {
-        let text = SERVO.replace("[loops.sensor]\nperiod = \"10ms\"", "[loops.sensor]\nperiod = \"10500us\"");
+        let text = SERVO.replace(
+            "[loops.sensor]\nperiod = \"10ms\"",
+            "[loops.sensor]\nperiod = \"10500us\"",
+        );
         let l = located(load_str(&text, &[]));
         assert_eq!(l.key.as_deref(), Some("loops[0].sensor.period"));
-        assert!(matches!(&l.place, Place::File { text, .. } if text == "period = \"10500us\""), "{l}");
+        assert!(
+            matches!(&l.place, Place::File { text, .. } if text == "period = \"10500us\""),
+            "{l}"
+        );
     }
 
     #[test]
     fn errors_in_overridden_values_blame_the_override() {
         let l = located(load_str(SERVO, &["loops[0].controller.kp=fast"]));
-        assert_eq!(l.place, Place::Override("--set loops[0].controller.kp=fast".into()));
+        assert_eq!(
+            l.place,
+            Place::Override("--set loops[0].controller.kp=fast".into())
+        );
         let shown = l.to_string();
-        assert!(shown.contains("--set loops[0].controller.kp=fast"), "{shown}");
+        assert!(
+            shown.contains("--set loops[0].controller.kp=fast"),
+            "{shown}"
+        );
     }
 
     #[test]
@@ -923,17 +1094,30 @@ mod tests {
             .replace("name = \"servo\"", "name = \"servo2\"")
             .replace("plant_node = 0", "plant_node = 2")
             .replace("controller_node = 1", "controller_node = 3")
-            .replace("[loops.sensor]\nperiod = \"10ms\"", "[loops.sensor]\nperiod = \"7500us\"");
+            .replace(
+                "[loops.sensor]\nperiod = \"10ms\"",
+                "[loops.sensor]\nperiod = \"7500us\"",
+            );
         let text = format!("{SERVO}\n{second}");
         let l = located(load_str(&text, &["network.ns3.nodes=4"]));
         assert_eq!(l.key.as_deref(), Some("loops[1].sensor.period"));
-        let line = text.lines().position(|l| l == "period = \"7500us\"").unwrap() + 1;
-        assert!(matches!(&l.place, Place::File { line: found, .. } if *found == line), "{l}");
+        let line = text
+            .lines()
+            .position(|l| l == "period = \"7500us\"")
+            .unwrap()
+            + 1;
+        assert!(
+            matches!(&l.place, Place::File { line: found, .. } if *found == line),
+            "{l}"
+        );
     }
 
     #[test]
     fn missing_keys_point_at_their_table() {
-        let text = SERVO.replace("[loops.sensor]\nperiod = \"10ms\"", "[loops.sensor]\nphase = \"0s\"");
+        let text = SERVO.replace(
+            "[loops.sensor]\nperiod = \"10ms\"",
+            "[loops.sensor]\nphase = \"0s\"",
+        );
         let l = located(load_str(&text, &[]));
         assert_eq!(l.key.as_deref(), Some("loops[0].sensor"));
         assert!(l.message.contains("missing field `period`"), "{l}");

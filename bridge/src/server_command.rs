@@ -14,7 +14,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::config::{key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig};
+use crate::config::{
+    key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig,
+};
 use crate::ns3::{default_server_path, server_problem, Ns3Client, Ns3Error, Ns3Options};
 
 /// How long `--check` may take: it builds nothing, so this only guards
@@ -25,15 +27,33 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(30);
 /// key: seed and run, the network's own, then `[network.server] args`
 /// verbatim. Trace files go into `out_dir/ns3/`; relative files are read
 /// from `base_dir`.
-pub fn server_arguments(resolved: &Resolved, base_dir: &Path, out_dir: &Path) -> Vec<ServerArgument> {
+pub fn server_arguments(
+    resolved: &Resolved,
+    base_dir: &Path,
+    out_dir: &Path,
+) -> Vec<ServerArgument> {
     let scenario = &resolved.scenario;
-    let mut args = vec![ServerArgument::new("seed", scenario.seed, "seed"), ServerArgument::new("run", scenario.run, "run")];
+    let mut args = vec![
+        ServerArgument::new("seed", scenario.seed, "seed"),
+        ServerArgument::new("run", scenario.run, "run"),
+    ];
     if let Some(ns3) = &scenario.network.ns3 {
         let extras = scenario.network.extras();
-        args.extend(ns3.server_arguments(&extras, resolved.node_count, base_dir, &out_dir.join("ns3")));
+        args.extend(ns3.server_arguments(
+            &extras,
+            resolved.node_count,
+            base_dir,
+            &out_dir.join("ns3"),
+        ));
     }
     args.extend(
-        scenario.network.server.args.iter().enumerate().map(|(i, a)| ServerArgument::verbatim(a, format!("network.server.args[{i}]"))),
+        scenario
+            .network
+            .server
+            .args
+            .iter()
+            .enumerate()
+            .map(|(i, a)| ServerArgument::verbatim(a, format!("network.server.args[{i}]"))),
     );
     args
 }
@@ -58,7 +78,12 @@ pub fn server_binary(server: &ServerConfig, base_dir: &Path) -> PathBuf {
 }
 
 /// Spawn options for a run of `resolved` into `out_dir`.
-pub fn ns3_options(resolved: &Resolved, base_dir: &Path, out_dir: &Path, cancel: Option<Arc<AtomicBool>>) -> Ns3Options {
+pub fn ns3_options(
+    resolved: &Resolved,
+    base_dir: &Path,
+    out_dir: &Path,
+    cancel: Option<Arc<AtomicBool>>,
+) -> Ns3Options {
     let server = &resolved.scenario.network.server;
     let arguments = server_arguments(resolved, base_dir, out_dir);
     let mut options = Ns3Options::new(server_binary(server, base_dir), command_line(&arguments));
@@ -73,7 +98,9 @@ pub fn ns3_options(resolved: &Resolved, base_dir: &Path, out_dir: &Path, cancel:
 /// `network.ns3`.
 pub fn key_of_problem(resolved: &Resolved, base_dir: &Path, message: &str) -> String {
     let arguments = server_arguments(resolved, base_dir, Path::new("."));
-    key_of_server_message(&arguments, message).unwrap_or("network.ns3").to_string()
+    key_of_server_message(&arguments, message)
+        .unwrap_or("network.ns3")
+        .to_string()
 }
 
 /// What `--check` found.
@@ -104,7 +131,12 @@ pub enum NetworkCheck {
 /// least the scenario's node count.
 pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) -> NetworkCheck {
     let scenario = &resolved.scenario;
-    let Some(ns3) = scenario.network.ns3.as_ref().filter(|_| scenario.network.backend == Backend::Ns3) else {
+    let Some(ns3) = scenario
+        .network
+        .ns3
+        .as_ref()
+        .filter(|_| scenario.network.backend == Backend::Ns3)
+    else {
         return NetworkCheck::NotApplicable;
     };
     let binary = server_binary(&scenario.network.server, base_dir);
@@ -112,7 +144,10 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
     if own_program && !binary.is_file() {
         return NetworkCheck::Rejected {
             key: "network.server.binary".into(),
-            message: format!("{} does not exist (a relative path is relative to the scenario file)", binary.display()),
+            message: format!(
+                "{} does not exist (a relative path is relative to the scenario file)",
+                binary.display()
+            ),
         };
     }
     if own_program && !with_server {
@@ -129,8 +164,17 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
     }
     let mut line = command_line(&arguments);
     line.push("--check".into());
-    let no_server = |reason: String| NetworkCheck::NoServer { binary: binary.clone(), reason };
-    let mut child = match Command::new(&binary).args(&line).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn() {
+    let no_server = |reason: String| NetworkCheck::NoServer {
+        binary: binary.clone(),
+        reason,
+    };
+    let mut child = match Command::new(&binary)
+        .args(&line)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
         Ok(child) => child,
         Err(e) => return no_server(e.to_string()),
     };
@@ -144,7 +188,10 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
                 let _ = child.wait();
                 return NetworkCheck::Rejected {
                     key: "network.ns3".into(),
-                    message: format!("{} --check did not answer within {CHECK_TIMEOUT:?}", binary.display()),
+                    message: format!(
+                        "{} --check did not answer within {CHECK_TIMEOUT:?}",
+                        binary.display()
+                    ),
                 };
             }
             Err(e) => return no_server(e.to_string()),
@@ -159,7 +206,9 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
         Some(0) => NetworkCheck::Accepted,
         Some(2) => {
             let message = server_problem(&stderr);
-            let key = key_of_server_message(&arguments, &message).unwrap_or("network.ns3").to_string();
+            let key = key_of_server_message(&arguments, &message)
+                .unwrap_or("network.ns3")
+                .to_string();
             NetworkCheck::Rejected { key, message }
         }
         // ns-3's CommandLine exits with 1 for an argument it cannot take
@@ -178,7 +227,10 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
                 };
             }
             match key_of_server_message(&arguments, &message) {
-                Some(key) => NetworkCheck::Rejected { key: key.to_string(), message },
+                Some(key) => NetworkCheck::Rejected {
+                    key: key.to_string(),
+                    message,
+                },
                 None => NetworkCheck::Rejected {
                     key: "network.ns3".into(),
                     message: format!(
@@ -194,20 +246,39 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
 
 /// Checks a custom kind's program by starting it: it must shake hands and
 /// serve at least the scenario's nodes. It is stopped right after.
-fn start_custom_program(resolved: &Resolved, binary: PathBuf, arguments: &[ServerArgument]) -> NetworkCheck {
+fn start_custom_program(
+    resolved: &Resolved,
+    binary: PathBuf,
+    arguments: &[ServerArgument],
+) -> NetworkCheck {
     let server = &resolved.scenario.network.server;
     let mut options = Ns3Options::new(binary, command_line(arguments));
     options.connect_timeout = Duration::from_nanos(server.connect_timeout.0);
     options.step_timeout = CHECK_TIMEOUT;
-    let rejected = |key: &str, message: String| NetworkCheck::Rejected { key: key.into(), message };
+    let rejected = |key: &str, message: String| NetworkCheck::Rejected {
+        key: key.into(),
+        message,
+    };
     let mut client = match Ns3Client::start(&options) {
         Ok(client) => client,
         Err(Ns3Error::BadArgument { message, .. }) => {
-            let key = key_of_server_message(arguments, &message).unwrap_or("network.server.args").to_string();
+            let key = key_of_server_message(arguments, &message)
+                .unwrap_or("network.server.args")
+                .to_string();
             return NetworkCheck::Rejected { key, message };
         }
-        Err(Ns3Error::Spawn { binary, source }) => return NetworkCheck::NoServer { binary, reason: source.to_string() },
-        Err(e) => return rejected("network.server.binary", format!("the program did not start as a netloop server: {e}")),
+        Err(Ns3Error::Spawn { binary, source }) => {
+            return NetworkCheck::NoServer {
+                binary,
+                reason: source.to_string(),
+            }
+        }
+        Err(e) => {
+            return rejected(
+                "network.server.binary",
+                format!("the program did not start as a netloop server: {e}"),
+            )
+        }
     };
     match client.configure(Vec::new()) {
         Ok(configured) if configured.node_count >= resolved.node_count => NetworkCheck::Accepted,
@@ -218,7 +289,10 @@ fn start_custom_program(resolved: &Resolved, binary: PathBuf, arguments: &[Serve
                 configured.node_count, configured.description, resolved.node_count
             ),
         ),
-        Err(e) => rejected("network.server.binary", format!("the program did not answer a Configure: {e}")),
+        Err(e) => rejected(
+            "network.server.binary",
+            format!("the program did not answer a Configure: {e}"),
+        ),
     }
 }
 
@@ -228,11 +302,26 @@ mod tests {
 
     #[test]
     fn a_binary_is_relative_to_the_scenarios_directory_even_as_a_bare_name() {
-        let server = |binary: &str| ServerConfig { binary: Some(binary.into()), ..ServerConfig::default() };
-        assert_eq!(server_binary(&server("my-server"), Path::new("")), Path::new("./my-server"));
-        assert_eq!(server_binary(&server("my-server"), Path::new("dir")), Path::new("dir/my-server"));
-        assert_eq!(server_binary(&server("bin/x"), Path::new("")), Path::new("bin/x"));
-        assert_eq!(server_binary(&server("/abs/x"), Path::new("dir")), Path::new("/abs/x"));
+        let server = |binary: &str| ServerConfig {
+            binary: Some(binary.into()),
+            ..ServerConfig::default()
+        };
+        assert_eq!(
+            server_binary(&server("my-server"), Path::new("")),
+            Path::new("./my-server")
+        );
+        assert_eq!(
+            server_binary(&server("my-server"), Path::new("dir")),
+            Path::new("dir/my-server")
+        );
+        assert_eq!(
+            server_binary(&server("bin/x"), Path::new("")),
+            Path::new("bin/x")
+        );
+        assert_eq!(
+            server_binary(&server("/abs/x"), Path::new("dir")),
+            Path::new("/abs/x")
+        );
     }
 
     #[test]
@@ -244,10 +333,22 @@ mod tests {
             ServerArgument::verbatim("--ns3::WifiMac::Ssid=x", "network.server.args[0]"),
         ];
         let key = |m: &str| key_of_server_message(&arguments, m);
-        assert_eq!(key("--phyMode=Bogus is not a mode of 80211a"), Some("network.radio.phy_mode"));
-        assert_eq!(key("--nodes plus --bgNodes is too large"), Some("network.ns3.nodes"));
-        assert_eq!(key("--phyMode: cannot open"), Some("network.radio.phy_mode"));
-        assert_eq!(key("Invalid command-line argument: --ns3::WifiMac::Ssid=x"), Some("network.server.args[0]"));
+        assert_eq!(
+            key("--phyMode=Bogus is not a mode of 80211a"),
+            Some("network.radio.phy_mode")
+        );
+        assert_eq!(
+            key("--nodes plus --bgNodes is too large"),
+            Some("network.ns3.nodes")
+        );
+        assert_eq!(
+            key("--phyMode: cannot open"),
+            Some("network.radio.phy_mode")
+        );
+        assert_eq!(
+            key("Invalid command-line argument: --ns3::WifiMac::Ssid=x"),
+            Some("network.server.args[0]")
+        );
         assert_eq!(key("--elsewhere=1 is wrong"), None);
         assert_eq!(key("no argument named"), None);
     }

@@ -64,7 +64,10 @@ pub enum SessionError {
     #[error("control side at simulated time {reached}: {source}")]
     Api { reached: SimTime, source: ApiError },
     #[error("packet bookkeeping at simulated time {reached}: {source}")]
-    Ledger { reached: SimTime, source: LedgerError },
+    Ledger {
+        reached: SimTime,
+        source: LedgerError,
+    },
     #[error("interrupted at simulated time {reached}")]
     Interrupted { reached: SimTime },
 }
@@ -180,9 +183,16 @@ impl<W: Write> Session<W> {
         for (i, lp) in system.loops().iter().enumerate() {
             let et = lp.controller_trigger() == Trigger::Event;
             event_triggered.push(et);
-            rollback.push(resolved.loops[i].response == ResponseKind::Rollback && lp.is_continuous_controller());
+            rollback.push(
+                resolved.loops[i].response == ResponseKind::Rollback
+                    && lp.is_continuous_controller(),
+            );
         }
-        let names = system.loops().iter().map(|l| l.name().to_string()).collect();
+        let names = system
+            .loops()
+            .iter()
+            .map(|l| l.name().to_string())
+            .collect();
         let scheme = resolved.scenario.sync.scheme;
         Session {
             ledger: Ledger::new(flows.clone(), names, packets_out),
@@ -194,7 +204,11 @@ impl<W: Write> Session<W> {
             computation_delay: resolved.scenario.sync.computation_delay,
             event_triggered,
             rollback,
-            zero_on_loss: resolved.loops.iter().map(|l| l.downlink.on_loss == OnLoss::Zero).collect(),
+            zero_on_loss: resolved
+                .loops
+                .iter()
+                .map(|l| l.downlink.on_loss == OnLoss::Zero)
+                .collect(),
             motions,
             response_numbers: vec![0; n],
             local_controls: vec![Vec::new(); n],
@@ -217,7 +231,9 @@ impl<W: Write> Session<W> {
     /// The network rejects the flows; the first failure after that, naming
     /// the simulated time reached.
     pub fn run<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
-        let configured = self.network.configure(&self.flows.specs(&self.event_triggered))?;
+        let configured = self
+            .network
+            .configure(&self.flows.specs(&self.event_triggered))?;
         self.network_description = configured.description;
         match self.scheme {
             SchemeKind::TimeStepping => self.run_time_stepping(observer),
@@ -237,10 +253,22 @@ impl<W: Write> Session<W> {
     pub fn finish(
         mut self,
         network_alive: bool,
-    ) -> (SessionParts<W>, Result<Option<protocol::Summary>, SessionError>) {
+    ) -> (
+        SessionParts<W>,
+        Result<Option<protocol::Summary>, SessionError>,
+    ) {
         let resolved = self.resolve_leftovers();
-        let summary = if network_alive { self.network.finish().ok() } else { None };
-        let parts = SessionParts { system: self.system, network: self.network, ledger: self.ledger, syncs: self.syncs };
+        let summary = if network_alive {
+            self.network.finish().ok()
+        } else {
+            None
+        };
+        let parts = SessionParts {
+            system: self.system,
+            network: self.network,
+            ledger: self.ledger,
+            syncs: self.syncs,
+        };
         (parts, resolved.map(|()| summary))
     }
 
@@ -256,10 +284,14 @@ impl<W: Write> Session<W> {
             })
             .collect();
         for d in &drops {
-            self.ledger.lose(d).map_err(|source| self.ledger_error(source))?;
+            self.ledger
+                .lose(d)
+                .map_err(|source| self.ledger_error(source))?;
         }
         self.queue.clear();
-        self.ledger.close_in_flight().map_err(|source| self.ledger_error(source))
+        self.ledger
+            .close_in_flight()
+            .map_err(|source| self.ledger_error(source))
     }
 
     pub fn syncs(&self) -> u64 {
@@ -311,8 +343,14 @@ impl<W: Write> Session<W> {
     // ----- the network -----
 
     fn check_cancel(&self) -> Result<(), SessionError> {
-        if self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(SessionError::Interrupted { reached: self.now() });
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(SessionError::Interrupted {
+                reached: self.now(),
+            });
         }
         Ok(())
     }
@@ -320,15 +358,27 @@ impl<W: Write> Session<W> {
     /// Positions and velocities of the nodes that plants move.
     fn kinematics(&self) -> Vec<NodeKinematics> {
         let loops = self.system.loops();
-        self.motions.iter().map(|m| m.kinematics(&loops[m.loop_index])).collect()
+        self.motions
+            .iter()
+            .map(|m| m.kinematics(&loops[m.loop_index]))
+            .collect()
     }
 
     fn step_request(&mut self, until: SimTime, stop_at_delivery: bool) -> Step {
-        Step { until, stop_at_delivery, sends: std::mem::take(&mut self.outgoing), kinematics: self.kinematics() }
+        Step {
+            until,
+            stop_at_delivery,
+            sends: std::mem::take(&mut self.outgoing),
+            kinematics: self.kinematics(),
+        }
     }
 
     /// One synchronous network step; its events join the queue.
-    fn network_step(&mut self, until: SimTime, stop_at_delivery: bool) -> Result<SimTime, SessionError> {
+    fn network_step(
+        &mut self,
+        until: SimTime,
+        stop_at_delivery: bool,
+    ) -> Result<SimTime, SessionError> {
         self.check_cancel()?;
         let step = self.step_request(until, stop_at_delivery);
         let done = self.network.step(step)?;
@@ -344,13 +394,22 @@ impl<W: Write> Session<W> {
     /// # Errors
     /// A report of a packet the network was never given.
     fn enqueue(&mut self, done: StepDone) -> Result<SimTime, SessionError> {
-        let mut events: Vec<Event> =
-            done.deliveries.into_iter().map(Event::Delivery).chain(done.drops.into_iter().map(Event::Drop)).collect();
+        let mut events: Vec<Event> = done
+            .deliveries
+            .into_iter()
+            .map(Event::Delivery)
+            .chain(done.drops.into_iter().map(Event::Drop))
+            .collect();
         events.sort_by_key(|e| match e {
             Event::Delivery(d) => (d.received, 0),
             Event::Drop(d) => (d.time, 1),
         });
-        let violation = |violation| SessionError::Network(NetworkError::Violation { reached: done.reached, violation });
+        let violation = |violation| {
+            SessionError::Network(NetworkError::Violation {
+                reached: done.reached,
+                violation,
+            })
+        };
         for event in events {
             match event {
                 Event::Delivery(d) => {
@@ -419,11 +478,17 @@ impl<W: Write> Session<W> {
     // ----- errors with the time attached -----
 
     fn api_error(&self, source: ApiError) -> SessionError {
-        SessionError::Api { reached: self.now(), source }
+        SessionError::Api {
+            reached: self.now(),
+            source,
+        }
     }
 
     fn ledger_error(&self, source: LedgerError) -> SessionError {
-        SessionError::Ledger { reached: self.now(), source }
+        SessionError::Ledger {
+            reached: self.now(),
+            source,
+        }
     }
 
     /// A queued delivery on a flow that does not exist (`enqueue` lets none in).
@@ -434,12 +499,17 @@ impl<W: Write> Session<W> {
             state_index: d.state_index,
             flows: self.flows.all().len(),
         };
-        SessionError::Network(NetworkError::Violation { reached: self.network.reached(), violation })
+        SessionError::Network(NetworkError::Violation {
+            reached: self.network.reached(),
+            violation,
+        })
     }
 
     fn advance<O: Observer>(&mut self, k1: u64, observer: &mut O) -> Result<(), SessionError> {
         let reached = self.now();
-        self.system.advance_to(k1, observer).map_err(|source| SessionError::Step { reached, source })
+        self.system
+            .advance_to(k1, observer)
+            .map_err(|source| SessionError::Step { reached, source })
     }
 
     // ----- the boundary procedure -----
@@ -457,7 +527,11 @@ impl<W: Write> Session<W> {
 
     /// U: packets to controllers at `k` (only those sent before `sent_before`
     /// when given), in canonical order.
-    fn apply_controller_events(&mut self, k: u64, sent_before: Option<SimTime>) -> Result<(), SessionError> {
+    fn apply_controller_events(
+        &mut self,
+        k: u64,
+        sent_before: Option<SimTime>,
+    ) -> Result<(), SessionError> {
         let keys: Vec<EventKey> = self
             .queue
             .range(Self::class_range(k, Class::Controller))
@@ -471,7 +545,10 @@ impl<W: Write> Session<W> {
             let event = self.queue.remove(&key).expect("key taken from the queue");
             match event {
                 Event::Delivery(d) => self.deliver_to_controller(k, &d)?,
-                Event::Drop(d) => self.ledger.lose(&d).map_err(|source| self.ledger_error(source))?,
+                Event::Drop(d) => self
+                    .ledger
+                    .lose(&d)
+                    .map_err(|source| self.ledger_error(source))?,
             }
         }
         Ok(())
@@ -480,29 +557,50 @@ impl<W: Write> Session<W> {
     /// D: packets and losses at actuators at `k`, then local controllers'
     /// values, in the order they were computed.
     fn apply_actuator_events(&mut self, k: u64) -> Result<(), SessionError> {
-        let keys: Vec<EventKey> =
-            self.queue.range(Self::class_range(k, Class::Actuator)).map(|(key, _)| *key).collect();
+        let keys: Vec<EventKey> = self
+            .queue
+            .range(Self::class_range(k, Class::Actuator))
+            .map(|(key, _)| *key)
+            .collect();
         for key in keys {
             let event = self.queue.remove(&key).expect("key taken from the queue");
             match event {
                 Event::Delivery(d) => self.deliver_to_actuator(k, &d)?,
                 Event::Drop(d) => {
-                    self.ledger.lose(&d).map_err(|source| self.ledger_error(source))?;
+                    self.ledger
+                        .lose(&d)
+                        .map_err(|source| self.ledger_error(source))?;
                     self.on_actuator_loss(d.flow, d.state_index)?;
                 }
             }
         }
         for i in 0..self.local_controls.len() {
             for u in std::mem::take(&mut self.local_controls[i]) {
-                self.system.set_actuators(i, &u).map_err(|e| self.api_error(e))?;
+                self.system
+                    .set_actuators(i, &u)
+                    .map_err(|e| self.api_error(e))?;
             }
         }
         Ok(())
     }
 
     fn class_range(k: u64, class: Class) -> std::ops::RangeInclusive<EventKey> {
-        let lo = EventKey { step: k, class, time: SimTime::ZERO, flow: 0, number: 0, state_index: 0 };
-        let hi = EventKey { step: k, class, time: SimTime::MAX, flow: u32::MAX, number: u64::MAX, state_index: u16::MAX };
+        let lo = EventKey {
+            step: k,
+            class,
+            time: SimTime::ZERO,
+            flow: 0,
+            number: 0,
+            state_index: 0,
+        };
+        let hi = EventKey {
+            step: k,
+            class,
+            time: SimTime::MAX,
+            flow: u32::MAX,
+            number: u64::MAX,
+            state_index: u16::MAX,
+        };
         lo..=hi
     }
 
@@ -522,14 +620,21 @@ impl<W: Write> Session<W> {
             Direction::Feedforward => self.system.loops()[i].measurement_dim(),
             _ => 0,
         };
-        let (values, component) = match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
+        let (values, component) = match self
+            .ledger
+            .deliver(d, k)
+            .map_err(|source| self.ledger_error(source))?
+        {
             Verdict::Accept { values, component } => (values, component),
             Verdict::Drop(_) => return Ok(()),
         };
         match component {
             Some(c) => self.system.set_controller_input(i, offset + c, values[0]),
             None if offset == 0 => self.system.set_controller_inputs(i, &values),
-            None => values.iter().enumerate().try_for_each(|(j, &v)| self.system.set_controller_input(i, offset + j, v)),
+            None => values
+                .iter()
+                .enumerate()
+                .try_for_each(|(j, &v)| self.system.set_controller_input(i, offset + j, v)),
         }
         .map_err(|e| self.api_error(e))?;
         // A controller answers its own measurements; feed-forward values are
@@ -542,13 +647,25 @@ impl<W: Write> Session<W> {
 
     fn deliver_to_actuator(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
         let i = self.flow_of(d)?.loop_index;
-        match self.ledger.deliver(d, k).map_err(|source| self.ledger_error(source))? {
-            Verdict::Accept { values, component: Some(c) } => {
-                self.system.set_actuator(i, c, values[0]).map_err(|e| self.api_error(e))
-            }
-            Verdict::Accept { values, component: None } => {
-                self.system.set_actuators(i, &values).map_err(|e| self.api_error(e))
-            }
+        match self
+            .ledger
+            .deliver(d, k)
+            .map_err(|source| self.ledger_error(source))?
+        {
+            Verdict::Accept {
+                values,
+                component: Some(c),
+            } => self
+                .system
+                .set_actuator(i, c, values[0])
+                .map_err(|e| self.api_error(e)),
+            Verdict::Accept {
+                values,
+                component: None,
+            } => self
+                .system
+                .set_actuators(i, &values)
+                .map_err(|e| self.api_error(e)),
             Verdict::Drop(_) => self.on_actuator_loss(d.flow, d.state_index),
         }
     }
@@ -584,7 +701,11 @@ impl<W: Write> Session<W> {
             let mut message = self.system.sample(i).map_err(api)?.to_vec();
             let mut extras = Vec::new();
             for j in 0..self.system.loops()[i].extra_inputs().len() {
-                extras.push(self.system.extra_input(i, j).map_err(|e| self.api_error(e))?);
+                extras.push(
+                    self.system
+                        .extra_input(i, j)
+                        .map_err(|e| self.api_error(e))?,
+                );
             }
             let schedule = self.system.loops()[i].sensor_schedule();
             let number = (k - schedule.phase) / schedule.period.get();
@@ -599,7 +720,9 @@ impl<W: Write> Session<W> {
             }
             match self.flows.uplink(i) {
                 None => {
-                    self.system.set_controller_inputs(i, &message).map_err(|e| self.api_error(e))?;
+                    self.system
+                        .set_controller_inputs(i, &message)
+                        .map_err(|e| self.api_error(e))?;
                     if self.event_triggered[i] {
                         self.respond(i, Cause::Arrival(self.time_of(k)))?;
                     }
@@ -616,7 +739,11 @@ impl<W: Write> Session<W> {
     /// T: every time-triggered controller due at `k` computes and sends.
     fn tick_due(&mut self, k: u64) -> Result<(), SessionError> {
         for i in 0..self.event_triggered.len() {
-            if self.system.controller_due(i).map_err(|e| self.api_error(e))? {
+            if self
+                .system
+                .controller_due(i)
+                .map_err(|e| self.api_error(e))?
+            {
                 self.respond(i, Cause::Tick(k))?;
             }
         }
@@ -630,7 +757,10 @@ impl<W: Write> Session<W> {
         let api = |source| SessionError::Api { reached, source };
         let at = self.evaluation_time(cause);
         let u = if self.rollback[i] {
-            self.system.rollback_response_at(i, at).map_err(api)?.to_vec()
+            self.system
+                .rollback_response_at(i, at)
+                .map_err(api)?
+                .to_vec()
         } else {
             self.system.compute_control_at(i, at).map_err(api)?.to_vec()
         };
@@ -706,21 +836,41 @@ impl<W: Write> Session<W> {
             let f = self.flows.get(flow).expect("known flow");
             let (size, count) = (f.config.size, self.state_count(flow, values.len()));
             self.ledger.announce(flow, number, count, time, size);
-            self.outgoing.extend(Self::requests(flow, number, count, time, size));
+            self.outgoing
+                .extend(Self::requests(flow, number, count, time, size));
         }
         self.ledger.set_values(flow, number, values);
     }
 
     fn state_count(&self, flow: u32, values: usize) -> u16 {
-        if self.flows.get(flow).expect("known flow").config.multi_packet {
+        if self
+            .flows
+            .get(flow)
+            .expect("known flow")
+            .config
+            .multi_packet
+        {
             values as u16
         } else {
             1
         }
     }
 
-    fn requests(flow: u32, number: u64, count: u16, time: SimTime, size: u32) -> impl Iterator<Item = SendRequest> {
-        (0..count).map(move |state_index| SendRequest { flow, number, state_index, state_count: count, time, size })
+    fn requests(
+        flow: u32,
+        number: u64,
+        count: u16,
+        time: SimTime,
+        size: u32,
+    ) -> impl Iterator<Item = SendRequest> {
+        (0..count).map(move |state_index| SendRequest {
+            flow,
+            number,
+            state_index,
+            state_count: count,
+            time,
+            size,
+        })
     }
 
     /// Master-slave: announces the time-triggered packets of boundaries
@@ -734,10 +884,16 @@ impl<W: Write> Session<W> {
                 planned.push((flow, lp.sensor_schedule(), extras));
             }
             if let Some(flow) = self.flows.uplink(i) {
-                let carried = if self.flows.feedforward(i).is_some() { 0 } else { extras };
+                let carried = if self.flows.feedforward(i).is_some() {
+                    0
+                } else {
+                    extras
+                };
                 planned.push((flow, lp.sensor_schedule(), lp.measurement_dim() + carried));
             }
-            if let (Some(flow), Trigger::Time(schedule)) = (self.flows.downlink(i), lp.controller_trigger()) {
+            if let (Some(flow), Trigger::Time(schedule)) =
+                (self.flows.downlink(i), lp.controller_trigger())
+            {
                 planned.push((flow, schedule, lp.held_control().len()));
             }
             for (flow, schedule, width) in planned {
@@ -748,7 +904,8 @@ impl<W: Write> Session<W> {
                     let (size, count) = (f.config.size, self.state_count(flow, width));
                     let time = self.time_of(k);
                     self.ledger.announce(flow, number, count, time, size);
-                    self.outgoing.extend(Self::requests(flow, number, count, time, size));
+                    self.outgoing
+                        .extend(Self::requests(flow, number, count, time, size));
                     k += schedule.period.get();
                 }
             }

@@ -104,7 +104,11 @@ pub struct SweepFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<Backend>,
     /// Wall-clock limit of each run; default 1h.
-    #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub timeout: Option<SimTime>,
     /// Keys set the same way for every run: `"key.path" = value`.
     #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
@@ -151,7 +155,10 @@ pub enum SweepError {
     Input(String),
     /// The results directory cannot be written.
     #[error("cannot write {}: {source}", path.display())]
-    Output { path: PathBuf, source: std::io::Error },
+    Output {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// The supervisor itself failed (runtime, signals).
     #[error("{0}")]
     Internal(String),
@@ -168,7 +175,10 @@ pub enum SweepError {
 /// [`SweepError::Directory`] when another sweep holds it, or it cannot be
 /// created.
 pub fn lock_dir(out_dir: &Path) -> Result<DirLock, SweepError> {
-    std::fs::create_dir_all(out_dir).map_err(|source| SweepError::Output { path: out_dir.to_path_buf(), source })?;
+    std::fs::create_dir_all(out_dir).map_err(|source| SweepError::Output {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
     Ok(DirLock::acquire(out_dir)?)
 }
 
@@ -207,26 +217,47 @@ impl SweepFile {
         }
         for (i, g) in file.grid.iter().enumerate() {
             if g.values.is_empty() {
-                return Err(located(&format!("grid[{i}].values"), "needs at least one value".into()));
+                return Err(located(
+                    &format!("grid[{i}].values"),
+                    "needs at least one value".into(),
+                ));
             }
         }
         for (i, z) in file.zip.iter().enumerate() {
             if z.keys.is_empty() {
-                return Err(located(&format!("zip[{i}].keys"), "needs at least one key".into()));
+                return Err(located(
+                    &format!("zip[{i}].keys"),
+                    "needs at least one key".into(),
+                ));
             }
             if z.values.is_empty() {
-                return Err(located(&format!("zip[{i}].values"), "needs at least one row".into()));
+                return Err(located(
+                    &format!("zip[{i}].values"),
+                    "needs at least one row".into(),
+                ));
             }
-            if let Some((j, row)) = z.values.iter().enumerate().find(|(_, r)| r.len() != z.keys.len()) {
+            if let Some((j, row)) = z
+                .values
+                .iter()
+                .enumerate()
+                .find(|(_, r)| r.len() != z.keys.len())
+            {
                 return Err(located(
                     &format!("zip[{i}].values[{j}]"),
-                    format!("has {} values, but keys has {}: one value per key", row.len(), z.keys.len()),
+                    format!(
+                        "has {} values, but keys has {}: one value per key",
+                        row.len(),
+                        z.keys.len()
+                    ),
                 ));
             }
         }
         for (i, p) in file.points.iter().enumerate() {
             if p.is_empty() {
-                return Err(located(&format!("points[{i}]"), "an explicit point needs at least one key".into()));
+                return Err(located(
+                    &format!("points[{i}]"),
+                    "an explicit point needs at least one key".into(),
+                ));
             }
         }
         Ok(file)

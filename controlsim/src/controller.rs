@@ -468,9 +468,23 @@ impl Controller {
     pub(crate) fn compute(&mut self, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
         if let Law::Continuous(law) = &self.law {
             let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
-            clock.state_at(law, refs, t, start, held, state, &mut self.error, &mut self.scratch);
+            clock.state_at(
+                law,
+                refs,
+                t,
+                start,
+                held,
+                state,
+                &mut self.error,
+                &mut self.scratch,
+            );
             load_reference(&mut self.reference, refs, t);
-            law.output(&self.input, &self.reference, &self.scratch, &mut self.output);
+            law.output(
+                &self.input,
+                &self.reference,
+                &self.scratch,
+                &mut self.output,
+            );
             self.last_time = Some(t);
             return;
         }
@@ -519,16 +533,36 @@ impl Controller {
             return;
         };
         let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
-        clock.state_at(law, refs, t, start, held, state, &mut self.error, &mut self.scratch);
+        clock.state_at(
+            law,
+            refs,
+            t,
+            start,
+            held,
+            state,
+            &mut self.error,
+            &mut self.scratch,
+        );
         let (input, error) = (&self.input, &mut self.error);
         let h = clock.step.as_secs_f64();
-        clock.solver.step(clock.ws, t.as_secs_f64(), h, &mut self.scratch, |t, x, dx| {
-            law.error_at(input, refs, t, error);
-            law.derivative(x, error, dx);
-        });
+        clock.solver.step(
+            clock.ws,
+            t.as_secs_f64(),
+            h,
+            &mut self.scratch,
+            |t, x, dx| {
+                law.error_at(input, refs, t, error);
+                law.derivative(x, error, dx);
+            },
+        );
         let t_next = SimTime(t.as_nanos().saturating_add(clock.step.as_nanos()));
         load_reference(&mut self.reference, refs, t_next);
-        law.output(&self.input, &self.reference, &self.scratch, &mut self.output);
+        law.output(
+            &self.input,
+            &self.reference,
+            &self.scratch,
+            &mut self.output,
+        );
         self.last_time = Some(t);
     }
 }

@@ -106,10 +106,15 @@ impl<W: Write> Recorder<W> {
     pub fn new(system: &System, writer: W, every: u64) -> Result<Self, RecordError> {
         let every = NonZeroU64::new(every).ok_or(RecordError::ZeroInterval)?;
         let header = header(system);
-        let mut csv = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+        let mut csv = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
         csv.write_record(&header)?;
         let mut out = BufWriter::with_capacity(1 << 16, writer);
-        out.write_all(&csv.into_inner().map_err(|e| RecordError::Io(e.into_error()))?)?;
+        out.write_all(
+            &csv.into_inner()
+                .map_err(|e| RecordError::Io(e.into_error()))?,
+        )?;
         let widest = system
             .loops()
             .iter()
@@ -203,7 +208,8 @@ impl<W: Write> Recorder<W> {
     #[inline]
     fn put_one(&mut self, v: f64) -> Result<(), RecordError> {
         self.line.push(b',');
-        self.line.extend_from_slice(self.numbers.format(v).as_bytes());
+        self.line
+            .extend_from_slice(self.numbers.format(v).as_bytes());
         Ok(())
     }
 
@@ -215,7 +221,9 @@ impl<W: Write> Recorder<W> {
     pub fn finish(mut self, system: &System) -> Result<W, RecordError> {
         self.record(system)?;
         self.out.flush()?;
-        self.out.into_inner().map_err(|e| RecordError::Io(e.into_error()))
+        self.out
+            .into_inner()
+            .map_err(|e| RecordError::Io(e.into_error()))
     }
 }
 

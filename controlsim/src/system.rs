@@ -44,7 +44,9 @@ use protocol::SimTime;
 
 use crate::actuator::{Actuator, ActuatorConfig};
 use crate::config::{LoopConfig, LoopRef, SystemConfig};
-use crate::controller::{BuildContext, Controller, ControllerConfig, ExtraInput, StepClock, Trigger};
+use crate::controller::{
+    BuildContext, Controller, ControllerConfig, ExtraInput, StepClock, Trigger,
+};
 use crate::error::{ApiError, ConfigError, ObserverError, StepError};
 use crate::event::{Event, Guards, ZenoError};
 use crate::plant::{with_plant, Kinematics, Plant, PlantModel, Signature, TimeDomain};
@@ -715,7 +717,12 @@ impl System {
         self.check_event_time(i, t)?;
         let (now, step, solver) = (self.time(), self.step, self.solver);
         let lp = &mut self.loops[i];
-        let mut clock = StepClock { now, step, solver, ws: &mut self.ws };
+        let mut clock = StepClock {
+            now,
+            step,
+            solver,
+            ws: &mut self.ws,
+        };
         lp.controller.compute(&mut clock, &lp.references, t);
         Ok(&lp.controller.output)
     }
@@ -753,7 +760,12 @@ impl System {
                 loop_name: lp.name.clone(),
             });
         }
-        let mut clock = StepClock { now, step, solver, ws: &mut self.ws };
+        let mut clock = StepClock {
+            now,
+            step,
+            solver,
+            ws: &mut self.ws,
+        };
         lp.controller.rollback(&mut clock, &lp.references, t);
         Ok(&lp.controller.output)
     }
@@ -762,7 +774,11 @@ impl System {
     fn check_event_time(&self, i: usize, t: SimTime) -> Result<(), ApiError> {
         let lp = self.get(i)?;
         let now = self.time();
-        let earliest = if self.k == 0 { now } else { SimTime(now.as_nanos() - self.step.as_nanos() + 1) };
+        let earliest = if self.k == 0 {
+            now
+        } else {
+            SimTime(now.as_nanos() - self.step.as_nanos() + 1)
+        };
         if t < earliest || t > now {
             return Err(ApiError::EventTime {
                 loop_name: lp.name.clone(),

@@ -15,7 +15,7 @@
 //! each header field as soon as its bytes are there, so a garbage stream is
 //! rejected after its first bytes rather than waited on.
 
-use bincode::config::{Configuration, Fixint, LittleEndian, Limit};
+use bincode::config::{Configuration, Fixint, Limit, LittleEndian};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -33,32 +33,49 @@ pub const DEFAULT_MAX_PAYLOAD: u32 = 16 * 1024 * 1024;
 /// makes bincode try to allocate that many bytes before noticing the payload
 /// is shorter (found by `garbage_payloads_never_panic`).
 const CONFIG: Configuration<LittleEndian, Fixint, Limit<{ DEFAULT_MAX_PAYLOAD as usize }>> =
-    bincode::config::standard().with_little_endian().with_fixed_int_encoding().with_limit();
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit();
 
 /// A frame that cannot be decoded. Every variant is fatal for the connection.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrameError {
-    #[error("bad magic {found:02x?}: the peer is not speaking the netloop protocol (expected \"NTLP\")")]
+    #[error(
+        "bad magic {found:02x?}: the peer is not speaking the netloop protocol (expected \"NTLP\")"
+    )]
     BadMagic { found: Vec<u8> },
     #[error("unsupported protocol version {found}; this side speaks version {supported}")]
     UnsupportedVersion { found: u16, supported: u16 },
     #[error("unknown message kind {kind}")]
     UnknownKind { kind: u16 },
     #[error("{kind} frame of {length} bytes exceeds the limit of {max} bytes")]
-    Oversized { kind: MessageKind, length: u32, max: u32 },
+    Oversized {
+        kind: MessageKind,
+        length: u32,
+        max: u32,
+    },
     #[error("{kind} payload of {length} bytes ends before the message is complete")]
     TruncatedPayload { kind: MessageKind, length: u32 },
     #[error("{kind} payload does not decode: {reason}")]
     MalformedPayload { kind: MessageKind, reason: String },
     #[error("{kind} payload of {length} bytes has {extra} trailing bytes after the message")]
-    TrailingBytes { kind: MessageKind, length: u32, extra: usize },
+    TrailingBytes {
+        kind: MessageKind,
+        length: u32,
+        extra: usize,
+    },
 }
 
 /// A message that cannot be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EncodeError {
     #[error("{kind} message of {length} bytes exceeds the frame limit of {max} bytes")]
-    Oversized { kind: MessageKind, length: usize, max: u32 },
+    Oversized {
+        kind: MessageKind,
+        length: usize,
+        max: u32,
+    },
     #[error("{kind} message does not encode: {reason}")]
     Serialize { kind: MessageKind, reason: String },
 }
@@ -85,7 +102,11 @@ pub struct FrameHeader {
 /// # Errors
 /// [`EncodeError::Oversized`] when the payload is larger than `max_payload`;
 /// `out` is then left as it was.
-pub fn encode_into(message: &Message, out: &mut Vec<u8>, max_payload: u32) -> Result<(), EncodeError> {
+pub fn encode_into(
+    message: &Message,
+    out: &mut Vec<u8>,
+    max_payload: u32,
+) -> Result<(), EncodeError> {
     let start = out.len();
     let kind = message.kind();
     out.extend_from_slice(&MAGIC);
@@ -104,12 +125,19 @@ pub fn encode_into(message: &Message, out: &mut Vec<u8>, max_payload: u32) -> Re
     };
     if let Err(e) = written {
         out.truncate(start);
-        return Err(EncodeError::Serialize { kind, reason: e.to_string() });
+        return Err(EncodeError::Serialize {
+            kind,
+            reason: e.to_string(),
+        });
     }
     let length = out.len() - start - HEADER_LEN;
     if length > max_payload as usize {
         out.truncate(start);
-        return Err(EncodeError::Oversized { kind, length, max: max_payload });
+        return Err(EncodeError::Oversized {
+            kind,
+            length,
+            max: max_payload,
+        });
     }
     out[start + 8..start + 12].copy_from_slice(&(length as u32).to_le_bytes());
     Ok(())
@@ -125,7 +153,10 @@ pub fn encode(message: &Message) -> Result<Vec<u8>, EncodeError> {
     Ok(out)
 }
 
-fn write_payload<T: Serialize>(value: &T, out: &mut Vec<u8>) -> Result<usize, bincode::error::EncodeError> {
+fn write_payload<T: Serialize>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<usize, bincode::error::EncodeError> {
     bincode::serde::encode_into_std_write(value, out, CONFIG)
 }
 
@@ -137,14 +168,19 @@ pub fn decode_header(buf: &[u8], max_payload: u32) -> Result<Option<FrameHeader>
     let max_payload = max_payload.min(DEFAULT_MAX_PAYLOAD);
     let magic_seen = buf.len().min(4);
     if buf[..magic_seen] != MAGIC[..magic_seen] {
-        return Err(FrameError::BadMagic { found: buf[..magic_seen].to_vec() });
+        return Err(FrameError::BadMagic {
+            found: buf[..magic_seen].to_vec(),
+        });
     }
     if buf.len() < 6 {
         return Ok(None);
     }
     let version = u16::from_le_bytes([buf[4], buf[5]]);
     if version != PROTOCOL_VERSION {
-        return Err(FrameError::UnsupportedVersion { found: version, supported: PROTOCOL_VERSION });
+        return Err(FrameError::UnsupportedVersion {
+            found: version,
+            supported: PROTOCOL_VERSION,
+        });
     }
     if buf.len() < 8 {
         return Ok(None);
@@ -156,7 +192,11 @@ pub fn decode_header(buf: &[u8], max_payload: u32) -> Result<Option<FrameHeader>
     }
     let length = u32::from_le_bytes([buf[8], buf[9], buf[10], buf[11]]);
     if length > max_payload {
-        return Err(FrameError::Oversized { kind, length, max: max_payload });
+        return Err(FrameError::Oversized {
+            kind,
+            length,
+            max: max_payload,
+        });
     }
     Ok(Some(FrameHeader { kind, length }))
 }
@@ -174,7 +214,10 @@ pub fn decode(buf: &[u8], max_payload: u32) -> Result<Decoded, FrameError> {
         return Ok(Decoded::Incomplete { needed: total });
     }
     let message = decode_payload(header, &buf[HEADER_LEN..total])?;
-    Ok(Decoded::Frame { message, consumed: total })
+    Ok(Decoded::Frame {
+        message,
+        consumed: total,
+    })
 }
 
 /// Decodes a payload whose header has been validated.
@@ -200,12 +243,21 @@ fn read_payload<T: DeserializeOwned>(kind: MessageKind, payload: &[u8]) -> Resul
     let length = payload.len() as u32;
     match bincode::serde::decode_from_slice::<T, _>(payload, CONFIG) {
         Ok((value, used)) if used == payload.len() => Ok(value),
-        Ok((_, used)) => Err(FrameError::TrailingBytes { kind, length, extra: payload.len() - used }),
+        Ok((_, used)) => Err(FrameError::TrailingBytes {
+            kind,
+            length,
+            extra: payload.len() - used,
+        }),
         Err(bincode::error::DecodeError::UnexpectedEnd { .. }) => {
             Err(FrameError::TruncatedPayload { kind, length })
         }
         // A length prefix claiming more bytes than a frame can hold.
-        Err(bincode::error::DecodeError::LimitExceeded) => Err(FrameError::TruncatedPayload { kind, length }),
-        Err(e) => Err(FrameError::MalformedPayload { kind, reason: e.to_string() }),
+        Err(bincode::error::DecodeError::LimitExceeded) => {
+            Err(FrameError::TruncatedPayload { kind, length })
+        }
+        Err(e) => Err(FrameError::MalformedPayload {
+            kind,
+            reason: e.to_string(),
+        }),
     }
 }

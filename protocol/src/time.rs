@@ -91,7 +91,9 @@ pub enum ParseTimeError {
     Empty,
     #[error("missing unit in \"{0}\"; expected one of ns, us, ms, s, min, h (e.g. \"10ms\")")]
     MissingUnit(String),
-    #[error("\"{0}\" is not a non-negative decimal number followed by a unit (ns, us, ms, s, min, h)")]
+    #[error(
+        "\"{0}\" is not a non-negative decimal number followed by a unit (ns, us, ms, s, min, h)"
+    )]
     Invalid(String),
     #[error("\"{0}\" is not a whole number of nanoseconds")]
     SubNanosecond(String),
@@ -200,18 +202,48 @@ mod tests {
     #[test]
     fn rejects_what_is_not_a_duration() {
         assert_eq!("".parse::<SimTime>(), Err(ParseTimeError::Empty));
-        assert!(matches!("10".parse::<SimTime>(), Err(ParseTimeError::MissingUnit(_))));
-        assert!(matches!("-1ms".parse::<SimTime>(), Err(ParseTimeError::Invalid(_))));
-        assert!(matches!("1.2.3ms".parse::<SimTime>(), Err(ParseTimeError::Invalid(_))));
-        assert!(matches!("ms".parse::<SimTime>(), Err(ParseTimeError::Invalid(_))));
-        assert!(matches!("10 parsecs".parse::<SimTime>(), Err(ParseTimeError::Invalid(_))));
-        assert!(matches!("0.5ns".parse::<SimTime>(), Err(ParseTimeError::SubNanosecond(_))));
-        assert!(matches!("99999999999h".parse::<SimTime>(), Err(ParseTimeError::Overflow(_))));
+        assert!(matches!(
+            "10".parse::<SimTime>(),
+            Err(ParseTimeError::MissingUnit(_))
+        ));
+        assert!(matches!(
+            "-1ms".parse::<SimTime>(),
+            Err(ParseTimeError::Invalid(_))
+        ));
+        assert!(matches!(
+            "1.2.3ms".parse::<SimTime>(),
+            Err(ParseTimeError::Invalid(_))
+        ));
+        assert!(matches!(
+            "ms".parse::<SimTime>(),
+            Err(ParseTimeError::Invalid(_))
+        ));
+        assert!(matches!(
+            "10 parsecs".parse::<SimTime>(),
+            Err(ParseTimeError::Invalid(_))
+        ));
+        assert!(matches!(
+            "0.5ns".parse::<SimTime>(),
+            Err(ParseTimeError::SubNanosecond(_))
+        ));
+        assert!(matches!(
+            "99999999999h".parse::<SimTime>(),
+            Err(ParseTimeError::Overflow(_))
+        ));
     }
 
     #[test]
     fn display_round_trips() {
-        for ns in [0, 1, 999, 1_000, 3_700_000, 1_500_000_000, 10_000_000_000, 123_456_789] {
+        for ns in [
+            0,
+            1,
+            999,
+            1_000,
+            3_700_000,
+            1_500_000_000,
+            10_000_000_000,
+            123_456_789,
+        ] {
             let t = SimTime(ns);
             assert_eq!(t.to_string().parse::<SimTime>(), Ok(t), "{t}");
         }
@@ -258,7 +290,9 @@ pub mod duration {
             self.visit_i64(v as i64)
         }
         fn visit_f64<E: de::Error>(self, v: f64) -> Result<SimTime, E> {
-            Err(E::custom(format!("{v} has no unit; write a duration string such as \"{v}s\"")))
+            Err(E::custom(format!(
+                "{v} has no unit; write a duration string such as \"{v}s\""
+            )))
         }
     }
 

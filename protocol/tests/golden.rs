@@ -22,7 +22,11 @@ fn golden_cases() -> Vec<(&'static str, Message)> {
     vec![
         (
             "hello",
-            Hello { protocol_version: 1, software: "netloop 0.1.0".into() }.into(),
+            Hello {
+                protocol_version: 1,
+                software: "netloop 0.1.0".into(),
+            }
+            .into(),
         ),
         (
             "configure",
@@ -50,7 +54,11 @@ fn golden_cases() -> Vec<(&'static str, Message)> {
         ),
         (
             "configured",
-            Configured { node_count: 2, description: "p2p chain, 2 nodes, µ-test".into() }.into(),
+            Configured {
+                node_count: 2,
+                description: "p2p chain, 2 nodes, µ-test".into(),
+            }
+            .into(),
         ),
         (
             "step",
@@ -114,13 +122,22 @@ fn golden_cases() -> Vec<(&'static str, Message)> {
             "summary",
             Summary {
                 reached: SimTime(60_000_000_000),
-                flows: vec![FlowCounters { flow: 0, sent: 6000, delivered: 5990, dropped: 10 }],
+                flows: vec![FlowCounters {
+                    flow: 0,
+                    sent: 6000,
+                    delivered: 5990,
+                    dropped: 10,
+                }],
             }
             .into(),
         ),
         (
             "error",
-            Error { code: ErrorCode::InvalidStep, message: "send at 1ms is before 2ms".into() }.into(),
+            Error {
+                code: ErrorCode::InvalidStep,
+                message: "send at 1ms is before 2ms".into(),
+            }
+            .into(),
         ),
     ]
 }
@@ -147,7 +164,10 @@ fn bless() -> bool {
 fn every_kind_has_a_golden_case() {
     let cases = golden_cases();
     for kind in MessageKind::ALL {
-        assert!(cases.iter().any(|(_, m)| m.kind() == kind), "no golden case for {kind}");
+        assert!(
+            cases.iter().any(|(_, m)| m.kind() == kind),
+            "no golden case for {kind}"
+        );
     }
 }
 
@@ -166,11 +186,19 @@ fn golden_frames_match_byte_for_byte() {
         std::fs::write(golden_dir().join("frames.txt"), text).unwrap();
     }
     let table = read_table("frames.txt", 2);
-    assert_eq!(table.len(), cases.len(), "frames.txt and golden_cases() disagree on the case list");
+    assert_eq!(
+        table.len(),
+        cases.len(),
+        "frames.txt and golden_cases() disagree on the case list"
+    );
     for ((name, msg), row) in cases.iter().zip(&table) {
         assert_eq!(name, &row[0]);
         let bytes = hex::decode(&row[1]).unwrap();
-        assert_eq!(hex::encode(encode(msg).unwrap()), row[1], "encoding of {name} changed");
+        assert_eq!(
+            hex::encode(encode(msg).unwrap()),
+            row[1],
+            "encoding of {name} changed"
+        );
         match decode(&bytes, DEFAULT_MAX_PAYLOAD).unwrap() {
             Decoded::Frame { message, consumed } => {
                 assert_eq!(consumed, bytes.len(), "{name}");
@@ -213,14 +241,42 @@ fn bad_cases() -> Vec<(&'static str, &'static str, Vec<u8>)> {
     let mut truncated = hello_payload.to_vec();
     truncated.truncate(truncated.len() - 3);
     vec![
-        ("wrong_magic", "BadMagic", [b"HTTP".as_slice(), &hello[4..]].concat()),
-        ("wrong_version", "UnsupportedVersion", with_header(99, 1, hello_payload.len() as u32, hello_payload)),
+        (
+            "wrong_magic",
+            "BadMagic",
+            [b"HTTP".as_slice(), &hello[4..]].concat(),
+        ),
+        (
+            "wrong_version",
+            "UnsupportedVersion",
+            with_header(99, 1, hello_payload.len() as u32, hello_payload),
+        ),
         ("unknown_kind", "UnknownKind", with_header(1, 42, 0, &[])),
-        ("oversized_length", "Oversized", with_header(1, 4, DEFAULT_MAX_PAYLOAD + 1, &[])),
-        ("truncated_payload", "TruncatedPayload", with_header(1, 1, truncated.len() as u32, &truncated)),
-        ("trailing_bytes", "TrailingBytes", with_header(1, 1, trailing.len() as u32, &trailing)),
-        ("bool_out_of_range", "MalformedPayload", with_header(1, 4, bad_bool.len() as u32, &bad_bool)),
-        ("enum_out_of_range", "MalformedPayload", with_header(1, 2, bad_enum.len() as u32, &bad_enum)),
+        (
+            "oversized_length",
+            "Oversized",
+            with_header(1, 4, DEFAULT_MAX_PAYLOAD + 1, &[]),
+        ),
+        (
+            "truncated_payload",
+            "TruncatedPayload",
+            with_header(1, 1, truncated.len() as u32, &truncated),
+        ),
+        (
+            "trailing_bytes",
+            "TrailingBytes",
+            with_header(1, 1, trailing.len() as u32, &trailing),
+        ),
+        (
+            "bool_out_of_range",
+            "MalformedPayload",
+            with_header(1, 4, bad_bool.len() as u32, &bad_bool),
+        ),
+        (
+            "enum_out_of_range",
+            "MalformedPayload",
+            with_header(1, 2, bad_enum.len() as u32, &bad_enum),
+        ),
     ]
 }
 
@@ -265,5 +321,8 @@ fn version_mismatch_names_both_versions() {
     let bytes = &bad_cases()[1].2;
     let err = decode(bytes, DEFAULT_MAX_PAYLOAD).unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("99") && text.contains(&PROTOCOL_VERSION.to_string()), "{text}");
+    assert!(
+        text.contains("99") && text.contains(&PROTOCOL_VERSION.to_string()),
+        "{text}"
+    );
 }

@@ -14,29 +14,43 @@ fn text() -> impl Strategy<Value = String> {
 }
 
 fn flow_spec() -> impl Strategy<Value = FlowSpec> {
-    (any::<u32>(), any::<u16>(), any::<u32>(), any::<u32>(), any::<bool>(), any::<bool>()).prop_map(
-        |(flow, port, src, dst, tcp, stop_on_delivery)| FlowSpec {
+    (
+        any::<u32>(),
+        any::<u16>(),
+        any::<u32>(),
+        any::<u32>(),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(flow, port, src, dst, tcp, stop_on_delivery)| FlowSpec {
             flow,
             port,
             src,
             dst,
             transport: if tcp { Transport::Tcp } else { Transport::Udp },
             stop_on_delivery,
-        },
-    )
+        })
 }
 
 fn send() -> impl Strategy<Value = SendRequest> {
-    (any::<u32>(), any::<u64>(), any::<u16>(), any::<u16>(), sim_time(), any::<u32>()).prop_map(
-        |(flow, number, state_index, state_count, time, size)| SendRequest {
-            flow,
-            number,
-            state_index,
-            state_count,
-            time,
-            size,
-        },
+    (
+        any::<u32>(),
+        any::<u64>(),
+        any::<u16>(),
+        any::<u16>(),
+        sim_time(),
+        any::<u32>(),
     )
+        .prop_map(
+            |(flow, number, state_index, state_count, time, size)| SendRequest {
+                flow,
+                number,
+                state_index,
+                state_count,
+                time,
+                size,
+            },
+        )
 }
 
 /// Finite floats only: NaN != NaN would make equality meaningless, and the
@@ -46,21 +60,34 @@ fn vec3() -> impl Strategy<Value = [f64; 3]> {
 }
 
 fn kinematics() -> impl Strategy<Value = NodeKinematics> {
-    (any::<u32>(), vec3(), vec3()).prop_map(|(node, position, velocity)| NodeKinematics { node, position, velocity })
+    (any::<u32>(), vec3(), vec3()).prop_map(|(node, position, velocity)| NodeKinematics {
+        node,
+        position,
+        velocity,
+    })
 }
 
 fn delivery() -> impl Strategy<Value = Delivery> {
-    (any::<u32>(), any::<u64>(), any::<u16>(), any::<u16>(), sim_time(), sim_time(), any::<u32>()).prop_map(
-        |(flow, number, state_index, state_count, sent, received, size)| Delivery {
-            flow,
-            number,
-            state_index,
-            state_count,
-            sent,
-            received,
-            size,
-        },
+    (
+        any::<u32>(),
+        any::<u64>(),
+        any::<u16>(),
+        any::<u16>(),
+        sim_time(),
+        sim_time(),
+        any::<u32>(),
     )
+        .prop_map(
+            |(flow, number, state_index, state_count, sent, received, size)| Delivery {
+                flow,
+                number,
+                state_index,
+                state_count,
+                sent,
+                received,
+                size,
+            },
+        )
 }
 
 fn drop_reason() -> impl Strategy<Value = DropReason> {
@@ -74,17 +101,28 @@ fn drop_reason() -> impl Strategy<Value = DropReason> {
 }
 
 fn drop_event() -> impl Strategy<Value = DropEvent> {
-    (any::<u32>(), any::<u64>(), any::<u16>(), any::<u16>(), sim_time(), sim_time(), any::<u32>(), drop_reason())
-        .prop_map(|(flow, number, state_index, state_count, sent, time, node, reason)| DropEvent {
-            flow,
-            number,
-            state_index,
-            state_count,
-            sent,
-            time,
-            node,
-            reason,
-        })
+    (
+        any::<u32>(),
+        any::<u64>(),
+        any::<u16>(),
+        any::<u16>(),
+        sim_time(),
+        sim_time(),
+        any::<u32>(),
+        drop_reason(),
+    )
+        .prop_map(
+            |(flow, number, state_index, state_count, sent, time, node, reason)| DropEvent {
+                flow,
+                number,
+                state_index,
+                state_count,
+                sent,
+                time,
+                node,
+                reason,
+            },
+        )
 }
 
 fn error_code() -> impl Strategy<Value = ErrorCode> {
@@ -101,9 +139,17 @@ fn error_code() -> impl Strategy<Value = ErrorCode> {
 fn message() -> impl Strategy<Value = Message> {
     let n = 0..8usize;
     prop_oneof![
-        (any::<u16>(), text()).prop_map(|(protocol_version, software)| Hello { protocol_version, software }.into()),
+        (any::<u16>(), text()).prop_map(|(protocol_version, software)| Hello {
+            protocol_version,
+            software
+        }
+        .into()),
         prop::collection::vec(flow_spec(), n.clone()).prop_map(|flows| Configure { flows }.into()),
-        (any::<u32>(), text()).prop_map(|(node_count, description)| Configured { node_count, description }.into()),
+        (any::<u32>(), text()).prop_map(|(node_count, description)| Configured {
+            node_count,
+            description
+        }
+        .into()),
         (
             sim_time(),
             any::<bool>(),
@@ -117,14 +163,29 @@ fn message() -> impl Strategy<Value = Message> {
                 kinematics
             }
             .into()),
-        (sim_time(), prop::collection::vec(delivery(), n.clone()), prop::collection::vec(drop_event(), n.clone()))
-            .prop_map(|(reached, deliveries, drops)| StepDone { reached, deliveries, drops }.into()),
+        (
+            sim_time(),
+            prop::collection::vec(delivery(), n.clone()),
+            prop::collection::vec(drop_event(), n.clone())
+        )
+            .prop_map(|(reached, deliveries, drops)| StepDone {
+                reached,
+                deliveries,
+                drops
+            }
+            .into()),
         Just(Finish {}.into()),
         (
             sim_time(),
             prop::collection::vec(
-                (any::<u32>(), any::<u64>(), any::<u64>(), any::<u64>())
-                    .prop_map(|(flow, sent, delivered, dropped)| FlowCounters { flow, sent, delivered, dropped }),
+                (any::<u32>(), any::<u64>(), any::<u64>(), any::<u64>()).prop_map(
+                    |(flow, sent, delivered, dropped)| FlowCounters {
+                        flow,
+                        sent,
+                        delivered,
+                        dropped
+                    }
+                ),
                 n
             )
         )
@@ -137,7 +198,10 @@ fn assert_round_trip(msg: &Message) {
     let bytes = encode(msg).unwrap();
     assert_eq!(
         decode(&bytes, DEFAULT_MAX_PAYLOAD).unwrap(),
-        Decoded::Frame { message: msg.clone(), consumed: bytes.len() }
+        Decoded::Frame {
+            message: msg.clone(),
+            consumed: bytes.len()
+        }
     );
 }
 
@@ -192,24 +256,66 @@ proptest! {
 
 #[test]
 fn oversized_message_is_an_encode_error_and_leaves_the_buffer_alone() {
-    let msg: Message = Hello { protocol_version: 1, software: "x".repeat(100) }.into();
+    let msg: Message = Hello {
+        protocol_version: 1,
+        software: "x".repeat(100),
+    }
+    .into();
     let mut out = vec![1, 2, 3];
     let err = encode_into(&msg, &mut out, 50).unwrap_err();
-    assert!(matches!(err, EncodeError::Oversized { length: 110, max: 50, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            EncodeError::Oversized {
+                length: 110,
+                max: 50,
+                ..
+            }
+        ),
+        "{err}"
+    );
     assert_eq!(out, [1, 2, 3]);
 }
 
 #[test]
 fn a_lower_receive_limit_rejects_from_the_header_alone() {
-    let bytes = encode(&Hello { protocol_version: 1, software: "x".repeat(100) }.into()).unwrap();
+    let bytes = encode(
+        &Hello {
+            protocol_version: 1,
+            software: "x".repeat(100),
+        }
+        .into(),
+    )
+    .unwrap();
     let err = decode(&bytes[..HEADER_LEN], 64).unwrap_err();
-    assert_eq!(err, FrameError::Oversized { kind: MessageKind::Hello, length: 110, max: 64 });
+    assert_eq!(
+        err,
+        FrameError::Oversized {
+            kind: MessageKind::Hello,
+            length: 110,
+            max: 64
+        }
+    );
 }
 
 #[test]
 fn regression_empty_collections_round_trip() {
-    assert_round_trip(&Step { until: SimTime(0), stop_at_delivery: false, sends: vec![], kinematics: vec![] }.into());
-    assert_round_trip(&Hello { protocol_version: 0, software: String::new() }.into());
+    assert_round_trip(
+        &Step {
+            until: SimTime(0),
+            stop_at_delivery: false,
+            sends: vec![],
+            kinematics: vec![],
+        }
+        .into(),
+    );
+    assert_round_trip(
+        &Hello {
+            protocol_version: 0,
+            software: String::new(),
+        }
+        .into(),
+    );
 }
 
 /// Found by `garbage_payloads_never_panic`: a Hello whose string length says
@@ -224,5 +330,8 @@ fn regression_huge_string_length_is_an_error_not_an_allocation() {
     bytes.extend_from_slice(&(MessageKind::Hello as u16).to_le_bytes());
     bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     bytes.extend_from_slice(&payload);
-    assert!(matches!(decode(&bytes, DEFAULT_MAX_PAYLOAD), Err(FrameError::TruncatedPayload { .. })));
+    assert!(matches!(
+        decode(&bytes, DEFAULT_MAX_PAYLOAD),
+        Err(FrameError::TruncatedPayload { .. })
+    ));
 }

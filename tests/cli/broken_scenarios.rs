@@ -40,7 +40,12 @@ fn corpus() -> Vec<Case> {
             let key = header("expect-key");
             let line = header("expect-line").parse().ok();
             let message = header("expect-message");
-            Case { path, key, line, message }
+            Case {
+                path,
+                key,
+                line,
+                message,
+            }
         })
         .collect();
     cases.sort_by(|a, b| a.path.cmp(&b.path));
@@ -49,7 +54,11 @@ fn corpus() -> Vec<Case> {
 
 #[test]
 fn the_corpus_is_large_enough() {
-    assert!(corpus().len() >= 15, "only {} broken scenarios", corpus().len());
+    assert!(
+        corpus().len() >= 15,
+        "only {} broken scenarios",
+        corpus().len()
+    );
 }
 
 #[test]
@@ -58,24 +67,50 @@ fn every_broken_scenario_exits_2_naming_the_key_the_line_and_what_was_expected()
     for case in corpus() {
         let file = case.path.display().to_string();
         let results = out.path().join(case.path.file_stem().unwrap());
-        for args in [vec!["check", &file], vec!["run", &file, "--out", results.to_str().unwrap()]] {
+        for args in [
+            vec!["check", &file],
+            vec!["run", &file, "--out", results.to_str().unwrap()],
+        ] {
             let o = run(&args);
             let err = stderr(&o);
             assert_exit(&o, 2);
             assert!(!err.contains("panicked"), "{file}: {err}");
             assert!(err.starts_with("error: "), "{file}: {err}");
-            assert!(err.contains(&case.key), "{file}: the error does not name `{}`:\n{err}", case.key);
-            assert!(err.contains(&case.message), "{file}: the error does not say `{}`:\n{err}", case.message);
+            assert!(
+                err.contains(&case.key),
+                "{file}: the error does not name `{}`:\n{err}",
+                case.key
+            );
+            assert!(
+                err.contains(&case.message),
+                "{file}: the error does not say `{}`:\n{err}",
+                case.message
+            );
             if let Some(line) = case.line {
-                let name = case.path.file_name().unwrap().to_string_lossy().into_owned();
-                let located = err.contains(&format!("{name}:{line}:")) || err.contains(&format!("at line {line},"));
-                assert!(located, "{file}: the error does not point at line {line}:\n{err}");
+                let name = case
+                    .path
+                    .file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let located = err.contains(&format!("{name}:{line}:"))
+                    || err.contains(&format!("at line {line},"));
+                assert!(
+                    located,
+                    "{file}: the error does not point at line {line}:\n{err}"
+                );
                 // The offending line is shown.
                 let text = std::fs::read_to_string(&case.path).unwrap();
                 let shown = text.lines().nth(line - 1).unwrap().trim();
-                assert!(err.contains(shown), "{file}: line {line} ({shown}) is not shown:\n{err}");
+                assert!(
+                    err.contains(shown),
+                    "{file}: line {line} ({shown}) is not shown:\n{err}"
+                );
             }
-            assert!(!results.exists(), "{file}: a bad scenario must not leave a run directory");
+            assert!(
+                !results.exists(),
+                "{file}: a bad scenario must not leave a run directory"
+            );
         }
     }
 }
@@ -96,7 +131,10 @@ fn set_errors_name_the_override_and_exit_2() {
         assert_exit(&o, 2);
         let err = stderr(&o);
         assert!(err.contains(key), "--set {set}: {err}");
-        assert!(err.contains(set) || set == "no_equals_sign", "--set {set}: the override is not named: {err}");
+        assert!(
+            err.contains(set) || set == "no_equals_sign",
+            "--set {set}: the override is not named: {err}"
+        );
         assert!(!err.contains("panicked"), "{err}");
     }
 }
@@ -105,5 +143,9 @@ fn set_errors_name_the_override_and_exit_2() {
 fn a_missing_file_is_bad_input() {
     let o = run(&["check", "/no/such/scenario.toml"]);
     assert_exit(&o, 2);
-    assert!(stderr(&o).contains("/no/such/scenario.toml"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/no/such/scenario.toml"),
+        "{}",
+        stderr(&o)
+    );
 }

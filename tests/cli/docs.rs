@@ -38,11 +38,18 @@ enum Seg {
 
 /// The backquoted spans of `text`.
 fn quoted(text: &str) -> Vec<String> {
-    text.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
 }
 
 fn table_of<const N: usize>(entries: [(&str, Value); N]) -> Table {
-    entries.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    entries
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
 }
 
 /// `doc` with `content` at `path`, creating the tables and arrays on the way.
@@ -85,7 +92,10 @@ impl Walker {
     /// Every table of the format; `base` is a valid document of it.
     fn walk(load: fn(&str) -> String, base: &str) -> Vec<FormatTable> {
         let doc: Value = toml::from_str(base).unwrap();
-        let mut walker = Walker { load, tables: Vec::new() };
+        let mut walker = Walker {
+            load,
+            tables: Vec::new(),
+        };
         assert_eq!(walker.error(&doc), "", "the base document loads");
         walker.table(&doc, &[], None, doc.as_table().unwrap().clone());
         walker.tables
@@ -124,7 +134,10 @@ impl Walker {
             if as_table.contains(&unknown) {
                 children.push((inner, None));
             } else if as_table.contains("missing field `kind`") {
-                let error = with(key, Value::Table(table_of([("kind", Value::String(PROBE.into()))])));
+                let error = with(
+                    key,
+                    Value::Table(table_of([("kind", Value::String(PROBE.into()))])),
+                );
                 let kinds = Self::listed(&error, &format!("unknown variant `{PROBE}`"))
                     .unwrap_or_else(|| panic!("`{name}.{key}`: no list of kinds in {error:?}"));
                 children.extend(kinds.into_iter().map(|k| (inner.clone(), Some(k))));
@@ -135,10 +148,17 @@ impl Walker {
         }
         let here = put(doc, path, Value::Table(fixed));
         for (inner, kind) in children {
-            let fixed = kind.iter().map(|k| ("kind".to_string(), Value::String(k.clone()))).collect();
+            let fixed = kind
+                .iter()
+                .map(|k| ("kind".to_string(), Value::String(k.clone())))
+                .collect();
             self.table(&here, &inner, kind, fixed);
         }
-        self.tables.push(FormatTable { path: name, kind, keys });
+        self.tables.push(FormatTable {
+            path: name,
+            kind,
+            keys,
+        });
     }
 }
 
@@ -160,9 +180,15 @@ fn blocks(markdown: &str) -> Vec<Block> {
         } else if line.is_empty() {
             out.push(Block::Paragraph(String::new()));
         } else if let Some(heading) = line.strip_prefix('#') {
-            out.push(Block::Heading(heading.trim_start_matches('#').trim().to_string()));
+            out.push(Block::Heading(
+                heading.trim_start_matches('#').trim().to_string(),
+            ));
         } else if line.starts_with('|') {
-            let cells: Vec<String> = line.trim_matches('|').split('|').map(|c| c.trim().to_string()).collect();
+            let cells: Vec<String> = line
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect();
             match out.last_mut() {
                 _ if cells[0].starts_with("---") => {}
                 Some(Block::Table(rows)) => rows.push(cells),
@@ -200,14 +226,23 @@ struct DocTable {
 
 /// The `x` of every `kind = "x"` in a text.
 fn kinds_in(text: &str) -> Vec<String> {
-    quoted(text).iter().filter_map(|q| Some(q.strip_prefix("kind = \"")?.strip_suffix('"')?.to_string())).collect()
+    quoted(text)
+        .iter()
+        .filter_map(|q| Some(q.strip_prefix("kind = \"")?.strip_suffix('"')?.to_string()))
+        .collect()
 }
 
 /// The keys of a cell: `u_min`, `u_max` -> both; `[loops.reference]` -> `reference`.
 fn cell_keys(cell: &str) -> Vec<String> {
     quoted(cell)
         .iter()
-        .map(|q| q.trim_matches(|c| c == '[' || c == ']' || c == '"').rsplit('.').next().unwrap().to_string())
+        .map(|q| {
+            q.trim_matches(|c| c == '[' || c == ']' || c == '"')
+                .rsplit('.')
+                .next()
+                .unwrap()
+                .to_string()
+        })
         .collect()
 }
 
@@ -228,7 +263,11 @@ fn doc_tables(markdown: &str, top: &str) -> Vec<DocTable> {
             }
             Block::Paragraph(p) => {
                 if p.starts_with("**") && !kinds_in(&p).is_empty() {
-                    tables.push(DocTable { names: paths, kinds: kinds_in(&p), rows: Vec::new() });
+                    tables.push(DocTable {
+                        names: paths,
+                        kinds: kinds_in(&p),
+                        rows: Vec::new(),
+                    });
                 }
                 before = p;
                 continue;
@@ -240,11 +279,21 @@ fn doc_tables(markdown: &str, top: &str) -> Vec<DocTable> {
             continue;
         }
         // The paragraph just above titles the table when it ends in ':' or starts in bold.
-        let title = if before.ends_with(':') || before.starts_with("**") { before.as_str() } else { "" };
-        let inline: Vec<String> =
-            quoted(title).iter().filter_map(|q| Some(q.split_once(" = {")?.0.to_string())).collect();
+        let title = if before.ends_with(':') || before.starts_with("**") {
+            before.as_str()
+        } else {
+            ""
+        };
+        let inline: Vec<String> = quoted(title)
+            .iter()
+            .filter_map(|q| Some(q.split_once(" = {")?.0.to_string()))
+            .collect();
         // A table titled `name = { ... }` lives inside its heading's table, whatever that one's kind.
-        let mut kinds = if inline.is_empty() { kinds_in(&heading) } else { Vec::new() };
+        let mut kinds = if inline.is_empty() {
+            kinds_in(&heading)
+        } else {
+            Vec::new()
+        };
         kinds.extend(kinds_in(title));
         let names = if heading == top {
             vec![String::new()]
@@ -252,12 +301,18 @@ fn doc_tables(markdown: &str, top: &str) -> Vec<DocTable> {
             paths
         } else {
             let parent = paths.first().cloned().unwrap_or_default();
-            inline.iter().map(|name| format!("{parent}.{name}")).collect()
+            inline
+                .iter()
+                .map(|name| format!("{parent}.{name}"))
+                .collect()
         };
         let rows = rows[1..]
             .iter()
             .flat_map(|cells| match kind_table {
-                true => cell_keys(&cells[0]).into_iter().map(|k| (Some(k), cell_keys(&cells[1]))).collect(),
+                true => cell_keys(&cells[0])
+                    .into_iter()
+                    .map(|k| (Some(k), cell_keys(&cells[1])))
+                    .collect(),
                 false => vec![(None, cell_keys(&cells[0]))],
             })
             .collect();
@@ -271,13 +326,25 @@ fn doc_tables(markdown: &str, top: &str) -> Vec<DocTable> {
 /// tables named by its path (else by its last segment): the ones of its kind
 /// and the ones every kind shares. `same_as` maps a table to the one that
 /// documents it for it (a disturbance signal is a reference signal).
-fn undocumented(format: &[FormatTable], markdown: &str, top: &str, same_as: &[(&str, &str)]) -> Vec<String> {
+fn undocumented(
+    format: &[FormatTable],
+    markdown: &str,
+    top: &str,
+    same_as: &[(&str, &str)],
+) -> Vec<String> {
     let docs = doc_tables(markdown, top);
     let mut problems = Vec::new();
     for t in format {
-        let path = same_as.iter().find(|(from, _)| *from == t.path).map_or(t.path.as_str(), |(_, to)| to);
+        let path = same_as
+            .iter()
+            .find(|(from, _)| *from == t.path)
+            .map_or(t.path.as_str(), |(_, to)| to);
         let last = path.rsplit('.').next().unwrap();
-        let named = |name: &str| docs.iter().filter(|d| d.names.iter().any(|n| n == name)).collect::<Vec<_>>();
+        let named = |name: &str| {
+            docs.iter()
+                .filter(|d| d.names.iter().any(|n| n == name))
+                .collect::<Vec<_>>()
+        };
         let candidates = match named(path) {
             exact if !exact.is_empty() => exact,
             _ => named(last),
@@ -295,7 +362,9 @@ fn undocumented(format: &[FormatTable], markdown: &str, top: &str, same_as: &[(&
             None => false,
         };
         if t.kind.is_some()
-            && !candidates.iter().any(|d| of_kind(&t.kind, d) || d.rows.iter().any(|(k, _)| *k == t.kind))
+            && !candidates
+                .iter()
+                .any(|d| of_kind(&t.kind, d) || d.rows.iter().any(|(k, _)| *k == t.kind))
         {
             problems.push(format!("{what}: no table or title line names this kind"));
         }
@@ -321,11 +390,15 @@ fn undocumented(format: &[FormatTable], markdown: &str, top: &str, same_as: &[(&
 }
 
 fn load_scenario(text: &str) -> String {
-    bridge::config::Scenario::from_toml(text).err().map_or(String::new(), |e| e.message().to_string())
+    bridge::config::Scenario::from_toml(text)
+        .err()
+        .map_or(String::new(), |e| e.message().to_string())
 }
 
 fn load_sweep(text: &str) -> String {
-    toml::from_str::<bridge::sweep::SweepFile>(text).err().map_or(String::new(), |e| e.message().to_string())
+    toml::from_str::<bridge::sweep::SweepFile>(text)
+        .err()
+        .map_or(String::new(), |e| e.message().to_string())
 }
 
 /// The smallest scenario that loads; the walk replaces its tables one by one.
@@ -354,24 +427,48 @@ fn scenario_doc() -> String {
 fn the_walk_finds_every_kind_of_table() {
     let tables = Walker::walk(load_scenario, SCENARIO_BASE);
     let found = |path: &str, kind: Option<&str>, key: &str| {
-        tables.iter().any(|t| t.path == path && t.kind.as_deref() == kind && t.keys.iter().any(|k| k == key))
+        tables
+            .iter()
+            .any(|t| t.path == path && t.kind.as_deref() == kind && t.keys.iter().any(|k| k == key))
     };
     assert!(found("", None, "duration"), "the top level");
-    assert!(found("network.placement", None, "positions"), "an optional table");
+    assert!(
+        found("network.placement", None, "positions"),
+        "an optional table"
+    );
     assert!(found("network.ns3", Some("lte"), "ues"), "a kind");
-    assert!(found("network.ns3.bsm", None, "max_jitter"), "a table in a kind");
+    assert!(
+        found("network.ns3.bsm", None, "max_jitter"),
+        "a table in a kind"
+    );
     assert!(found("loops", None, "plant_node"), "an array of tables");
-    assert!(found("loops.uplink", None, "max_delay"), "a table in an array of tables");
-    assert!(found("loops.reference", Some("piecewise_linear"), "points"), "a table or an array of tables");
-    assert!(found("loops.plant.external_force", Some("sine"), "frequency"), "a kind in a kind");
-    assert!(found("network.builtin.loss", Some("gilbert_elliott"), "loss_bad"), "an inline kind");
+    assert!(
+        found("loops.uplink", None, "max_delay"),
+        "a table in an array of tables"
+    );
+    assert!(
+        found("loops.reference", Some("piecewise_linear"), "points"),
+        "a table or an array of tables"
+    );
+    assert!(
+        found("loops.plant.external_force", Some("sine"), "frequency"),
+        "a kind in a kind"
+    );
+    assert!(
+        found("network.builtin.loss", Some("gilbert_elliott"), "loss_bad"),
+        "an inline kind"
+    );
 }
 
 #[test]
 fn every_scenario_key_is_documented_in_its_own_table() {
     let tables = Walker::walk(load_scenario, SCENARIO_BASE);
     let problems = undocumented(&tables, &scenario_doc(), "Top level", SCENARIO_SAME_AS);
-    assert!(problems.is_empty(), "docs/scenario.md:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "docs/scenario.md:\n{}",
+        problems.join("\n")
+    );
 }
 
 /// The check above notices a deleted row, and a key that is documented only
@@ -383,21 +480,56 @@ fn the_docs_check_notices_a_missing_or_misplaced_row() {
     let before = undocumented(&tables, &doc, "Top level", SCENARIO_SAME_AS);
     let without = |heading: &str, row: &str| {
         let at = doc.find(heading).unwrap_or_else(|| panic!("no {heading}"));
-        let start = at + doc[at..].find(row).unwrap_or_else(|| panic!("no {row} under {heading}"));
+        let start = at
+            + doc[at..]
+                .find(row)
+                .unwrap_or_else(|| panic!("no {row} under {heading}"));
         let end = start + doc[start..].find('\n').unwrap() + 1;
         format!("{}{}", &doc[..start], &doc[end..])
     };
     for (heading, row, problem) in [
-        ("(`kind = \"lte\"`)", "| `ues` |", "`network.ns3` (kind = \"lte\"): key `ues`"),
-        ("(`kind = \"wave\"`)", "| `nodes` |", "`network.ns3` (kind = \"wave\"): key `nodes`"),
-        ("`bsm = { ... }`", "| `max_jitter` |", "`network.ns3.bsm`: key `max_jitter`"),
-        ("**`kind = \"cacc\"`**", "| `time_gap` |", "`loops.controller` (kind = \"cacc\"): key `time_gap`"),
-        ("### `[loops.controller]`", "| `trigger` |", "`loops.controller` (kind = \"open_loop\"): key `trigger`"),
-        ("Delay models", "| `\"empirical\"` |", "`network.builtin.delay` (kind = \"empirical\"): no table"),
+        (
+            "(`kind = \"lte\"`)",
+            "| `ues` |",
+            "`network.ns3` (kind = \"lte\"): key `ues`",
+        ),
+        (
+            "(`kind = \"wave\"`)",
+            "| `nodes` |",
+            "`network.ns3` (kind = \"wave\"): key `nodes`",
+        ),
+        (
+            "`bsm = { ... }`",
+            "| `max_jitter` |",
+            "`network.ns3.bsm`: key `max_jitter`",
+        ),
+        (
+            "**`kind = \"cacc\"`**",
+            "| `time_gap` |",
+            "`loops.controller` (kind = \"cacc\"): key `time_gap`",
+        ),
+        (
+            "### `[loops.controller]`",
+            "| `trigger` |",
+            "`loops.controller` (kind = \"open_loop\"): key `trigger`",
+        ),
+        (
+            "Delay models",
+            "| `\"empirical\"` |",
+            "`network.builtin.delay` (kind = \"empirical\"): no table",
+        ),
     ] {
-        let problems = undocumented(&tables, &without(heading, row), "Top level", SCENARIO_SAME_AS);
+        let problems = undocumented(
+            &tables,
+            &without(heading, row),
+            "Top level",
+            SCENARIO_SAME_AS,
+        );
         let new: Vec<&String> = problems.iter().filter(|p| !before.contains(p)).collect();
-        assert!(new.iter().any(|p| p.starts_with(problem)), "deleting {row} under {heading}: {new:#?}");
+        assert!(
+            new.iter().any(|p| p.starts_with(problem)),
+            "deleting {row} under {heading}: {new:#?}"
+        );
     }
 }
 
@@ -406,8 +538,21 @@ fn the_docs_check_notices_a_missing_or_misplaced_row() {
 fn every_packets_csv_column_is_documented() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let (example, out_dir) = (crate::support::servo_example().display().to_string(), out.display().to_string());
-    let o = run(&["-q", "run", &example, "--network", "builtin", "--set", "duration=100ms", "--out", &out_dir]);
+    let (example, out_dir) = (
+        crate::support::servo_example().display().to_string(),
+        out.display().to_string(),
+    );
+    let o = run(&[
+        "-q",
+        "run",
+        &example,
+        "--network",
+        "builtin",
+        "--set",
+        "duration=100ms",
+        "--out",
+        &out_dir,
+    ]);
     assert_exit(&o, 0);
     let (header, _) = read_csv(&out.join("packets.csv"));
     let documented: Vec<String> = blocks(&scenario_doc())
@@ -430,7 +575,11 @@ fn every_sweep_file_key_is_documented() {
     let top: Vec<FormatTable> = tables.into_iter().filter(|t| t.path.is_empty()).collect();
     let doc = std::fs::read_to_string(root().join("docs/sweeps.md")).unwrap();
     let problems = undocumented(&top, &doc, "The sweep file", &[]);
-    assert!(problems.is_empty(), "docs/sweeps.md:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "docs/sweeps.md:\n{}",
+        problems.join("\n")
+    );
 }
 
 fn examples() -> Vec<std::path::PathBuf> {
@@ -449,7 +598,13 @@ fn every_example_scenario_checks_and_every_sweep_plans() {
         let text = std::fs::read_to_string(&path).unwrap();
         let file = path.to_str().unwrap();
         let o = if text.contains("\nscenario = ") || text.starts_with("scenario = ") {
-            run(&["sweep", file, "--dry-run", "--out", "/nonexistent/never-written"])
+            run(&[
+                "sweep",
+                file,
+                "--dry-run",
+                "--out",
+                "/nonexistent/never-written",
+            ])
         } else {
             run(&["check", file])
         };
@@ -464,21 +619,35 @@ fn the_tutorial_names_only_existing_examples_and_its_sweep_runs() {
     let mut named = BTreeSet::new();
     for (i, _) in tutorial.match_indices("examples/") {
         let rest = &tutorial[i..];
-        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || "/_.-".contains(c))).unwrap_or(rest.len());
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "/_.-".contains(c)))
+            .unwrap_or(rest.len());
         named.insert(rest[..end].trim_end_matches('.').to_string());
     }
     assert!(named.len() >= 3, "{named:?}");
     for n in &named {
-        assert!(root().join(n).exists(), "the tutorial names {n}, which does not exist");
+        assert!(
+            root().join(n).exists(),
+            "the tutorial names {n}, which does not exist"
+        );
     }
     // The tutorial's sweep, as it says: 24 runs, all complete.
     let dir = tempfile::tempdir().unwrap();
     let sweep = root().join("examples/sweep_delay_gain.toml");
-    let o = run(&["sweep", sweep.to_str().unwrap(), "--out", dir.path().to_str().unwrap(), "--plot", "-q"]);
+    let o = run(&[
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+        "--plot",
+        "-q",
+    ]);
     assert_exit(&o, 0);
     let (header, rows) = read_csv(&dir.path().join("sweep.csv"));
     assert_eq!(rows.len(), 24);
-    assert!(rows.iter().all(|r| r[column(&header, "status")] == "complete"));
+    assert!(rows
+        .iter()
+        .all(|r| r[column(&header, "status")] == "complete"));
     assert!(dir.path().join("plots/servo.theta.iae.png").exists());
 }
 
@@ -488,11 +657,20 @@ const DESIGN_PAGE: &str = "docs/design.md";
 /// The section numbers of the design page's headings: `## 4. Synchronisation`
 /// gives `4`, `### 4.2 Master-slave` gives `4.2`.
 fn design_sections(markdown: &str) -> Vec<String> {
-    let numbered = |n: &str| !n.is_empty() && n.split('.').all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()));
+    let numbered = |n: &str| {
+        !n.is_empty()
+            && n.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+    };
     blocks(markdown)
         .into_iter()
         .filter_map(|b| match b {
-            Block::Heading(h) => Some(h.split_whitespace().next()?.trim_end_matches('.').to_string()),
+            Block::Heading(h) => Some(
+                h.split_whitespace()
+                    .next()?
+                    .trim_end_matches('.')
+                    .to_string(),
+            ),
             _ => None,
         })
         .filter(|n| numbered(n))
@@ -506,9 +684,14 @@ fn skip_gap(s: &str) -> &str {
     let mut rest = s;
     loop {
         let trimmed = rest.trim_start_matches([' ', '\t']);
-        let Some(next) = trimmed.strip_prefix('\n') else { return trimmed };
+        let Some(next) = trimmed.strip_prefix('\n') else {
+            return trimmed;
+        };
         let next = next.trim_start_matches([' ', '\t']);
-        rest = ["//!", "///", "//", "*", "#"].iter().find_map(|l| next.strip_prefix(l)).unwrap_or(next);
+        rest = ["//!", "///", "//", "*", "#"]
+            .iter()
+            .find_map(|l| next.strip_prefix(l))
+            .unwrap_or(next);
     }
 }
 
@@ -522,7 +705,9 @@ fn design_citations(text: &str) -> Vec<(usize, String)> {
         let line = text[..at].matches('\n').count() + 1;
         let mut rest = skip_gap(text[at + name.len()..].trim_start_matches('`'));
         while let Some(after) = rest.strip_prefix('§') {
-            let end = after.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(after.len());
+            let end = after
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(after.len());
             let number = after[..end].trim_end_matches('.');
             if number.is_empty() {
                 break;
@@ -531,7 +716,10 @@ fn design_citations(text: &str) -> Vec<(usize, String)> {
             // More sections of the same citation: `, §`, `–§`, `-§`, ` and §`.
             let tail = &after[end..];
             let tail = tail.trim_start_matches([' ', ',', '-', '–']);
-            let tail = ["and ", "or "].iter().find_map(|w| tail.strip_prefix(w)).unwrap_or(tail);
+            let tail = ["and ", "or "]
+                .iter()
+                .find_map(|w| tail.strip_prefix(w))
+                .unwrap_or(tail);
             rest = tail;
         }
     }
@@ -543,17 +731,29 @@ fn design_citations(text: &str) -> Vec<(usize, String)> {
 /// directories.
 fn repository_texts() -> Vec<(String, String)> {
     fn walk(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
-        let mut paths: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         paths.sort();
         for path in paths {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             if path.is_dir() {
-                if !name.starts_with('.') && !["target", "build", "results", "out", "bench-results"].contains(&name.as_str()) {
+                if !name.starts_with('.')
+                    && !["target", "build", "results", "out", "bench-results"]
+                        .contains(&name.as_str())
+                {
                     walk(&path, out);
                 }
-            } else if ["rs", "md", "cc", "h", "sh", "toml", "txt"].iter().any(|e| path.extension().is_some_and(|x| x == *e)) {
+            } else if ["rs", "md", "cc", "h", "sh", "toml", "txt"]
+                .iter()
+                .any(|e| path.extension().is_some_and(|x| x == *e))
+            {
                 if let Ok(text) = std::fs::read_to_string(&path) {
-                    out.push((path.strip_prefix(root()).unwrap().display().to_string(), text));
+                    out.push((
+                        path.strip_prefix(root()).unwrap().display().to_string(),
+                        text,
+                    ));
                 }
             }
         }
@@ -572,9 +772,16 @@ fn every_design_citation_names_a_section_of_docs_design_md() {
     let page = std::fs::read_to_string(root().join(DESIGN_PAGE)).unwrap();
     let numbers = design_sections(&page);
     let sections: BTreeSet<&String> = numbers.iter().collect();
-    assert_eq!(sections.len(), numbers.len(), "{DESIGN_PAGE} numbers a section twice: {numbers:?}");
+    assert_eq!(
+        sections.len(),
+        numbers.len(),
+        "{DESIGN_PAGE} numbers a section twice: {numbers:?}"
+    );
     for chapter in 1..=9 {
-        assert!(sections.contains(&chapter.to_string()), "{DESIGN_PAGE} has no section {chapter}");
+        assert!(
+            sections.contains(&chapter.to_string()),
+            "{DESIGN_PAGE} has no section {chapter}"
+        );
     }
     // Spelled in pieces so that this file does not match.
     let outside = [["DESIGN", ".md"].concat(), ["DESIGN", " §"].concat()];
@@ -583,7 +790,9 @@ fn every_design_citation_names_a_section_of_docs_design_md() {
         for (line, number) in design_citations(&text) {
             count += 1;
             if !sections.contains(&number) {
-                problems.push(format!("{path}:{line}: §{number} is not a section of {DESIGN_PAGE}"));
+                problems.push(format!(
+                    "{path}:{line}: §{number} is not a section of {DESIGN_PAGE}"
+                ));
             }
         }
         for old in &outside {
@@ -593,7 +802,10 @@ fn every_design_citation_names_a_section_of_docs_design_md() {
             }
         }
     }
-    assert!(count >= 40, "only {count} citations of {DESIGN_PAGE} found: does the scan miss files?");
+    assert!(
+        count >= 40,
+        "only {count} citations of {DESIGN_PAGE} found: does the scan miss files?"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -610,8 +822,21 @@ fn the_design_citation_check_notices_a_missing_section() {
          {DESIGN_PAGE} §2–§42, §99.1 and §7.\n`{bare}` §6-§6.9's\nas `{DESIGN_PAGE} §n`, or {DESIGN_PAGE}.\n"
     );
     let cited = design_citations(&text);
-    let expected = [(1, "4.2"), (2, "4.3"), (4, "2"), (4, "42"), (4, "99.1"), (4, "7"), (5, "6"), (5, "6.9")];
+    let expected = [
+        (1, "4.2"),
+        (2, "4.3"),
+        (4, "2"),
+        (4, "42"),
+        (4, "99.1"),
+        (4, "7"),
+        (5, "6"),
+        (5, "6.9"),
+    ];
     assert_eq!(cited, expected.map(|(l, n)| (l, n.to_string())));
-    let missing: Vec<&str> = cited.iter().filter(|(_, n)| !sections.contains(n)).map(|(_, n)| n.as_str()).collect();
+    let missing: Vec<&str> = cited
+        .iter()
+        .filter(|(_, n)| !sections.contains(n))
+        .map(|(_, n)| n.as_str())
+        .collect();
     assert_eq!(missing, ["42", "99.1", "6.9"]);
 }

@@ -13,5 +13,5 @@ mod sweep_aggregates;
 mod sweep_failures;
 mod sweep_resume;
 mod sweep_shards;
-mod validation;
 mod user_code;
+mod validation;

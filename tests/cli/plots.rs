@@ -9,15 +9,26 @@ use crate::support::{assert_exit, run, servo_example, stdout, write_sweep};
 fn png_size(path: &Path) -> (u32, u32) {
     let bytes = std::fs::read(path).unwrap();
     assert!(bytes.len() > 1000, "{} is almost empty", path.display());
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{} is not a PNG", path.display());
+    assert_eq!(
+        &bytes[..8],
+        b"\x89PNG\r\n\x1a\n",
+        "{} is not a PNG",
+        path.display()
+    );
     assert_eq!(&bytes[12..16], b"IHDR");
     let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
     (be(16), be(20))
 }
 
 fn check_pair(stem: &Path) {
-    let png = stem.with_file_name(format!("{}.png", stem.file_name().unwrap().to_string_lossy()));
-    let svg = stem.with_file_name(format!("{}.svg", stem.file_name().unwrap().to_string_lossy()));
+    let png = stem.with_file_name(format!(
+        "{}.png",
+        stem.file_name().unwrap().to_string_lossy()
+    ));
+    let svg = stem.with_file_name(format!(
+        "{}.svg",
+        stem.file_name().unwrap().to_string_lossy()
+    ));
     assert_eq!(png_size(&png), (1200, 800), "{}", png.display());
     let text = std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
     assert!(
@@ -25,7 +36,11 @@ fn check_pair(stem: &Path) {
         "{}",
         svg.display()
     );
-    assert!(text.contains("<text") && text.contains("<polyline"), "{} has no text or lines", svg.display());
+    assert!(
+        text.contains("<text") && text.contains("<polyline"),
+        "{} has no text or lines",
+        svg.display()
+    );
 }
 
 #[test]
@@ -74,19 +89,45 @@ values = [10.0, 20.0]
 "#,
     );
     let out = dir.path().join("sweep");
-    assert_exit(&run(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]), 0);
+    assert_exit(
+        &run(&[
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]),
+        0,
+    );
     let o = run(&["plot", out.to_str().unwrap()]);
     assert_exit(&o, 0);
-    for metric in ["servo.theta.iae", "servo.theta.itae", "servo.uplink.delay.mean_s", "delivery_ratio"] {
+    for metric in [
+        "servo.theta.iae",
+        "servo.theta.itae",
+        "servo.uplink.delay.mean_s",
+        "delivery_ratio",
+    ] {
         check_pair(&out.join("plots").join(metric));
     }
     // One line per value of the second parameter, named in the legend.
     let svg = std::fs::read_to_string(out.join("plots/servo.theta.iae.svg")).unwrap();
-    assert!(svg.contains("loops[0].controller.kp = 10.0") && svg.contains("loops[0].controller.kp = 20.0"));
-    assert!(svg.contains("network.builtin.delay.value (s)"), "durations are plotted in seconds");
+    assert!(
+        svg.contains("loops[0].controller.kp = 10.0")
+            && svg.contains("loops[0].controller.kp = 20.0")
+    );
+    assert!(
+        svg.contains("network.builtin.delay.value (s)"),
+        "durations are plotted in seconds"
+    );
 
     // Another x axis, one metric.
-    let o = run(&["plot", out.to_str().unwrap(), "--x", "loops[0].controller.kp", "--metric", "itae"]);
+    let o = run(&[
+        "plot",
+        out.to_str().unwrap(),
+        "--x",
+        "loops[0].controller.kp",
+        "--metric",
+        "itae",
+    ]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o).lines().count(), 2);
     let o = run(&["plot", out.to_str().unwrap(), "--x", "no.such.key"]);

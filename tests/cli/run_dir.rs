@@ -28,15 +28,26 @@ fn run_args(out: &Path, extra: &[&str]) -> Vec<String> {
 const LONG: [&str; 4] = ["--set", "duration=600s", "--set", "record_every=100"];
 
 fn spawn(args: &[String]) -> Child {
-    netloop().args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+    netloop()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 /// Waits until the run in `dir` is simulating (its time series is open).
 fn wait_running(dir: &Path, child: &mut Child) {
     let started = Instant::now();
     while !dir.join("timeseries.csv.partial").exists() {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before it was caught running");
-        assert!(started.elapsed() < Duration::from_secs(30), "the run did not start");
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before it was caught running"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the run did not start"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -52,12 +63,22 @@ fn a_second_run_into_a_busy_directory_fails_at_once_and_the_first_completes_inta
     let mut second_args = run_args(&out, &LONG);
     second_args.extend(["--set".into(), "loops[0].controller.kp=30".into()]);
     let second = netloop().args(&second_args).output().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(2), "the second run waited: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the second run waited: {:?}",
+        started.elapsed()
+    );
     assert_exit(&second, 1);
     let err = stderr(&second);
-    assert!(err.contains(&format!("netloop process {}", first.id())), "the holder's pid is not named: {err}");
+    assert!(
+        err.contains(&format!("netloop process {}", first.id())),
+        "the holder's pid is not named: {err}"
+    );
     assert!(err.contains("in use"), "{err}");
-    assert!(first.try_wait().unwrap().is_none(), "the first run was disturbed");
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first run was disturbed"
+    );
 
     let first = first.wait_with_output().unwrap();
     assert_exit(&first, 0);
@@ -66,17 +87,29 @@ fn a_second_run_into_a_busy_directory_fails_at_once_and_the_first_completes_inta
     let o = netloop().args(run_args(&alone, &LONG)).output().unwrap();
     assert_exit(&o, 0);
     for file in ["summary.json", "timeseries.csv", "packets.csv"] {
-        let (a, b) = (std::fs::read(out.join(file)).unwrap(), std::fs::read(alone.join(file)).unwrap());
-        assert!(a == b, "{file} of the first run differs from the same run alone");
+        let (a, b) = (
+            std::fs::read(out.join(file)).unwrap(),
+            std::fs::read(alone.join(file)).unwrap(),
+        );
+        assert!(
+            a == b,
+            "{file} of the first run differs from the same run alone"
+        );
     }
-    assert!(!out.join("netloop.lock").exists(), "the lock file outlived its run");
+    assert!(
+        !out.join("netloop.lock").exists(),
+        "the lock file outlived its run"
+    );
 }
 
 #[test]
 fn a_killed_rerun_leaves_no_summary_saying_complete_and_no_stale_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = netloop().args(run_args(&out, &["--set", "duration=1s", "--plot"])).output().unwrap();
+    let o = netloop()
+        .args(run_args(&out, &["--set", "duration=1s", "--plot"]))
+        .output()
+        .unwrap();
     assert_exit(&o, 0);
     assert_eq!(summary(&out)["complete"], true);
     assert!(out.join("plots").is_dir());
@@ -94,13 +127,29 @@ fn a_killed_rerun_leaves_no_summary_saying_complete_and_no_stale_outputs() {
         Err(_) => {}
         Ok(text) => panic!("the killed re-run left a summary.json: {text:.200}"),
     }
-    for stale in ["plots", "ns3", "timeseries.csv", "packets.csv", "timing.json"] {
-        assert!(!out.join(stale).exists(), "{stale} of the earlier run is still there");
+    for stale in [
+        "plots",
+        "ns3",
+        "timeseries.csv",
+        "packets.csv",
+        "timing.json",
+    ] {
+        assert!(
+            !out.join(stale).exists(),
+            "{stale} of the earlier run is still there"
+        );
     }
-    assert_eq!(std::fs::read_to_string(out.join("notes.txt")).unwrap(), "mine", "a file netloop does not write was touched");
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine",
+        "a file netloop does not write was touched"
+    );
 
     // The lock of the killed run does not block the next one.
-    let o = netloop().args(run_args(&out, &["--set", "duration=1s"])).output().unwrap();
+    let o = netloop()
+        .args(run_args(&out, &["--set", "duration=1s"]))
+        .output()
+        .unwrap();
     assert_exit(&o, 0);
     assert_eq!(summary(&out)["complete"], true);
 }
@@ -114,11 +163,21 @@ fn a_symbolic_link_planted_in_the_run_directory_is_refused() {
         let victim = dir.path().join("victim");
         std::fs::write(&victim, "precious").unwrap();
         std::os::unix::fs::symlink(&victim, out.join(name)).unwrap();
-        let o = netloop().args(run_args(&out, &["--set", "duration=1s", "--plot"])).output().unwrap();
+        let o = netloop()
+            .args(run_args(&out, &["--set", "duration=1s", "--plot"]))
+            .output()
+            .unwrap();
         assert_exit(&o, 1);
         let err = stderr(&o);
-        assert!(err.contains(&format!("{} is a symbolic link", out.join(name).display())), "{name}: {err}");
-        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious", "{name}: written through the link");
+        assert!(
+            err.contains(&format!("{} is a symbolic link", out.join(name).display())),
+            "{name}: {err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "precious",
+            "{name}: written through the link"
+        );
         assert!(out.join(name).is_symlink(), "{name}: the link was removed");
         assert!(!out.join("timeseries.csv").exists(), "{name}: the run ran");
     }
@@ -145,7 +204,8 @@ fn run_on_small_disk(dir: &Path, pages: u64, free: u64, args: &[String]) -> Opti
         .env_remove("RUST_LOG")
         .output()
         .ok()?;
-    if o.status.code() == Some(99) || (o.status.code() == Some(1) && stderr(&o).contains("unshare")) {
+    if o.status.code() == Some(99) || (o.status.code() == Some(1) && stderr(&o).contains("unshare"))
+    {
         eprintln!("skipped: cannot mount a tmpfs here: {}", stderr(&o));
         return None;
     }
@@ -174,16 +234,38 @@ fn a_full_disk_is_a_clear_error_that_leaves_no_empty_files() {
     // Room for nothing; for the lock (its pid) and the data files but not
     // timing.json and the summary; for everything but the summary.
     for free in [0, 1 + data, 1 + data + pages(size("timing.json"))] {
-        let Some(o) = run_on_small_disk(&small, 4096, free, &args) else { return };
+        let Some(o) = run_on_small_disk(&small, 4096, free, &args) else {
+            return;
+        };
         assert_exit(&o, 1);
         let err = stderr(&o);
-        assert!(err.contains("No space left on device"), "free {free} pages: {err}");
-        assert!(err.contains("cannot write the run directory"), "free {free} pages: {err}");
-        let listing: Vec<&str> = err.lines().skip_while(|l| !l.starts_with("total ")).collect();
-        assert!(!listing.is_empty(), "free {free} pages: no listing of the run directory: {err}");
+        assert!(
+            err.contains("No space left on device"),
+            "free {free} pages: {err}"
+        );
+        assert!(
+            err.contains("cannot write the run directory"),
+            "free {free} pages: {err}"
+        );
+        let listing: Vec<&str> = err
+            .lines()
+            .skip_while(|l| !l.starts_with("total "))
+            .collect();
+        assert!(
+            !listing.is_empty(),
+            "free {free} pages: no listing of the run directory: {err}"
+        );
         for line in &listing {
-            assert!(!line.ends_with(".tmp"), "free {free} pages: a temporary file is left:\n{}", listing.join("\n"));
-            assert!(!line.ends_with("summary.json"), "free {free} pages: a summary is left:\n{}", listing.join("\n"));
+            assert!(
+                !line.ends_with(".tmp"),
+                "free {free} pages: a temporary file is left:\n{}",
+                listing.join("\n")
+            );
+            assert!(
+                !line.ends_with("summary.json"),
+                "free {free} pages: a summary is left:\n{}",
+                listing.join("\n")
+            );
         }
     }
 }
@@ -192,13 +274,24 @@ fn a_full_disk_is_a_clear_error_that_leaves_no_empty_files() {
 fn devices_and_endless_files_are_refused_quickly_under_a_memory_limit() {
     let dir = tempfile::tempdir().unwrap();
     let delay_file = write_scenario_with_delay_file(dir.path(), Path::new("/dev/zero"));
-    for (scenario, what) in [(PathBuf::from("/dev/zero"), "scenario"), (delay_file, "empirical delay file")] {
+    for (scenario, what) in [
+        (PathBuf::from("/dev/zero"), "scenario"),
+        (delay_file, "empirical delay file"),
+    ] {
         let started = Instant::now();
-        let o = limited(netloop().args(["check", scenario.to_str().unwrap(), "--network", "builtin"]));
-        assert!(started.elapsed() < Duration::from_secs(10), "{what}: took {:?}", started.elapsed());
+        let o =
+            limited(netloop().args(["check", scenario.to_str().unwrap(), "--network", "builtin"]));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{what}: took {:?}",
+            started.elapsed()
+        );
         assert_exit(&o, 2);
         let err = stderr(&o);
-        assert!(err.contains("cannot read /dev/zero: it is larger than 16 MiB"), "{what}: {err}");
+        assert!(
+            err.contains("cannot read /dev/zero: it is larger than 16 MiB"),
+            "{what}: {err}"
+        );
     }
 }
 
@@ -206,9 +299,15 @@ fn devices_and_endless_files_are_refused_quickly_under_a_memory_limit() {
 fn write_scenario_with_delay_file(dir: &Path, file: &Path) -> PathBuf {
     let text = std::fs::read_to_string(servo_example()).unwrap().replace(
         "delay = { kind = \"constant\", value = \"2752us\" }",
-        &format!("delay = {{ kind = \"empirical\", file = \"{}\" }}", file.display()),
+        &format!(
+            "delay = {{ kind = \"empirical\", file = \"{}\" }}",
+            file.display()
+        ),
     );
-    assert!(text.contains("empirical"), "the servo example's builtin delay changed");
+    assert!(
+        text.contains("empirical"),
+        "the servo example's builtin delay changed"
+    );
     let path = dir.join("empirical.toml");
     std::fs::write(&path, text).unwrap();
     path
@@ -221,7 +320,10 @@ fn limited(command: &mut std::process::Command) -> Output {
     // SAFETY: setrlimit is async-signal-safe.
     unsafe {
         command.pre_exec(|| {
-            let limit = libc::rlimit { rlim_cur: 1 << 30, rlim_max: 1 << 30 };
+            let limit = libc::rlimit {
+                rlim_cur: 1 << 30,
+                rlim_max: 1 << 30,
+            };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -234,16 +336,28 @@ fn limited(command: &mut std::process::Command) -> Output {
 #[test]
 fn a_long_offending_line_is_quoted_by_its_first_80_characters() {
     let dir = tempfile::tempdir().unwrap();
-    let numbers = (0..200_000).map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+    let numbers = (0..200_000)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     let base = std::fs::read_to_string(servo_example()).unwrap();
     // A type error on the long line, and a syntax error in it.
-    for (name, line) in [("typed.toml", format!("record_every = [{numbers}]")), ("syntax.toml", format!("record_every = [{numbers} oops]"))] {
+    for (name, line) in [
+        ("typed.toml", format!("record_every = [{numbers}]")),
+        ("syntax.toml", format!("record_every = [{numbers} oops]")),
+    ] {
         let path = dir.path().join(name);
         std::fs::write(&path, format!("{line}\n{base}")).unwrap();
-        let o = netloop().args(["check", path.to_str().unwrap()]).output().unwrap();
+        let o = netloop()
+            .args(["check", path.to_str().unwrap()])
+            .output()
+            .unwrap();
         assert_exit(&o, 2);
         let err = stderr(&o);
         assert!(err.len() < 2000, "{name}: {} bytes of error", err.len());
-        assert!(err.contains("record_every = [0, 1, 2, 3") && err.contains('…'), "{name}: {err}");
+        assert!(
+            err.contains("record_every = [0, 1, 2, 3") && err.contains('…'),
+            "{name}: {err}"
+        );
     }
 }

@@ -21,7 +21,10 @@ pub fn servo_example() -> PathBuf {
 }
 
 pub fn run(args: &[&str]) -> Output {
-    netloop().args(args).output().expect("the netloop binary runs")
+    netloop()
+        .args(args)
+        .output()
+        .expect("the netloop binary runs")
 }
 
 pub fn stderr(o: &Output) -> String {
@@ -48,7 +51,10 @@ pub fn assert_exit(o: &Output, code: i32) {
 /// Writes a sweep file over the servo example into `dir`.
 pub fn write_sweep(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
-    let text = format!("scenario = {:?}\n{body}", servo_example().display().to_string());
+    let text = format!(
+        "scenario = {:?}\n{body}",
+        servo_example().display().to_string()
+    );
     std::fs::write(&path, text).expect("the temp dir is writable");
     path
 }
@@ -57,15 +63,22 @@ pub fn write_sweep(dir: &Path, name: &str, body: &str) -> PathBuf {
 pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let header = r.headers().unwrap().iter().map(String::from).collect();
-    let rows = r.records().map(|rec| rec.unwrap().iter().map(String::from).collect()).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(String::from).collect())
+        .collect();
     (header, rows)
 }
 
 pub fn column(header: &[String], name: &str) -> usize {
-    header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
 }
 
 pub fn summary(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let text = std::fs::read_to_string(dir.join("summary.json"))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     serde_json::from_str(&text).unwrap()
 }

@@ -33,16 +33,29 @@ fn a_2x2_sweep_with_3_replications_gives_12_runs_and_correct_intervals() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = write_sweep(dir.path(), "grid.toml", SWEEP);
     let out = dir.path().join("out");
-    let o = run(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
+    let o = run(&[
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
     assert_exit(&o, 0);
 
     // 12 run directories, each complete, named by its config hash.
-    let runs: Vec<_> = std::fs::read_dir(out.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
+    let runs: Vec<_> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(runs.len(), 12);
     for r in &runs {
         let s = summary(r);
         assert_eq!(s["complete"], true, "{}", r.display());
-        assert_eq!(s["config_hash"].as_str().unwrap(), r.file_name().unwrap().to_str().unwrap());
+        assert_eq!(
+            s["config_hash"].as_str().unwrap(),
+            r.file_name().unwrap().to_str().unwrap()
+        );
     }
 
     let (header, rows) = read_csv(&out.join("sweep.csv"));
@@ -56,12 +69,20 @@ fn a_2x2_sweep_with_3_replications_gives_12_runs_and_correct_intervals() {
         column(&header, "status"),
         column(&header, "servo.theta.iae"),
     );
-    assert!(rows.iter().all(|r| r[status] == "complete" && r[seed] == "1" && r[rep] == r[run_no]));
-    let point: Vec<&Vec<String>> = rows.iter().filter(|r| r[kp] == "20.0" && r[delay] == "8ms").collect();
+    assert!(rows
+        .iter()
+        .all(|r| r[status] == "complete" && r[seed] == "1" && r[rep] == r[run_no]));
+    let point: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|r| r[kp] == "20.0" && r[delay] == "8ms")
+        .collect();
     assert_eq!(point.len(), 3);
     let values: Vec<f64> = point.iter().map(|r| r[iae].parse().unwrap()).collect();
     // Replications differ (noise and losses follow the run number).
-    assert!(values[0] != values[1] && values[1] != values[2], "{values:?}");
+    assert!(
+        values[0] != values[1] && values[1] != values[2],
+        "{values:?}"
+    );
 
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
@@ -82,7 +103,11 @@ fn a_2x2_sweep_with_3_replications_gives_12_runs_and_correct_intervals() {
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-12);
     assert!(close(get("mean"), mean), "{} vs {mean}", get("mean"));
     assert!(close(get("std"), std), "{} vs {std}", get("std"));
-    assert!(close(get("ci95_half_width"), half), "{} vs {half}", get("ci95_half_width"));
+    assert!(
+        close(get("ci95_half_width"), half),
+        "{} vs {half}",
+        get("ci95_half_width")
+    );
     assert!(close(get("ci95_low"), mean - half) && close(get("ci95_high"), mean + half));
     // 4 points, every metric of sweep.csv summarised for each.
     let metrics = header.len() - column(&header, "error") - 2; // minus wall_s
@@ -110,7 +135,12 @@ values = [["10ms", "10ms"], ["20ms", "20ms"]]
 "#,
     );
     let out = dir.path().join("out");
-    let o = run(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_exit(&o, 0);
     let (header, rows) = read_csv(&out.join("sweep.csv"));
     assert_eq!(rows.len(), 4, "2 zipped rows x 2 explicit points");
@@ -136,15 +166,31 @@ values = ["10ms", "2500us"]
 "#,
     );
     let out = dir.path().join("out");
-    let o = run(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_exit(&o, 2);
     let err = crate::support::stderr(&o);
-    assert!(err.contains("loops[0].sensor.period") && err.contains("2500us"), "{err}");
+    assert!(
+        err.contains("loops[0].sensor.period") && err.contains("2500us"),
+        "{err}"
+    );
     assert!(!out.join("runs").exists(), "nothing may run");
 
     let typo = write_sweep(dir.path(), "typo.toml", "replication = 3\n");
-    let o = run(&["sweep", typo.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let o = run(&[
+        "sweep",
+        typo.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_exit(&o, 2);
     let err = crate::support::stderr(&o);
-    assert!(err.contains("replication") && err.contains("typo.toml:2:"), "{err}");
+    assert!(
+        err.contains("replication") && err.contains("typo.toml:2:"),
+        "{err}"
+    );
 }

@@ -32,20 +32,44 @@ duration = "100000s"
     );
     let out = dir.path().join("out");
     let started = Instant::now();
-    let o = run(&["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"]);
+    let o = run(&[
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
     let took = started.elapsed();
     assert_exit(&o, 1);
-    assert!(took.as_secs() < 30, "the hung run was not stopped in time: {took:?}");
+    assert!(
+        took.as_secs() < 30,
+        "the hung run was not stopped in time: {took:?}"
+    );
     let err = stderr(&o);
     assert!(err.contains("2 of 4 runs failed"), "{err}");
-    assert!(err.contains("/no/such/netloop-server"), "the failure's error is not listed: {err}");
-    assert!(err.contains("timed out after"), "the timeout is not listed: {err}");
+    assert!(
+        err.contains("/no/such/netloop-server"),
+        "the failure's error is not listed: {err}"
+    );
+    assert!(
+        err.contains("timed out after"),
+        "the timeout is not listed: {err}"
+    );
     assert!(err.contains("--resume"), "{err}");
 
     let (header, rows) = read_csv(&out.join("sweep.csv"));
-    let (kp, status, error) =
-        (column(&header, "loops[0].controller.kp"), column(&header, "status"), column(&header, "error"));
-    let status_of = |k: &str| rows.iter().find(|r| r[kp] == k).map(|r| (r[status].clone(), r[error].clone())).unwrap();
+    let (kp, status, error) = (
+        column(&header, "loops[0].controller.kp"),
+        column(&header, "status"),
+        column(&header, "error"),
+    );
+    let status_of = |k: &str| {
+        rows.iter()
+            .find(|r| r[kp] == k)
+            .map(|r| (r[status].clone(), r[error].clone()))
+            .unwrap()
+    };
     assert_eq!(status_of("10.0").0, "complete");
     assert_eq!(status_of("13.0").0, "complete");
     assert_eq!(status_of("11.0").0, "failed");
@@ -73,34 +97,65 @@ duration = "100000s"
     );
     let out = dir.path().join("out");
     let mut child = crate::support::netloop()
-        .args(["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2", "-q"])
+        .args([
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--jobs",
+            "2",
+            "-q",
+        ])
         .spawn()
         .unwrap();
     // Both runs have started and are simulating once their time series exist.
     let started = Instant::now();
     let running = |out: &std::path::Path| {
         std::fs::read_dir(out.join("runs"))
-            .map(|d| d.filter(|e| e.as_ref().unwrap().path().join("timeseries.csv.partial").exists()).count())
+            .map(|d| {
+                d.filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .path()
+                        .join("timeseries.csv.partial")
+                        .exists()
+                })
+                .count()
+            })
             .unwrap_or(0)
     };
     while running(&out) < 2 {
-        assert!(started.elapsed() < Duration::from_secs(30), "the runs did not start");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the runs did not start"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     child.kill().unwrap(); // SIGKILL: the sweep cannot clean up itself
     child.wait().unwrap();
-    let runs: Vec<_> = std::fs::read_dir(out.join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
+    let runs: Vec<_> = std::fs::read_dir(out.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(runs.len(), 2);
     for run in runs {
         let deadline = Instant::now() + Duration::from_secs(20);
         while !run.join("summary.json").exists() {
-            assert!(Instant::now() < deadline, "{} still runs after the sweep was killed", run.display());
+            assert!(
+                Instant::now() < deadline,
+                "{} still runs after the sweep was killed",
+                run.display()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         // summary.json is written atomically, so once it exists it is whole.
         let s = crate::support::summary(&run);
         assert_eq!(s["complete"], false);
-        assert!(s["error"].as_str().unwrap().contains("interrupt"), "{}", s["error"]);
+        assert!(
+            s["error"].as_str().unwrap().contains("interrupt"),
+            "{}",
+            s["error"]
+        );
     }
 }
 
@@ -127,23 +182,52 @@ duration = "300ms"
     let out = dir.path().join("my out");
     let o = crate::support::netloop()
         .current_dir(dir.path())
-        .args(["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "1", "--timeout", "30s"])
+        .args([
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--timeout",
+            "30s",
+        ])
         .output()
         .unwrap();
     assert_exit(&o, 1);
     let err = stderr(&o);
-    let hint = err.lines().find_map(|l| l.split_once("rerun only these with: ")).map(|(_, c)| c.to_string());
+    let hint = err
+        .lines()
+        .find_map(|l| l.split_once("rerun only these with: "))
+        .map(|(_, c)| c.to_string());
     let hint = hint.unwrap_or_else(|| panic!("no resume command: {err}"));
     assert!(hint.starts_with("netloop sweep "), "{hint}");
-    for part in ["--out '", "my out'", "--jobs 1", "--timeout 30s", "--resume"] {
+    for part in [
+        "--out '",
+        "my out'",
+        "--jobs 1",
+        "--timeout 30s",
+        "--resume",
+    ] {
         assert!(hint.contains(part), "{part} is missing from {hint}");
     }
     // Follow it literally, as a user would in a shell.
     let command = hint.replacen("netloop", env!("CARGO_BIN_EXE_netloop"), 1);
-    let o = std::process::Command::new("sh").current_dir(dir.path()).args(["-c", &command]).env_remove("RUST_LOG").output().unwrap();
+    let o = std::process::Command::new("sh")
+        .current_dir(dir.path())
+        .args(["-c", &command])
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap();
     assert_exit(&o, 1);
     let err = stderr(&o);
-    assert!(err.contains("resume: 1 of 2 runs already complete, 1 to run"), "{err}");
+    assert!(
+        err.contains("resume: 1 of 2 runs already complete, 1 to run"),
+        "{err}"
+    );
     assert!(err.contains("1 of 2 runs failed"), "{err}");
-    assert!(!dir.path().join("results").exists(), "the resume ran a new sweep into results/");
+    assert!(
+        !dir.path().join("results").exists(),
+        "the resume ran a new sweep into results/"
+    );
 }

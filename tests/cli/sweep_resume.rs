@@ -11,14 +11,26 @@ use crate::support::{column, netloop, read_csv, write_sweep};
 /// `timing.json` of every complete run, by directory name.
 fn complete_runs(out: &Path) -> BTreeMap<String, String> {
     let mut done = BTreeMap::new();
-    let Ok(entries) = std::fs::read_dir(out.join("runs")) else { return done };
+    let Ok(entries) = std::fs::read_dir(out.join("runs")) else {
+        return done;
+    };
     for e in entries {
         let dir = e.unwrap().path();
-        let Ok(text) = std::fs::read_to_string(dir.join("summary.json")) else { continue };
-        let Ok(s) = serde_json::from_str::<serde_json::Value>(&text) else { continue };
+        let Ok(text) = std::fs::read_to_string(dir.join("summary.json")) else {
+            continue;
+        };
+        let Ok(s) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
         // timing.json is written just after summary.json.
-        if let (true, Ok(timing)) = (s["complete"] == true, std::fs::read_to_string(dir.join("timing.json"))) {
-            done.insert(dir.file_name().unwrap().to_string_lossy().into_owned(), timing);
+        if let (true, Ok(timing)) = (
+            s["complete"] == true,
+            std::fs::read_to_string(dir.join("timing.json")),
+        ) {
+            done.insert(
+                dir.file_name().unwrap().to_string_lossy().into_owned(),
+                timing,
+            );
         }
     }
     done
@@ -42,13 +54,31 @@ values = [10.0, 20.0]
 "#,
     );
     let out = dir.path().join("out");
-    let args = ["sweep", sweep.to_str().unwrap(), "--out", out.to_str().unwrap(), "--jobs", "2"];
-    let mut child = netloop().args(args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let args = [
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ];
+    let mut child = netloop()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     // Interrupt once two runs are complete.
     let started = Instant::now();
     while complete_runs(&out).len() < 2 {
-        assert!(started.elapsed() < Duration::from_secs(60), "no run completed within a minute");
-        assert!(child.try_wait().unwrap().is_none(), "the sweep ended before it was interrupted");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no run completed within a minute"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the sweep ended before it was interrupted"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     // SAFETY: kill(2) on the child we spawned and have not reaped.
@@ -58,23 +88,45 @@ values = [10.0, 20.0]
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("interrupted"), "{err}");
     let before = complete_runs(&out);
-    assert!(before.len() >= 2 && before.len() < 8, "{} runs complete after the interrupt", before.len());
+    assert!(
+        before.len() >= 2 && before.len() < 8,
+        "{} runs complete after the interrupt",
+        before.len()
+    );
     let (header, rows) = read_csv(&out.join("sweep.csv"));
     assert_eq!(rows.len(), 8, "every planned run has a row, done or not");
     let status = column(&header, "status");
-    assert_eq!(rows.iter().filter(|r| r[status] == "complete").count(), before.len());
+    assert_eq!(
+        rows.iter().filter(|r| r[status] == "complete").count(),
+        before.len()
+    );
 
     let o = netloop().args(args).arg("--resume").output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains(&format!("resume: {} of 8 runs already complete", before.len())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "resume: {} of 8 runs already complete",
+            before.len()
+        )),
+        "{err}"
+    );
     let after = complete_runs(&out);
     assert_eq!(after.len(), 8, "a run was lost");
     for (run, timing) in &before {
         assert_eq!(&after[run], timing, "run {run} was complete but ran again");
     }
     let (header, rows) = read_csv(&out.join("sweep.csv"));
-    let dirs: std::collections::BTreeSet<_> = rows.iter().map(|r| r[column(&header, "run_dir")].clone()).collect();
-    assert_eq!((rows.len(), dirs.len()), (8, 8), "a run is missing or listed twice");
-    assert!(rows.iter().all(|r| r[column(&header, "status")] == "complete"));
+    let dirs: std::collections::BTreeSet<_> = rows
+        .iter()
+        .map(|r| r[column(&header, "run_dir")].clone())
+        .collect();
+    assert_eq!(
+        (rows.len(), dirs.len()),
+        (8, 8),
+        "a run is missing or listed twice"
+    );
+    assert!(rows
+        .iter()
+        .all(|r| r[column(&header, "status")] == "complete"));
 }

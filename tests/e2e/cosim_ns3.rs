@@ -71,17 +71,29 @@ final = 1.0
 }
 
 fn netloop(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netloop")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_netloop"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn run_scenario(dir: &Path, name: &str, text: &str, extra_args: &[&str]) -> std::path::PathBuf {
     let file = dir.join(format!("{name}.toml"));
     std::fs::write(&file, text).unwrap();
     let out = dir.join(name);
-    let mut args = vec!["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let mut args = vec![
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
     args.extend_from_slice(extra_args);
     let result = netloop(&args);
-    assert!(result.status.success(), "{name}: {}", String::from_utf8_lossy(&result.stderr));
+    assert!(
+        result.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&result.stderr)
+    );
     out
 }
 
@@ -96,16 +108,37 @@ fn bytes(path: &Path) -> Vec<u8> {
 fn ns3_link_with_fixed_delay_equals_the_builtin_channel() {
     let dir = tempfile::tempdir().unwrap();
     for scheme in ["time_stepping", "master_slave", "event_driven"] {
-        for controller in ["trigger = \"event\"", "trigger = \"time\"\nperiod = \"10ms\""] {
+        for controller in [
+            "trigger = \"event\"",
+            "trigger = \"time\"\nperiod = \"10ms\"",
+        ] {
             let text = scenario_sampled(scheme, controller, "", "10ms");
             let name = format!("{scheme}-{}", controller.len());
             let ns3 = run_scenario(dir.path(), &format!("{name}-ns3"), &text, &[]);
-            let builtin = run_scenario(dir.path(), &format!("{name}-builtin"), &text, &["--network", "builtin"]);
+            let builtin = run_scenario(
+                dir.path(),
+                &format!("{name}-builtin"),
+                &text,
+                &["--network", "builtin"],
+            );
             let label = format!("{scheme}, {controller}");
-            assert!(bytes(&ns3.join("timeseries.csv")) == bytes(&builtin.join("timeseries.csv")), "{label}: trajectories differ");
-            assert!(bytes(&ns3.join("packets.csv")) == bytes(&builtin.join("packets.csv")), "{label}: packet fates differ");
-            let summary: serde_json::Value = serde_json::from_slice(&bytes(&ns3.join("summary.json"))).unwrap();
-            assert!(summary["versions"]["network"].as_str().unwrap().contains("ns-3.37"), "ran over real ns-3");
+            assert!(
+                bytes(&ns3.join("timeseries.csv")) == bytes(&builtin.join("timeseries.csv")),
+                "{label}: trajectories differ"
+            );
+            assert!(
+                bytes(&ns3.join("packets.csv")) == bytes(&builtin.join("packets.csv")),
+                "{label}: packet fates differ"
+            );
+            let summary: serde_json::Value =
+                serde_json::from_slice(&bytes(&ns3.join("summary.json"))).unwrap();
+            assert!(
+                summary["versions"]["network"]
+                    .as_str()
+                    .unwrap()
+                    .contains("ns-3.37"),
+                "ran over real ns-3"
+            );
             assert!(summary["flows"][0]["accepted"].as_u64().unwrap() > 150);
         }
     }
@@ -130,7 +163,11 @@ fn simultaneous_sends_queue_in_ns3_but_not_in_the_builtin_channel() {
 /// difference is exactly the queueing delay.
 fn assert_same_fates_with_queueing(ns3: &Path, builtin: &Path, label: &str) {
     let rows = |dir: &Path| -> Vec<csv::StringRecord> {
-        csv::Reader::from_path(dir.join("packets.csv")).unwrap().records().map(Result::unwrap).collect()
+        csv::Reader::from_path(dir.join("packets.csv"))
+            .unwrap()
+            .records()
+            .map(Result::unwrap)
+            .collect()
     };
     let (a, b) = (rows(ns3), rows(builtin));
     assert_eq!(a.len(), b.len(), "{label}");
@@ -138,7 +175,11 @@ fn assert_same_fates_with_queueing(ns3: &Path, builtin: &Path, label: &str) {
     for (x, y) in a.iter().zip(&b) {
         // flow, loop, direction, number, state, count, src, dst, size, sent ... fate (12), applied step (13)
         for column in [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13] {
-            assert_eq!(x.get(column), y.get(column), "{label}: column {column} of {x:?} vs {y:?}");
+            assert_eq!(
+                x.get(column),
+                y.get(column),
+                "{label}: column {column} of {x:?} vs {y:?}"
+            );
         }
         let (dx, dy): (u64, u64) = (x[11].parse().unwrap_or(0), y[11].parse().unwrap_or(0));
         match dx - dy {
@@ -147,25 +188,42 @@ fn assert_same_fates_with_queueing(ns3: &Path, builtin: &Path, label: &str) {
             other => panic!("{label}: delay differs by {other} ns: {x:?}"),
         }
     }
-    assert!(queued > 100, "{label}: expected the second packet of each burst to queue");
+    assert!(
+        queued > 100,
+        "{label}: expected the second packet of each burst to queue"
+    );
 }
 
 #[test]
 fn ns3_runs_repeat_byte_for_byte_and_the_run_number_matters() {
     let dir = tempfile::tempdir().unwrap();
     let lossy = |run: u32| {
-        scenario("event_driven", "trigger = \"event\"", &format!("run = {run}"))
-            .replace("delay = \"2ms\"\n", "delay = \"2ms\"\nloss_rate = 0.1\n")
+        scenario(
+            "event_driven",
+            "trigger = \"event\"",
+            &format!("run = {run}"),
+        )
+        .replace("delay = \"2ms\"\n", "delay = \"2ms\"\nloss_rate = 0.1\n")
     };
     let a = run_scenario(dir.path(), "a", &lossy(1), &[]);
     let b = run_scenario(dir.path(), "b", &lossy(1), &[]);
     let c = run_scenario(dir.path(), "c", &lossy(2), &[]);
     for file in ["timeseries.csv", "packets.csv", "summary.json"] {
-        assert!(bytes(&a.join(file)) == bytes(&b.join(file)), "{file} differs between identical runs");
+        assert!(
+            bytes(&a.join(file)) == bytes(&b.join(file)),
+            "{file} differs between identical runs"
+        );
     }
-    assert!(bytes(&a.join("packets.csv")) != bytes(&c.join("packets.csv")), "run 2 lost the same packets as run 1");
-    let summary: serde_json::Value = serde_json::from_slice(&bytes(&a.join("summary.json"))).unwrap();
-    assert!(summary["totals"]["lost_phy"].as_u64().unwrap() > 20, "the link loses packets");
+    assert!(
+        bytes(&a.join("packets.csv")) != bytes(&c.join("packets.csv")),
+        "run 2 lost the same packets as run 1"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&bytes(&a.join("summary.json"))).unwrap();
+    assert!(
+        summary["totals"]["lost_phy"].as_u64().unwrap() > 20,
+        "the link loses packets"
+    );
 }
 
 /// Kills the server of a long master-slave run and checks the failure:
@@ -184,7 +242,12 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results(sync: &str) {
     std::fs::write(&file, text).unwrap();
     let out = dir.path().join("long");
     let child = Command::new(env!("CARGO_BIN_EXE_netloop"))
-        .args(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -199,7 +262,10 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results(sync: &str) {
     };
     std::thread::sleep(Duration::from_millis(700));
     // SAFETY: kill(2) on the server we found.
-    assert_eq!(unsafe { libc::kill(server as libc::pid_t, libc::SIGKILL) }, 0);
+    assert_eq!(
+        unsafe { libc::kill(server as libc::pid_t, libc::SIGKILL) },
+        0
+    );
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
@@ -211,13 +277,23 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results(sync: &str) {
         .parse()
         .unwrap_or_else(|e| panic!("{e}: {stderr}"));
 
-    let summary: serde_json::Value = serde_json::from_slice(&bytes(&out.join("summary.json"))).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&bytes(&out.join("summary.json"))).unwrap();
     assert_eq!(summary["complete"], false);
-    assert!(summary["error"].as_str().unwrap().contains("simulated time"));
-    assert!(reached > SimTime::ZERO && reached < SimTime::from_secs(600), "{stderr}");
+    assert!(summary["error"]
+        .as_str()
+        .unwrap()
+        .contains("simulated time"));
+    assert!(
+        reached > SimTime::ZERO && reached < SimTime::from_secs(600),
+        "{stderr}"
+    );
     assert_eq!(summary["reached_ns"].as_u64(), Some(reached.0), "{stderr}");
     // The partial files are whole CSV up to where the run got.
-    assert!(!out.join("timeseries.csv").exists() && !out.join("packets.csv").exists(), "looks complete");
+    assert!(
+        !out.join("timeseries.csv").exists() && !out.join("packets.csv").exists(),
+        "looks complete"
+    );
     let mut rows = csv::Reader::from_path(out.join("timeseries.csv.partial")).unwrap();
     let width = rows.headers().unwrap().len();
     let mut count = 0;
@@ -226,7 +302,10 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results(sync: &str) {
         count += 1;
     }
     assert!(count > 100, "only {count} rows kept");
-    let packets = csv::Reader::from_path(out.join("packets.csv.partial")).unwrap().into_records().count();
+    let packets = csv::Reader::from_path(out.join("packets.csv.partial"))
+        .unwrap()
+        .into_records()
+        .count();
     assert!(packets > 100);
 }
 
@@ -249,21 +328,42 @@ fn a_configuration_the_server_rejects_leaves_an_error_record() {
     let dir = tempfile::tempdir().unwrap();
     let text = scenario("master_slave", "trigger = \"time\"\nperiod = \"10ms\"", "")
         .replace("name = \"servo\"", "name = \"servo\"\ncontroller_node = 2")
-        .replace("[network.server]", "[network.server]\nargs = [\"--nodes=2\"]");
+        .replace(
+            "[network.server]",
+            "[network.server]\nargs = [\"--nodes=2\"]",
+        );
     let file = dir.path().join("rejected.toml");
     std::fs::write(&file, text).unwrap();
     let out = dir.path().join("rejected");
-    let output = netloop(&["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let output = netloop(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("InvalidConfig") && stderr.contains("partial results up to simulated time 0s"), "{stderr}");
+    assert!(
+        stderr.contains("InvalidConfig")
+            && stderr.contains("partial results up to simulated time 0s"),
+        "{stderr}"
+    );
 
-    let summary: serde_json::Value = serde_json::from_slice(&bytes(&out.join("summary.json"))).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&bytes(&out.join("summary.json"))).unwrap();
     assert_eq!(summary["complete"], false);
     let error = summary["error"].as_str().unwrap();
-    assert!(error.contains("InvalidConfig") && error.contains('2'), "{error}");
+    assert!(
+        error.contains("InvalidConfig") && error.contains('2'),
+        "{error}"
+    );
     assert_eq!(summary["reached_ns"], 0);
     assert_eq!(summary["totals"]["sent"], 0);
-    assert!(out.join("timeseries.csv.partial").exists() && out.join("packets.csv.partial").exists());
-    assert!(!out.join("timeseries.csv").exists() && !out.join("packets.csv").exists(), "looks complete");
+    assert!(
+        out.join("timeseries.csv.partial").exists() && out.join("packets.csv.partial").exists()
+    );
+    assert!(
+        !out.join("timeseries.csv").exists() && !out.join("packets.csv").exists(),
+        "looks complete"
+    );
 }

@@ -17,7 +17,10 @@ fn examples() -> Vec<PathBuf> {
 }
 
 fn is_sweep(path: &std::path::Path) -> bool {
-    path.file_name().unwrap().to_string_lossy().starts_with("sweep_")
+    path.file_name()
+        .unwrap()
+        .to_string_lossy()
+        .starts_with("sweep_")
 }
 
 #[test]
@@ -35,11 +38,19 @@ fn every_example_scenario_runs() {
             .arg(&dir)
             .output()
             .unwrap();
-        assert!(result.status.success(), "{name}: {}", String::from_utf8_lossy(&result.stderr));
-        let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+        assert!(
+            result.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
         assert_eq!(summary["complete"], true, "{name}");
         assert_eq!(summary["reached_ns"], 1_000_000_000u64, "{name}");
-        assert!(summary["totals"]["accepted"].as_u64().unwrap() > 0, "{name}: no packet made it");
+        assert!(
+            summary["totals"]["accepted"].as_u64().unwrap() > 0,
+            "{name}: no packet made it"
+        );
     }
 }
 
@@ -58,8 +69,15 @@ fn every_example_sweep_runs() {
             .arg(&dir)
             .output()
             .unwrap();
-        assert!(result.status.success(), "{name}: {}", String::from_utf8_lossy(&result.stderr));
-        let rows = csv::Reader::from_path(dir.join("sweep.csv")).unwrap().into_records().count();
+        assert!(
+            result.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let rows = csv::Reader::from_path(dir.join("sweep.csv"))
+            .unwrap()
+            .into_records()
+            .count();
         assert!(rows >= 4, "{name}: {rows} runs");
     }
 }

@@ -13,7 +13,7 @@ mod ns3_event_time;
 mod ns3_exact_timing;
 mod ns3_fates;
 mod ns3_loss;
-mod ns3_protocol_violations;
 mod ns3_private_connection;
+mod ns3_protocol_violations;
 mod ns3_server_robustness;
 mod server_startup;

@@ -59,7 +59,11 @@ fn run_text(text: &str) -> (tempfile::TempDir, RunReport) {
     let dir = tempfile::tempdir().unwrap();
     let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let resolved = scenario.resolve().unwrap_or_else(|e| panic!("{e}"));
-    let options = RunOptions { out_dir: dir.path().join("run"), base_dir: PathBuf::from("."), cancel: None };
+    let options = RunOptions {
+        out_dir: dir.path().join("run"),
+        base_dir: PathBuf::from("."),
+        cancel: None,
+    };
     let report = run(&resolved, &options).unwrap_or_else(|e| panic!("run failed: {e}"));
     (dir, report)
 }
@@ -105,10 +109,19 @@ fn wave_delivery_falls_gradually_with_distance_under_fading() {
         .map(|&d| uplink_ratio(&run_text(&servo_over(&wave_with("nakagami", d, ""), "2s", "")).1))
         .collect();
     assert!(ratios[0] > 0.95, "close by: {distances:?} -> {ratios:?}");
-    assert!(ratios[4] < 0.05, "far beyond range: {distances:?} -> {ratios:?}");
-    assert!(ratios.windows(2).all(|w| w[0] >= w[1]), "not monotone in distance: {distances:?} -> {ratios:?}");
+    assert!(
+        ratios[4] < 0.05,
+        "far beyond range: {distances:?} -> {ratios:?}"
+    );
+    assert!(
+        ratios.windows(2).all(|w| w[0] >= w[1]),
+        "not monotone in distance: {distances:?} -> {ratios:?}"
+    );
     let between = ratios.iter().filter(|r| (0.1..=0.9).contains(*r)).count();
-    assert!(between >= 2, "a gradual fall, not one step: {distances:?} -> {ratios:?}");
+    assert!(
+        between >= 2,
+        "a gradual fall, not one step: {distances:?} -> {ratios:?}"
+    );
 }
 
 /// The largest distance (to 0.25 m) at which a static pair still exchanges
@@ -162,7 +175,10 @@ kind = "open_loop"
         server = server_binary().display()
     );
     let (dir, report) = run_text(&text);
-    assert!(report.summary.sync.syncs >= 290, "a moving node must sync every period");
+    assert!(
+        report.summary.sync.syncs >= 290,
+        "a moving node must sync every period"
+    );
     let rows = crate::support::packet_rows(&dir.path().join("run"));
     let uplink = |r: &&BTreeMap<String, String>| r["direction"] == "uplink";
     let last_delivered = rows
@@ -185,7 +201,10 @@ kind = "open_loop"
         (cutoff - range).abs() <= speed * sync + 0.25,
         "packets stopped at {cutoff:.2} m, static range {range:.2} m"
     );
-    assert!(first_lost_after > last_delivered, "no packet gets through after the cut-off");
+    assert!(
+        first_lost_after > last_delivered,
+        "no packet gets through after the cut-off"
+    );
 }
 
 /// A vehicle brings its own position and speed.
@@ -224,7 +243,10 @@ fn background_nodes_raise_the_loop_delay() {
         report.summary.flows[0].delay.mean_s.unwrap()
     };
     let (d0, d4, d8) = (mean_delay(0), mean_delay(4), mean_delay(8));
-    assert!(d0 < d4 && d4 < d8, "mean uplink delay with 0/4/8 background nodes: {d0:e} {d4:e} {d8:e}");
+    assert!(
+        d0 < d4 && d4 < d8,
+        "mean uplink delay with 0/4/8 background nodes: {d0:e} {d4:e} {d8:e}"
+    );
 }
 
 #[test]
@@ -246,11 +268,18 @@ remote_host_delay = "10ms""#;
     let core = 0.013;
     for flow in &report.summary.flows {
         assert!(flow.counts.delivered > 150, "{flow:?}");
-        assert!(flow.delay.mean_s.unwrap() > wifi_mean, "LTE {:?} vs Wi-Fi {wifi_mean}", flow.delay);
+        assert!(
+            flow.delay.mean_s.unwrap() > wifi_mean,
+            "LTE {:?} vs Wi-Fi {wifi_mean}",
+            flow.delay
+        );
     }
     for row in crate::support::packet_rows(&dir.path().join("run")) {
         if let Ok(delay) = row["delay_ns"].parse::<u64>() {
-            assert!(delay as f64 * 1e-9 > core, "a packet beat the core network's delays: {row:?}");
+            assert!(
+                delay as f64 * 1e-9 > core,
+                "a packet beat the core network's delays: {row:?}"
+            );
         }
     }
 }
@@ -287,7 +316,10 @@ positions = [[100.0, 0.0, 0.0], [0.0, 100.0, 0.0]]"#
     }
     for row in crate::support::packet_rows(&dir.path().join("run")) {
         if let Ok(delay) = row["delay_ns"].parse::<u64>() {
-            assert!(delay as f64 * 1e-9 > bound, "a packet beat two core traversals and two subframes: {row:?}");
+            assert!(
+                delay as f64 * 1e-9 > bound,
+                "a packet beat two core traversals and two subframes: {row:?}"
+            );
         }
     }
 }
@@ -303,7 +335,8 @@ fn udp_packets_to_port(pcap: &Path, port: u16) -> usize {
     let mut ppp = 0;
     let mut wifi = std::collections::BTreeSet::new();
     while offset + 16 <= data.len() {
-        let captured = u32::from_le_bytes(data[offset + 8..offset + 12].try_into().unwrap()) as usize;
+        let captured =
+            u32::from_le_bytes(data[offset + 8..offset + 12].try_into().unwrap()) as usize;
         let frame = &data[offset + 16..offset + 16 + captured];
         offset += 16 + captured;
         let (ip, mpdu) = match dlt {
@@ -317,7 +350,9 @@ fn udp_packets_to_port(pcap: &Path, port: u16) -> usize {
                 let transmitter: [u8; 6] = frame[10..16].try_into().unwrap();
                 let sequence = u16::from_le_bytes([frame[22], frame[23]]) >> 4;
                 match frame.get(header..header + 8) {
-                    Some([0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00]) => (&frame[header + 8..], Some((transmitter, sequence))),
+                    Some([0xAA, 0xAA, 0x03, 0, 0, 0, 0x08, 0x00]) => {
+                        (&frame[header + 8..], Some((transmitter, sequence)))
+                    }
                     _ => continue,
                 }
             }
@@ -342,7 +377,12 @@ fn device_pcap(dir: &Path, node: u32) -> PathBuf {
     let files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&prefix))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&prefix)
+        })
         .collect();
     assert_eq!(files.len(), 1, "one device on node {node}: {files:?}");
     files.into_iter().next().unwrap()
@@ -351,7 +391,9 @@ fn device_pcap(dir: &Path, node: u32) -> PathBuf {
 const TRACES: &str = "[network.traces]\npcap = true\nflow_monitor = true\ndrop_log = true\n";
 
 fn lossy_p2p() -> String {
-    format!("[network]\nbackend = \"ns3\"\n[network.ns3]\nkind = \"p2p\"\nloss_rate = 0.1\n{TRACES}")
+    format!(
+        "[network]\nbackend = \"ns3\"\n[network.ns3]\nkind = \"p2p\"\nloss_rate = 0.1\n{TRACES}"
+    )
 }
 
 /// Every packet the sender handed to its device is in that device's pcap
@@ -365,8 +407,16 @@ fn pcap_and_flow_monitor_agree_with_packets_csv() {
         let ns3 = dir.path().join("run/ns3");
         let sent_uplink = report.summary.flows[0].counts.sent as usize;
         let sent_downlink = report.summary.flows[1].counts.sent as usize;
-        assert_eq!(udp_packets_to_port(&device_pcap(&ns3, 0), 9000), sent_uplink, "{network}");
-        assert_eq!(udp_packets_to_port(&device_pcap(&ns3, 1), 9001), sent_downlink, "{network}");
+        assert_eq!(
+            udp_packets_to_port(&device_pcap(&ns3, 0), 9000),
+            sent_uplink,
+            "{network}"
+        );
+        assert_eq!(
+            udp_packets_to_port(&device_pcap(&ns3, 1), 9001),
+            sent_downlink,
+            "{network}"
+        );
 
         // FlowMonitor: per 5-tuple, tx = sent and rx = delivered.
         let xml = std::fs::read_to_string(ns3.join("flowmon.xml")).unwrap();
@@ -374,15 +424,29 @@ fn pcap_and_flow_monitor_agree_with_packets_csv() {
         let port_of: BTreeMap<String, u16> = doc
             .descendants()
             .filter(|n| n.has_tag_name("Flow") && n.attribute("destinationPort").is_some())
-            .map(|n| (n.attribute("flowId").unwrap().to_string(), n.attribute("destinationPort").unwrap().parse().unwrap()))
+            .map(|n| {
+                (
+                    n.attribute("flowId").unwrap().to_string(),
+                    n.attribute("destinationPort").unwrap().parse().unwrap(),
+                )
+            })
             .collect();
         let mut checked = 0;
-        for stats in doc.descendants().filter(|n| n.has_tag_name("Flow") && n.attribute("txPackets").is_some()) {
+        for stats in doc
+            .descendants()
+            .filter(|n| n.has_tag_name("Flow") && n.attribute("txPackets").is_some())
+        {
             let port = port_of[stats.attribute("flowId").unwrap()];
-            let Some(flow) = report.summary.flows.iter().find(|f| f.port == port) else { continue };
+            let Some(flow) = report.summary.flows.iter().find(|f| f.port == port) else {
+                continue;
+            };
             let tx: u64 = stats.attribute("txPackets").unwrap().parse().unwrap();
             let rx: u64 = stats.attribute("rxPackets").unwrap().parse().unwrap();
-            assert_eq!((tx, rx), (flow.counts.sent, flow.counts.delivered), "flow on port {port}");
+            assert_eq!(
+                (tx, rx),
+                (flow.counts.sent, flow.counts.delivered),
+                "flow on port {port}"
+            );
             checked += 1;
         }
         assert_eq!(checked, 2, "both loop flows in the FlowMonitor");
@@ -407,13 +471,22 @@ positions = [[100.0, 0.0, 0.0], [400.0, 0.0, 0.0]]
 [network.traces]
 pcap = true"#;
     // The plant on UE 1, the controller on the remote host (node `ues`).
-    let text = servo_over(lte, "1s", "").replace("plant_node = 0\ncontroller_node = 1", "plant_node = 1\ncontroller_node = 2");
+    let text = servo_over(lte, "1s", "").replace(
+        "plant_node = 0\ncontroller_node = 1",
+        "plant_node = 1\ncontroller_node = 2",
+    );
     let (dir, report) = run_text(&text);
     let ns3 = dir.path().join("run/ns3");
     let (uplink, downlink) = (&report.summary.flows[0], &report.summary.flows[1]);
     assert_eq!((uplink.src, downlink.src), (1, 2));
-    assert_eq!(udp_packets_to_port(&ns3.join("pcap-n7-i1.pcap"), 9000), uplink.counts.sent as usize);
-    assert_eq!(udp_packets_to_port(&ns3.join("pcap-3-1.pcap"), 9001), downlink.counts.sent as usize);
+    assert_eq!(
+        udp_packets_to_port(&ns3.join("pcap-n7-i1.pcap"), 9000),
+        uplink.counts.sent as usize
+    );
+    assert_eq!(
+        udp_packets_to_port(&ns3.join("pcap-3-1.pcap"), 9001),
+        downlink.counts.sent as usize
+    );
 }
 
 /// The drop log places every packet that packets.csv calls lost, with the
@@ -426,9 +499,17 @@ fn the_drop_log_says_where_each_lost_packet_died() {
         let lost: BTreeMap<(String, String), (String, String)> = crate::support::packet_rows(&run)
             .into_iter()
             .filter(|r| r["fate"].starts_with("lost_"))
-            .map(|r| ((r["flow"].clone(), r["number"].clone()), (r["fate"][5..].to_string(), r["lost_node"].clone())))
+            .map(|r| {
+                (
+                    (r["flow"].clone(), r["number"].clone()),
+                    (r["fate"][5..].to_string(), r["lost_node"].clone()),
+                )
+            })
             .collect();
-        assert!(lost.len() > 5, "the scenario should lose packets: {network}");
+        assert!(
+            lost.len() > 5,
+            "the scenario should lose packets: {network}"
+        );
         let mut log = csv::Reader::from_path(run.join("ns3/drops.csv")).unwrap();
         let h = log.headers().unwrap().clone();
         let col = |name: &str| h.iter().position(|c| c == name).unwrap();
@@ -436,7 +517,12 @@ fn the_drop_log_says_where_each_lost_packet_died() {
             .records()
             .map(Result::unwrap)
             .filter(|r| &r[col("reported")] == "1")
-            .map(|r| ((r[col("flow")].to_string(), r[col("number")].to_string()), (r[col("reason")].to_lowercase(), r[col("node")].to_string())))
+            .map(|r| {
+                (
+                    (r[col("flow")].to_string(), r[col("number")].to_string()),
+                    (r[col("reason")].to_lowercase(), r[col("node")].to_string()),
+                )
+            })
             .collect();
         assert_eq!(reported, lost, "{network}");
     }
@@ -452,16 +538,28 @@ fn tcp_flows_trade_loss_for_delay() {
     let (dir, tcp) = run_text(&servo_over(lossy, "3s", "uplink = { transport = \"tcp\" }"));
     let (u, t) = (&udp.summary.flows[0], &tcp.summary.flows[0]);
     assert!(u.counts.lost_phy > 5, "the link loses UDP packets: {u:?}");
-    assert_eq!(t.counts.lost_phy + t.counts.lost_queue + t.counts.lost_other, 0, "TCP loses nothing: {t:?}");
+    assert_eq!(
+        t.counts.lost_phy + t.counts.lost_queue + t.counts.lost_other,
+        0,
+        "TCP loses nothing: {t:?}"
+    );
     assert_eq!(t.counts.delivered + t.counts.in_flight, t.counts.sent);
-    assert!(t.delay.max_s.unwrap() > 2.0 * u.delay.max_s.unwrap(), "retransmissions show as delay: {:?} vs {:?}", t.delay, u.delay);
+    assert!(
+        t.delay.max_s.unwrap() > 2.0 * u.delay.max_s.unwrap(),
+        "retransmissions show as delay: {:?} vs {:?}",
+        t.delay,
+        u.delay
+    );
     // In order: a byte stream cannot overtake itself.
     let numbers: Vec<u64> = crate::support::packet_rows(&dir.path().join("run"))
         .iter()
         .filter(|r| r["direction"] == "uplink" && !r["arrival_ns"].is_empty())
         .map(|r| r["number"].parse().unwrap())
         .collect();
-    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "TCP messages arrived out of order");
+    assert!(
+        numbers.windows(2).all(|w| w[0] < w[1]),
+        "TCP messages arrived out of order"
+    );
 }
 
 /// FlowMonitor's (txPackets, rxPackets) per destination port: its own byte
@@ -472,13 +570,21 @@ fn flow_monitor_by_port(xml_path: &Path) -> BTreeMap<u16, (u64, u64)> {
     let port_of: BTreeMap<String, u16> = doc
         .descendants()
         .filter(|n| n.has_tag_name("Flow") && n.attribute("destinationPort").is_some())
-        .map(|n| (n.attribute("flowId").unwrap().to_string(), n.attribute("destinationPort").unwrap().parse().unwrap()))
+        .map(|n| {
+            (
+                n.attribute("flowId").unwrap().to_string(),
+                n.attribute("destinationPort").unwrap().parse().unwrap(),
+            )
+        })
         .collect();
     doc.descendants()
         .filter(|n| n.has_tag_name("Flow") && n.attribute("txPackets").is_some())
         .map(|n| {
             let count = |a: &str| n.attribute(a).unwrap().parse::<u64>().unwrap();
-            (port_of[n.attribute("flowId").unwrap()], (count("txPackets"), count("rxPackets")))
+            (
+                port_of[n.attribute("flowId").unwrap()],
+                (count("txPackets"), count("rxPackets")),
+            )
         })
         .collect()
 }
@@ -506,25 +612,40 @@ positions = [[100.0, 0.0, 0.0]]
 fn lte_fast_uplinks_deliver_each_packet_as_itself() {
     for period in ["1ms", "2ms"] {
         let network = format!("{LTE_REMOTE}[network.traces]\npcap = true\nflow_monitor = true\n");
-        let text = servo_over(&network, "1s", "")
-            .replace("[loops.sensor]\nperiod = \"10ms\"", &format!("[loops.sensor]\nperiod = \"{period}\""));
+        let text = servo_over(&network, "1s", "").replace(
+            "[loops.sensor]\nperiod = \"10ms\"",
+            &format!("[loops.sensor]\nperiod = \"{period}\""),
+        );
         let (dir, report) = run_text(&text);
         assert!(report.summary.complete, "{period}");
         let rows = crate::support::packet_rows(&dir.path().join("run"));
         let flows = flow_monitor_by_port(&dir.path().join("run/ns3/flowmon.xml"));
         for flow in &report.summary.flows {
-            let arrived = rows.iter().filter(|r| r["flow"] == flow.flow.to_string() && !r["arrival_ns"].is_empty()).count();
+            let arrived = rows
+                .iter()
+                .filter(|r| r["flow"] == flow.flow.to_string() && !r["arrival_ns"].is_empty())
+                .count();
             assert_eq!(arrived as u64, flow.counts.delivered, "{period}: {flow:?}");
-            assert_eq!(flows[&flow.port], (flow.counts.sent, flow.counts.delivered), "{period}: FlowMonitor vs {flow:?}");
+            assert_eq!(
+                flows[&flow.port],
+                (flow.counts.sent, flow.counts.delivered),
+                "{period}: FlowMonitor vs {flow:?}"
+            );
         }
         let uplink = &report.summary.flows[0];
-        assert!(uplink.counts.sent >= 500 && uplink.counts.delivered > 9 * uplink.counts.sent / 10, "{period}: {uplink:?}");
+        assert!(
+            uplink.counts.sent >= 500 && uplink.counts.delivered > 9 * uplink.counts.sent / 10,
+            "{period}: {uplink:?}"
+        );
         // The remote host (ns-3 node 3) saw exactly the uplink datagrams netloop delivered.
         let remote_host = udp_packets_to_port(&dir.path().join("run/ns3/pcap-3-1.pcap"), 9000);
         assert_eq!(remote_host as u64, uplink.counts.delivered, "{period}");
         for row in rows.iter().filter(|r| r["direction"] == "uplink") {
             if let Ok(delay) = row["delay_ns"].parse::<u64>() {
-                assert!(delay > 13_000_000, "{period}: faster than the core links: {row:?}");
+                assert!(
+                    delay > 13_000_000,
+                    "{period}: faster than the core links: {row:?}"
+                );
             }
         }
     }
@@ -550,11 +671,22 @@ fn lte_probe_at_one_millisecond_matches_flow_monitor() {
     let report = bridge::probe::run_probe(&options, &spec).expect("probe");
     let (tx, rx) = flow_monitor_by_port(&xml)[&9000];
     assert_eq!(tx, 500);
-    assert_eq!(report.delivered() as u64, rx, "probe deliveries vs FlowMonitor");
-    assert!(report.delivery_ratio() > 0.9, "only packets sent before the UE attached die: {}", report.delivery_ratio());
+    assert_eq!(
+        report.delivered() as u64,
+        rx,
+        "probe deliveries vs FlowMonitor"
+    );
+    assert!(
+        report.delivery_ratio() > 0.9,
+        "only packets sent before the UE attached die: {}",
+        report.delivery_ratio()
+    );
     for r in &report.records {
         if let Some(received) = r.received {
-            assert!(received.0 - r.sent.0 > 10_000_000, "faster than the remote host link: {r:?}");
+            assert!(
+                received.0 - r.sent.0 > 10_000_000,
+                "faster than the remote host link: {r:?}"
+            );
         }
     }
 }
@@ -569,23 +701,51 @@ fn lte_probe_at_one_millisecond_matches_flow_monitor() {
 /// puts a send on every subframe start.
 #[test]
 fn lte_packets_are_the_same_in_every_sync_mode() {
-    let base = servo_over(LTE_REMOTE, "1s", "").replace("trigger = \"time\"\nperiod = \"10ms\"", "trigger = \"time\"\nperiod = \"1ms\"");
+    let base = servo_over(LTE_REMOTE, "1s", "").replace(
+        "trigger = \"time\"\nperiod = \"10ms\"",
+        "trigger = \"time\"\nperiod = \"1ms\"",
+    );
     assert!(base.contains("period = \"1ms\""));
     let variants = [
         ("master_slave", base.clone()),
-        ("master_slave without lookahead", base.replace("scheme = \"master_slave\"", "scheme = \"master_slave\"\nlookahead = false")),
-        ("event_driven", base.replace("scheme = \"master_slave\"", "scheme = \"event_driven\"")),
+        (
+            "master_slave without lookahead",
+            base.replace(
+                "scheme = \"master_slave\"",
+                "scheme = \"master_slave\"\nlookahead = false",
+            ),
+        ),
+        (
+            "event_driven",
+            base.replace("scheme = \"master_slave\"", "scheme = \"event_driven\""),
+        ),
     ];
     let mut runs = Vec::new();
     for (name, text) in &variants {
         let (dir, report) = run_text(text);
         assert!(report.summary.complete, "{name}");
         let read = |file: &str| std::fs::read(dir.path().join("run").join(file)).unwrap();
-        runs.push((name, report.summary.sync.syncs, read("packets.csv"), read("timeseries.csv")));
+        runs.push((
+            name,
+            report.summary.sync.syncs,
+            read("packets.csv"),
+            read("timeseries.csv"),
+        ));
     }
-    assert!(runs[0].1 < runs[1].1, "lookahead syncs less often: {} vs {}", runs[0].1, runs[1].1);
+    assert!(
+        runs[0].1 < runs[1].1,
+        "lookahead syncs less often: {} vs {}",
+        runs[0].1,
+        runs[1].1
+    );
     for (name, _, packets, timeseries) in &runs[1..] {
-        assert!(packets == &runs[0].2, "packets.csv of {name} differs from master-slave with lookahead");
-        assert!(timeseries == &runs[0].3, "timeseries.csv of {name} differs from master-slave with lookahead");
+        assert!(
+            packets == &runs[0].2,
+            "packets.csv of {name} differs from master-slave with lookahead"
+        );
+        assert!(
+            timeseries == &runs[0].3,
+            "timeseries.csv of {name} differs from master-slave with lookahead"
+        );
     }
 }

@@ -17,7 +17,11 @@ fn running_client(step_timeout: Duration) -> Ns3Client {
     let mut client = Ns3Client::start(&opts).unwrap();
     client.configure(vec![udp_flow(0, 0, 1)]).unwrap();
     for i in 1..=3u64 {
-        step(&mut client, SimTime::from_millis(10 * i), vec![send(0, i, SimTime::from_millis(10 * i - 5), 32)]);
+        step(
+            &mut client,
+            SimTime::from_millis(10 * i),
+            vec![send(0, i, SimTime::from_millis(10 * i - 5), 32)],
+        );
     }
     client
 }
@@ -53,15 +57,33 @@ fn killed_server_is_a_clear_error_naming_the_time_reached() {
     signal(pid, libc::SIGKILL);
     let started = Instant::now();
     let err = client
-        .step(protocol::Step { until: SimTime::from_millis(40), stop_at_delivery: false, sends: vec![], kinematics: vec![] })
+        .step(protocol::Step {
+            until: SimTime::from_millis(40),
+            stop_at_delivery: false,
+            sends: vec![],
+            kinematics: vec![],
+        })
         .unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
-    assert!(matches!(err, Ns3Error::ServerDied { .. } | Ns3Error::Closed { .. } | Ns3Error::Io { .. }), "{err:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(
+            err,
+            Ns3Error::ServerDied { .. } | Ns3Error::Closed { .. } | Ns3Error::Io { .. }
+        ),
+        "{err:?}"
+    );
     assert_eq!(err.reached(), Some(SimTime::from_millis(30)));
     let text = err.to_string();
     assert!(text.contains("30ms"), "{text}");
     drop(client);
-    assert!(wait_gone(pid, Duration::from_secs(2)), "server {pid} left behind");
+    assert!(
+        wait_gone(pid, Duration::from_secs(2)),
+        "server {pid} left behind"
+    );
 }
 
 #[test]
@@ -72,14 +94,25 @@ fn frozen_server_times_out_naming_the_time_reached() {
     signal(pid, libc::SIGSTOP);
     let started = Instant::now();
     let err = client
-        .step(protocol::Step { until: SimTime::from_millis(40), stop_at_delivery: false, sends: vec![], kinematics: vec![] })
+        .step(protocol::Step {
+            until: SimTime::from_millis(40),
+            stop_at_delivery: false,
+            sends: vec![],
+            kinematics: vec![],
+        })
         .unwrap_err();
     let waited = started.elapsed();
-    assert!(waited >= timeout && waited < timeout + Duration::from_secs(2), "waited {waited:?}");
+    assert!(
+        waited >= timeout && waited < timeout + Duration::from_secs(2),
+        "waited {waited:?}"
+    );
     assert!(matches!(err, Ns3Error::Timeout { .. }), "{err:?}");
     assert!(err.to_string().contains("30ms"), "{err}");
     drop(client);
-    assert!(wait_gone(pid, Duration::from_secs(2)), "stopped server {pid} left behind");
+    assert!(
+        wait_gone(pid, Duration::from_secs(2)),
+        "stopped server {pid} left behind"
+    );
 }
 
 /// A frozen server stops reading too: once the socket buffers are full, the
@@ -93,17 +126,30 @@ fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached()
     // 400,000 sends of 28 bytes each: an 11 MB frame, well past what loopback
     // buffers for a process that does not read (a 4 MB send buffer at most,
     // and a receive window that does not grow while nobody reads).
-    let sends = (0..400_000).map(|i| send(0, 4 + i, SimTime::from_millis(40), 32)).collect();
+    let sends = (0..400_000)
+        .map(|i| send(0, 4 + i, SimTime::from_millis(40), 32))
+        .collect();
     let started = Instant::now();
     let err = client
-        .begin_step(protocol::Step { until: SimTime::from_millis(50), stop_at_delivery: false, sends, kinematics: vec![] })
+        .begin_step(protocol::Step {
+            until: SimTime::from_millis(50),
+            stop_at_delivery: false,
+            sends,
+            kinematics: vec![],
+        })
         .unwrap_err();
     let waited = started.elapsed();
-    assert!(waited >= timeout && waited < timeout + Duration::from_secs(2), "waited {waited:?}");
+    assert!(
+        waited >= timeout && waited < timeout + Duration::from_secs(2),
+        "waited {waited:?}"
+    );
     assert!(matches!(err, Ns3Error::Timeout { .. }), "{err:?}");
     assert!(err.to_string().contains("30ms"), "{err}");
     drop(client);
-    assert!(wait_gone(pid, Duration::from_secs(2)), "stopped server {pid} left behind");
+    assert!(
+        wait_gone(pid, Duration::from_secs(2)),
+        "stopped server {pid} left behind"
+    );
 }
 
 #[test]
@@ -117,17 +163,30 @@ fn a_panic_in_the_bridge_still_reaps_the_server() {
     .join();
     assert!(joined.is_err());
     let pid = rx.recv().unwrap();
-    assert!(wait_gone(pid, Duration::from_secs(2)), "server {pid} outlived a panic");
+    assert!(
+        wait_gone(pid, Duration::from_secs(2)),
+        "server {pid} outlived a panic"
+    );
 }
 
 /// The server started by a `netloop` process, found through /proc.
 pub fn child_server_of(parent: u32) -> Option<u32> {
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
         // Fields after the parenthesised command name: state, ppid, ...
-        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else { continue };
-        let ppid: u32 = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let ppid: u32 = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(0);
         if ppid == parent && stat.contains("(netloop-server)") {
             return Some(pid);
         }
@@ -138,7 +197,17 @@ pub fn child_server_of(parent: u32) -> Option<u32> {
 /// Starts a long `netloop ns3 probe`, waits for its server, signals netloop.
 fn netloop_with_server_then(sig: libc::c_int) {
     let mut netloop = Command::new(env!("CARGO_BIN_EXE_netloop"))
-        .args(["ns3", "probe", "--packets", "100000000", "--period", "1ms", "--", "--network=p2p", "--nodes=2"])
+        .args([
+            "ns3",
+            "probe",
+            "--packets",
+            "100000000",
+            "--period",
+            "1ms",
+            "--",
+            "--network=p2p",
+            "--nodes=2",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -148,7 +217,10 @@ fn netloop_with_server_then(sig: libc::c_int) {
         if let Some(pid) = child_server_of(netloop.id()) {
             break pid;
         }
-        assert!(Instant::now() < deadline, "netloop never started its server");
+        assert!(
+            Instant::now() < deadline,
+            "netloop never started its server"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     std::thread::sleep(Duration::from_millis(200));
@@ -156,7 +228,10 @@ fn netloop_with_server_then(sig: libc::c_int) {
     let status = netloop.wait().unwrap();
     assert!(!status.success());
     // Once netloop is gone the server is init's child; init reaps it.
-    assert!(wait_dead(server, Duration::from_secs(3)), "server {server} outlived netloop ({status})");
+    assert!(
+        wait_dead(server, Duration::from_secs(3)),
+        "server {server} outlived netloop ({status})"
+    );
 }
 
 #[test]

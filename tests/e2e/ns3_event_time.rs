@@ -39,8 +39,16 @@ binary = "{server}"
 
 fn column(dir: &Path, name: &str) -> Vec<f64> {
     let mut reader = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
-    let index = reader.headers().unwrap().iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
-    reader.records().map(|r| r.unwrap()[index].parse().unwrap()).collect()
+    let index = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"));
+    reader
+        .records()
+        .map(|r| r.unwrap()[index].parse().unwrap())
+        .collect()
 }
 
 #[test]
@@ -51,18 +59,37 @@ fn over_a_p2p_link_the_event_triggered_pid_is_clocked_at_the_arrivals() {
         std::fs::write(&file, scenario(scheme)).unwrap();
         let out = dir.path().join(scheme);
         let result = Command::new(env!("CARGO_BIN_EXE_netloop"))
-            .args(["run", file.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .args([
+                "run",
+                file.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
             .output()
             .unwrap();
-        assert!(result.status.success(), "{scheme}: {}", String::from_utf8_lossy(&result.stderr));
+        assert!(
+            result.status.success(),
+            "{scheme}: {}",
+            String::from_utf8_lossy(&result.stderr)
+        );
         let rows = packet_rows(&out);
         let uplink: Vec<(u64, u64)> = rows
             .iter()
             .filter(|r| r["direction"] == "uplink" && r["fate"] == "accepted")
-            .map(|r| (r["number"].parse().unwrap(), r["arrival_ns"].parse().unwrap()))
+            .map(|r| {
+                (
+                    r["number"].parse().unwrap(),
+                    r["arrival_ns"].parse().unwrap(),
+                )
+            })
             .collect();
         // The link's own delay, transmission time included, on every packet.
-        assert!(rows.iter().filter(|r| r["direction"] == "uplink").all(|r| r["delay_ns"] == "2752000"), "{scheme}: fixed delay");
+        assert!(
+            rows.iter()
+                .filter(|r| r["direction"] == "uplink")
+                .all(|r| r["delay_ns"] == "2752000"),
+            "{scheme}: fixed delay"
+        );
         let (checked, across) = pid_oracle::check(
             scheme,
             &uplink,
@@ -72,6 +99,9 @@ fn over_a_p2p_link_the_event_triggered_pid_is_clocked_at_the_arrivals() {
             &column(&out, "servo.xc.derivative"),
         );
         assert!(checked > 250, "{scheme}: {checked} answers checked");
-        assert_eq!(across, 6, "{scheme}: every edge falls between an arrival and its boundary");
+        assert_eq!(
+            across, 6,
+            "{scheme}: every edge falls between an arrival and its boundary"
+        );
     }
 }

@@ -42,10 +42,18 @@ fn two_hundred_packets_arrive_to_the_nanosecond_with_their_tags() {
         .collect();
     // Three steps: sends cross step boundaries, some arrive in a later step.
     let mut deliveries = Vec::new();
-    let boundaries = [SimTime::from_millis(70), SimTime::from_millis(150), SimTime::from_millis(300)];
+    let boundaries = [
+        SimTime::from_millis(70),
+        SimTime::from_millis(150),
+        SimTime::from_millis(300),
+    ];
     let mut remaining = sends.clone();
     for until in boundaries {
-        let now: Vec<SendRequest> = remaining.iter().filter(|s| s.time < until).cloned().collect();
+        let now: Vec<SendRequest> = remaining
+            .iter()
+            .filter(|s| s.time < until)
+            .cloned()
+            .collect();
         remaining.retain(|s| s.time >= until);
         deliveries.extend(step(&mut client, until, now).deliveries);
     }
@@ -54,11 +62,27 @@ fn two_hundred_packets_arrive_to_the_nanosecond_with_their_tags() {
     for (sent, got) in sends.iter().zip(&deliveries) {
         assert_eq!(got.flow, 0, "PacketPortTag maps back to the flow");
         assert_eq!(got.number, sent.number, "PacketNumTag");
-        assert_eq!((got.state_index, got.state_count), (sent.state_index, 5), "StateNumTag");
+        assert_eq!(
+            (got.state_index, got.state_count),
+            (sent.state_index, 5),
+            "StateNumTag"
+        );
         assert_eq!(got.sent, sent.time, "SendTimeTag");
         assert_eq!(got.size, PAYLOAD);
-        assert_eq!(got.received, expected_arrival(sent.time), "packet {}", sent.number);
+        assert_eq!(
+            got.received,
+            expected_arrival(sent.time),
+            "packet {}",
+            sent.number
+        );
     }
     let summary = client.finish().unwrap();
-    assert_eq!((summary.flows[0].sent, summary.flows[0].delivered, summary.flows[0].dropped), (200, 200, 0));
+    assert_eq!(
+        (
+            summary.flows[0].sent,
+            summary.flows[0].delivered,
+            summary.flows[0].dropped
+        ),
+        (200, 200, 0)
+    );
 }

@@ -15,7 +15,8 @@ use crate::support::packet_rows;
 /// (lifetime expired) and delivered just after, which used to stop the run
 /// with "packet 110 ... was never sent".
 fn congested_wifi_run(out: &Path, extra: &[&str]) -> serde_json::Value {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/servo_wifi_interference.toml");
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/servo_wifi_interference.toml");
     let sets = [
         "duration=2s",
         "network.background.nodes=16",
@@ -32,13 +33,18 @@ fn congested_wifi_run(out: &Path, extra: &[&str]) -> serde_json::Value {
     }
     let result = command.arg("--out").arg(out).output().unwrap();
     let stderr = String::from_utf8_lossy(&result.stderr);
-    assert!(result.status.success(), "the congested run failed: {stderr}");
+    assert!(
+        result.status.success(),
+        "the congested run failed: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
     serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap()
 }
 
 fn count(v: &serde_json::Value, key: &str) -> u64 {
-    v[key].as_u64().unwrap_or_else(|| panic!("no count {key} in {v}"))
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no count {key} in {v}"))
 }
 
 /// Per flow: the rows of `ns3/drops.csv` the server reported to netloop
@@ -48,8 +54,14 @@ fn reported_drops(run: &Path) -> BTreeMap<String, Vec<(String, String)>> {
     let h = log.headers().unwrap().clone();
     let col = |name: &str| h.iter().position(|c| c == name).unwrap();
     let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for r in log.records().map(Result::unwrap).filter(|r| &r[col("reported")] == "1") {
-        out.entry(r[col("flow")].to_string()).or_default().push((r[col("number")].to_string(), r[col("time_ns")].to_string()));
+    for r in log
+        .records()
+        .map(Result::unwrap)
+        .filter(|r| &r[col("reported")] == "1")
+    {
+        out.entry(r[col("flow")].to_string())
+            .or_default()
+            .push((r[col("number")].to_string(), r[col("time_ns")].to_string()));
     }
     out
 }
@@ -69,8 +81,22 @@ fn a_congested_wifi_run_completes_and_counts_packets_reported_twice() {
         let mine: Vec<_> = rows.iter().filter(|r| r["flow"] == id).collect();
         // Every packet sent has exactly one row, hence one fate.
         assert_eq!(mine.len() as u64, count(flow, "sent"), "flow {id}");
-        let fates = ["accepted", "dropped_max_delay", "dropped_stale", "lost_queue", "lost_phy", "lost_mac", "lost_routing", "lost_other", "in_flight"];
-        assert_eq!(fates.iter().map(|f| count(flow, f)).sum::<u64>(), count(flow, "sent"), "flow {id}");
+        let fates = [
+            "accepted",
+            "dropped_max_delay",
+            "dropped_stale",
+            "lost_queue",
+            "lost_phy",
+            "lost_mac",
+            "lost_routing",
+            "lost_other",
+            "in_flight",
+        ];
+        assert_eq!(
+            fates.iter().map(|f| count(flow, f)).sum::<u64>(),
+            count(flow, "sent"),
+            "flow {id}"
+        );
         // The server's own log: each packet it reported lost is lost in
         // packets.csv at its first report, or its fate was settled before
         // and the report is a late loss.
@@ -81,21 +107,48 @@ fn a_congested_wifi_run_completes_and_counts_packets_reported_twice() {
             .map(|r| (r["number"].as_str(), r["lost_at_ns"].as_str()))
             .collect();
         for (number, at) in &lost {
-            let first = reported.iter().find(|(n, _)| n == number).map(|(_, t)| t.as_str());
-            assert_eq!(first, Some(*at), "flow {id} packet {number}: lost at its first loss report");
+            let first = reported
+                .iter()
+                .find(|(n, _)| n == number)
+                .map(|(_, t)| t.as_str());
+            assert_eq!(
+                first,
+                Some(*at),
+                "flow {id} packet {number}: lost at its first loss report"
+            );
         }
-        assert_eq!(count(flow, "late_losses"), reported.len() as u64 - lost.len() as u64, "flow {id}");
+        assert_eq!(
+            count(flow, "late_losses"),
+            reported.len() as u64 - lost.len() as u64,
+            "flow {id}"
+        );
     }
 
     // The packet that used to stop the run: lost at 1.6 s, its later
     // delivery counted and not applied.
-    let p110 = rows.iter().find(|r| r["flow"] == "0" && r["number"] == "110").unwrap();
-    assert_eq!((p110["fate"].as_str(), p110["lost_at_ns"].as_str()), ("lost_queue", "1600000000"), "{p110:?}");
+    let p110 = rows
+        .iter()
+        .find(|r| r["flow"] == "0" && r["number"] == "110")
+        .unwrap();
+    assert_eq!(
+        (p110["fate"].as_str(), p110["lost_at_ns"].as_str()),
+        ("lost_queue", "1600000000"),
+        "{p110:?}"
+    );
     assert_eq!(p110["arrival_ns"], "", "{p110:?}");
-    assert!(count(&summary["flows"][0], "late_deliveries") >= 1, "{}", summary["flows"][0]);
+    assert!(
+        count(&summary["flows"][0], "late_deliveries") >= 1,
+        "{}",
+        summary["flows"][0]
+    );
     assert_eq!(
         count(&summary["totals"], "late_deliveries"),
-        summary["flows"].as_array().unwrap().iter().map(|f| count(f, "late_deliveries")).sum::<u64>()
+        summary["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| count(f, "late_deliveries"))
+            .sum::<u64>()
     );
 }
 
@@ -107,11 +160,20 @@ fn packets_reported_twice_get_the_same_fate_whatever_the_steps() {
     let dir = tempfile::tempdir().unwrap();
     let ahead = congested_wifi_run(&dir.path().join("ahead"), &[]);
     let every = congested_wifi_run(&dir.path().join("every"), &["sync.lookahead=false"]);
-    assert_eq!((ahead["sync"]["syncs"].as_u64(), every["sync"]["syncs"].as_u64()), (Some(2), Some(200)));
+    assert_eq!(
+        (
+            ahead["sync"]["syncs"].as_u64(),
+            every["sync"]["syncs"].as_u64()
+        ),
+        (Some(2), Some(200))
+    );
     for file in ["packets.csv", "timeseries.csv"] {
         let a = std::fs::read(dir.path().join("ahead").join(file)).unwrap();
         let b = std::fs::read(dir.path().join("every").join(file)).unwrap();
-        assert!(a == b, "{file} differs between lookahead and syncing every period");
+        assert!(
+            a == b,
+            "{file} differs between lookahead and syncing every period"
+        );
     }
     assert_eq!(ahead["flows"], every["flows"]);
 }

@@ -23,13 +23,24 @@ fn lost_packets(n: u64, run: u32) -> BTreeSet<u64> {
     ]))
     .unwrap();
     client.configure(vec![udp_flow(0, 0, 1)]).unwrap();
-    let sends = (0..n).map(|i| send(0, i, SimTime::from_millis(i), 50)).collect();
+    let sends = (0..n)
+        .map(|i| send(0, i, SimTime::from_millis(i), 50))
+        .collect();
     let done = step(&mut client, SimTime::from_millis(n + 100), sends);
     let delivered: BTreeSet<u64> = done.deliveries.iter().map(|d| d.number).collect();
     let dropped: BTreeSet<u64> = done.drops.iter().map(|d| d.number).collect();
-    assert!(done.drops.iter().all(|d| d.reason == DropReason::Phy && d.node == 1), "error-model drops at the receiver");
+    assert!(
+        done.drops
+            .iter()
+            .all(|d| d.reason == DropReason::Phy && d.node == 1),
+        "error-model drops at the receiver"
+    );
     assert!(delivered.is_disjoint(&dropped));
-    assert_eq!(delivered.len() + dropped.len(), n as usize, "no packet unaccounted for");
+    assert_eq!(
+        delivered.len() + dropped.len(),
+        n as usize,
+        "no packet unaccounted for"
+    );
     client.finish().unwrap();
     dropped
 }
@@ -46,5 +57,9 @@ fn loss_fraction_is_within_three_sigma_of_the_rate() {
     let n = 5000u64;
     let lost = lost_packets(n, 3).len() as f64;
     let sigma = (n as f64 * 0.2 * 0.8).sqrt();
-    assert!((lost - 0.2 * n as f64).abs() < 3.0 * sigma, "lost {lost} of {n}, expected 1000 ± {:.0}", 3.0 * sigma);
+    assert!(
+        (lost - 0.2 * n as f64).abs() < 3.0 * sigma,
+        "lost {lost} of {n}, expected 1000 ± {:.0}",
+        3.0 * sigma
+    );
 }

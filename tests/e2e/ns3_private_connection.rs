@@ -19,12 +19,18 @@ use crate::support::*;
 
 /// The inodes of a process's sockets.
 fn socket_inodes(pid: u32) -> HashSet<u64> {
-    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return HashSet::new() };
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return HashSet::new();
+    };
     fds.flatten()
         .filter_map(|fd| std::fs::read_link(fd.path()).ok())
         .filter_map(|target| {
             let target = target.to_string_lossy().into_owned();
-            target.strip_prefix("socket:[")?.strip_suffix(']')?.parse().ok()
+            target
+                .strip_prefix("socket:[")?
+                .strip_suffix(']')?
+                .parse()
+                .ok()
         })
         .collect()
 }
@@ -34,14 +40,23 @@ fn tcp_sockets(pid: u32) -> Vec<(u16, bool)> {
     let inodes = socket_inodes(pid);
     let mut sockets = Vec::new();
     for table in ["tcp", "tcp6"] {
-        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")) else { continue };
+        let Ok(text) = std::fs::read_to_string(format!("/proc/{pid}/net/{table}")) else {
+            continue;
+        };
         for line in text.lines().skip(1) {
             let fields: Vec<&str> = line.split_whitespace().collect();
-            let (Some(local), Some(state), Some(inode)) = (fields.get(1), fields.get(3), fields.get(9)) else { continue };
+            let (Some(local), Some(state), Some(inode)) =
+                (fields.get(1), fields.get(3), fields.get(9))
+            else {
+                continue;
+            };
             if !inode.parse().is_ok_and(|i: u64| inodes.contains(&i)) {
                 continue;
             }
-            let port = local.rsplit_once(':').and_then(|(_, p)| u16::from_str_radix(p, 16).ok()).unwrap_or(0);
+            let port = local
+                .rsplit_once(':')
+                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+                .unwrap_or(0);
             sockets.push((port, *state == "0A"));
         }
     }
@@ -51,32 +66,72 @@ fn tcp_sockets(pid: u32) -> Vec<(u16, bool)> {
 /// Connects to `port` and, if that works, tries to take the session over
 /// with a Hello. Returns whether anything accepted the connection.
 fn intrude(port: u16) -> bool {
-    let Ok(mut socket) = TcpStream::connect_timeout(&(Ipv4Addr::LOCALHOST, port).into(), Duration::from_millis(200)) else {
+    let Ok(mut socket) = TcpStream::connect_timeout(
+        &(Ipv4Addr::LOCALHOST, port).into(),
+        Duration::from_millis(200),
+    ) else {
         return false;
     };
-    let hello = Hello { protocol_version: PROTOCOL_VERSION, software: "intruder".into() };
+    let hello = Hello {
+        protocol_version: PROTOCOL_VERSION,
+        software: "intruder".into(),
+    };
     let _ = socket.write_all(&encode(&hello.into()).unwrap());
     true
 }
 
 #[test]
 fn the_server_listens_on_no_port_and_its_connection_cannot_be_joined() {
-    let mut client = Ns3Client::start(&options(&["--network=p2p", "--nodes=2", "--delay=1ms", "--dataRate=8Mbps"])).unwrap();
+    let mut client = Ns3Client::start(&options(&[
+        "--network=p2p",
+        "--nodes=2",
+        "--delay=1ms",
+        "--dataRate=8Mbps",
+    ]))
+    .unwrap();
     let pid = client.server_pid();
     let sockets = tcp_sockets(pid);
-    assert!(!sockets.is_empty(), "the server holds no TCP socket: cannot see its connection");
-    assert!(sockets.iter().all(|(_, listening)| !listening), "the server listens: {sockets:?}");
+    assert!(
+        !sockets.is_empty(),
+        "the server holds no TCP socket: cannot see its connection"
+    );
+    assert!(
+        sockets.iter().all(|(_, listening)| !listening),
+        "the server listens: {sockets:?}"
+    );
     // In the middle of the run: the port of the server's connection (where a
     // listener once was) takes no connection.
     client.configure(vec![udp_flow(0, 0, 1)]).unwrap();
-    let first = step(&mut client, SimTime::from_millis(10), vec![send(0, 1, SimTime::from_millis(1), 64)]);
+    let first = step(
+        &mut client,
+        SimTime::from_millis(10),
+        vec![send(0, 1, SimTime::from_millis(1), 64)],
+    );
     for (port, _) in &sockets {
-        assert!(!intrude(*port), "a second process connected to port {port} of the server");
+        assert!(
+            !intrude(*port),
+            "a second process connected to port {port} of the server"
+        );
     }
-    let second = step(&mut client, SimTime::from_millis(20), vec![send(0, 2, SimTime::from_millis(11), 64)]);
+    let second = step(
+        &mut client,
+        SimTime::from_millis(20),
+        vec![send(0, 2, SimTime::from_millis(11), 64)],
+    );
     // 1 ms + (64 + 8 + 20 + 2) bytes at 8 Mbps (94 us) after each send.
-    let arrivals: Vec<SimTime> = first.deliveries.iter().chain(&second.deliveries).map(|d| d.received).collect();
-    assert_eq!(arrivals, [SimTime(1_000_000 + 1_094_000), SimTime(11_000_000 + 1_094_000)]);
+    let arrivals: Vec<SimTime> = first
+        .deliveries
+        .iter()
+        .chain(&second.deliveries)
+        .map(|d| d.received)
+        .collect();
+    assert_eq!(
+        arrivals,
+        [
+            SimTime(1_000_000 + 1_094_000),
+            SimTime(11_000_000 + 1_094_000)
+        ]
+    );
     let summary = client.finish().unwrap();
     assert_eq!((summary.flows[0].sent, summary.flows[0].delivered), (2, 2));
 }
@@ -95,9 +150,16 @@ fn a_process_hunting_for_the_port_does_not_disturb_a_run() {
             .spawn()
             .unwrap();
         let stop = Arc::new(AtomicBool::new(false));
-        let (listeners_seen, server_listened) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+        let (listeners_seen, server_listened) = (
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
         let hunter = hunt.then(|| {
-            let (stop, seen, listened) = (stop.clone(), listeners_seen.clone(), server_listened.clone());
+            let (stop, seen, listened) = (
+                stop.clone(),
+                listeners_seen.clone(),
+                server_listened.clone(),
+            );
             let parent = netloop.id();
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
@@ -119,8 +181,14 @@ fn a_process_hunting_for_the_port_does_not_disturb_a_run() {
         if let Some(h) = hunter {
             h.join().unwrap();
         }
-        assert!(status.success(), "netloop run failed ({status}) with hunt = {hunt}");
-        assert!(!server_listened.load(Ordering::Relaxed), "the server listened on a port");
+        assert!(
+            status.success(),
+            "netloop run failed ({status}) with hunt = {hunt}"
+        );
+        assert!(
+            !server_listened.load(Ordering::Relaxed),
+            "the server listened on a port"
+        );
         listeners_seen.load(Ordering::Relaxed)
     };
     let dir = tempfile::tempdir().unwrap();
@@ -129,7 +197,13 @@ fn a_process_hunting_for_the_port_does_not_disturb_a_run() {
     let seen = run(&hunted, true);
     eprintln!("the hunter saw {seen} listening sockets of netloop (its own, for a moment)");
     for file in ["timeseries.csv", "packets.csv"] {
-        let (a, b) = (std::fs::read(calm.join(file)).unwrap(), std::fs::read(hunted.join(file)).unwrap());
-        assert!(a == b, "{file} differs when another process hunts for the port");
+        let (a, b) = (
+            std::fs::read(calm.join(file)).unwrap(),
+            std::fs::read(hunted.join(file)).unwrap(),
+        );
+        assert!(
+            a == b,
+            "{file} differs when another process hunts for the port"
+        );
     }
 }

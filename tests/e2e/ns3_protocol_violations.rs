@@ -18,8 +18,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use protocol::{
-    decode, encode, Configured, Decoded, Delivery, DropEvent, DropReason, Hello, Message, SendRequest, SimTime,
-    StepDone, Summary, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION,
+    decode, encode, Configured, Decoded, Delivery, DropEvent, DropReason, Hello, Message,
+    SendRequest, SimTime, StepDone, Summary, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION,
 };
 
 /// Changes the answer to one step; `None` leaves every answer honest.
@@ -35,7 +35,9 @@ const DELAY: SimTime = SimTime::from_millis(1);
 /// Serves one connection: Hello, Configure, Steps, Finish. Returns when
 /// netloop closes the connection.
 fn serve(mut socket: TcpStream, tamper: Option<Tamper>) {
-    socket.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
     let mut inbox = Vec::new();
     let mut on_the_way: Vec<SendRequest> = Vec::new();
     let mut steps = 0;
@@ -53,12 +55,23 @@ fn serve(mut socket: TcpStream, tamper: Option<Tamper>) {
             }
         };
         let reply: Message = match message {
-            Message::Hello(_) => Hello { protocol_version: PROTOCOL_VERSION, software: "fake server".into() }.into(),
-            Message::Configure(_) => Configured { node_count: 2, description: "a fake network".into() }.into(),
+            Message::Hello(_) => Hello {
+                protocol_version: PROTOCOL_VERSION,
+                software: "fake server".into(),
+            }
+            .into(),
+            Message::Configure(_) => Configured {
+                node_count: 2,
+                description: "a fake network".into(),
+            }
+            .into(),
             Message::Step(step) => {
                 on_the_way.extend(step.sends);
                 on_the_way.sort_by_key(|s| (s.time, s.flow, s.number));
-                let arrived = on_the_way.iter().take_while(|s| s.time + DELAY <= step.until).count();
+                let arrived = on_the_way
+                    .iter()
+                    .take_while(|s| s.time + DELAY <= step.until)
+                    .count();
                 let deliveries = on_the_way
                     .drain(..arrived)
                     .map(|s| Delivery {
@@ -71,7 +84,11 @@ fn serve(mut socket: TcpStream, tamper: Option<Tamper>) {
                         size: s.size,
                     })
                     .collect();
-                let mut done = StepDone { reached: step.until, deliveries, drops: vec![] };
+                let mut done = StepDone {
+                    reached: step.until,
+                    deliveries,
+                    drops: vec![],
+                };
                 if let Some(tamper) = tamper.filter(|_| steps == TAMPERED_STEP) {
                     tamper(&mut done);
                 }
@@ -79,7 +96,11 @@ fn serve(mut socket: TcpStream, tamper: Option<Tamper>) {
                 reached = done.reached;
                 done.into()
             }
-            Message::Finish(_) => Summary { reached, flows: vec![] }.into(),
+            Message::Finish(_) => Summary {
+                reached,
+                flows: vec![],
+            }
+            .into(),
             other => panic!("the fake server got {:?}", other.kind()),
         };
         if socket.write_all(&encode(&reply).unwrap()).is_err() {
@@ -166,7 +187,8 @@ fn run_against_fake(dir: &Path, tamper: Option<Tamper>) -> Output {
         .output()
         .unwrap();
     // netloop closed the connection when it stopped: the fake is done.
-    rx.recv_timeout(Duration::from_secs(10)).expect("the fake server outlived netloop");
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("the fake server outlived netloop");
     output
 }
 
@@ -188,9 +210,14 @@ fn delivery(flow: u32, number: u64, sent_ms: u64, received_ms: u64) -> Delivery 
 fn an_honest_fake_server_runs_to_the_end() {
     let dir = tempfile::tempdir().unwrap();
     let output = run_against_fake(dir.path(), None);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("run/summary.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(dir.path().join("run/summary.json")).unwrap())
+            .unwrap();
     assert_eq!(summary["complete"], true);
     // 250 samples and 250 controls, each delivered 1 ms later: the last,
     // sent at 2.49 s, acts at 2.491 s, before the end.
@@ -250,18 +277,37 @@ fn every_protocol_violation_is_a_clear_error_with_partial_results() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{case}: {stderr}");
         assert!(!stderr.contains("panicked"), "{case}: {stderr}");
-        assert!(stderr.contains("the network broke the protocol at simulated time") && stderr.contains(expected), "{case}: {stderr}");
+        assert!(
+            stderr.contains("the network broke the protocol at simulated time")
+                && stderr.contains(expected),
+            "{case}: {stderr}"
+        );
 
         let run = dir.path().join("run");
-        let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap();
         assert_eq!(summary["complete"], false, "{case}");
-        assert!(summary["error"].as_str().unwrap().contains(expected), "{case}: {}", summary["error"]);
+        assert!(
+            summary["error"].as_str().unwrap().contains(expected),
+            "{case}: {}",
+            summary["error"]
+        );
         // The first second was replayed before the bad answer was read.
         assert_eq!(summary["reached_ns"], 1_000_000_000u64, "{case}");
-        assert!(!run.join("timeseries.csv").exists() && !run.join("packets.csv").exists(), "{case}");
+        assert!(
+            !run.join("timeseries.csv").exists() && !run.join("packets.csv").exists(),
+            "{case}"
+        );
         let series = std::fs::read_to_string(run.join("timeseries.csv.partial")).unwrap();
-        assert_eq!(series.lines().count(), 1 + 1001, "{case}: header and the rows of 0 to 1 s");
+        assert_eq!(
+            series.lines().count(),
+            1 + 1001,
+            "{case}: header and the rows of 0 to 1 s"
+        );
         let packets = std::fs::read_to_string(run.join("packets.csv.partial")).unwrap();
-        assert!(packets.lines().filter(|l| l.contains(",accepted,")).count() >= 190, "{case}: {packets}");
+        assert!(
+            packets.lines().filter(|l| l.contains(",accepted,")).count() >= 190,
+            "{case}: {packets}"
+        );
     }
 }

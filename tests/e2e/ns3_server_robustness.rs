@@ -8,7 +8,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use protocol::{decode, encode, Decoded, ErrorCode, FrameError, Hello, Message, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION};
+use protocol::{
+    decode, encode, Decoded, ErrorCode, FrameError, Hello, Message, DEFAULT_MAX_PAYLOAD,
+    PROTOCOL_VERSION,
+};
 
 use crate::support::server_binary;
 
@@ -51,18 +54,29 @@ impl RawServer {
             let _ = BufReader::new(stdout).read_line(&mut line);
             let _ = tx.send(line);
         });
-        let line = rx.recv_timeout(TIMEOUT).unwrap_or_else(|e| panic!("no port line within {TIMEOUT:?}: {e}"));
-        let port: u16 = line.trim().parse().unwrap_or_else(|_| panic!("port line {line:?}"));
+        let line = rx
+            .recv_timeout(TIMEOUT)
+            .unwrap_or_else(|e| panic!("no port line within {TIMEOUT:?}: {e}"));
+        let port: u16 = line
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("port line {line:?}"));
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        let stream = TcpStream::connect_timeout(&address, TIMEOUT).unwrap_or_else(|e| panic!("connect to {address}: {e}"));
+        let stream = TcpStream::connect_timeout(&address, TIMEOUT)
+            .unwrap_or_else(|e| panic!("connect to {address}: {e}"));
         stream.set_read_timeout(Some(TIMEOUT)).unwrap();
         stream.set_write_timeout(Some(TIMEOUT)).unwrap();
         RawServer { stream, child }
     }
 
     fn handshake(&mut self) {
-        let hello = Hello { protocol_version: PROTOCOL_VERSION, software: "robustness test".into() };
-        self.stream.write_all(&encode(&hello.into()).unwrap()).unwrap();
+        let hello = Hello {
+            protocol_version: PROTOCOL_VERSION,
+            software: "robustness test".into(),
+        };
+        self.stream
+            .write_all(&encode(&hello.into()).unwrap())
+            .unwrap();
         assert!(matches!(self.reply(), Some(Message::Hello(_))));
     }
 
@@ -72,7 +86,9 @@ impl RawServer {
         let mut chunk = [0u8; 4096];
         loop {
             if !buf.is_empty() {
-                if let Decoded::Frame { message, .. } = decode(&buf, DEFAULT_MAX_PAYLOAD).expect("server sends valid frames") {
+                if let Decoded::Frame { message, .. } =
+                    decode(&buf, DEFAULT_MAX_PAYLOAD).expect("server sends valid frames")
+                {
                     return Some(message);
                 }
             }
@@ -90,7 +106,10 @@ impl RawServer {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             if let Some(status) = self.child.0.try_wait().unwrap() {
-                assert!(status.code().is_some(), "{case}: server killed by a signal ({status}): a crash");
+                assert!(
+                    status.code().is_some(),
+                    "{case}: server killed by a signal ({status}): a crash"
+                );
                 return;
             }
             if Instant::now() > deadline {
@@ -102,20 +121,28 @@ impl RawServer {
 }
 
 fn golden_bad_frames() -> Vec<(String, String, Vec<u8>)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/golden/bad_frames.txt");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/golden/bad_frames.txt");
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {
             let cols: Vec<&str> = l.split_whitespace().collect();
-            (cols[0].to_string(), cols[1].to_string(), hex_decode(cols[2]))
+            (
+                cols[0].to_string(),
+                cols[1].to_string(),
+                hex_decode(cols[2]),
+            )
         })
         .collect()
 }
 
 fn hex_decode(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 fn rust_error_class(e: &FrameError) -> &'static str {
@@ -135,7 +162,10 @@ fn assert_error_or_close(reply: Option<Message>, case: &str) {
     match reply {
         None => {}
         Some(Message::Error(e)) => assert!(!e.message.is_empty(), "{case}: empty error message"),
-        Some(other) => panic!("{case}: server answered a bad frame with {:?}", other.kind()),
+        Some(other) => panic!(
+            "{case}: server answered a bad frame with {:?}",
+            other.kind()
+        ),
     }
 }
 
@@ -147,7 +177,14 @@ fn every_bad_frame_before_and_after_the_handshake() {
         assert_eq!(rust_error_class(&err), class, "{case}");
 
         for after_handshake in [false, true] {
-            let label = format!("{case} ({})", if after_handshake { "after handshake" } else { "first frame" });
+            let label = format!(
+                "{case} ({})",
+                if after_handshake {
+                    "after handshake"
+                } else {
+                    "first frame"
+                }
+            );
             let mut server = RawServer::start();
             if after_handshake {
                 server.handshake();
@@ -155,9 +192,15 @@ fn every_bad_frame_before_and_after_the_handshake() {
             server.stream.write_all(&bytes).unwrap();
             let reply = server.reply();
             if case == "wrong_version" {
-                let Some(Message::Error(e)) = &reply else { panic!("{label}: expected an Error, got {reply:?}") };
+                let Some(Message::Error(e)) = &reply else {
+                    panic!("{label}: expected an Error, got {reply:?}")
+                };
                 assert_eq!(e.code, ErrorCode::UnsupportedVersion, "{label}");
-                assert!(e.message.contains("99") && e.message.contains(&PROTOCOL_VERSION.to_string()), "{label}: {}", e.message);
+                assert!(
+                    e.message.contains("99") && e.message.contains(&PROTOCOL_VERSION.to_string()),
+                    "{label}: {}",
+                    e.message
+                );
             }
             assert_error_or_close(reply, &label);
             server.assert_exits_cleanly(&label);
@@ -169,7 +212,14 @@ fn every_bad_frame_before_and_after_the_handshake() {
 fn a_frame_cut_short_by_the_peer_closing() {
     let mut server = RawServer::start();
     server.handshake();
-    let frame = encode(&Hello { protocol_version: PROTOCOL_VERSION, software: "x".repeat(200) }.into()).unwrap();
+    let frame = encode(
+        &Hello {
+            protocol_version: PROTOCOL_VERSION,
+            software: "x".repeat(200),
+        }
+        .into(),
+    )
+    .unwrap();
     server.stream.write_all(&frame[..40]).unwrap();
     server.stream.shutdown(Shutdown::Write).unwrap();
     let reply = server.reply();
@@ -179,13 +229,43 @@ fn a_frame_cut_short_by_the_peer_closing() {
 
 #[test]
 fn well_formed_messages_at_the_wrong_time() {
-    let step = protocol::Step { until: protocol::SimTime(1_000), stop_at_delivery: false, sends: vec![], kinematics: vec![] };
+    let step = protocol::Step {
+        until: protocol::SimTime(1_000),
+        stop_at_delivery: false,
+        sends: vec![],
+        kinematics: vec![],
+    };
     let cases: Vec<(&str, bool, Message)> = vec![
         ("Step before Hello", false, step.clone().into()),
         ("Step before Configure", true, step.into()),
-        ("StepDone from the client", true, protocol::StepDone { reached: protocol::SimTime(0), deliveries: vec![], drops: vec![] }.into()),
-        ("second Hello", true, Hello { protocol_version: PROTOCOL_VERSION, software: "again".into() }.into()),
-        ("Summary from the client", true, protocol::Summary { reached: protocol::SimTime(0), flows: vec![] }.into()),
+        (
+            "StepDone from the client",
+            true,
+            protocol::StepDone {
+                reached: protocol::SimTime(0),
+                deliveries: vec![],
+                drops: vec![],
+            }
+            .into(),
+        ),
+        (
+            "second Hello",
+            true,
+            Hello {
+                protocol_version: PROTOCOL_VERSION,
+                software: "again".into(),
+            }
+            .into(),
+        ),
+        (
+            "Summary from the client",
+            true,
+            protocol::Summary {
+                reached: protocol::SimTime(0),
+                flows: vec![],
+            }
+            .into(),
+        ),
     ];
     for (case, handshake, message) in cases {
         let mut server = RawServer::start();
@@ -195,7 +275,12 @@ fn well_formed_messages_at_the_wrong_time() {
         server.stream.write_all(&encode(&message).unwrap()).unwrap();
         let reply = server.reply();
         match &reply {
-            Some(Message::Error(e)) => assert_eq!(e.code, ErrorCode::UnexpectedMessage, "{case}: {}", e.message),
+            Some(Message::Error(e)) => assert_eq!(
+                e.code,
+                ErrorCode::UnexpectedMessage,
+                "{case}: {}",
+                e.message
+            ),
             None => {}
             Some(other) => panic!("{case}: answered with {:?}", other.kind()),
         }
@@ -206,16 +291,30 @@ fn well_formed_messages_at_the_wrong_time() {
 #[test]
 fn invalid_configuration_and_steps_are_reported_not_fatal_crashes() {
     // A flow to a node that does not exist.
-    let mut client = bridge::ns3::Ns3Client::start(&crate::support::options(&["--network=p2p", "--nodes=2"])).unwrap();
-    let err = client.configure(vec![crate::support::udp_flow(0, 0, 7)]).unwrap_err().to_string();
+    let mut client =
+        bridge::ns3::Ns3Client::start(&crate::support::options(&["--network=p2p", "--nodes=2"]))
+            .unwrap();
+    let err = client
+        .configure(vec![crate::support::udp_flow(0, 0, 7)])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("InvalidConfig") && err.contains('7'), "{err}");
 
     // A step back in time.
-    let mut client = bridge::ns3::Ns3Client::start(&crate::support::options(&["--network=p2p", "--nodes=2"])).unwrap();
-    client.configure(vec![crate::support::udp_flow(0, 0, 1)]).unwrap();
+    let mut client =
+        bridge::ns3::Ns3Client::start(&crate::support::options(&["--network=p2p", "--nodes=2"]))
+            .unwrap();
+    client
+        .configure(vec![crate::support::udp_flow(0, 0, 1)])
+        .unwrap();
     crate::support::step(&mut client, protocol::SimTime::from_millis(10), vec![]);
     let err = client
-        .step(protocol::Step { until: protocol::SimTime::from_millis(5), stop_at_delivery: false, sends: vec![], kinematics: vec![] })
+        .step(protocol::Step {
+            until: protocol::SimTime::from_millis(5),
+            stop_at_delivery: false,
+            sends: vec![],
+            kinematics: vec![],
+        })
         .unwrap_err()
         .to_string();
     assert!(err.contains("InvalidStep"), "{err}");

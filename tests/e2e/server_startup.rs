@@ -68,12 +68,23 @@ fn an_argument_ns3_cannot_take_is_shown_by_the_servers_first_line_at_its_key() {
     let dir = tempfile::tempdir().unwrap();
     let text = scenario(WIFI) + "[network.server]\nargs = [\"--txPower=nan\"]\n";
     write(dir.path(), "nan.toml", &text);
-    for args in [vec!["check", "nan.toml"], vec!["run", "nan.toml", "--out", "out"]] {
+    for args in [
+        vec!["check", "nan.toml"],
+        vec!["run", "nan.toml", "--out", "out"],
+    ] {
         let o = netloop(dir.path()).args(&args).output().unwrap();
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
-        assert!(err.starts_with("error: `network.server.args[0]`: Invalid command-line argument: --txPower=nan"), "{args:?}: {err}");
-        assert!(!err.contains("--PrintHelp"), "{args:?}: the help is shown: {err}");
+        assert!(
+            err.starts_with(
+                "error: `network.server.args[0]`: Invalid command-line argument: --txPower=nan"
+            ),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("--PrintHelp"),
+            "{args:?}: the help is shown: {err}"
+        );
         assert!(!dir.path().join("out").exists(), "{args:?}");
     }
 }
@@ -85,28 +96,56 @@ fn an_unknown_option_of_a_custom_program_is_shown_by_its_first_line() {
     let byo = server_binary().with_file_name("byo-example");
     let dir = tempfile::tempdir().unwrap();
     let text = scenario("kind = \"custom\"\nnodes = 5")
-        + &format!("[network.server]\nbinary = \"{}\"\nargs = [\"--distance=30\", \"--bogus=1\"]\n", byo.display());
+        + &format!(
+            "[network.server]\nbinary = \"{}\"\nargs = [\"--distance=30\", \"--bogus=1\"]\n",
+            byo.display()
+        );
     write(dir.path(), "byo.toml", &text);
-    let o = netloop(dir.path()).args(["run", "byo.toml", "--out", "out"]).output().unwrap();
+    let o = netloop(dir.path())
+        .args(["run", "byo.toml", "--out", "out"])
+        .output()
+        .unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.starts_with("error: `network.server.args[1]`: Invalid command-line argument: --bogus=1"), "{err}");
+    assert!(
+        err.starts_with(
+            "error: `network.server.args[1]`: Invalid command-line argument: --bogus=1"
+        ),
+        "{err}"
+    );
     assert!(!err.contains("--PrintHelp"), "the help is shown: {err}");
 }
 
 #[test]
 fn a_server_whose_check_fails_fails_check_and_sweep_planning() {
     let dir = tempfile::tempdir().unwrap();
-    script(dir.path(), "broken-server", "echo 'netloop-server: cannot load the Wi-Fi module' >&2\nexit 3");
+    script(
+        dir.path(),
+        "broken-server",
+        "echo 'netloop-server: cannot load the Wi-Fi module' >&2\nexit 3",
+    );
     let text = scenario(WIFI) + "[network.server]\nbinary = \"./broken-server\"\n";
     write(dir.path(), "base.toml", &text);
     // The scenario names its own program, which check runs only when asked.
-    let o = netloop(dir.path()).args(["check", "--with-server", "base.toml"]).output().unwrap();
+    let o = netloop(dir.path())
+        .args(["check", "--with-server", "base.toml"])
+        .output()
+        .unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("--check failed (exit code 3): cannot load the Wi-Fi module"), "{err}");
-    write(dir.path(), "sweep.toml", "scenario = \"base.toml\"\n[[grid]]\nkey = \"seed\"\nvalues = [1, 2]\n");
-    let o = netloop(dir.path()).args(["sweep", "sweep.toml", "--out", "sw"]).output().unwrap();
+    assert!(
+        err.contains("--check failed (exit code 3): cannot load the Wi-Fi module"),
+        "{err}"
+    );
+    write(
+        dir.path(),
+        "sweep.toml",
+        "scenario = \"base.toml\"\n[[grid]]\nkey = \"seed\"\nvalues = [1, 2]\n",
+    );
+    let o = netloop(dir.path())
+        .args(["sweep", "sweep.toml", "--out", "sw"])
+        .output()
+        .unwrap();
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot load the Wi-Fi module"), "{err}");
@@ -122,9 +161,16 @@ fn an_endless_placement_file_is_a_clear_error_under_a_memory_limit() {
     let started = Instant::now();
     let o = limited(netloop(dir.path()).args(["check", "zero.toml"]));
     let err = stderr(&o);
-    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "took {:?}",
+        started.elapsed()
+    );
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.starts_with("error: `network.placement.file`: "), "{err}");
+    assert!(
+        err.starts_with("error: `network.placement.file`: "),
+        "{err}"
+    );
     assert!(err.contains("/dev/zero: larger than 16 MiB"), "{err}");
 }
 
@@ -136,7 +182,10 @@ fn limited(command: &mut Command) -> Output {
     // SAFETY: setrlimit is async-signal-safe.
     unsafe {
         command.pre_exec(|| {
-            let limit = libc::rlimit { rlim_cur: 2 << 30, rlim_max: 2 << 30 };
+            let limit = libc::rlimit {
+                rlim_cur: 2 << 30,
+                rlim_max: 2 << 30,
+            };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -152,7 +201,8 @@ fn limited(command: &mut Command) -> Output {
 fn ctrl_c_while_the_server_starts_stops_the_run_at_once() {
     let dir = tempfile::tempdir().unwrap();
     script(dir.path(), "silent-server", "exec sleep 120");
-    let text = scenario("kind = \"p2p\"") + "[network.server]\nbinary = \"./silent-server\"\nconnect_timeout = \"60s\"\n";
+    let text = scenario("kind = \"p2p\"")
+        + "[network.server]\nbinary = \"./silent-server\"\nconnect_timeout = \"60s\"\n";
     write(dir.path(), "silent.toml", &text);
     let mut child = netloop(dir.path())
         .args(["run", "silent.toml", "--out", "out"])
@@ -166,7 +216,10 @@ fn ctrl_c_while_the_server_starts_stops_the_run_at_once() {
         if let Some(pid) = child_named(child.id(), "sleep") {
             break pid;
         }
-        assert!(started.elapsed() < Duration::from_secs(20), "the server was not started");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the server was not started"
+        );
         std::thread::sleep(Duration::from_millis(10));
     };
     std::thread::sleep(Duration::from_millis(200));
@@ -176,21 +229,32 @@ fn ctrl_c_while_the_server_starts_stops_the_run_at_once() {
     let o = child.wait_with_output().unwrap();
     let took = interrupted.elapsed();
     let err = stderr(&o);
-    assert!(took < Duration::from_secs(2), "Ctrl-C took {took:?} to act: {err}");
+    assert!(
+        took < Duration::from_secs(2),
+        "Ctrl-C took {took:?} to act: {err}"
+    );
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("interrupted"), "{err}");
     let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("out/summary.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/summary.json")).unwrap())
+            .unwrap();
     assert_eq!(summary["complete"], false);
-    assert!(!Path::new(&format!("/proc/{server}")).exists(), "the server outlived the run");
+    assert!(
+        !Path::new(&format!("/proc/{server}")).exists(),
+        "the server outlived the run"
+    );
 }
 
 /// The pid of a child of `parent` whose command is `name`.
 fn child_named(parent: u32, name: &str) -> Option<u32> {
-    let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children")).ok()?;
-    children.split_whitespace().filter_map(|p| p.parse().ok()).find(|pid: &u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
-    })
+    let children =
+        std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children")).ok()?;
+    children
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .find(|pid: &u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
+        })
 }
 
 #[test]
@@ -199,11 +263,30 @@ fn a_rerun_leaves_none_of_an_earlier_runs_traces() {
     let dir = tempfile::tempdir().unwrap();
     let text = scenario("kind = \"p2p\"") + "[network.builtin]\ndelay = { kind = \"constant\", value = \"2ms\" }\n[network.traces]\npcap = true\n";
     write(dir.path(), "traced.toml", &text);
-    let o = netloop(dir.path()).args(["-q", "run", "traced.toml", "--out", "out"]).output().unwrap();
+    let o = netloop(dir.path())
+        .args(["-q", "run", "traced.toml", "--out", "out"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    let traces = std::fs::read_dir(dir.path().join("out/ns3")).unwrap().count();
+    let traces = std::fs::read_dir(dir.path().join("out/ns3"))
+        .unwrap()
+        .count();
     assert!(traces > 0, "the ns-3 run wrote no traces");
-    let o = netloop(dir.path()).args(["-q", "run", "traced.toml", "--out", "out", "--network", "builtin"]).output().unwrap();
+    let o = netloop(dir.path())
+        .args([
+            "-q",
+            "run",
+            "traced.toml",
+            "--out",
+            "out",
+            "--network",
+            "builtin",
+        ])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!dir.path().join("out/ns3").exists(), "the builtin re-run kept the ns-3 run's traces");
+    assert!(
+        !dir.path().join("out/ns3").exists(),
+        "the builtin re-run kept the ns-3 run's traces"
+    );
 }

@@ -483,7 +483,11 @@ pub struct ServerArgument {
 impl ServerArgument {
     /// `--name=value`.
     pub fn new(name: &str, value: impl std::fmt::Display, key: impl Into<String>) -> Self {
-        ServerArgument { name: name.to_string(), text: format!("--{name}={value}"), key: key.into() }
+        ServerArgument {
+            name: name.to_string(),
+            text: format!("--{name}={value}"),
+            key: key.into(),
+        }
     }
 
     /// An argument from `[network.server] args`, passed exactly as written;
@@ -491,19 +495,32 @@ impl ServerArgument {
     pub fn verbatim(text: &str, key: impl Into<String>) -> Self {
         let body = text.trim_start_matches('-');
         let name = body.split_once('=').map_or(body, |(name, _)| name);
-        ServerArgument { name: name.to_string(), text: text.to_string(), key: key.into() }
+        ServerArgument {
+            name: name.to_string(),
+            text: text.to_string(),
+            key: key.into(),
+        }
     }
 }
 
 /// The scenario key behind the first server argument a server message
 /// names (`--phyMode=Bogus is not a mode of ...`), if any.
-pub fn key_of_server_message<'a>(arguments: &'a [ServerArgument], message: &str) -> Option<&'a str> {
+pub fn key_of_server_message<'a>(
+    arguments: &'a [ServerArgument],
+    message: &str,
+) -> Option<&'a str> {
     message.match_indices("--").find_map(|(at, _)| {
-        let name: String =
-            message[at + 2..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '_').collect();
+        let name: String = message[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '_')
+            .collect();
         // `--topologyFile: cannot open ...`, but `--ns3::WifiMac::Ssid=x`.
         let name = name.trim_end_matches(':');
-        arguments.iter().rev().find(|a| a.name == name).map(|a| a.key.as_str())
+        arguments
+            .iter()
+            .rev()
+            .find(|a| a.name == name)
+            .map(|a| a.key.as_str())
     })
 }
 
@@ -555,10 +572,14 @@ impl Ns3NetworkConfig {
             Ns3NetworkConfig::Custom(c) => ("nodes", Some(c.nodes), max),
         };
         match count {
-            Some(0) if name == "nodes" => {
-                Err(bad(format!("network.ns3.{name}"), "must be at least 1: the network needs a node"))
-            }
-            Some(n) if n > limit => Err(bad(format!("network.ns3.{name}"), format!("{n} is too many: at most {limit}"))),
+            Some(0) if name == "nodes" => Err(bad(
+                format!("network.ns3.{name}"),
+                "must be at least 1: the network needs a node",
+            )),
+            Some(n) if n > limit => Err(bad(
+                format!("network.ns3.{name}"),
+                format!("{n} is too many: at most {limit}"),
+            )),
             _ => {
                 debug_assert!(node_count <= max);
                 Ok(())
@@ -567,7 +588,11 @@ impl Ns3NetworkConfig {
     }
 
     /// Checks the values serde accepted; names the key of the first problem.
-    pub(crate) fn validate(&self, extras: &NetworkExtras, node_count: u32) -> Result<(), ScenarioError> {
+    pub(crate) fn validate(
+        &self,
+        extras: &NetworkExtras,
+        node_count: u32,
+    ) -> Result<(), ScenarioError> {
         let key = |k: &str| format!("network.ns3.{k}");
         // First, so that the node arithmetic below cannot wrap.
         if let Some(b) = extras.background {
@@ -605,13 +630,19 @@ impl Ns3NetworkConfig {
             }
             Ns3NetworkConfig::P2p(p) => {
                 if !(0.0..=1.0).contains(&p.loss_rate) {
-                    return Err(bad(key("loss_rate"), format!("{} is not a probability in [0, 1]", p.loss_rate)));
+                    return Err(bad(
+                        key("loss_rate"),
+                        format!("{} is not a probability in [0, 1]", p.loss_rate),
+                    ));
                 }
                 if p.queue_size == 0 {
                     return Err(bad(key("queue_size"), "must be at least 1 packet"));
                 }
                 if extras.background.is_some() {
-                    return Err(bad("network.background", "p2p links are not shared: background traffic needs wifi, wave or lte"));
+                    return Err(bad(
+                        "network.background",
+                        "p2p links are not shared: background traffic needs wifi, wave or lte",
+                    ));
                 }
                 if extras.radio.is_some() {
                     return Err(bad("network.radio", "p2p has no radio"));
@@ -623,7 +654,10 @@ impl Ns3NetworkConfig {
                 }
                 if let Some(width) = w.channel_width {
                     if ![20, 22, 40].contains(&width) {
-                        return Err(bad(key("channel_width"), format!("{width} MHz: expected 20, 22 (802.11b) or 40 (802.11n)")));
+                        return Err(bad(
+                            key("channel_width"),
+                            format!("{width} MHz: expected 20, 22 (802.11b) or 40 (802.11n)"),
+                        ));
                     }
                 }
             }
@@ -649,12 +683,18 @@ impl Ns3NetworkConfig {
                                     node_count + b
                                 ),
                             };
-                            return Err(bad(key("bsm.nodes"), format!("node {n} does not exist: expected {numbering}")));
+                            return Err(bad(
+                                key("bsm.nodes"),
+                                format!("node {n} does not exist: expected {numbering}"),
+                            ));
                         }
                     }
                 }
                 if w.channel_access == WaveChannelAccess::Alternating && w.mac != WaveMac::Wave {
-                    return Err(bad(key("channel_access"), "alternating channel access needs mac = \"wave\""));
+                    return Err(bad(
+                        key("channel_access"),
+                        "alternating channel access needs mac = \"wave\"",
+                    ));
                 }
             }
             Ns3NetworkConfig::Lte(l) => {
@@ -665,19 +705,42 @@ impl Ns3NetworkConfig {
                     return Err(bad(key("enbs"), "at least one eNB is needed"));
                 }
                 if l.enbs > super::MAX_NODES {
-                    return Err(bad(key("enbs"), format!("{} is too many: at most {}", l.enbs, super::MAX_NODES)));
+                    return Err(bad(
+                        key("enbs"),
+                        format!("{} is too many: at most {}", l.enbs, super::MAX_NODES),
+                    ));
                 }
                 if ![6, 15, 25, 50, 75, 100].contains(&l.bandwidth) {
-                    return Err(bad(key("bandwidth"), format!("{} resource blocks: expected 6, 15, 25, 50, 75 or 100", l.bandwidth)));
+                    return Err(bad(
+                        key("bandwidth"),
+                        format!(
+                            "{} resource blocks: expected 6, 15, 25, 50, 75 or 100",
+                            l.bandwidth
+                        ),
+                    ));
                 }
                 if let Some(p) = &l.enb_positions {
                     if p.len() != l.enbs as usize {
-                        return Err(bad(key("enb_positions"), format!("{} positions for {} eNBs: expected {}, one per eNB", p.len(), l.enbs, l.enbs)));
+                        return Err(bad(
+                            key("enb_positions"),
+                            format!(
+                                "{} positions for {} eNBs: expected {}, one per eNB",
+                                p.len(),
+                                l.enbs,
+                                l.enbs
+                            ),
+                        ));
                     }
                 }
                 if let Some(radio) = extras.radio {
-                    if radio.propagation.is_some_and(|p| matches!(p, Propagation::Nakagami | Propagation::Range)) {
-                        return Err(bad("network.radio.propagation", "lte supports friis, log_distance and two_ray_ground"));
+                    if radio
+                        .propagation
+                        .is_some_and(|p| matches!(p, Propagation::Nakagami | Propagation::Range))
+                    {
+                        return Err(bad(
+                            "network.radio.propagation",
+                            "lte supports friis, log_distance and two_ray_ground",
+                        ));
                     }
                     if !radio.is_propagation_only() {
                         return Err(bad(
@@ -696,18 +759,29 @@ impl Ns3NetworkConfig {
                     _ => (node_count, "nodes", "node"),
                 };
                 let background = extras.background.map_or(0, |b| b.nodes);
-                if positions.len() != placed as usize && positions.len() != (placed + background) as usize {
+                if positions.len() != placed as usize
+                    && positions.len() != (placed + background) as usize
+                {
                     let expected = match background {
                         0 => format!("expected {placed}, one per {each}"),
-                        b => format!("expected {placed}, or {} to place the {b} background nodes too", placed + b),
+                        b => format!(
+                            "expected {placed}, or {} to place the {b} background nodes too",
+                            placed + b
+                        ),
                     };
                     return Err(bad(
                         "network.placement.positions",
-                        format!("{} positions for {placed} {what}: {expected}", positions.len()),
+                        format!(
+                            "{} positions for {placed} {what}: {expected}",
+                            positions.len()
+                        ),
                     ));
                 }
                 if positions.iter().flatten().any(|x| !x.is_finite()) {
-                    return Err(bad("network.placement.positions", "positions must be finite"));
+                    return Err(bad(
+                        "network.placement.positions",
+                        "positions must be finite",
+                    ));
                 }
             }
             if p.positions.is_some() && p.file.is_some() {
@@ -716,7 +790,10 @@ impl Ns3NetworkConfig {
         }
         if let Some(b) = extras.background {
             if b.packet_size == 0 {
-                return Err(bad("network.background.packet_size", "must be at least 1 byte"));
+                return Err(bad(
+                    "network.background.packet_size",
+                    "must be at least 1 byte",
+                ));
             }
         }
         Ok(())
@@ -732,7 +809,8 @@ impl Ns3NetworkConfig {
         trace_dir: &Path,
     ) -> Vec<ServerArgument> {
         let mut a = Vec::new();
-        let mut arg = |name: &str, value: String, key: &str| a.push(ServerArgument::new(name, value, key));
+        let mut arg =
+            |name: &str, value: String, key: &str| a.push(ServerArgument::new(name, value, key));
         let ns3 = |k: &str| format!("network.ns3.{k}");
         if !matches!(self, Ns3NetworkConfig::Custom(_)) {
             arg("network", self.kind_name().into(), &ns3("kind"));
@@ -740,7 +818,16 @@ impl Ns3NetworkConfig {
         match self {
             Ns3NetworkConfig::P2p(p) => {
                 arg("nodes", node_count.to_string(), &ns3("nodes"));
-                arg("topology", if p.topology == Topology::Star { "star" } else { "chain" }.into(), &ns3("topology"));
+                arg(
+                    "topology",
+                    if p.topology == Topology::Star {
+                        "star"
+                    } else {
+                        "chain"
+                    }
+                    .into(),
+                    &ns3("topology"),
+                );
                 arg("dataRate", p.data_rate.to_string(), &ns3("data_rate"));
                 arg("delay", p.delay.to_string(), &ns3("delay"));
                 arg("queueSize", p.queue_size.to_string(), &ns3("queue_size"));
@@ -756,7 +843,16 @@ impl Ns3NetworkConfig {
                 };
                 arg("wifiStandard", standard.into(), &ns3("standard"));
                 if let Some(band) = w.band {
-                    arg("wifiBand", if band == WifiBand::Band2_4GHz { "2.4GHz" } else { "5GHz" }.into(), &ns3("band"));
+                    arg(
+                        "wifiBand",
+                        if band == WifiBand::Band2_4GHz {
+                            "2.4GHz"
+                        } else {
+                            "5GHz"
+                        }
+                        .into(),
+                        &ns3("band"),
+                    );
                 }
                 let manager = match w.rate_manager {
                     RateManager::Constant => "constant",
@@ -774,22 +870,43 @@ impl Ns3NetworkConfig {
             }
             Ns3NetworkConfig::Wave(w) => {
                 arg("nodes", node_count.to_string(), &ns3("nodes"));
-                arg("waveMac", if w.mac == WaveMac::Wave { "wave" } else { "ocb" }.into(), &ns3("mac"));
+                arg(
+                    "waveMac",
+                    if w.mac == WaveMac::Wave {
+                        "wave"
+                    } else {
+                        "ocb"
+                    }
+                    .into(),
+                    &ns3("mac"),
+                );
                 if w.mac == WaveMac::Wave {
-                    let access = if w.channel_access == WaveChannelAccess::Alternating { "alternating" } else { "continuous" };
+                    let access = if w.channel_access == WaveChannelAccess::Alternating {
+                        "alternating"
+                    } else {
+                        "continuous"
+                    };
                     arg("waveChannelAccess", access.into(), &ns3("channel_access"));
                 }
                 if let Some(b) = &w.bsm {
                     let nodes = match &b.nodes {
                         BsmNodes::Named(BsmNodeSet::All) => "all".to_string(),
                         BsmNodes::Named(BsmNodeSet::None) => "none".to_string(),
-                        BsmNodes::List(list) => list.iter().map(u32::to_string).collect::<Vec<_>>().join(","),
+                        BsmNodes::List(list) => list
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(","),
                     };
                     arg("bsmNodes", nodes, &ns3("bsm.nodes"));
                     arg("bsmRate", b.rate.to_string(), &ns3("bsm.rate"));
                     arg("bsmSize", b.size.to_string(), &ns3("bsm.size"));
                     arg("bsmRange", b.range.to_string(), &ns3("bsm.range"));
-                    arg("bsmTxMaxDelay", b.max_jitter.to_string(), &ns3("bsm.max_jitter"));
+                    arg(
+                        "bsmTxMaxDelay",
+                        b.max_jitter.to_string(),
+                        &ns3("bsm.max_jitter"),
+                    );
                 }
             }
             Ns3NetworkConfig::Lte(l) => {
@@ -798,16 +915,48 @@ impl Ns3NetworkConfig {
                 if let Some(p) = &l.enb_positions {
                     arg("enbPositions", positions_argument(p), &ns3("enb_positions"));
                 }
-                arg("scheduler", format!("{:?}", l.scheduler).to_lowercase(), &ns3("scheduler"));
+                arg(
+                    "scheduler",
+                    format!("{:?}", l.scheduler).to_lowercase(),
+                    &ns3("scheduler"),
+                );
                 arg("bandwidth", l.bandwidth.to_string(), &ns3("bandwidth"));
-                arg("enbTxPower", l.enb_tx_power.to_string(), &ns3("enb_tx_power"));
+                arg(
+                    "enbTxPower",
+                    l.enb_tx_power.to_string(),
+                    &ns3("enb_tx_power"),
+                );
                 arg("ueTxPower", l.ue_tx_power.to_string(), &ns3("ue_tx_power"));
-                arg("s1uLinkDataRate", l.s1u_link_data_rate.to_string(), &ns3("s1u_link_data_rate"));
-                arg("s1uLinkDelay", l.s1u_link_delay.to_string(), &ns3("s1u_link_delay"));
-                arg("s5LinkDataRate", l.s5_link_data_rate.to_string(), &ns3("s5_link_data_rate"));
-                arg("s5LinkDelay", l.s5_link_delay.to_string(), &ns3("s5_link_delay"));
-                arg("remoteHostDataRate", l.remote_host_data_rate.to_string(), &ns3("remote_host_data_rate"));
-                arg("remoteHostDelay", l.remote_host_delay.to_string(), &ns3("remote_host_delay"));
+                arg(
+                    "s1uLinkDataRate",
+                    l.s1u_link_data_rate.to_string(),
+                    &ns3("s1u_link_data_rate"),
+                );
+                arg(
+                    "s1uLinkDelay",
+                    l.s1u_link_delay.to_string(),
+                    &ns3("s1u_link_delay"),
+                );
+                arg(
+                    "s5LinkDataRate",
+                    l.s5_link_data_rate.to_string(),
+                    &ns3("s5_link_data_rate"),
+                );
+                arg(
+                    "s5LinkDelay",
+                    l.s5_link_delay.to_string(),
+                    &ns3("s5_link_delay"),
+                );
+                arg(
+                    "remoteHostDataRate",
+                    l.remote_host_data_rate.to_string(),
+                    &ns3("remote_host_data_rate"),
+                );
+                arg(
+                    "remoteHostDelay",
+                    l.remote_host_delay.to_string(),
+                    &ns3("remote_host_delay"),
+                );
             }
             // The program builds its own network from `[network.server] args`.
             Ns3NetworkConfig::Custom(_) => {}
@@ -830,11 +979,26 @@ impl Ns3NetworkConfig {
                 .to_string()
             });
             opt("propagation", propagation, "propagation");
-            opt("logDistanceExponent", r.log_distance_exponent.map(|x| x.to_string()), "log_distance_exponent");
-            opt("referenceLoss", r.reference_loss.map(|x| x.to_string()), "reference_loss");
-            opt("referenceDistance", r.reference_distance.map(|x| x.to_string()), "reference_distance");
+            opt(
+                "logDistanceExponent",
+                r.log_distance_exponent.map(|x| x.to_string()),
+                "log_distance_exponent",
+            );
+            opt(
+                "referenceLoss",
+                r.reference_loss.map(|x| x.to_string()),
+                "reference_loss",
+            );
+            opt(
+                "referenceDistance",
+                r.reference_distance.map(|x| x.to_string()),
+                "reference_distance",
+            );
             if let Some(m) = r.nakagami_m {
-                for (i, name) in ["nakagamiM0", "nakagamiM1", "nakagamiM2"].into_iter().enumerate() {
+                for (i, name) in ["nakagamiM0", "nakagamiM1", "nakagamiM2"]
+                    .into_iter()
+                    .enumerate()
+                {
                     opt(name, Some(m[i].to_string()), "nakagami_m");
                 }
             }
@@ -844,22 +1008,42 @@ impl Ns3NetworkConfig {
                 }
             }
             opt("maxRange", r.max_range.map(|x| x.to_string()), "max_range");
-            opt("antennaHeight", r.antenna_height.map(|x| x.to_string()), "antenna_height");
+            opt(
+                "antennaHeight",
+                r.antenna_height.map(|x| x.to_string()),
+                "antenna_height",
+            );
             opt("phyMode", r.phy_mode.clone(), "phy_mode");
-            opt("staticArp", r.static_arp.map(|x| x.to_string()), "static_arp");
+            opt(
+                "staticArp",
+                r.static_arp.map(|x| x.to_string()),
+                "static_arp",
+            );
         }
         if let Some(p) = extras.placement {
             if let Some(positions) = &p.positions {
-                arg("positions", positions_argument(positions), "network.placement.positions");
+                arg(
+                    "positions",
+                    positions_argument(positions),
+                    "network.placement.positions",
+                );
             }
             if let Some(file) = &p.file {
-                arg("topologyFile", base_dir.join(file).display().to_string(), "network.placement.file");
+                arg(
+                    "topologyFile",
+                    base_dir.join(file).display().to_string(),
+                    "network.placement.file",
+                );
             }
             if let Some(s) = p.spacing {
                 arg("spacing", s.to_string(), "network.placement.spacing");
             }
             if let Some(r) = p.background_radius {
-                arg("bgRadius", r.to_string(), "network.placement.background_radius");
+                arg(
+                    "bgRadius",
+                    r.to_string(),
+                    "network.placement.background_radius",
+                );
             }
         }
         if let Some(b) = extras.background {
@@ -871,7 +1055,11 @@ impl Ns3NetworkConfig {
             arg("bgNodes", b.nodes.to_string(), "network.background.nodes");
             arg("bgTraffic", traffic.into(), "network.background.traffic");
             arg("bgRate", b.rate.to_string(), "network.background.rate");
-            arg("bgPacketSize", b.packet_size.to_string(), "network.background.packet_size");
+            arg(
+                "bgPacketSize",
+                b.packet_size.to_string(),
+                "network.background.packet_size",
+            );
             arg("bgOn", b.on.to_string(), "network.background.on");
             arg("bgOff", b.off.to_string(), "network.background.off");
         }
@@ -907,7 +1095,11 @@ impl RadioConfig {
 }
 
 fn positions_argument(positions: &[[f64; 3]]) -> String {
-    positions.iter().map(|[x, y, z]| format!("{x},{y},{z}")).collect::<Vec<_>>().join(";")
+    positions
+        .iter()
+        .map(|[x, y, z]| format!("{x},{y},{z}"))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// A link rate in bits per second, written like ns-3's DataRate: "1Mbps",
@@ -919,8 +1111,13 @@ impl FromStr for DataRate {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
-        const UNITS: &[(&str, u64)] =
-            &[("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000), ("Kbps", 1_000), ("bps", 1)];
+        const UNITS: &[(&str, u64)] = &[
+            ("Gbps", 1_000_000_000),
+            ("Mbps", 1_000_000),
+            ("kbps", 1_000),
+            ("Kbps", 1_000),
+            ("bps", 1),
+        ];
         let s = text.trim();
         let (number, scale) = UNITS
             .iter()
@@ -929,13 +1126,25 @@ impl FromStr for DataRate {
         let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
         let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
         if !digits(whole) || !(frac.is_empty() || digits(frac)) {
-            return Err(format!("\"{text}\" is not a data rate; expected e.g. \"1Mbps\""));
+            return Err(format!(
+                "\"{text}\" is not a data rate; expected e.g. \"1Mbps\""
+            ));
         }
-        let whole: u64 = whole.parse().map_err(|_| format!("\"{text}\" is too large"))?;
-        let frac_scale = 10u64.checked_pow(frac.len() as u32).ok_or_else(|| format!("\"{text}\": too many digits"))?;
-        let frac_value: u64 = if frac.is_empty() { 0 } else { frac.parse().map_err(|_| format!("\"{text}\""))? };
+        let whole: u64 = whole
+            .parse()
+            .map_err(|_| format!("\"{text}\" is too large"))?;
+        let frac_scale = 10u64
+            .checked_pow(frac.len() as u32)
+            .ok_or_else(|| format!("\"{text}\": too many digits"))?;
+        let frac_value: u64 = if frac.is_empty() {
+            0
+        } else {
+            frac.parse().map_err(|_| format!("\"{text}\""))?
+        };
         if (frac_value * scale) % frac_scale != 0 {
-            return Err(format!("\"{text}\" is not a whole number of bits per second"));
+            return Err(format!(
+                "\"{text}\" is not a whole number of bits per second"
+            ));
         }
         let bps = whole
             .checked_mul(scale)
@@ -951,7 +1160,11 @@ impl FromStr for DataRate {
 impl fmt::Display for DataRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let bps = self.0;
-        for (unit, scale) in [("Gbps", 1_000_000_000), ("Mbps", 1_000_000), ("kbps", 1_000)] {
+        for (unit, scale) in [
+            ("Gbps", 1_000_000_000),
+            ("Mbps", 1_000_000),
+            ("kbps", 1_000),
+        ] {
             if bps % scale == 0 {
                 return write!(f, "{}{unit}", bps / scale);
             }
@@ -979,7 +1192,12 @@ mod tests {
 
     #[test]
     fn data_rates_parse_exactly_and_print_back() {
-        for (text, bps) in [("1Mbps", 1_000_000), ("1.5Gbps", 1_500_000_000), ("64kbps", 64_000), ("9600bps", 9600)] {
+        for (text, bps) in [
+            ("1Mbps", 1_000_000),
+            ("1.5Gbps", 1_500_000_000),
+            ("64kbps", 64_000),
+            ("9600bps", 9600),
+        ] {
             let rate: DataRate = text.parse().unwrap();
             assert_eq!(rate.0, bps, "{text}");
             assert_eq!(rate.to_string().parse::<DataRate>().unwrap(), rate);
@@ -994,19 +1212,34 @@ mod tests {
     #[test]
     fn bsm_nodes_may_name_background_nodes_and_their_sink() {
         let wave = |nodes: &[u32]| {
-            toml::from_str::<Ns3NetworkConfig>(&format!("kind = \"wave\"\nbsm = {{ nodes = {nodes:?} }}")).unwrap()
+            toml::from_str::<Ns3NetworkConfig>(&format!(
+                "kind = \"wave\"\nbsm = {{ nodes = {nodes:?} }}"
+            ))
+            .unwrap()
         };
-        let background = |n: u32| toml::from_str::<BackgroundConfig>(&format!("nodes = {n}")).unwrap();
+        let background =
+            |n: u32| toml::from_str::<BackgroundConfig>(&format!("nodes = {n}")).unwrap();
         let check = |nodes: &[u32], b: Option<&BackgroundConfig>| {
-            let extras = NetworkExtras { radio: None, placement: None, background: b, traces: None };
+            let extras = NetworkExtras {
+                radio: None,
+                placement: None,
+                background: b,
+                traces: None,
+            };
             wave(nodes).validate(&extras, 2).map_err(|e| e.to_string())
         };
         let four = background(4);
         assert!(check(&[0, 1, 2, 5, 6], Some(&four)).is_ok());
         let err = check(&[7], Some(&four)).unwrap_err();
-        assert!(err.contains("bsm.nodes") && err.contains("background nodes 2..6 and their sink 6"), "{err}");
+        assert!(
+            err.contains("bsm.nodes") && err.contains("background nodes 2..6 and their sink 6"),
+            "{err}"
+        );
         let err = check(&[2], Some(&background(0))).unwrap_err();
-        assert!(err.contains("expected the control nodes 0..2"), "no background nodes, no sink: {err}");
+        assert!(
+            err.contains("expected the control nodes 0..2"),
+            "no background nodes, no sink: {err}"
+        );
         assert!(check(&[1], None).is_ok());
     }
 }

@@ -22,8 +22,8 @@ use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
 use protocol::{
-    Configured, Delivery, DropEvent, DropReason, FlowCounters, FlowSpec, SendRequest, SimTime, Step, StepDone,
-    Summary,
+    Configured, Delivery, DropEvent, DropReason, FlowCounters, FlowSpec, SendRequest, SimTime,
+    Step, StepDone, Summary,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -130,7 +130,12 @@ pub enum BuiltinError {
     #[error("step to {until} is before the time already reached, {reached}")]
     UntilInPast { until: SimTime, reached: SimTime },
     #[error("send of packet {number} on flow {flow} at {time} is before the time already reached, {reached}")]
-    SendInPast { flow: u32, number: u64, time: SimTime, reached: SimTime },
+    SendInPast {
+        flow: u32,
+        number: u64,
+        time: SimTime,
+        reached: SimTime,
+    },
     #[error("send on flow {flow}, which was never configured (at {reached})")]
     UnknownFlow { flow: u32, reached: SimTime },
     #[error("configure(): {message}")]
@@ -168,10 +173,14 @@ impl DelaySampler {
                 if min > max {
                     return Err(bad(format!("uniform: min {min} is greater than max {max}")));
                 }
-                DelaySampler::Uniform { min: min.0, max: max.0 }
+                DelaySampler::Uniform {
+                    min: min.0,
+                    max: max.0,
+                }
             }
             DelayModel::Normal { mean, std } => DelaySampler::Normal(
-                Normal::new(mean.as_secs_f64(), std.as_secs_f64()).map_err(|e| bad(format!("normal: {e}")))?,
+                Normal::new(mean.as_secs_f64(), std.as_secs_f64())
+                    .map_err(|e| bad(format!("normal: {e}")))?,
             ),
             DelayModel::Exponential { mean, offset } => {
                 if mean.0 == 0 {
@@ -179,7 +188,8 @@ impl DelaySampler {
                 }
                 DelaySampler::Exponential {
                     offset: *offset,
-                    dist: Exp::new(1.0 / mean.as_secs_f64()).map_err(|e| bad(format!("exponential: {e}")))?,
+                    dist: Exp::new(1.0 / mean.as_secs_f64())
+                        .map_err(|e| bad(format!("exponential: {e}")))?,
                 }
             }
             DelayModel::Empirical { file, unit } => {
@@ -237,21 +247,28 @@ impl DelayReach {
         match (model, sampler) {
             (DelayModel::Constant { value }, _) => reach("value", value.0 as u128, "value"),
             (DelayModel::Uniform { max, .. }, _) => reach("max", max.0 as u128, "max"),
-            (DelayModel::Normal { mean, std }, _) => reach("mean", mean.0 as u128 + std.0 as u128, "mean + std"),
+            (DelayModel::Normal { mean, std }, _) => {
+                reach("mean", mean.0 as u128 + std.0 as u128, "mean + std")
+            }
             (DelayModel::Exponential { mean, offset }, _) => {
                 reach("mean", mean.0 as u128 + offset.0 as u128, "offset + mean")
             }
-            (DelayModel::Empirical { .. }, DelaySampler::Empirical(samples)) => {
-                reach("file", samples.iter().max().map_or(0, |s| s.0 as u128), "largest sample")
+            (DelayModel::Empirical { .. }, DelaySampler::Empirical(samples)) => reach(
+                "file",
+                samples.iter().max().map_or(0, |s| s.0 as u128),
+                "largest sample",
+            ),
+            (DelayModel::Empirical { .. }, _) => {
+                unreachable!("an empirical model has an empirical sampler")
             }
-            (DelayModel::Empirical { .. }, _) => unreachable!("an empirical model has an empirical sampler"),
         }
     }
 }
 
 fn load_samples(path: &Path, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError> {
-    let text = crate::input::read_input(path)
-        .map_err(|e| BuiltinError::Delay(format!("empirical: cannot read {}: {e}", path.display())))?;
+    let text = crate::input::read_input(path).map_err(|e| {
+        BuiltinError::Delay(format!("empirical: cannot read {}: {e}", path.display()))
+    })?;
     parse_empirical_samples(path, &text, unit)
 }
 
@@ -262,7 +279,11 @@ fn load_samples(path: &Path, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError
 ///
 /// # Errors
 /// The first bad line, by number, or a file without samples.
-pub fn parse_empirical_samples(path: &Path, text: &str, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError> {
+pub fn parse_empirical_samples(
+    path: &Path,
+    text: &str,
+    unit: SimTime,
+) -> Result<Vec<SimTime>, BuiltinError> {
     let mut samples = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -274,14 +295,19 @@ pub fn parse_empirical_samples(path: &Path, text: &str, unit: SimTime) -> Result
         let parsed = match line.parse::<f64>() {
             Ok(x) if x >= 0.0 && x.is_finite() => Ok(seconds_to_time(x * unit.as_secs_f64())),
             Ok(_) => Err(format!("{shown:?} is negative or not finite")),
-            Err(_) => line.parse::<SimTime>().map_err(|e| e.to_string().replace(line, &shown)),
+            Err(_) => line
+                .parse::<SimTime>()
+                .map_err(|e| e.to_string().replace(line, &shown)),
         };
         samples.push(parsed.map_err(|e| {
             BuiltinError::Delay(format!("empirical: {}:{}: {e}", path.display(), index + 1))
         })?);
     }
     if samples.is_empty() {
-        return Err(BuiltinError::Delay(format!("empirical: {} holds no samples", path.display())));
+        return Err(BuiltinError::Delay(format!(
+            "empirical: {} holds no samples",
+            path.display()
+        )));
     }
     Ok(samples)
 }
@@ -290,7 +316,9 @@ fn check_probability(name: &str, p: f64) -> Result<(), BuiltinError> {
     if (0.0..=1.0).contains(&p) {
         Ok(())
     } else {
-        Err(BuiltinError::Loss(format!("{name} = {p} is not a probability in [0, 1]")))
+        Err(BuiltinError::Loss(format!(
+            "{name} = {p} is not a probability in [0, 1]"
+        )))
     }
 }
 
@@ -299,7 +327,12 @@ impl LossModel {
         match self {
             LossModel::None {} => Ok(()),
             LossModel::Bernoulli { p } => check_probability("p", *p),
-            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
                 check_probability("p_good_to_bad", *p_good_to_bad)?;
                 check_probability("p_bad_to_good", *p_bad_to_good)?;
                 check_probability("loss_good", *loss_good)?;
@@ -365,11 +398,20 @@ impl BuiltinNetwork {
     ///
     /// # Errors
     /// Invalid parameters or an unreadable sample file, naming the key.
-    pub fn new(config: &BuiltinConfig, seed: u64, run: u64, base_dir: &Path) -> Result<Self, BuiltinError> {
+    pub fn new(
+        config: &BuiltinConfig,
+        seed: u64,
+        run: u64,
+        base_dir: &Path,
+    ) -> Result<Self, BuiltinError> {
         config.loss.validate()?;
         let delay = DelaySampler::new(&config.delay, base_dir)?;
         Ok(BuiltinNetwork {
-            description: format!("builtin channel: {}, {}", config.delay.describe(), config.loss.describe()),
+            description: format!(
+                "builtin channel: {}, {}",
+                config.delay.describe(),
+                config.loss.describe()
+            ),
             reach: DelayReach::of(&config.delay, &delay),
             delay,
             loss: config.loss.clone(),
@@ -397,10 +439,23 @@ impl BuiltinNetwork {
         let lost = match self.loss {
             LossModel::None {} => false,
             LossModel::Bernoulli { p } => flow.rng.random::<f64>() < p,
-            LossModel::GilbertElliott { p_good_to_bad, p_bad_to_good, loss_good, loss_bad } => {
-                let p = if flow.in_bad_state { loss_bad } else { loss_good };
+            LossModel::GilbertElliott {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good,
+                loss_bad,
+            } => {
+                let p = if flow.in_bad_state {
+                    loss_bad
+                } else {
+                    loss_good
+                };
                 let lost = flow.rng.random::<f64>() < p;
-                let flip = if flow.in_bad_state { p_bad_to_good } else { p_good_to_bad };
+                let flip = if flow.in_bad_state {
+                    p_bad_to_good
+                } else {
+                    p_good_to_bad
+                };
                 if flow.rng.random::<f64>() < flip {
                     flow.in_bad_state = !flow.in_bad_state;
                 }
@@ -410,7 +465,9 @@ impl BuiltinNetwork {
         flow.counters.sent += 1;
         self.sequence += 1;
         // An arrival past the end of simulated time never happens.
-        let Some(arrival) = time.checked_add(delay) else { return };
+        let Some(arrival) = time.checked_add(delay) else {
+            return;
+        };
         self.in_flight.push(Reverse(InFlight {
             time: arrival,
             sequence: self.sequence,
@@ -427,12 +484,24 @@ impl BuiltinNetwork {
     /// Runs events in time order up to `until`, or up to the first control
     /// delivery and everything else at that instant.
     fn run(&mut self, until: SimTime, stop_at_delivery: bool) -> StepDone {
-        let mut done = StepDone { reached: until, deliveries: Vec::new(), drops: Vec::new() };
+        let mut done = StepDone {
+            reached: until,
+            deliveries: Vec::new(),
+            drops: Vec::new(),
+        };
         let mut stop_at: Option<SimTime> = None;
         loop {
             let horizon = stop_at.unwrap_or(until);
-            let next_send = self.scheduled.peek().map(|Reverse((t, ..))| *t).filter(|t| *t <= horizon);
-            let next_arrival = self.in_flight.peek().map(|Reverse(p)| p.time).filter(|t| *t <= horizon);
+            let next_send = self
+                .scheduled
+                .peek()
+                .map(|Reverse((t, ..))| *t)
+                .filter(|t| *t <= horizon);
+            let next_arrival = self
+                .in_flight
+                .peek()
+                .map(|Reverse(p)| p.time)
+                .filter(|t| *t <= horizon);
             match (next_send, next_arrival) {
                 // Sends before arrivals at the same instant, as ns-3 runs the
                 // send events scheduled at step start before later receptions.
@@ -486,12 +555,20 @@ impl Network for BuiltinNetwork {
         let mut states = Vec::with_capacity(flows.len());
         for (index, spec) in flows.iter().enumerate() {
             if spec.flow as usize != index {
-                let message = format!("flow ids must be 0..n in order; flow #{index} has id {}", spec.flow);
+                let message = format!(
+                    "flow ids must be 0..n in order; flow #{index} has id {}",
+                    spec.flow
+                );
                 return Err(BuiltinError::Config { message, reached }.into());
             }
-            if let Some(other) = flows[..index].iter().find(|f| f.dst == spec.dst && f.port == spec.port) {
-                let message =
-                    format!("flows {} and {} both use port {} on node {}", other.flow, spec.flow, spec.port, spec.dst);
+            if let Some(other) = flows[..index]
+                .iter()
+                .find(|f| f.dst == spec.dst && f.port == spec.port)
+            {
+                let message = format!(
+                    "flows {} and {} both use port {} on node {}",
+                    other.flow, spec.flow, spec.port, spec.dst
+                );
                 return Err(BuiltinError::Config { message, reached }.into());
             }
             let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
@@ -500,29 +577,68 @@ impl Network for BuiltinNetwork {
                 spec: spec.clone(),
                 rng,
                 in_bad_state: false,
-                counters: FlowCounters { flow: spec.flow, sent: 0, delivered: 0, dropped: 0 },
+                counters: FlowCounters {
+                    flow: spec.flow,
+                    sent: 0,
+                    delivered: 0,
+                    dropped: 0,
+                },
             });
         }
         self.flows = states;
-        let node_count = flows.iter().map(|f| f.src.max(f.dst) + 1).max().unwrap_or(0);
-        Ok(Configured { node_count, description: self.description.clone() })
+        let node_count = flows
+            .iter()
+            .map(|f| f.src.max(f.dst) + 1)
+            .max()
+            .unwrap_or(0);
+        Ok(Configured {
+            node_count,
+            description: self.description.clone(),
+        })
     }
 
     fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
         let reached = self.reached;
         if step.until < reached {
-            return Err(BuiltinError::UntilInPast { until: step.until, reached }.into());
+            return Err(BuiltinError::UntilInPast {
+                until: step.until,
+                reached,
+            }
+            .into());
         }
-        for SendRequest { flow, number, state_index, state_count, time, size } in step.sends {
+        for SendRequest {
+            flow,
+            number,
+            state_index,
+            state_count,
+            time,
+            size,
+        } in step.sends
+        {
             if time < reached {
-                return Err(BuiltinError::SendInPast { flow, number, time, reached }.into());
+                return Err(BuiltinError::SendInPast {
+                    flow,
+                    number,
+                    time,
+                    reached,
+                }
+                .into());
             }
             if flow as usize >= self.flows.len() {
                 return Err(BuiltinError::UnknownFlow { flow, reached }.into());
             }
             self.sequence += 1;
-            self.scheduled
-                .push(Reverse((time, self.sequence, SendKey { flow, number, state_index, state_count, size })));
+            self.scheduled.push(Reverse((
+                time,
+                self.sequence,
+                SendKey {
+                    flow,
+                    number,
+                    state_index,
+                    state_count,
+                    size,
+                },
+            )));
         }
         // Kinematics do not affect a statistical channel.
         let done = self.run(step.until, step.stop_at_delivery);
@@ -531,11 +647,17 @@ impl Network for BuiltinNetwork {
     }
 
     fn end_step(&mut self) -> Result<StepDone, NetworkError> {
-        Ok(self.pending.pop_front().expect("end_step() without begin_step()"))
+        Ok(self
+            .pending
+            .pop_front()
+            .expect("end_step() without begin_step()"))
     }
 
     fn finish(&mut self) -> Result<Summary, NetworkError> {
-        Ok(Summary { reached: self.reached, flows: self.flows.iter().map(|f| f.counters.clone()).collect() })
+        Ok(Summary {
+            reached: self.reached,
+            flows: self.flows.iter().map(|f| f.counters.clone()).collect(),
+        })
     }
 
     fn reached(&self) -> SimTime {
@@ -567,9 +689,15 @@ impl DelayModel {
         match self {
             DelayModel::Constant { value } => format!("constant delay {value}"),
             DelayModel::Uniform { min, max } => format!("uniform delay [{min}, {max}]"),
-            DelayModel::Normal { mean, std } => format!("normal delay (mean {mean}, std {std}, truncated at 0)"),
-            DelayModel::Exponential { mean, offset } => format!("exponential delay (mean {mean}, offset {offset})"),
-            DelayModel::Empirical { file, .. } => format!("empirical delay from {}", file.display()),
+            DelayModel::Normal { mean, std } => {
+                format!("normal delay (mean {mean}, std {std}, truncated at 0)")
+            }
+            DelayModel::Exponential { mean, offset } => {
+                format!("exponential delay (mean {mean}, offset {offset})")
+            }
+            DelayModel::Empirical { file, .. } => {
+                format!("empirical delay from {}", file.display())
+            }
         }
     }
 }
@@ -592,21 +720,53 @@ mod tests {
     use protocol::Transport;
 
     fn flow(flow: u32, src: u32, dst: u32, stop: bool) -> FlowSpec {
-        FlowSpec { flow, port: 9000 + flow as u16, src, dst, transport: Transport::Udp, stop_on_delivery: stop }
+        FlowSpec {
+            flow,
+            port: 9000 + flow as u16,
+            src,
+            dst,
+            transport: Transport::Udp,
+            stop_on_delivery: stop,
+        }
     }
 
     fn send(flow: u32, number: u64, time: SimTime) -> SendRequest {
-        SendRequest { flow, number, state_index: 0, state_count: 1, time, size: 64 }
+        SendRequest {
+            flow,
+            number,
+            state_index: 0,
+            state_count: 1,
+            time,
+            size: 64,
+        }
     }
 
-    fn network(delay: DelayModel, loss: LossModel, seed: u64, run: u64, flows: &[FlowSpec]) -> BuiltinNetwork {
-        let mut net = BuiltinNetwork::new(&BuiltinConfig { delay, loss }, seed, run, Path::new(".")).unwrap();
+    fn network(
+        delay: DelayModel,
+        loss: LossModel,
+        seed: u64,
+        run: u64,
+        flows: &[FlowSpec],
+    ) -> BuiltinNetwork {
+        let mut net =
+            BuiltinNetwork::new(&BuiltinConfig { delay, loss }, seed, run, Path::new(".")).unwrap();
         net.configure(flows).unwrap();
         net
     }
 
-    fn step(net: &mut BuiltinNetwork, until: SimTime, stop: bool, sends: Vec<SendRequest>) -> StepDone {
-        net.step(Step { until, stop_at_delivery: stop, sends, kinematics: vec![] }).unwrap()
+    fn step(
+        net: &mut BuiltinNetwork,
+        until: SimTime,
+        stop: bool,
+        sends: Vec<SendRequest>,
+    ) -> StepDone {
+        net.step(Step {
+            until,
+            stop_at_delivery: stop,
+            sends,
+            kinematics: vec![],
+        })
+        .unwrap()
     }
 
     fn ms(x: u64) -> SimTime {
@@ -630,19 +790,38 @@ mod tests {
     #[test]
     fn constant_delay_is_exact() {
         let d = SimTime(3_700_123);
-        let mut net = network(DelayModel::Constant { value: d }, LossModel::None {}, 1, 1, &[flow(0, 0, 1, false)]);
-        let done = step(&mut net, ms(100), false, (0..50).map(|i| send(0, i, ms(i))).collect());
+        let mut net = network(
+            DelayModel::Constant { value: d },
+            LossModel::None {},
+            1,
+            1,
+            &[flow(0, 0, 1, false)],
+        );
+        let done = step(
+            &mut net,
+            ms(100),
+            false,
+            (0..50).map(|i| send(0, i, ms(i))).collect(),
+        );
         assert_eq!(done.reached, ms(100));
         assert_eq!(done.deliveries.len(), 50);
         for (i, p) in done.deliveries.iter().enumerate() {
-            assert_eq!((p.number, p.sent, p.received), (i as u64, ms(i as u64), ms(i as u64) + d));
+            assert_eq!(
+                (p.number, p.sent, p.received),
+                (i as u64, ms(i as u64), ms(i as u64) + d)
+            );
         }
     }
 
     #[test]
     fn events_after_until_wait_for_the_next_step() {
-        let mut net =
-            network(DelayModel::Constant { value: ms(5) }, LossModel::None {}, 1, 1, &[flow(0, 0, 1, false)]);
+        let mut net = network(
+            DelayModel::Constant { value: ms(5) },
+            LossModel::None {},
+            1,
+            1,
+            &[flow(0, 0, 1, false)],
+        );
         let first = step(&mut net, ms(4), false, vec![send(0, 0, ms(0))]);
         assert!(first.deliveries.is_empty());
         assert_eq!(first.reached, ms(4));
@@ -657,26 +836,58 @@ mod tests {
         // Flow 0 (control) and flow 1 (not control) both arrive at 3ms; flow 0
         // again at 4ms. The step must end at 3ms with both 3ms deliveries.
         let flows = [flow(0, 0, 1, true), flow(1, 0, 2, false)];
-        let mut net = network(DelayModel::Constant { value: ms(2) }, LossModel::None {}, 1, 1, &flows);
-        let sends = vec![send(1, 0, ms(1)), send(0, 0, ms(1)), send(0, 1, ms(2)), send(1, 1, ms(0))];
+        let mut net = network(
+            DelayModel::Constant { value: ms(2) },
+            LossModel::None {},
+            1,
+            1,
+            &flows,
+        );
+        let sends = vec![
+            send(1, 0, ms(1)),
+            send(0, 0, ms(1)),
+            send(0, 1, ms(2)),
+            send(1, 1, ms(0)),
+        ];
         let done = step(&mut net, ms(10), true, sends);
         assert_eq!(done.reached, ms(3));
-        let got: Vec<(u32, u64, SimTime)> = done.deliveries.iter().map(|d| (d.flow, d.number, d.received)).collect();
+        let got: Vec<(u32, u64, SimTime)> = done
+            .deliveries
+            .iter()
+            .map(|d| (d.flow, d.number, d.received))
+            .collect();
         assert_eq!(got, [(1, 1, ms(2)), (1, 0, ms(3)), (0, 0, ms(3))]);
         let rest = step(&mut net, ms(10), true, vec![]);
         assert_eq!(rest.reached, ms(4));
         assert_eq!(rest.deliveries.len(), 1);
         // Non-control deliveries never stop a step.
-        let mut net = network(DelayModel::Constant { value: ms(2) }, LossModel::None {}, 1, 1, &flows);
+        let mut net = network(
+            DelayModel::Constant { value: ms(2) },
+            LossModel::None {},
+            1,
+            1,
+            &flows,
+        );
         let done = step(&mut net, ms(10), true, vec![send(1, 0, ms(1))]);
         assert_eq!((done.reached, done.deliveries.len()), (ms(10), 1));
     }
 
     #[test]
     fn invalid_steps_are_errors_naming_the_times() {
-        let mut net = network(DelayModel::Constant { value: ms(1) }, LossModel::None {}, 1, 1, &[flow(0, 0, 1, false)]);
+        let mut net = network(
+            DelayModel::Constant { value: ms(1) },
+            LossModel::None {},
+            1,
+            1,
+            &[flow(0, 0, 1, false)],
+        );
         step(&mut net, ms(10), false, vec![]);
-        let past = net.step(Step { until: ms(5), stop_at_delivery: false, sends: vec![], kinematics: vec![] });
+        let past = net.step(Step {
+            until: ms(5),
+            stop_at_delivery: false,
+            sends: vec![],
+            kinematics: vec![],
+        });
         let text = past.unwrap_err().to_string();
         assert!(text.contains("5ms") && text.contains("10ms"), "{text}");
         let late_send = net.step(Step {
@@ -692,12 +903,21 @@ mod tests {
             sends: vec![send(7, 0, ms(15))],
             kinematics: vec![],
         });
-        assert!(matches!(unknown, Err(NetworkError::Builtin(BuiltinError::UnknownFlow { flow: 7, .. }))));
+        assert!(matches!(
+            unknown,
+            Err(NetworkError::Builtin(BuiltinError::UnknownFlow {
+                flow: 7,
+                ..
+            }))
+        ));
     }
 
     #[test]
     fn same_seed_and_run_repeat_and_another_run_differs() {
-        let delay = DelayModel::Uniform { min: ms(1), max: ms(20) };
+        let delay = DelayModel::Uniform {
+            min: ms(1),
+            max: ms(20),
+        };
         let loss = LossModel::Bernoulli { p: 0.2 };
         let flows = [flow(0, 0, 1, false)];
         let a = fates(&mut network(delay.clone(), loss.clone(), 7, 1, &flows), 500);
@@ -711,10 +931,27 @@ mod tests {
 
     #[test]
     fn a_new_flow_does_not_change_the_draws_of_another() {
-        let delay = DelayModel::Exponential { mean: ms(5), offset: ms(1) };
-        let alone = fates(&mut network(delay.clone(), LossModel::Bernoulli { p: 0.3 }, 3, 1, &[flow(0, 0, 1, false)]), 200);
-        let mut both =
-            network(delay, LossModel::Bernoulli { p: 0.3 }, 3, 1, &[flow(0, 0, 1, false), flow(1, 1, 0, false)]);
+        let delay = DelayModel::Exponential {
+            mean: ms(5),
+            offset: ms(1),
+        };
+        let alone = fates(
+            &mut network(
+                delay.clone(),
+                LossModel::Bernoulli { p: 0.3 },
+                3,
+                1,
+                &[flow(0, 0, 1, false)],
+            ),
+            200,
+        );
+        let mut both = network(
+            delay,
+            LossModel::Bernoulli { p: 0.3 },
+            3,
+            1,
+            &[flow(0, 0, 1, false), flow(1, 1, 0, false)],
+        );
         let mut sends: Vec<SendRequest> = (0..200).map(|i| send(1, i, ms(i))).collect();
         sends.extend((0..200).map(|i| send(0, i, ms(i))));
         let done = step(&mut both, ms(1_000_000), false, sends);
@@ -734,14 +971,23 @@ mod tests {
         let n = 20_000;
         let p = 0.2;
         let lost = fates(
-            &mut network(DelayModel::Constant { value: ms(1) }, LossModel::Bernoulli { p }, 11, 1, &[flow(0, 0, 1, false)]),
+            &mut network(
+                DelayModel::Constant { value: ms(1) },
+                LossModel::Bernoulli { p },
+                11,
+                1,
+                &[flow(0, 0, 1, false)],
+            ),
             n,
         )
         .iter()
         .filter(|(lost, _)| *lost)
         .count() as f64;
         let sigma = (n as f64 * p * (1.0 - p)).sqrt();
-        assert!((lost - n as f64 * p).abs() < 3.0 * sigma, "lost {lost} of {n}");
+        assert!(
+            (lost - n as f64 * p).abs() < 3.0 * sigma,
+            "lost {lost} of {n}"
+        );
     }
 
     /// Gilbert-Elliott with loss_good = 0, loss_bad = 1: the stationary loss
@@ -750,20 +996,43 @@ mod tests {
     #[test]
     fn gilbert_elliott_matches_its_stationary_rate_and_burst_length() {
         let (p_gb, p_bg) = (0.05, 0.25);
-        let loss = LossModel::GilbertElliott { p_good_to_bad: p_gb, p_bad_to_good: p_bg, loss_good: 0.0, loss_bad: 1.0 };
-        let out =
-            fates(&mut network(DelayModel::Constant { value: ms(1) }, loss, 5, 1, &[flow(0, 0, 1, false)]), 100_000);
+        let loss = LossModel::GilbertElliott {
+            p_good_to_bad: p_gb,
+            p_bad_to_good: p_bg,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
+        let out = fates(
+            &mut network(
+                DelayModel::Constant { value: ms(1) },
+                loss,
+                5,
+                1,
+                &[flow(0, 0, 1, false)],
+            ),
+            100_000,
+        );
         let losses = out.iter().filter(|(l, _)| *l).count() as f64;
         let rate = losses / out.len() as f64;
         let expected = p_gb / (p_gb + p_bg);
-        assert!((rate - expected).abs() < 0.01, "loss rate {rate}, expected {expected}");
+        assert!(
+            (rate - expected).abs() < 0.01,
+            "loss rate {rate}, expected {expected}"
+        );
         let bursts = out.windows(2).filter(|w| w[1].0 && !w[0].0).count() as f64;
         let mean_burst = losses / bursts;
-        assert!((mean_burst - 1.0 / p_bg).abs() < 0.15, "mean burst {mean_burst}, expected {}", 1.0 / p_bg);
+        assert!(
+            (mean_burst - 1.0 / p_bg).abs() < 0.15,
+            "mean burst {mean_burst}, expected {}",
+            1.0 / p_bg
+        );
     }
 
     fn delay_stats(model: DelayModel, n: u64) -> (f64, f64, f64, f64) {
-        let out = fates(&mut network(model, LossModel::None {}, 9, 1, &[flow(0, 0, 1, false)]), n);
+        let out = fates(
+            &mut network(model, LossModel::None {}, 9, 1, &[flow(0, 0, 1, false)]),
+            n,
+        );
         let d: Vec<f64> = out.iter().map(|(_, d)| d.unwrap().as_secs_f64()).collect();
         let mean = d.iter().sum::<f64>() / d.len() as f64;
         let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (d.len() - 1) as f64;
@@ -776,22 +1045,58 @@ mod tests {
     fn uniform_exponential_and_normal_delays_have_their_moments() {
         let n = 20_000;
         // Uniform [2ms, 8ms]: mean 5ms, std 6ms/sqrt(12).
-        let (mean, std, min, max) = delay_stats(DelayModel::Uniform { min: ms(2), max: ms(8) }, n);
-        assert!((mean - 5e-3).abs() < 3.0 * 1.7321e-3 / (n as f64).sqrt(), "uniform mean {mean}");
-        assert!((std - 6e-3 / 12f64.sqrt()).abs() < 5e-5, "uniform std {std}");
+        let (mean, std, min, max) = delay_stats(
+            DelayModel::Uniform {
+                min: ms(2),
+                max: ms(8),
+            },
+            n,
+        );
+        assert!(
+            (mean - 5e-3).abs() < 3.0 * 1.7321e-3 / (n as f64).sqrt(),
+            "uniform mean {mean}"
+        );
+        assert!(
+            (std - 6e-3 / 12f64.sqrt()).abs() < 5e-5,
+            "uniform std {std}"
+        );
         assert!(min >= 2e-3 && max <= 8e-3);
         // Exponential mean 4ms + offset 1ms: mean 5ms, std 4ms, min ≥ 1ms.
-        let (mean, std, min, _) = delay_stats(DelayModel::Exponential { mean: ms(4), offset: ms(1) }, n);
-        assert!((mean - 5e-3).abs() < 3.0 * 4e-3 / (n as f64).sqrt(), "exponential mean {mean}");
+        let (mean, std, min, _) = delay_stats(
+            DelayModel::Exponential {
+                mean: ms(4),
+                offset: ms(1),
+            },
+            n,
+        );
+        assert!(
+            (mean - 5e-3).abs() < 3.0 * 4e-3 / (n as f64).sqrt(),
+            "exponential mean {mean}"
+        );
         assert!((std - 4e-3).abs() < 2e-4, "exponential std {std}");
         assert!(min >= 1e-3);
         // Normal mean 10ms std 1ms: truncation at 0 is 10σ away, so untouched.
-        let (mean, std, min, _) = delay_stats(DelayModel::Normal { mean: ms(10), std: ms(1) }, n);
-        assert!((mean - 10e-3).abs() < 3.0 * 1e-3 / (n as f64).sqrt(), "normal mean {mean}");
+        let (mean, std, min, _) = delay_stats(
+            DelayModel::Normal {
+                mean: ms(10),
+                std: ms(1),
+            },
+            n,
+        );
+        assert!(
+            (mean - 10e-3).abs() < 3.0 * 1e-3 / (n as f64).sqrt(),
+            "normal mean {mean}"
+        );
         assert!((std - 1e-3).abs() < 5e-5, "normal std {std}");
         assert!(min > 0.0);
         // Heavily truncated normal never goes negative.
-        let (_, _, min, _) = delay_stats(DelayModel::Normal { mean: ms(1), std: ms(5) }, 2_000);
+        let (_, _, min, _) = delay_stats(
+            DelayModel::Normal {
+                mean: ms(1),
+                std: ms(5),
+            },
+            2_000,
+        );
         assert!(min >= 0.0);
     }
 
@@ -801,41 +1106,95 @@ mod tests {
     /// and the same seed gives the same fates.
     #[test]
     fn a_delay_past_the_time_range_never_arrives_and_does_not_panic() {
-        let model = DelayModel::Exponential { mean: SimTime(1 << 63), offset: SimTime::ZERO };
+        let model = DelayModel::Exponential {
+            mean: SimTime(1 << 63),
+            offset: SimTime::ZERO,
+        };
         let n = 200;
         let run_once = || {
-            let mut net = network(model.clone(), LossModel::None {}, 4, 1, &[flow(0, 0, 1, false)]);
-            let done = step(&mut net, SimTime::MAX, false, (0..n).map(|i| send(0, i, ms(i))).collect());
+            let mut net = network(
+                model.clone(),
+                LossModel::None {},
+                4,
+                1,
+                &[flow(0, 0, 1, false)],
+            );
+            let done = step(
+                &mut net,
+                SimTime::MAX,
+                false,
+                (0..n).map(|i| send(0, i, ms(i))).collect(),
+            );
             (done, net.finish().unwrap())
         };
         let (done, summary) = run_once();
         assert_eq!(summary.flows[0].sent, n);
         let never = n - done.deliveries.len() as u64;
-        assert!(never > 0 && never < n / 2, "{never} of {n} never arrived; expected about {}", n as f64 * (-2f64).exp());
+        assert!(
+            never > 0 && never < n / 2,
+            "{never} of {n} never arrived; expected about {}",
+            n as f64 * (-2f64).exp()
+        );
         assert!(done.deliveries.iter().all(|d| d.received >= d.sent));
         assert!(done.drops.is_empty());
         assert_eq!(done.deliveries, run_once().0.deliveries);
         // The parameters themselves are what the scenario check bounds.
         let net = network(model, LossModel::None {}, 4, 1, &[]);
-        assert_eq!(net.delay_reach(), &DelayReach { key: "mean", nanos: 1 << 63, what: "offset + mean" });
+        assert_eq!(
+            net.delay_reach(),
+            &DelayReach {
+                key: "mean",
+                nanos: 1 << 63,
+                what: "offset + mean"
+            }
+        );
     }
 
     #[test]
     fn empirical_delays_come_from_the_file_and_bad_lines_name_the_line() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("d.txt"), "# measured\n2.5\n\n4ms\n7.25\n").unwrap();
-        let model = DelayModel::Empirical { file: "d.txt".into(), unit: ms(1) };
-        let mut net = BuiltinNetwork::new(&BuiltinConfig { delay: model, loss: LossModel::None {} }, 1, 1, dir.path()).unwrap();
+        let model = DelayModel::Empirical {
+            file: "d.txt".into(),
+            unit: ms(1),
+        };
+        let mut net = BuiltinNetwork::new(
+            &BuiltinConfig {
+                delay: model,
+                loss: LossModel::None {},
+            },
+            1,
+            1,
+            dir.path(),
+        )
+        .unwrap();
         net.configure(&[flow(0, 0, 1, false)]).unwrap();
-        let seen: std::collections::BTreeSet<u64> = fates(&mut net, 300).iter().map(|(_, d)| d.unwrap().0).collect();
-        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [2_500_000, 4_000_000, 7_250_000]);
+        let seen: std::collections::BTreeSet<u64> = fates(&mut net, 300)
+            .iter()
+            .map(|(_, d)| d.unwrap().0)
+            .collect();
+        assert_eq!(
+            seen.into_iter().collect::<Vec<_>>(),
+            [2_500_000, 4_000_000, 7_250_000]
+        );
 
         std::fs::write(dir.path().join("bad.txt"), "1\n2\nfast\n").unwrap();
-        let model = DelayModel::Empirical { file: "bad.txt".into(), unit: ms(1) };
-        let err = BuiltinNetwork::new(&BuiltinConfig { delay: model, loss: LossModel::None {} }, 1, 1, dir.path())
-            .err()
-            .unwrap()
-            .to_string();
+        let model = DelayModel::Empirical {
+            file: "bad.txt".into(),
+            unit: ms(1),
+        };
+        let err = BuiltinNetwork::new(
+            &BuiltinConfig {
+                delay: model,
+                loss: LossModel::None {},
+            },
+            1,
+            1,
+            dir.path(),
+        )
+        .err()
+        .unwrap()
+        .to_string();
         assert!(err.contains("bad.txt:3"), "{err}");
     }
 
@@ -846,16 +1205,31 @@ mod tests {
              loss = { kind = \"gilbert_elliott\", p_good_to_bad = 0.01, p_bad_to_good = 0.3 }\n",
         )
         .unwrap();
-        assert_eq!(config.delay, DelayModel::Normal { mean: ms(10), std: ms(2) });
-        assert!(matches!(config.loss, LossModel::GilbertElliott { loss_bad, .. } if loss_bad == 1.0));
-        let err = toml::from_str::<BuiltinConfig>("delay = { kind = \"constant\", value = \"1ms\", jitter = \"1ms\" }")
+        assert_eq!(
+            config.delay,
+            DelayModel::Normal {
+                mean: ms(10),
+                std: ms(2)
+            }
+        );
+        assert!(
+            matches!(config.loss, LossModel::GilbertElliott { loss_bad, .. } if loss_bad == 1.0)
+        );
+        let err = toml::from_str::<BuiltinConfig>(
+            "delay = { kind = \"constant\", value = \"1ms\", jitter = \"1ms\" }",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("jitter"), "{err}");
+        let err = toml::from_str::<BuiltinConfig>("delay = { kind = \"constant\", value = 5 }")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("jitter"), "{err}");
-        let err = toml::from_str::<BuiltinConfig>("delay = { kind = \"constant\", value = 5 }").unwrap_err().to_string();
         assert!(err.contains("unit"), "{err}");
         let bad_p = BuiltinNetwork::new(
-            &BuiltinConfig { delay: DelayModel::Constant { value: ms(1) }, loss: LossModel::Bernoulli { p: 1.5 } },
+            &BuiltinConfig {
+                delay: DelayModel::Constant { value: ms(1) },
+                loss: LossModel::Bernoulli { p: 1.5 },
+            },
             1,
             1,
             Path::new("."),
@@ -867,7 +1241,9 @@ mod tests {
     /// error, and the table reads and writes as just its kind.
     #[test]
     fn no_loss_rejects_keys_of_its_own() {
-        let err = toml::from_str::<LossModel>("kind = \"none\"\np = 0.1\n").unwrap_err().to_string();
+        let err = toml::from_str::<LossModel>("kind = \"none\"\np = 0.1\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown field `p`"), "{err}");
         let none: LossModel = toml::from_str("kind = \"none\"\n").unwrap();
         assert_eq!(none, LossModel::default());

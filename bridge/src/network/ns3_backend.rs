@@ -43,7 +43,9 @@ impl Ns3Network {
     }
 
     fn client(&mut self) -> &mut Ns3Client {
-        self.client.as_mut().expect("ns-3 network used after finish()")
+        self.client
+            .as_mut()
+            .expect("ns-3 network used after finish()")
     }
 
     /// The server's process id, for tests that kill it.
@@ -64,7 +66,10 @@ impl Network for Ns3Network {
     }
 
     fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
-        let asked = Asked { until: step.until, stop_at_delivery: step.stop_at_delivery };
+        let asked = Asked {
+            until: step.until,
+            stop_at_delivery: step.stop_at_delivery,
+        };
         self.client().begin_step(step)?;
         self.asked.push_back(asked);
         Ok(())
@@ -73,8 +78,12 @@ impl Network for Ns3Network {
     fn end_step(&mut self) -> Result<StepDone, NetworkError> {
         let done = self.client().end_step()?;
         let asked = self.asked.pop_front();
-        check_step(&done, self.reached, asked, &self.stops)
-            .map_err(|violation| NetworkError::Violation { reached: self.reached, violation })?;
+        check_step(&done, self.reached, asked, &self.stops).map_err(|violation| {
+            NetworkError::Violation {
+                reached: self.reached,
+                violation,
+            }
+        })?;
         self.reached = done.reached;
         Ok(done)
     }

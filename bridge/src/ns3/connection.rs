@@ -12,7 +12,9 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use protocol::{decode, encode_into, Decoded, EncodeError, FrameError, Message, DEFAULT_MAX_PAYLOAD};
+use protocol::{
+    decode, encode_into, Decoded, EncodeError, FrameError, Message, DEFAULT_MAX_PAYLOAD,
+};
 
 /// How often a blocked read or write wakes up to check its deadline and
 /// abort hook.
@@ -21,9 +23,13 @@ const READ_CHUNK: usize = 64 * 1024;
 
 pub(crate) enum RecvError<A> {
     /// Nothing complete arrived before the deadline.
-    Timeout { waited: Duration },
+    Timeout {
+        waited: Duration,
+    },
     /// The peer closed the connection; `pending` bytes of a frame had arrived.
-    Closed { pending: usize },
+    Closed {
+        pending: usize,
+    },
     Frame(FrameError),
     Io(io::Error),
     /// The abort hook asked to stop waiting.
@@ -42,7 +48,12 @@ impl FramedStream {
         stream.set_nodelay(true)?;
         stream.set_read_timeout(Some(POLL_INTERVAL))?;
         stream.set_write_timeout(Some(POLL_INTERVAL))?;
-        Ok(FramedStream { stream, inbox: vec![0; READ_CHUNK], filled: 0, outbox: Vec::new() })
+        Ok(FramedStream {
+            stream,
+            inbox: vec![0; READ_CHUNK],
+            filled: 0,
+            outbox: Vec::new(),
+        })
     }
 
     /// Writes one whole message by `deadline`. `abort` is consulted whenever
@@ -62,12 +73,19 @@ impl FramedStream {
             match self.stream.write(&self.outbox[written..]) {
                 Ok(0) => return Err(SendError::Io(io::ErrorKind::WriteZero.into())),
                 Ok(n) => written += n,
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
                     if let Some(reason) = abort() {
                         return Err(SendError::Aborted(reason));
                     }
                     if Instant::now() >= deadline {
-                        return Err(SendError::Timeout { waited: started.elapsed() });
+                        return Err(SendError::Timeout {
+                            waited: started.elapsed(),
+                        });
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -86,7 +104,9 @@ impl FramedStream {
     ) -> Result<Message, RecvError<A>> {
         let started = Instant::now();
         loop {
-            match decode(&self.inbox[..self.filled], DEFAULT_MAX_PAYLOAD).map_err(RecvError::Frame)? {
+            match decode(&self.inbox[..self.filled], DEFAULT_MAX_PAYLOAD)
+                .map_err(RecvError::Frame)?
+            {
                 Decoded::Frame { message, consumed } => {
                     self.inbox.copy_within(consumed..self.filled, 0);
                     self.filled -= consumed;
@@ -102,19 +122,32 @@ impl FramedStream {
                 self.inbox.resize(self.inbox.len() + READ_CHUNK, 0);
             }
             match self.stream.read(&mut self.inbox[self.filled..]) {
-                Ok(0) => return Err(RecvError::Closed { pending: self.filled }),
+                Ok(0) => {
+                    return Err(RecvError::Closed {
+                        pending: self.filled,
+                    })
+                }
                 Ok(n) => self.filled += n,
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
+                {
                     if let Some(reason) = abort() {
                         return Err(RecvError::Aborted(reason));
                     }
                     if Instant::now() >= deadline {
-                        return Err(RecvError::Timeout { waited: started.elapsed() });
+                        return Err(RecvError::Timeout {
+                            waited: started.elapsed(),
+                        });
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => {
-                    return Err(RecvError::Closed { pending: self.filled })
+                    return Err(RecvError::Closed {
+                        pending: self.filled,
+                    })
                 }
                 Err(e) => return Err(RecvError::Io(e)),
             }
@@ -126,7 +159,9 @@ pub(crate) enum SendError<A> {
     Encode(EncodeError),
     Io(io::Error),
     /// The peer took no more bytes before the deadline.
-    Timeout { waited: Duration },
+    Timeout {
+        waited: Duration,
+    },
     /// The abort hook asked to stop waiting.
     Aborted(A),
 }

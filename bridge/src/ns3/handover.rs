@@ -46,7 +46,10 @@ fn pair_through(listener: TcpListener, timeout: Duration) -> io::Result<Connecte
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 if Instant::now() >= deadline {
-                    return Err(io::Error::new(io::ErrorKind::TimedOut, "our own connection was not accepted in time"));
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "our own connection was not accepted in time",
+                    ));
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
@@ -66,14 +69,24 @@ mod tests {
     fn the_pair_is_connected_end_to_end_and_nothing_listens_afterwards() {
         let pair = connected_pair(Duration::from_secs(5)).unwrap();
         let port = pair.server.local_addr().unwrap().port();
-        assert_eq!(pair.bridge.peer_addr().unwrap(), pair.server.local_addr().unwrap());
-        assert_eq!(pair.server.peer_addr().unwrap(), pair.bridge.local_addr().unwrap());
+        assert_eq!(
+            pair.bridge.peer_addr().unwrap(),
+            pair.server.local_addr().unwrap()
+        );
+        assert_eq!(
+            pair.server.peer_addr().unwrap(),
+            pair.bridge.local_addr().unwrap()
+        );
         (&pair.bridge).write_all(b"ping").unwrap();
         let mut got = [0u8; 4];
         (&pair.server).read_exact(&mut got).unwrap();
         assert_eq!(&got, b"ping");
         let refused = TcpStream::connect((Ipv4Addr::LOCALHOST, port)).unwrap_err();
-        assert_eq!(refused.kind(), io::ErrorKind::ConnectionRefused, "the listener must be closed");
+        assert_eq!(
+            refused.kind(),
+            io::ErrorKind::ConnectionRefused,
+            "the listener must be closed"
+        );
     }
 
     /// A process that finds the port and connects before the bridge does is
@@ -82,11 +95,18 @@ mod tests {
     fn an_intruder_queued_before_us_is_closed_and_we_get_our_own_connection() {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
         let address = listener.local_addr().unwrap();
-        let mut intruders: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(address).unwrap()).collect();
+        let mut intruders: Vec<TcpStream> = (0..3)
+            .map(|_| TcpStream::connect(address).unwrap())
+            .collect();
         let pair = pair_through(listener, Duration::from_secs(5)).unwrap();
-        assert_eq!(pair.server.peer_addr().unwrap(), pair.bridge.local_addr().unwrap());
+        assert_eq!(
+            pair.server.peer_addr().unwrap(),
+            pair.bridge.local_addr().unwrap()
+        );
         for intruder in &mut intruders {
-            intruder.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            intruder
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
             let mut byte = [0u8; 1];
             // Closed by us: end of stream (or a reset), never data.
             assert!(matches!(intruder.read(&mut byte), Ok(0) | Err(_)));

@@ -118,9 +118,10 @@ impl ServerProcess {
                 Ok(())
             });
         }
-        let mut child = command
-            .spawn()
-            .map_err(|source| Ns3Error::Spawn { binary: binary.to_path_buf(), source })?;
+        let mut child = command.spawn().map_err(|source| Ns3Error::Spawn {
+            binary: binary.to_path_buf(),
+            source,
+        })?;
 
         let kept = Arc::new(Mutex::new(StderrLines::default()));
         let stderr = child.stderr.take().expect("stderr is piped");
@@ -144,13 +145,22 @@ impl ServerProcess {
             }
         });
 
-        let mut process = ServerProcess { child, binary: binary.to_path_buf(), port: 0, stderr: kept };
+        let mut process = ServerProcess {
+            child,
+            binary: binary.to_path_buf(),
+            port: 0,
+            stderr: kept,
+        };
         let deadline = Instant::now() + timeout;
         let waited = loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match port_line.recv_timeout(left.min(CANCEL_POLL)) {
-                Err(mpsc::RecvTimeoutError::Timeout) if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) => {
-                    return Err(Ns3Error::Interrupted { reached: protocol::SimTime::ZERO });
+                Err(mpsc::RecvTimeoutError::Timeout)
+                    if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) =>
+                {
+                    return Err(Ns3Error::Interrupted {
+                        reached: protocol::SimTime::ZERO,
+                    });
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => continue,
                 other => break other,
@@ -172,8 +182,13 @@ impl ServerProcess {
                 // CommandLine says the same of an argument it cannot take
                 // (unknown, or a value its type rejects) by printing the
                 // problem and then its help, and exiting.
-                if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT) || help_start(&said).is_some() {
-                    return Err(Ns3Error::BadArgument { binary: process.binary.clone(), message: server_problem(&said) });
+                if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT)
+                    || help_start(&said).is_some()
+                {
+                    return Err(Ns3Error::BadArgument {
+                        binary: process.binary.clone(),
+                        message: server_problem(&said),
+                    });
                 }
                 return Err(Ns3Error::ExitedAtStart {
                     binary: process.binary.clone(),
@@ -216,7 +231,10 @@ impl ServerProcess {
     /// grace period for the reader thread).
     fn stderr_lines(&self) -> Vec<String> {
         std::thread::sleep(Duration::from_millis(20));
-        self.stderr.lock().unwrap_or_else(|e| e.into_inner()).lines()
+        self.stderr
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .lines()
     }
 
     /// What the server wrote to stderr, formatted for an error message
@@ -265,7 +283,9 @@ pub fn describe_status(status: Option<ExitStatus>) -> String {
 /// The line where ns-3's `CommandLine` help begins
 /// (`PROGRAM [Program Options] [General Arguments]`), if `stderr` holds it.
 fn help_start(stderr: &str) -> Option<usize> {
-    stderr.lines().position(|l| l.contains("[Program Options]") || l.contains("[General Arguments]"))
+    stderr
+        .lines()
+        .position(|l| l.contains("[Program Options]") || l.contains("[General Arguments]"))
 }
 
 /// The server's complaint from its stderr, without the program's name and
@@ -273,9 +293,16 @@ fn help_start(stderr: &str) -> Option<usize> {
 /// ns-3 printed its help after the problem, the first line before the help.
 pub fn server_problem(stderr: &str) -> String {
     let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
-    let before_help = help_start(stderr).and_then(|start| lines[..start].iter().find(|l| !l.is_empty()));
-    let line = before_help.or_else(|| lines.iter().rev().find(|l| !l.is_empty())).copied().unwrap_or("no message");
-    let line = line.split_once(": ").filter(|(program, _)| !program.contains(' ')).map_or(line, |(_, rest)| rest);
+    let before_help =
+        help_start(stderr).and_then(|start| lines[..start].iter().find(|l| !l.is_empty()));
+    let line = before_help
+        .or_else(|| lines.iter().rev().find(|l| !l.is_empty()))
+        .copied()
+        .unwrap_or("no message");
+    let line = line
+        .split_once(": ")
+        .filter(|(program, _)| !program.contains(' '))
+        .map_or(line, |(_, rest)| rest);
     line.trim_end_matches(" (see --PrintHelp)").to_string()
 }
 
@@ -286,8 +313,14 @@ mod tests {
     #[test]
     fn a_server_complaint_loses_the_program_name_and_the_hint() {
         let stderr = "netloop-server: --phyMode=Bogus is not a mode of 80211a; use one of OfdmRate6Mbps (see --PrintHelp)\n";
-        assert_eq!(server_problem(stderr), "--phyMode=Bogus is not a mode of 80211a; use one of OfdmRate6Mbps");
-        assert_eq!(server_problem("Invalid command-line argument: --bogus=1\n\n"), "Invalid command-line argument: --bogus=1");
+        assert_eq!(
+            server_problem(stderr),
+            "--phyMode=Bogus is not a mode of 80211a; use one of OfdmRate6Mbps"
+        );
+        assert_eq!(
+            server_problem("Invalid command-line argument: --bogus=1\n\n"),
+            "Invalid command-line argument: --bogus=1"
+        );
     }
 
     /// ns-3's CommandLine prints the problem, then its whole help.
@@ -295,7 +328,10 @@ mod tests {
     fn a_server_complaint_followed_by_the_help_is_the_line_before_the_help() {
         let stderr = "Invalid command-line argument: --txPower=nan\nnetloop-server [Program Options] [General Arguments]\n\n\
                       ns-3 stepping server\n\nGeneral Arguments:\n    --PrintHelp:                 Print this help message.\n";
-        assert_eq!(server_problem(stderr), "Invalid command-line argument: --txPower=nan");
+        assert_eq!(
+            server_problem(stderr),
+            "Invalid command-line argument: --txPower=nan"
+        );
     }
 
     #[test]
@@ -306,7 +342,10 @@ mod tests {
         }
         let lines = kept.lines();
         assert_eq!(lines.len(), 2 * STDERR_KEPT_LINES + 1);
-        assert_eq!((lines[0].as_str(), lines[STDERR_KEPT_LINES].as_str()), ("line 0", "..."));
+        assert_eq!(
+            (lines[0].as_str(), lines[STDERR_KEPT_LINES].as_str()),
+            ("line 0", "...")
+        );
         assert_eq!(lines.last().unwrap(), "line 99");
     }
 }

@@ -23,8 +23,20 @@ pub fn plot_run(dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     let data = RunData::read(dir)?;
     let out = dir.join("plots");
     let mut files = Vec::new();
-    files.extend(render(&Trajectories { data: &data, control: false }, &out.join("trajectories"))?);
-    files.extend(render(&Trajectories { data: &data, control: true }, &out.join("control"))?);
+    files.extend(render(
+        &Trajectories {
+            data: &data,
+            control: false,
+        },
+        &out.join("trajectories"),
+    )?);
+    files.extend(render(
+        &Trajectories {
+            data: &data,
+            control: true,
+        },
+        &out.join("control"),
+    )?);
     files.extend(render(&DelayOverTime { data: &data }, &out.join("delay"))?);
     files.extend(render(&DelayCdf { data: &data }, &out.join("delay_cdf"))?);
     files.extend(render(&Fates { data: &data }, &out.join("fates"))?);
@@ -79,7 +91,9 @@ fn input(e: impl std::fmt::Display) -> PlotError {
 /// The complete file, or the partial one a failed run left. Only regular
 /// files: a device such as `/dev/zero` in their place would never end.
 fn data_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    [dir.join(name), dir.join(format!("{name}.partial"))].into_iter().find(|p| p.is_file())
+    [dir.join(name), dir.join(format!("{name}.partial"))]
+        .into_iter()
+        .find(|p| p.is_file())
 }
 
 impl RunData {
@@ -87,8 +101,8 @@ impl RunData {
         let summary_path = dir.join("summary.json");
         let text = crate::input::read_input(&summary_path)
             .map_err(|e| input(format!("cannot read {}: {e}", summary_path.display())))?;
-        let summary: Value =
-            serde_json::from_str(&text).map_err(|e| input(format!("{}: {e}", summary_path.display())))?;
+        let summary: Value = serde_json::from_str(&text)
+            .map_err(|e| input(format!("{}: {e}", summary_path.display())))?;
         let complete = summary["complete"].as_bool().unwrap_or(false);
         let loop_names: Vec<String> = summary["loops"]
             .as_array()
@@ -99,16 +113,31 @@ impl RunData {
         let network = summary["network"]["description"].as_str().unwrap_or("");
         let title = format!(
             "{}{}",
-            dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-            if complete { String::new() } else { format!(" (incomplete: stopped at {} s)", summary["reached_s"]) }
+            dir.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            if complete {
+                String::new()
+            } else {
+                format!(" (incomplete: stopped at {} s)", summary["reached_s"])
+            }
         );
-        let title = if network.is_empty() { title } else { format!("{title} - {network}") };
+        let title = if network.is_empty() {
+            title
+        } else {
+            format!("{title} - {network}")
+        };
 
         let ts = data_file(dir, "timeseries.csv")
             .ok_or_else(|| input(format!("{} has no timeseries.csv", dir.display())))?;
-        let mut reader = csv::Reader::from_path(&ts).map_err(|e| input(format!("{}: {e}", ts.display())))?;
-        let header: Vec<String> =
-            reader.headers().map_err(|e| input(format!("{}: {e}", ts.display())))?.iter().map(String::from).collect();
+        let mut reader =
+            csv::Reader::from_path(&ts).map_err(|e| input(format!("{}: {e}", ts.display())))?;
+        let header: Vec<String> = reader
+            .headers()
+            .map_err(|e| input(format!("{}: {e}", ts.display())))?
+            .iter()
+            .map(String::from)
+            .collect();
         let mut columns: Vec<Vec<f64>> = vec![Vec::new(); header.len()];
         for record in reader.records() {
             let Ok(record) = record else { break }; // a partial file may end mid-row
@@ -121,7 +150,10 @@ impl RunData {
         }
         let time = columns.first().cloned().unwrap_or_default();
         let end_s = time.last().copied().unwrap_or(0.0);
-        let line = |i: usize, name: &str| Line { name: name.to_string(), points: reduce(&time, &columns[i]) };
+        let line = |i: usize, name: &str| Line {
+            name: name.to_string(),
+            points: reduce(&time, &columns[i]),
+        };
         let loops = loop_names
             .iter()
             .map(|name| {
@@ -133,14 +165,17 @@ impl RunData {
                     computed: vec![],
                 };
                 for (i, h) in header.iter().enumerate() {
-                    let Some(rest) = h.strip_prefix(&format!("{name}.")) else { continue };
+                    let Some(rest) = h.strip_prefix(&format!("{name}.")) else {
+                        continue;
+                    };
                     if let Some(o) = rest.strip_prefix("y.") {
                         l.outputs.push(line(i, o));
                     } else if let Some(u) = rest.strip_prefix("uc.") {
                         l.computed.push(line(i, u));
                     } else if let Some(u) = rest.strip_prefix("u.") {
                         l.applied.push(line(i, u));
-                    } else if rest.starts_with('r') && rest[1..].chars().all(|c| c.is_ascii_digit()) {
+                    } else if rest.starts_with('r') && rest[1..].chars().all(|c| c.is_ascii_digit())
+                    {
                         l.references.push(line(i, rest));
                     }
                 }
@@ -150,36 +185,61 @@ impl RunData {
 
         let mut flows: Vec<FlowPackets> = Vec::new();
         if let Some(p) = data_file(dir, "packets.csv") {
-            let mut reader = csv::Reader::from_path(&p).map_err(|e| input(format!("{}: {e}", p.display())))?;
-            let header = reader.headers().map_err(|e| input(format!("{}: {e}", p.display())))?.clone();
+            let mut reader =
+                csv::Reader::from_path(&p).map_err(|e| input(format!("{}: {e}", p.display())))?;
+            let header = reader
+                .headers()
+                .map_err(|e| input(format!("{}: {e}", p.display())))?
+                .clone();
             let col = |name: &str| header.iter().position(|h| h == name);
-            let (Some(flow), Some(lp), Some(direction), Some(sent), Some(delay), Some(fate)) =
-                (col("flow"), col("loop"), col("direction"), col("sent_ns"), col("delay_ns"), col("fate"))
-            else {
+            let (Some(flow), Some(lp), Some(direction), Some(sent), Some(delay), Some(fate)) = (
+                col("flow"),
+                col("loop"),
+                col("direction"),
+                col("sent_ns"),
+                col("delay_ns"),
+                col("fate"),
+            ) else {
                 return Err(input(format!("{}: unexpected columns", p.display())));
             };
             for record in reader.records() {
                 let Ok(r) = record else { break };
-                let Ok(id) = r.get(flow).unwrap_or("").parse::<usize>() else { break };
+                let Ok(id) = r.get(flow).unwrap_or("").parse::<usize>() else {
+                    break;
+                };
                 while flows.len() <= id {
-                    flows.push(FlowPackets { label: String::new(), delays: vec![], fates: vec![0; FATES.len()] });
+                    flows.push(FlowPackets {
+                        label: String::new(),
+                        delays: vec![],
+                        fates: vec![0; FATES.len()],
+                    });
                 }
                 let f = &mut flows[id];
                 if f.label.is_empty() {
-                    f.label = format!("{} {}", r.get(lp).unwrap_or(""), r.get(direction).unwrap_or(""));
+                    f.label = format!(
+                        "{} {}",
+                        r.get(lp).unwrap_or(""),
+                        r.get(direction).unwrap_or("")
+                    );
                 }
                 if let Some(k) = FATES.iter().position(|x| Some(*x) == r.get(fate)) {
                     f.fates[k] += 1;
                 }
-                if let (Ok(s), Ok(d)) =
-                    (r.get(sent).unwrap_or("").parse::<f64>(), r.get(delay).unwrap_or("").parse::<f64>())
-                {
+                if let (Ok(s), Ok(d)) = (
+                    r.get(sent).unwrap_or("").parse::<f64>(),
+                    r.get(delay).unwrap_or("").parse::<f64>(),
+                ) {
                     f.delays.push((s / 1e9, d / 1e6));
                 }
             }
         }
         flows.retain(|f| !f.label.is_empty());
-        Ok(RunData { title, loops, flows, end_s })
+        Ok(RunData {
+            title,
+            loops,
+            flows,
+            end_s,
+        })
     }
 }
 
@@ -187,7 +247,12 @@ impl RunData {
 fn reduce(time: &[f64], values: &[f64]) -> Vec<(f64, f64)> {
     let n = time.len().min(values.len());
     if n <= MAX_POINTS {
-        return time.iter().copied().zip(values.iter().copied()).take(n).collect();
+        return time
+            .iter()
+            .copied()
+            .zip(values.iter().copied())
+            .take(n)
+            .collect();
     }
     let per = n.div_ceil(MAX_POINTS / 2);
     let mut out = Vec::with_capacity(MAX_POINTS + 2);
@@ -217,7 +282,10 @@ struct Trajectories<'a> {
 }
 
 impl Figure for Trajectories<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
     where
         DB::ErrorType: 'static,
     {
@@ -226,13 +294,22 @@ impl Figure for Trajectories<'_> {
         } else {
             "Outputs (solid) and references (dashed)"
         };
-        let root = root.titled(&format!("{what}  |  {}", self.data.title), ("sans-serif", 18))?;
+        let root = root.titled(
+            &format!("{what}  |  {}", self.data.title),
+            ("sans-serif", 18),
+        )?;
         let n = self.data.loops.len().max(1);
         let panels = root.split_evenly((n, 1));
         for (lp, area) in self.data.loops.iter().zip(panels.iter()) {
-            let (solid, dashed) =
-                if self.control { (&lp.applied, &lp.computed) } else { (&lp.outputs, &lp.references) };
-            let all = solid.iter().chain(dashed.iter()).flat_map(|l| l.points.iter().map(|p| p.1));
+            let (solid, dashed) = if self.control {
+                (&lp.applied, &lp.computed)
+            } else {
+                (&lp.outputs, &lp.references)
+            };
+            let all = solid
+                .iter()
+                .chain(dashed.iter())
+                .flat_map(|l| l.points.iter().map(|p| p.1));
             let (lo, hi) = bounds(all).unwrap_or((0.0, 1.0));
             let mut chart = ChartBuilder::on(area)
                 .caption(&lp.name, ("sans-serif", 16))
@@ -250,15 +327,32 @@ impl Figure for Trajectories<'_> {
                 let c = color(i);
                 chart
                     .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))?
-                    .label(if self.control { format!("{} applied", l.name) } else { l.name.clone() })
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+                    .label(if self.control {
+                        format!("{} applied", l.name)
+                    } else {
+                        l.name.clone()
+                    })
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                    });
             }
             for (i, l) in dashed.iter().enumerate() {
                 let c = color(i);
                 chart
-                    .draw_series(DashedLineSeries::new(l.points.iter().copied(), 6, 4, c.stroke_width(1)))?
-                    .label(if self.control { format!("{} computed", l.name) } else { format!("reference {}", l.name) })
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1)));
+                    .draw_series(DashedLineSeries::new(
+                        l.points.iter().copied(),
+                        6,
+                        4,
+                        c.stroke_width(1),
+                    ))?
+                    .label(if self.control {
+                        format!("{} computed", l.name)
+                    } else {
+                        format!("reference {}", l.name)
+                    })
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1))
+                    });
             }
             if !solid.is_empty() || !dashed.is_empty() {
                 draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
@@ -273,24 +367,41 @@ struct DelayOverTime<'a> {
 }
 
 impl Figure for DelayOverTime<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
     where
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
-        let (lo, hi) = bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
+        let (lo, hi) =
+            bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("Packet delay of delivered packets  |  {}", self.data.title), ("sans-serif", 18))
+            .caption(
+                format!("Packet delay of delivered packets  |  {}", self.data.title),
+                ("sans-serif", 18),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
             .build_cartesian_2d(0.0..self.data.end_s.max(1e-9), padded(lo.min(0.0), hi))?;
-        chart.configure_mesh().x_desc("send time (s)").y_desc("delay (ms)").label_style(("sans-serif", 13)).draw()?;
+        chart
+            .configure_mesh()
+            .x_desc("send time (s)")
+            .y_desc("delay (ms)")
+            .label_style(("sans-serif", 13))
+            .draw()?;
         for (i, f) in flows.iter().enumerate() {
             let c = color(i);
             let stride = f.delays.len().div_ceil(MAX_PACKETS).max(1);
             chart
-                .draw_series(f.delays.iter().step_by(stride).map(|&(x, y)| Circle::new((x, y), 2, c.filled())))?
+                .draw_series(
+                    f.delays
+                        .iter()
+                        .step_by(stride)
+                        .map(|&(x, y)| Circle::new((x, y), 2, c.filled())),
+                )?
                 .label(f.label.clone())
                 .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
         }
@@ -306,19 +417,31 @@ struct DelayCdf<'a> {
 }
 
 impl Figure for DelayCdf<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
     where
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
-        let (lo, hi) = bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
+        let (lo, hi) =
+            bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("Delay CDF of delivered packets  |  {}", self.data.title), ("sans-serif", 18))
+            .caption(
+                format!("Delay CDF of delivered packets  |  {}", self.data.title),
+                ("sans-serif", 18),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(60)
             .build_cartesian_2d(padded(lo, hi), 0.0..1.02)?;
-        chart.configure_mesh().x_desc("delay (ms)").y_desc("P(delay <= x)").label_style(("sans-serif", 13)).draw()?;
+        chart
+            .configure_mesh()
+            .x_desc("delay (ms)")
+            .y_desc("P(delay <= x)")
+            .label_style(("sans-serif", 13))
+            .draw()?;
         for (i, f) in flows.iter().enumerate() {
             let mut d: Vec<f64> = f.delays.iter().map(|p| p.1).collect();
             d.sort_by(f64::total_cmp);
@@ -336,7 +459,9 @@ impl Figure for DelayCdf<'_> {
             chart
                 .draw_series(LineSeries::new(steps, c.stroke_width(2)))?
                 .label(format!("{} (n = {})", f.label, d.len()))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
         }
         if !flows.is_empty() {
             draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
@@ -350,17 +475,30 @@ struct Fates<'a> {
 }
 
 impl Figure for Fates<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
     where
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
         // Only fates that happened, but always "accepted" so the axis is never empty.
-        let shown: Vec<usize> = (0..FATES.len()).filter(|&k| k == 0 || flows.iter().any(|f| f.fates[k] > 0)).collect();
-        let top = flows.iter().flat_map(|f| f.fates.iter().copied()).max().unwrap_or(0).max(1) as f64;
+        let shown: Vec<usize> = (0..FATES.len())
+            .filter(|&k| k == 0 || flows.iter().any(|f| f.fates[k] > 0))
+            .collect();
+        let top = flows
+            .iter()
+            .flat_map(|f| f.fates.iter().copied())
+            .max()
+            .unwrap_or(0)
+            .max(1) as f64;
         let labels: Vec<&str> = shown.iter().map(|&k| FATES[k]).collect();
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("Packet fates per flow  |  {}", self.data.title), ("sans-serif", 18))
+            .caption(
+                format!("Packet fates per flow  |  {}", self.data.title),
+                ("sans-serif", 18),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -388,7 +526,10 @@ impl Figure for Fates<'_> {
             chart
                 .draw_series(shown.iter().enumerate().map(|(slot, &k)| {
                     let x0 = slot as f64 - 0.4 + i as f64 * width;
-                    Rectangle::new([(x0, 0.0), (x0 + width * 0.9, f.fates[k] as f64)], c.filled())
+                    Rectangle::new(
+                        [(x0, 0.0), (x0 + width * 0.9, f.fates[k] as f64)],
+                        c.filled(),
+                    )
                 }))?
                 .label(f.label.clone())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));

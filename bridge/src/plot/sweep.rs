@@ -31,15 +31,25 @@ enum Axis {
 
 impl Axis {
     fn of(values: &[String]) -> Axis {
-        if let Some(v) = values.iter().map(|s| s.trim().parse::<f64>().ok()).collect::<Option<Vec<f64>>>() {
-            return Axis::Numeric { values: v, seconds: false };
+        if let Some(v) = values
+            .iter()
+            .map(|s| s.trim().parse::<f64>().ok())
+            .collect::<Option<Vec<f64>>>()
+        {
+            return Axis::Numeric {
+                values: v,
+                seconds: false,
+            };
         }
         if let Some(v) = values
             .iter()
             .map(|s| s.trim().parse::<SimTime>().ok().map(SimTime::as_secs_f64))
             .collect::<Option<Vec<f64>>>()
         {
-            return Axis::Numeric { values: v, seconds: true };
+            return Axis::Numeric {
+                values: v,
+                seconds: true,
+            };
         }
         let mut distinct: Vec<String> = Vec::new();
         for v in values {
@@ -86,14 +96,19 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
     let (Some(n_col), Some(mean_col), Some(lo_col), Some(hi_col)) =
         (col("n"), col("mean"), col("ci95_low"), col("ci95_high"))
     else {
-        return Err(PlotError::Input(format!("{}: missing n/mean/ci95 columns", path.display())));
+        return Err(PlotError::Input(format!(
+            "{}: missing n/mean/ci95 columns",
+            path.display()
+        )));
     };
     let mut rows = Vec::new();
     for record in reader.records() {
         let r = record.map_err(|e| PlotError::Input(format!("{}: {e}", path.display())))?;
         let num = |i: usize| r.get(i).and_then(|s| s.parse::<f64>().ok());
         rows.push(Row {
-            params: (1..metric_col).map(|i| r.get(i).unwrap_or("").to_string()).collect(),
+            params: (1..metric_col)
+                .map(|i| r.get(i).unwrap_or("").to_string())
+                .collect(),
             metric: r.get(metric_col).unwrap_or("").to_string(),
             n: r.get(n_col).and_then(|s| s.parse().ok()).unwrap_or(0),
             mean: num(mean_col),
@@ -104,7 +119,10 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
 
     let x_index = match &options.x {
         Some(x) => Some(parameters.iter().position(|p| p == x).ok_or_else(|| {
-            PlotError::Input(format!("`{x}` is not a swept parameter; the sweep varies: {}", parameters.join(", ")))
+            PlotError::Input(format!(
+                "`{x}` is not a swept parameter; the sweep varies: {}",
+                parameters.join(", ")
+            ))
         })?),
         None => (!parameters.is_empty()).then_some(0),
     };
@@ -117,7 +135,10 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
     }
     let out = dir.join("plots");
     let mut files = Vec::new();
-    let chosen: Vec<String> = metrics.into_iter().filter(|m| super::metric_selected(m, &options.metrics)).collect();
+    let chosen: Vec<String> = metrics
+        .into_iter()
+        .filter(|m| super::metric_selected(m, &options.metrics))
+        .collect();
     if chosen.is_empty() {
         return Err(PlotError::Input(format!(
             "no metric of {} matches {}",
@@ -126,24 +147,43 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         )));
     }
     for metric in chosen {
-        let selected: Vec<&Row> = rows.iter().filter(|r| r.metric == metric && r.n > 0 && r.mean.is_some()).collect();
+        let selected: Vec<&Row> = rows
+            .iter()
+            .filter(|r| r.metric == metric && r.n > 0 && r.mean.is_some())
+            .collect();
         if selected.is_empty() {
             continue;
         }
-        let figure =
-            MetricFigure { metric: &metric, rows: selected, parameters: &parameters, x_index, title: dir_title(dir) };
+        let figure = MetricFigure {
+            metric: &metric,
+            rows: selected,
+            parameters: &parameters,
+            x_index,
+            title: dir_title(dir),
+        };
         files.extend(render(&figure, &out.join(file_name(&metric)))?);
     }
     Ok(files)
 }
 
 fn dir_title(dir: &Path) -> String {
-    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string())
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
 }
 
 /// A metric name as a file name.
 fn file_name(metric: &str) -> String {
-    metric.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()
+    metric
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 struct MetricFigure<'a> {
@@ -155,14 +195,28 @@ struct MetricFigure<'a> {
 }
 
 impl Figure for MetricFigure<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
     where
         DB::ErrorType: 'static,
     {
-        let x_texts: Vec<String> =
-            self.rows.iter().map(|r| self.x_index.map(|i| r.params[i].clone()).unwrap_or_default()).collect();
+        let x_texts: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                self.x_index
+                    .map(|i| r.params[i].clone())
+                    .unwrap_or_default()
+            })
+            .collect();
         let axis = Axis::of(&x_texts);
-        let xs: Vec<f64> = x_texts.iter().enumerate().map(|(i, t)| axis.position(i, t)).collect();
+        let xs: Vec<f64> = x_texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| axis.position(i, t))
+            .collect();
         // One line per combination of the other parameters.
         let mut series: BTreeMap<String, Vec<(f64, &Row)>> = BTreeMap::new();
         let mut order: Vec<String> = Vec::new();
@@ -180,7 +234,11 @@ impl Figure for MetricFigure<'_> {
             }
             series.entry(label).or_default().push((x, r));
         }
-        let ys = self.rows.iter().flat_map(|r| [r.mean, r.lo, r.hi]).flatten();
+        let ys = self
+            .rows
+            .iter()
+            .flat_map(|r| [r.mean, r.lo, r.hi])
+            .flatten();
         let (ylo, yhi) = bounds(ys).unwrap_or((0.0, 1.0));
         let (xlo, xhi) = bounds(xs.iter().copied()).unwrap_or((0.0, 1.0));
         let x_range = match &axis {
@@ -193,7 +251,13 @@ impl Figure for MetricFigure<'_> {
             (_, Some(i)) => self.parameters[i].clone(),
         };
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("{} (mean, 95% confidence interval)  |  {}", self.metric, self.title), ("sans-serif", 18))
+            .caption(
+                format!(
+                    "{} (mean, 95% confidence interval)  |  {}",
+                    self.metric, self.title
+                ),
+                ("sans-serif", 18),
+            )
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(80)
@@ -203,7 +267,9 @@ impl Figure for MetricFigure<'_> {
             Axis::Numeric { .. } => Vec::new(),
         };
         let mut mesh = chart.configure_mesh();
-        mesh.x_desc(x_desc).y_desc(self.metric).label_style(("sans-serif", 13));
+        mesh.x_desc(x_desc)
+            .y_desc(self.metric)
+            .label_style(("sans-serif", 13));
         let formatter = |x: &f64| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < categories.len() {
@@ -213,7 +279,9 @@ impl Figure for MetricFigure<'_> {
             }
         };
         if !categories.is_empty() {
-            mesh.x_labels(4 * categories.len() + 1).x_label_formatter(&formatter).disable_x_mesh();
+            mesh.x_labels(4 * categories.len() + 1)
+                .x_label_formatter(&formatter)
+                .disable_x_mesh();
         }
         mesh.draw()?;
 
@@ -227,12 +295,15 @@ impl Figure for MetricFigure<'_> {
             let c = color(k);
             let mut points = series[label].clone();
             points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let line: Vec<(f64, f64)> = points.iter().filter_map(|(x, r)| r.mean.map(|m| (*x, m))).collect();
+            let line: Vec<(f64, f64)> = points
+                .iter()
+                .filter_map(|(x, r)| r.mean.map(|m| (*x, m)))
+                .collect();
             let drawn = chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
             if named {
-                drawn
-                    .label(label.clone())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+                drawn.label(label.clone()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                });
             }
             chart.draw_series(line.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
             for (x, r) in &points {

@@ -18,7 +18,10 @@ use controlsim::Observer;
 use super::{Session, SessionError};
 
 impl<W: Write> Session<W> {
-    pub(super) fn run_event_driven<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
+    pub(super) fn run_event_driven<O: Observer>(
+        &mut self,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
         let instant = self.network.may_deliver_instantly();
         let mut k = self.system.k();
         loop {

@@ -47,8 +47,13 @@ const LOOKAHEAD_MAX_SENDS: usize = 100_000;
 const LOOKAHEAD_IN_FLIGHT: usize = 2;
 
 impl<W: Write> Session<W> {
-    pub(super) fn run_master_slave<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
-        let period = self.sync_steps.expect("resolve() requires a period for master-slave");
+    pub(super) fn run_master_slave<O: Observer>(
+        &mut self,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
+        let period = self
+            .sync_steps
+            .expect("resolve() requires a period for master-slave");
         if self.lookahead && self.nothing_needs_a_sync() {
             return self.run_master_slave_ahead(period, observer);
         }
@@ -82,7 +87,11 @@ impl<W: Write> Session<W> {
     /// Lookahead: two windows are always with the network, so it runs
     /// window `w + 1` (with `w + 2` already queued behind it) while the
     /// control side replays window `w`, and it never waits for the bridge.
-    fn run_master_slave_ahead<O: Observer>(&mut self, period: u64, observer: &mut O) -> Result<(), SessionError> {
+    fn run_master_slave_ahead<O: Observer>(
+        &mut self,
+        period: u64,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
         let max_periods = (LOOKAHEAD.0 / (period * self.step_ns)).max(1);
         let mut in_flight = std::collections::VecDeque::with_capacity(LOOKAHEAD_IN_FLIGHT);
         let mut announced = self.system.k();
@@ -100,14 +109,22 @@ impl<W: Write> Session<W> {
                 announced = next;
             }
             self.replay(start, end, observer)?;
-            debug_assert!(self.outgoing.is_empty(), "a lookahead replay produced a packet to send");
+            debug_assert!(
+                self.outgoing.is_empty(),
+                "a lookahead replay produced a packet to send"
+            );
         }
         Ok(())
     }
 
     /// Announces a window from `start` and hands its step to the network;
     /// returns the window's end.
-    fn launch_window(&mut self, start: u64, period: u64, max_periods: u64) -> Result<u64, SessionError> {
+    fn launch_window(
+        &mut self,
+        start: u64,
+        period: u64,
+        max_periods: u64,
+    ) -> Result<u64, SessionError> {
         let end = self.announce_window(start, period, max_periods);
         self.begin_network_step(end)?;
         Ok(end)
@@ -136,11 +153,19 @@ impl<W: Write> Session<W> {
     }
 
     /// Replays boundaries `[start, end)` with every event up to `end` known.
-    fn replay<O: Observer>(&mut self, start: u64, end: u64, observer: &mut O) -> Result<(), SessionError> {
+    fn replay<O: Observer>(
+        &mut self,
+        start: u64,
+        end: u64,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
         let mut k = start;
         while k < end {
             self.serve_boundary(k)?;
-            let next = self.next_action_step(k).min(self.next_event_step(k).unwrap_or(u64::MAX)).min(end);
+            let next = self
+                .next_action_step(k)
+                .min(self.next_event_step(k).unwrap_or(u64::MAX))
+                .min(end);
             self.advance(next, observer)?;
             k = next;
         }

@@ -14,8 +14,13 @@ use controlsim::Observer;
 use super::{Session, SessionError};
 
 impl<W: Write> Session<W> {
-    pub(super) fn run_time_stepping<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
-        let period = self.sync_steps.expect("resolve() requires a period for time-stepping");
+    pub(super) fn run_time_stepping<O: Observer>(
+        &mut self,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
+        let period = self
+            .sync_steps
+            .expect("resolve() requires a period for time-stepping");
         let mut start = self.system.k();
         while start < self.end_step {
             let end = (start + period).min(self.end_step);

@@ -60,9 +60,17 @@ pub fn metrics_of(summary: &Value) -> Metrics {
         out.push((format!("{name}.resets"), lp["resets"].as_f64()));
     }
     for flow in summary["flows"].as_array().into_iter().flatten() {
-        let prefix =
-            format!("{}.{}", flow["loop"].as_str().unwrap_or("loop"), flow["direction"].as_str().unwrap_or("flow"));
-        flatten(flow, &prefix, &["flow", "loop", "direction", "src", "dst", "port", "size"], &mut out);
+        let prefix = format!(
+            "{}.{}",
+            flow["loop"].as_str().unwrap_or("loop"),
+            flow["direction"].as_str().unwrap_or("flow")
+        );
+        flatten(
+            flow,
+            &prefix,
+            &["flow", "loop", "direction", "src", "dst", "port", "size"],
+            &mut out,
+        );
     }
     flatten(&summary["totals"], "totals", &[], &mut out);
     out.push(("delivery_ratio".into(), summary["delivery_ratio"].as_f64()));
@@ -100,16 +108,33 @@ impl Stats {
     pub fn of(values: &[f64]) -> Stats {
         let n = values.len();
         if n == 0 {
-            return Stats { n, mean: None, std: None, ci95_half_width: None };
+            return Stats {
+                n,
+                mean: None,
+                std: None,
+                ci95_half_width: None,
+            };
         }
         let mean = values.iter().sum::<f64>() / n as f64;
         if n < 2 {
-            return Stats { n, mean: Some(mean), std: None, ci95_half_width: None };
+            return Stats {
+                n,
+                mean: Some(mean),
+                std: None,
+                ci95_half_width: None,
+            };
         }
         let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let std = var.sqrt();
-        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).expect("n - 1 >= 1 degrees of freedom").inverse_cdf(0.975);
-        Stats { n, mean: Some(mean), std: Some(std), ci95_half_width: Some(t * std / (n as f64).sqrt()) }
+        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+            .expect("n - 1 >= 1 degrees of freedom")
+            .inverse_cdf(0.975);
+        Stats {
+            n,
+            mean: Some(mean),
+            std: Some(std),
+            ci95_half_width: Some(t * std / (n as f64).sqrt()),
+        }
     }
 }
 
@@ -135,8 +160,10 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
     let mut metrics: Vec<String> = Vec::new();
     for (run, outcome) in plan.runs.iter().zip(&report.outcomes) {
         let dir = plan.out_dir.join(&run.dir);
-        let figures =
-            outcome.is_complete().then(|| read_json(&dir.join("summary.json")).map(|s| metrics_of(&s))).flatten();
+        let figures = outcome
+            .is_complete()
+            .then(|| read_json(&dir.join("summary.json")).map(|s| metrics_of(&s)))
+            .flatten();
         if let Some(f) = &figures {
             for (name, _) in f {
                 if !metrics.contains(name) {
@@ -165,26 +192,47 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
             run.run.to_string(),
             run.seed.to_string(),
             outcome.status().to_string(),
-            outcome.error().map(|e| e.replace('\n', " | ")).unwrap_or_default(),
+            outcome
+                .error()
+                .map(|e| e.replace('\n', " | "))
+                .unwrap_or_default(),
         ]);
         for m in &metrics {
-            let v = figures.as_ref().and_then(|f| f.iter().find(|(n, _)| n == m)).and_then(|(_, v)| *v);
+            let v = figures
+                .as_ref()
+                .and_then(|f| f.iter().find(|(n, _)| n == m))
+                .and_then(|(_, v)| *v);
             record.push(cell(v));
         }
         record.push(cell(*wall));
         w.write_record(&record).map_err(csv_error)?;
     }
     let runs_csv = plan.out_dir.join("sweep.csv");
-    let bytes = w.into_inner().map_err(|e| SweepError::Internal(e.to_string()))?;
-    write_atomically(&runs_csv, &bytes).map_err(|source| SweepError::Output { path: runs_csv.clone(), source })?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| SweepError::Internal(e.to_string()))?;
+    write_atomically(&runs_csv, &bytes).map_err(|source| SweepError::Output {
+        path: runs_csv.clone(),
+        source,
+    })?;
 
     // sweep_summary.csv
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = vec!["point".into()];
     header.extend(plan.parameters.iter().cloned());
     header.extend(
-        ["metric", "n", "mean", "std", "ci95_low", "ci95_high", "ci95_half_width", "non_finite", "not_settled"]
-            .map(String::from),
+        [
+            "metric",
+            "n",
+            "mean",
+            "std",
+            "ci95_low",
+            "ci95_high",
+            "ci95_half_width",
+            "non_finite",
+            "not_settled",
+        ]
+        .map(String::from),
     );
     w.write_record(&header).map_err(csv_error)?;
     for point in &plan.points {
@@ -204,7 +252,9 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
             // Counted on the settling time's row, from its `settled` sibling.
             let not_settled = m.strip_suffix(".settling_time_s").map(|output| {
                 let settled = format!("{output}.settled");
-                runs.iter().filter(|f| value(f, &settled) == Some(0.0)).count()
+                runs.iter()
+                    .filter(|f| value(f, &settled) == Some(0.0))
+                    .count()
             });
             let s = Stats::of(&finite);
             let mut record = vec![point.index.to_string()];
@@ -226,14 +276,27 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
         }
     }
     let summary_csv = plan.out_dir.join("sweep_summary.csv");
-    let bytes = w.into_inner().map_err(|e| SweepError::Internal(e.to_string()))?;
-    write_atomically(&summary_csv, &bytes)
-        .map_err(|source| SweepError::Output { path: summary_csv.clone(), source })?;
-    Ok(Written { runs_csv, summary_csv, metrics })
+    let bytes = w
+        .into_inner()
+        .map_err(|e| SweepError::Internal(e.to_string()))?;
+    write_atomically(&summary_csv, &bytes).map_err(|source| SweepError::Output {
+        path: summary_csv.clone(),
+        source,
+    })?;
+    Ok(Written {
+        runs_csv,
+        summary_csv,
+        metrics,
+    })
 }
 
 fn param_cell(point: &super::plan::Point, parameter: &str) -> String {
-    point.values.iter().find(|(k, _)| k == parameter).map(|(_, v)| value_text(v)).unwrap_or_default()
+    point
+        .values
+        .iter()
+        .find(|(k, _)| k == parameter)
+        .map(|(_, v)| value_text(v))
+        .unwrap_or_default()
 }
 
 fn read_json(path: &Path) -> Option<Value> {
@@ -256,9 +319,15 @@ mod tests {
         assert_eq!(s.n, 4);
         assert_eq!(s.mean, Some(2.5));
         assert!((s.std.unwrap() - 1.290_994_448_735_805_6).abs() < 1e-12);
-        assert!((s.ci95_half_width.unwrap() - 2.054_260_3).abs() < 1e-6, "{s:?}");
+        assert!(
+            (s.ci95_half_width.unwrap() - 2.054_260_3).abs() < 1e-6,
+            "{s:?}"
+        );
         let one = Stats::of(&[7.0]);
-        assert_eq!((one.mean, one.std, one.ci95_half_width), (Some(7.0), None, None));
+        assert_eq!(
+            (one.mean, one.std, one.ci95_half_width),
+            (Some(7.0), None, None)
+        );
         assert_eq!(Stats::of(&[]).n, 0);
     }
 
@@ -299,7 +368,12 @@ mod tests {
                 "settling_time_s": null, "settled": false, "non_finite": {"ise": "inf"}}], "resets": 0}],
         });
         let m = metrics_of(&summary);
-        let get = |name: &str| m.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name}: {m:?}")).1;
+        let get = |name: &str| {
+            m.iter()
+                .find(|(n, _)| n == name)
+                .unwrap_or_else(|| panic!("{name}: {m:?}"))
+                .1
+        };
         assert_eq!(get("servo.theta.ise"), Some(f64::INFINITY));
         assert_eq!(get("servo.theta.settled"), Some(0.0));
         assert_eq!(get("servo.theta.settling_time_s"), None);

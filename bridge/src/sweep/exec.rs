@@ -19,11 +19,11 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::plan::Plan;
-use crate::input::read_input;
 use super::progress::Progress;
 use super::run_state;
 use super::shard::Shard;
 use super::SweepError;
+use crate::input::read_input;
 
 /// How to run a plan.
 #[derive(Clone, Debug)]
@@ -103,10 +103,14 @@ impl Outcome {
     pub fn error(&self) -> Option<String> {
         match self {
             Outcome::Failed { error } => Some(error.clone()),
-            Outcome::TimedOut { limit } => Some(format!("timed out after {:.0?} of wall-clock time", limit)),
+            Outcome::TimedOut { limit } => {
+                Some(format!("timed out after {:.0?} of wall-clock time", limit))
+            }
             Outcome::Interrupted => Some("interrupted".into()),
             Outcome::NotRun => Some("not run (the sweep was interrupted)".into()),
-            Outcome::Incomplete => Some("incomplete: still running, or its node or supervisor died".into()),
+            Outcome::Incomplete => {
+                Some("incomplete: still running, or its node or supervisor died".into())
+            }
             _ => None,
         }
     }
@@ -127,7 +131,10 @@ pub struct ExecReport {
 
 impl ExecReport {
     pub fn failed(&self) -> usize {
-        self.selected.iter().filter(|&&i| !self.outcomes[i].is_complete()).count()
+        self.selected
+            .iter()
+            .filter(|&&i| !self.outcomes[i].is_complete())
+            .count()
     }
 }
 
@@ -139,7 +146,8 @@ pub fn is_complete(dir: &Path, hash: &str) -> bool {
     let Ok(summary) = serde_json::from_str::<serde_json::Value>(&text) else {
         return false;
     };
-    summary["complete"] == serde_json::Value::Bool(true) && summary["config_hash"].as_str() == Some(hash)
+    summary["complete"] == serde_json::Value::Bool(true)
+        && summary["config_hash"].as_str() == Some(hash)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,7 +189,10 @@ pub fn execute(plan: &Plan, options: &ExecOptions) -> Result<ExecReport, SweepEr
             continue;
         }
         if dir.exists() {
-            std::fs::remove_dir_all(&dir).map_err(|source| SweepError::Output { path: dir.clone(), source })?;
+            std::fs::remove_dir_all(&dir).map_err(|source| SweepError::Output {
+                path: dir.clone(),
+                source,
+            })?;
         }
         pending.push(i);
     }
@@ -198,9 +209,15 @@ pub fn execute(plan: &Plan, options: &ExecOptions) -> Result<ExecReport, SweepEr
         .enable_all()
         .build()
         .map_err(|e| SweepError::Internal(format!("cannot start the sweep supervisor: {e}")))?;
-    let interrupted = runtime.block_on(supervise(plan, options, &pending, &mut outcomes, &progress))?;
+    let interrupted =
+        runtime.block_on(supervise(plan, options, &pending, &mut outcomes, &progress))?;
     progress.finish();
-    Ok(ExecReport { outcomes, selected, interrupted, makespan: started.elapsed() })
+    Ok(ExecReport {
+        outcomes,
+        selected,
+        interrupted,
+        makespan: started.elapsed(),
+    })
 }
 
 async fn supervise(
@@ -210,7 +227,8 @@ async fn supervise(
     outcomes: &mut [Outcome],
     progress: &Progress,
 ) -> Result<bool, SweepError> {
-    let internal = |e: std::io::Error| SweepError::Internal(format!("cannot install the Ctrl-C handler: {e}"));
+    let internal =
+        |e: std::io::Error| SweepError::Internal(format!("cannot install the Ctrl-C handler: {e}"));
     let mut sigint = signal(SignalKind::interrupt()).map_err(internal)?;
     let mut sigterm = signal(SignalKind::terminate()).map_err(internal)?;
     let (stop_tx, stop_rx) = watch::channel(Stop::No);
@@ -309,15 +327,29 @@ impl RunTask {
         let log_path = self.dir.join("netloop.log");
         let log = match std::fs::create_dir_all(&self.dir).and_then(|()| File::create(&log_path)) {
             Ok(f) => f,
-            Err(e) => return Outcome::Failed { error: format!("cannot create {}: {e}", log_path.display()) },
+            Err(e) => {
+                return Outcome::Failed {
+                    error: format!("cannot create {}: {e}", log_path.display()),
+                }
+            }
         };
         let (out, err) = match log.try_clone() {
             Ok(copy) => (Stdio::from(copy), Stdio::from(log)),
-            Err(e) => return Outcome::Failed { error: format!("cannot open {}: {e}", log_path.display()) },
+            Err(e) => {
+                return Outcome::Failed {
+                    error: format!("cannot open {}: {e}", log_path.display()),
+                }
+            }
         };
         tracing::debug!(run = %self.hash, "starting {} {}", self.exe.display(), self.args.join(" "));
         let mut command = tokio::process::Command::new(&self.exe);
-        command.args(&self.args).stdin(Stdio::null()).stdout(out).stderr(err).process_group(0).kill_on_drop(true);
+        command
+            .args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .process_group(0)
+            .kill_on_drop(true);
         // If the sweep itself dies (kill -9), its runs stop too, keeping partial
         // results: they get SIGTERM when the thread that spawned them exits.
         // SAFETY: prctl is async-signal-safe; nothing else runs between fork and exec.
@@ -331,7 +363,11 @@ impl RunTask {
         }
         let mut child = match command.spawn() {
             Ok(c) => c,
-            Err(e) => return Outcome::Failed { error: format!("cannot start {}: {e}", self.exe.display()) },
+            Err(e) => {
+                return Outcome::Failed {
+                    error: format!("cannot start {}: {e}", self.exe.display()),
+                }
+            }
         };
         let pid = child.id().map(|p| p as libc::pid_t);
 
@@ -400,7 +436,13 @@ impl RunTask {
             }
         };
         let detail = error_of(&self.dir);
-        Outcome::Failed { error: if detail.is_empty() { how } else { format!("{detail} ({how})") } }
+        Outcome::Failed {
+            error: if detail.is_empty() {
+                how
+            } else {
+                format!("{detail} ({how})")
+            },
+        }
     }
 }
 
@@ -411,8 +453,10 @@ pub fn error_of(dir: &Path) -> String {
     if let Ok(text) = read_input(&dir.join("summary.json")) {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
             if let Some(e) = v["error"].as_str() {
-                let reached =
-                    v["reached_s"].as_f64().map(|s| format!(" (simulated time reached: {s}s)")).unwrap_or_default();
+                let reached = v["reached_s"]
+                    .as_f64()
+                    .map(|s| format!(" (simulated time reached: {s}s)"))
+                    .unwrap_or_default();
                 return format!("{e}{reached}");
             }
         }
@@ -420,7 +464,12 @@ pub fn error_of(dir: &Path) -> String {
     let log = log_tail(&dir.join("netloop.log"));
     let lines: Vec<&str> = log.lines().collect();
     if let Some(start) = lines.iter().position(|l| l.starts_with("error:")) {
-        let text = lines[start..].iter().take(12).copied().collect::<Vec<_>>().join("\n");
+        let text = lines[start..]
+            .iter()
+            .take(12)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n");
         return text.trim_start_matches("error:").trim().to_string();
     }
     if let Some(message) = panic_message(&lines) {
@@ -436,7 +485,9 @@ const LOG_TAIL_BYTES: u64 = 256 * 1024;
 /// The last [`LOG_TAIL_BYTES`] of a log, from its first whole line.
 fn log_tail(path: &Path) -> String {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = File::open(path) else { return String::new() };
+    let Ok(mut file) = File::open(path) else {
+        return String::new();
+    };
     let len = file.metadata().map_or(0, |m| m.len());
     let start = len.saturating_sub(LOG_TAIL_BYTES);
     if file.seek(SeekFrom::Start(start)).is_err() {
@@ -456,7 +507,9 @@ fn log_tail(path: &Path) -> String {
 /// the `note:` about backtraces or the backtrace itself).
 fn panic_message(lines: &[&str]) -> Option<String> {
     let start = lines.iter().rposition(|l| l.contains(" panicked at "))?;
-    let place = lines[start].split_once(" panicked at ").map(|(_, p)| p.trim_end_matches(':').trim())?;
+    let place = lines[start]
+        .split_once(" panicked at ")
+        .map(|(_, p)| p.trim_end_matches(':').trim())?;
     let message: Vec<&str> = lines[start + 1..]
         .iter()
         .copied()
@@ -464,7 +517,11 @@ fn panic_message(lines: &[&str]) -> Option<String> {
         .collect();
     let message = message.join("\n");
     let message = message.trim();
-    Some(if message.is_empty() { format!("panicked at {place}") } else { format!("panicked at {place}: {message}") })
+    Some(if message.is_empty() {
+        format!("panicked at {place}")
+    } else {
+        format!("panicked at {place}: {message}")
+    })
 }
 
 #[cfg(test)]
@@ -500,7 +557,10 @@ note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
             "panicked at bridge/src/session.rs:120:9: assertion `left == right` failed: a delivery before its send\n  left: 3\n right: 4"
         );
         std::fs::write(dir.path().join("netloop.log"), PANIC_WITH_NOTE).unwrap();
-        assert_eq!(error_of(dir.path()), "panicked at src/main.rs:7:5: index out of bounds: the len is 0 but the index is 3");
+        assert_eq!(
+            error_of(dir.path()),
+            "panicked at src/main.rs:7:5: index out of bounds: the len is 0 but the index is 3"
+        );
     }
 
     #[test]

@@ -27,7 +27,11 @@ impl Point {
         if self.values.is_empty() {
             return "(base scenario)".into();
         }
-        self.values.iter().map(|(k, v)| format!("{k}={}", value_text(v))).collect::<Vec<_>>().join(", ")
+        self.values
+            .iter()
+            .map(|(k, v)| format!("{k}={}", value_text(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -95,7 +99,10 @@ impl Plan {
         timeout: Option<Duration>,
         with_server: bool,
     ) -> Result<Plan, SweepError> {
-        let base = sweep_path.parent().unwrap_or(Path::new("")).join(&file.scenario);
+        let base = sweep_path
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join(&file.scenario);
         let scenario = base.canonicalize().map_err(|e| {
             SweepError::Input(format!(
                 "{}: scenario = {:?}: cannot open {}: {e}",
@@ -108,27 +115,49 @@ impl Plan {
 
         let mut fixed = Vec::new();
         for (key, value) in &file.set {
-            fixed.push(assignment(&sweep_name, &format!("set.\"{key}\""), key, value.clone())?);
+            fixed.push(assignment(
+                &sweep_name,
+                &format!("set.\"{key}\""),
+                key,
+                value.clone(),
+            )?);
         }
 
         let mut axes: Vec<Axis> = Vec::new();
         let mut parameters: Vec<String> = Vec::new();
         let declare = |key: &str, parameters: &mut Vec<String>| -> Result<String, SweepError> {
-            let path = KeyPath::parse(key).map_err(|e| SweepError::Input(format!("{sweep_name}: {e}")))?;
+            let path =
+                KeyPath::parse(key).map_err(|e| SweepError::Input(format!("{sweep_name}: {e}")))?;
             let name = path.to_string();
             if parameters.contains(&name) {
-                return Err(SweepError::Input(format!("{sweep_name}: `{name}` is swept twice")));
+                return Err(SweepError::Input(format!(
+                    "{sweep_name}: `{name}` is swept twice"
+                )));
             }
             parameters.push(name.clone());
             Ok(name)
         };
         for g in &file.grid {
             let name = declare(&g.key, &mut parameters)?;
-            axes.push(g.values.iter().map(|v| vec![(name.clone(), v.clone())]).collect());
+            axes.push(
+                g.values
+                    .iter()
+                    .map(|v| vec![(name.clone(), v.clone())])
+                    .collect(),
+            );
         }
         for z in &file.zip {
-            let names = z.keys.iter().map(|k| declare(k, &mut parameters)).collect::<Result<Vec<_>, _>>()?;
-            axes.push(z.values.iter().map(|row| names.iter().cloned().zip(row.iter().cloned()).collect()).collect());
+            let names = z
+                .keys
+                .iter()
+                .map(|k| declare(k, &mut parameters))
+                .collect::<Result<Vec<_>, _>>()?;
+            axes.push(
+                z.values
+                    .iter()
+                    .map(|row| names.iter().cloned().zip(row.iter().cloned()).collect())
+                    .collect(),
+            );
         }
         if !file.points.is_empty() {
             // Columns: every key any explicit point sets, in sorted order.
@@ -152,7 +181,12 @@ impl Plan {
                     .iter()
                     .map(|p| {
                         p.iter()
-                            .map(|(k, v)| (KeyPath::parse(k).expect("parsed above").to_string(), v.clone()))
+                            .map(|(k, v)| {
+                                (
+                                    KeyPath::parse(k).expect("parsed above").to_string(),
+                                    v.clone(),
+                                )
+                            })
                             .collect()
                     })
                     .collect(),
@@ -177,7 +211,10 @@ impl Plan {
             .enumerate()
             .map(|(index, assigned)| {
                 let by_key: BTreeMap<String, toml::Value> = assigned.into_iter().collect();
-                let values = parameters.iter().filter_map(|p| by_key.get(p).map(|v| (p.clone(), v.clone()))).collect();
+                let values = parameters
+                    .iter()
+                    .filter_map(|p| by_key.get(p).map(|v| (p.clone(), v.clone())))
+                    .collect();
                 Point { index, values }
             })
             .collect();
@@ -209,14 +246,22 @@ impl Plan {
                 })?;
                 // Ask the ns-3 server about each distinct network once, so
                 // that a bad radio value fails the plan, not every run.
-                let network = server_command::server_arguments(&loaded.resolved, &loaded.base_dir, Path::new("."))
-                    .into_iter()
-                    .filter(|a| a.name != "seed" && a.name != "run")
-                    .map(|a| a.text)
-                    .collect::<Vec<_>>();
+                let network = server_command::server_arguments(
+                    &loaded.resolved,
+                    &loaded.base_dir,
+                    Path::new("."),
+                )
+                .into_iter()
+                .filter(|a| a.name != "seed" && a.name != "run")
+                .map(|a| a.text)
+                .collect::<Vec<_>>();
                 if networks_checked.insert(network) {
                     let located = |e: LoadError| {
-                        SweepError::Input(format!("sweep point {} ({}):\n{e}", point.index, point.label()))
+                        SweepError::Input(format!(
+                            "sweep point {} ({}):\n{e}",
+                            point.index,
+                            point.label()
+                        ))
                     };
                     if let Some(note) = loaded.check_network(with_server).map_err(located)? {
                         tracing::warn!("{note}");
@@ -245,10 +290,20 @@ impl Plan {
                 }
                 let server = (s.network.backend == Backend::Ns3)
                     .then(|| server_command::server_binary(&s.network.server, &loaded.base_dir));
-                runs.push(PlannedRun { point: point.index, replication, run: s.run, seed: s.seed, hash, dir, args, server });
+                runs.push(PlannedRun {
+                    point: point.index,
+                    replication,
+                    run: s.run,
+                    seed: s.seed,
+                    hash,
+                    dir,
+                    args,
+                    server,
+                });
             }
         }
-        let timeout = timeout.unwrap_or_else(|| Duration::from_nanos(file.timeout.unwrap_or(DEFAULT_TIMEOUT).0));
+        let timeout = timeout
+            .unwrap_or_else(|| Duration::from_nanos(file.timeout.unwrap_or(DEFAULT_TIMEOUT).0));
         Ok(Plan {
             sweep_file: sweep_path.to_path_buf(),
             scenario,
@@ -320,10 +375,17 @@ impl Plan {
     pub fn read(dir: &Path) -> Result<Plan, SweepError> {
         let path = dir.join(PLAN_FILE);
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            SweepError::Input(format!("{} is not a sweep directory: cannot read {}: {e}", dir.display(), path.display()))
+            SweepError::Input(format!(
+                "{} is not a sweep directory: cannot read {}: {e}",
+                dir.display(),
+                path.display()
+            ))
         })?;
         serde_json::from_str(&text).map_err(|e| {
-            SweepError::Input(format!("{}: not a plan written by this netloop: {e}", path.display()))
+            SweepError::Input(format!(
+                "{}: not a plan written by this netloop: {e}",
+                path.display()
+            ))
         })
     }
 
@@ -345,7 +407,16 @@ fn inline(v: &toml::Value) -> String {
     }
 }
 
-fn assignment(sweep: &str, origin_key: &str, key: &str, value: toml::Value) -> Result<Override, SweepError> {
+fn assignment(
+    sweep: &str,
+    origin_key: &str,
+    key: &str,
+    value: toml::Value,
+) -> Result<Override, SweepError> {
     let path = KeyPath::parse(key).map_err(|e| SweepError::Input(format!("{sweep}: {e}")))?;
-    Ok(Override { path, origin: format!("{sweep}: {origin_key} = {value}"), value })
+    Ok(Override {
+        path,
+        origin: format!("{sweep}: {origin_key} = {value}"),
+        value,
+    })
 }

@@ -22,12 +22,18 @@ pub struct Progress {
 impl Progress {
     /// Shows a bar on stderr when it is a terminal and `quiet` is off.
     pub fn new(total: u64, quiet: bool) -> Progress {
-        let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let target = if quiet {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
         let bar = ProgressBar::with_draw_target(Some(total), target);
         bar.set_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} runs  ETA {eta}  {msg}")
-                .expect("a valid template")
-                .progress_chars("=> "),
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} runs  ETA {eta}  {msg}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = Some(bar.clone());

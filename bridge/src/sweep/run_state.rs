@@ -66,10 +66,19 @@ pub fn read(dir: &Path, hash: &str) -> Outcome {
     if let Ok(text) = std::fs::read_to_string(dir.join(OUTCOME_FILE)) {
         if let Ok(r) = serde_json::from_str::<OutcomeRecord>(&text) {
             match r.status.as_str() {
-                "failed" => return Outcome::Failed { error: r.error.unwrap_or_default() },
+                "failed" => {
+                    return Outcome::Failed {
+                        error: r.error.unwrap_or_default(),
+                    }
+                }
                 "timeout" => {
-                    let limit = r.timeout_s.filter(|s| s.is_finite() && *s >= 0.0).unwrap_or(0.0);
-                    return Outcome::TimedOut { limit: Duration::from_secs_f64(limit) };
+                    let limit = r
+                        .timeout_s
+                        .filter(|s| s.is_finite() && *s >= 0.0)
+                        .unwrap_or(0.0);
+                    return Outcome::TimedOut {
+                        limit: Duration::from_secs_f64(limit),
+                    };
                 }
                 "interrupted" => return Outcome::Interrupted,
                 // "complete" without a complete summary: the summary was
@@ -97,15 +106,23 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         assert_eq!(read(&dir, "abc"), Outcome::Incomplete);
         for outcome in [
-            Outcome::Failed { error: "the ns-3 server died\nat 1 s".into() },
-            Outcome::TimedOut { limit: Duration::from_secs(600) },
+            Outcome::Failed {
+                error: "the ns-3 server died\nat 1 s".into(),
+            },
+            Outcome::TimedOut {
+                limit: Duration::from_secs(600),
+            },
             Outcome::Interrupted,
         ] {
             record(&dir, &outcome).unwrap();
             assert_eq!(read(&dir, "abc"), outcome);
         }
         // A complete summary with the planned hash wins over any record.
-        std::fs::write(dir.join("summary.json"), r#"{"complete": true, "config_hash": "abc"}"#).unwrap();
+        std::fs::write(
+            dir.join("summary.json"),
+            r#"{"complete": true, "config_hash": "abc"}"#,
+        )
+        .unwrap();
         assert_eq!(read(&dir, "abc"), Outcome::Skipped);
         assert_eq!(read(&dir, "other"), Outcome::Interrupted);
     }

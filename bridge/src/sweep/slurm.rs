@@ -143,7 +143,9 @@ impl JobRecord {
     pub fn task_of(&self, run_index: usize) -> Option<String> {
         self.jobs.iter().rev().find_map(|s| {
             let task = (run_index % s.shards as usize) as u32 + 1;
-            s.tasks.contains(&task).then(|| format!("{}_{task}", s.array_job))
+            s.tasks
+                .contains(&task)
+                .then(|| format!("{}_{task}", s.array_job))
         })
     }
 
@@ -155,12 +157,17 @@ impl JobRecord {
         }
         let ids: Vec<&str> = self.jobs.iter().map(|j| j.array_job.as_str()).collect();
         let ids = ids.join(",");
-        let queued = Command::new("squeue").args(["-h", "-r", "-j", &ids, "-o", "%i %T"]).output().ok()?;
+        let queued = Command::new("squeue")
+            .args(["-h", "-r", "-j", &ids, "-o", "%i %T"])
+            .output()
+            .ok()?;
         let mut states = HashMap::new();
         // squeue fails for job ids it has forgotten; that only means "not queued".
         for line in String::from_utf8_lossy(&queued.stdout).lines() {
             let mut words = line.split_whitespace();
-            let (Some(task), Some(state)) = (words.next(), words.next()) else { continue };
+            let (Some(task), Some(state)) = (words.next(), words.next()) else {
+                continue;
+            };
             let kind = match state {
                 "RUNNING" | "COMPLETING" | "CONFIGURING" => QueueState::Running,
                 "PENDING" | "REQUEUED" | "SUSPENDED" => QueueState::Pending,
@@ -169,7 +176,10 @@ impl JobRecord {
             states.insert(task.to_string(), (kind, Some(state.to_lowercase())));
         }
         // sacct knows tasks that left the queue, where accounting is on.
-        if let Ok(done) = Command::new("sacct").args(["-n", "-P", "-X", "-j", &ids, "-o", "JobID,State"]).output() {
+        if let Ok(done) = Command::new("sacct")
+            .args(["-n", "-P", "-X", "-j", &ids, "-o", "JobID,State"])
+            .output()
+        {
             if done.status.success() {
                 for line in String::from_utf8_lossy(&done.stdout).lines() {
                     if let Some((task, state)) = line.split_once('|') {
@@ -185,7 +195,9 @@ impl JobRecord {
 
     /// The submissions with a task still pending or running.
     fn active(&self) -> Vec<String> {
-        let Some(states) = self.queue_states() else { return Vec::new() };
+        let Some(states) = self.queue_states() else {
+            return Vec::new();
+        };
         let mut active: Vec<String> = states
             .iter()
             .filter(|(_, (s, _))| *s != QueueState::Finished)
@@ -216,10 +228,14 @@ pub fn submit(plan: &Plan, options: &SlurmOptions) -> Result<Submitted, SweepErr
     let slurm_dir = out_dir.join(SLURM_DIR);
     let mut record = JobRecord::read(out_dir);
     if options.table.array_parallelism == Some(0) {
-        return Err(SweepError::Input("--array-parallelism must be at least 1".into()));
+        return Err(SweepError::Input(
+            "--array-parallelism must be at least 1".into(),
+        ));
     }
     if options.table.runs_per_task == Some(0) {
-        return Err(SweepError::Input("--runs-per-task must be at least 1".into()));
+        return Err(SweepError::Input(
+            "--runs-per-task must be at least 1".into(),
+        ));
     }
     let pending: Vec<usize> = if options.resume {
         plan.write_shared()?;
@@ -233,40 +249,69 @@ pub fn submit(plan: &Plan, options: &SlurmOptions) -> Result<Submitted, SweepErr
                 active.join(" ")
             )));
         }
-        status::outcomes(plan).iter().enumerate().filter(|(_, o)| !o.is_complete()).map(|(i, _)| i).collect()
+        status::outcomes(plan)
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.is_complete())
+            .map(|(i, _)| i)
+            .collect()
     } else {
         plan.write()?;
         for run in &plan.runs {
             let dir = out_dir.join(&run.dir);
             if dir.exists() {
-                std::fs::remove_dir_all(&dir).map_err(|source| SweepError::Output { path: dir.clone(), source })?;
+                std::fs::remove_dir_all(&dir).map_err(|source| SweepError::Output {
+                    path: dir.clone(),
+                    source,
+                })?;
             }
         }
         record = JobRecord::default();
         (0..plan.runs.len()).collect()
     };
-    std::fs::create_dir_all(&slurm_dir).map_err(|source| SweepError::Output { path: slurm_dir.clone(), source })?;
+    std::fs::create_dir_all(&slurm_dir).map_err(|source| SweepError::Output {
+        path: slurm_dir.clone(),
+        source,
+    })?;
     let array_script = slurm_dir.join("array.sbatch");
     if pending.is_empty() {
-        return Ok(Submitted { submission: None, array_script });
+        return Ok(Submitted {
+            submission: None,
+            array_script,
+        });
     }
 
     // Keep the shard count of earlier submissions, so a shard names the same
     // runs in every submission of this sweep.
     let shards = match record.jobs.last() {
         Some(last) => last.shards,
-        None => shard_count(plan.runs.len(), options.table.runs_per_task.unwrap_or(1), max_array_size()),
+        None => shard_count(
+            plan.runs.len(),
+            options.table.runs_per_task.unwrap_or(1),
+            max_array_size(),
+        ),
     };
-    let mut tasks: Vec<u32> = pending.iter().map(|&i| (i % shards as usize) as u32 + 1).collect();
+    let mut tasks: Vec<u32> = pending
+        .iter()
+        .map(|&i| (i % shards as usize) as u32 + 1)
+        .collect();
     tasks.sort_unstable();
     tasks.dedup();
 
     let script = array_script_text(plan, options, shards);
-    write_atomically(&array_script, script.as_bytes())
-        .map_err(|source| SweepError::Output { path: array_script.clone(), source })?;
+    write_atomically(&array_script, script.as_bytes()).map_err(|source| SweepError::Output {
+        path: array_script.clone(),
+        source,
+    })?;
     let aggregate_script = slurm_dir.join("aggregate.sbatch");
-    write_atomically(&aggregate_script, aggregate_script_text(plan, options).as_bytes())
-        .map_err(|source| SweepError::Output { path: aggregate_script.clone(), source })?;
+    write_atomically(
+        &aggregate_script,
+        aggregate_script_text(plan, options).as_bytes(),
+    )
+    .map_err(|source| SweepError::Output {
+        path: aggregate_script.clone(),
+        source,
+    })?;
 
     let mut array = format!("--array={}", task_ranges(&tasks));
     if let Some(p) = options.table.array_parallelism {
@@ -275,10 +320,19 @@ pub fn submit(plan: &Plan, options: &SlurmOptions) -> Result<Submitted, SweepErr
     let array_job = sbatch(&[array.as_str(), &array_script.display().to_string()])?;
     let dependency = format!("--dependency=afterany:{array_job}");
     let aggregate_job = sbatch(&[dependency.as_str(), &aggregate_script.display().to_string()])?;
-    let submission = Submission { array_job, aggregate_job, shards, tasks, runs: pending.len() };
+    let submission = Submission {
+        array_job,
+        aggregate_job,
+        shards,
+        tasks,
+        runs: pending.len(),
+    };
     record.jobs.push(submission.clone());
     record.write(out_dir)?;
-    Ok(Submitted { submission: Some(submission), array_script })
+    Ok(Submitted {
+        submission: Some(submission),
+        array_script,
+    })
 }
 
 /// Tasks for `runs` runs, `per_task` runs each (the last may have fewer),
@@ -297,7 +351,9 @@ fn max_array_size() -> u32 {
         .lines()
         .find_map(|l| {
             let (key, value) = l.split_once('=')?;
-            (key.trim() == "MaxArraySize").then(|| value.trim().parse().ok()).flatten()
+            (key.trim() == "MaxArraySize")
+                .then(|| value.trim().parse().ok())
+                .flatten()
         })
         .unwrap_or(DEFAULT_MAX_ARRAY_SIZE)
 }
@@ -313,7 +369,11 @@ pub fn task_ranges(ids: &[u32]) -> String {
             i += 1;
             end = ids[i];
         }
-        parts.push(if start == end { start.to_string() } else { format!("{start}-{end}") });
+        parts.push(if start == end {
+            start.to_string()
+        } else {
+            format!("{start}-{end}")
+        });
         i += 1;
     }
     parts.join(",")
@@ -321,9 +381,15 @@ pub fn task_ranges(ids: &[u32]) -> String {
 
 /// Runs `sbatch --parsable ARGS` and returns the job id it prints.
 fn sbatch(args: &[&str]) -> Result<String, SweepError> {
-    let output = Command::new("sbatch").arg("--parsable").args(args).output().map_err(|e| {
-        SweepError::Internal(format!("cannot run sbatch ({e}): --slurm needs SLURM's commands on this machine"))
-    })?;
+    let output = Command::new("sbatch")
+        .arg("--parsable")
+        .args(args)
+        .output()
+        .map_err(|e| {
+            SweepError::Internal(format!(
+                "cannot run sbatch ({e}): --slurm needs SLURM's commands on this machine"
+            ))
+        })?;
     if !output.status.success() {
         return Err(SweepError::Internal(format!(
             "sbatch {} refused the job: {}",
@@ -335,7 +401,9 @@ fn sbatch(args: &[&str]) -> Result<String, SweepError> {
     // --parsable prints `ID` or `ID;CLUSTER`.
     let id = text.trim().split(';').next().unwrap_or("").to_string();
     if id.is_empty() || !id.chars().all(|c| c.is_ascii_digit()) {
-        return Err(SweepError::Internal(format!("sbatch printed {text:?} where a job id was expected")));
+        return Err(SweepError::Internal(format!(
+            "sbatch printed {text:?} where a job id was expected"
+        )));
     }
     Ok(id)
 }
@@ -348,12 +416,25 @@ fn quote_path(path: &Path) -> String {
 fn header(plan: &Plan, options: &SlurmOptions, name: &str, log: &str) -> String {
     let t = &options.table;
     let mut s = String::from("#!/bin/bash\n");
-    let _ = writeln!(s, "# Generated by netloop sweep --slurm for {}; see docs/cluster.md.", plan.sweep_file.display());
+    let _ = writeln!(
+        s,
+        "# Generated by netloop sweep --slurm for {}; see docs/cluster.md.",
+        plan.sweep_file.display()
+    );
     let _ = writeln!(s, "#SBATCH --job-name={name}");
-    let _ = writeln!(s, "#SBATCH --output={}", quote_path(&plan.out_dir.join(SLURM_DIR).join(log)));
+    let _ = writeln!(
+        s,
+        "#SBATCH --output={}",
+        quote_path(&plan.out_dir.join(SLURM_DIR).join(log))
+    );
     let _ = writeln!(s, "#SBATCH --ntasks=1");
     let _ = writeln!(s, "#SBATCH --cpus-per-task=1");
-    for (option, value) in [("partition", &t.partition), ("time", &t.time), ("mem", &t.mem), ("account", &t.account)] {
+    for (option, value) in [
+        ("partition", &t.partition),
+        ("time", &t.time),
+        ("mem", &t.mem),
+        ("account", &t.account),
+    ] {
         if let Some(v) = value {
             let _ = writeln!(s, "#SBATCH --{option}={}", quote(v));
         }
@@ -372,16 +453,36 @@ fn visibility_checks(plan: &Plan, options: &SlurmOptions, who: &str) -> String {
         s,
         "fail() {{ echo \"netloop {who} on $(hostname): $*; the sweep directory and the binaries must be on a file system every node shares (docs/cluster.md)\" >&2; exit 3; }}"
     );
-    let _ = writeln!(s, "[ -d {0} ] || fail \"cannot see the sweep directory\" {0}", quote_path(&plan.out_dir));
-    let _ = writeln!(s, "[ -x {0} ] || fail \"cannot execute netloop at\" {0}", quote_path(&options.exe));
-    let _ = writeln!(s, "[ -r {0} ] || fail \"cannot read the sweep file\" {0}", quote_path(&options.sweep_file));
-    let _ = writeln!(s, "[ -r {0} ] || fail \"cannot read the scenario\" {0}", quote_path(&plan.scenario));
+    let _ = writeln!(
+        s,
+        "[ -d {0} ] || fail \"cannot see the sweep directory\" {0}",
+        quote_path(&plan.out_dir)
+    );
+    let _ = writeln!(
+        s,
+        "[ -x {0} ] || fail \"cannot execute netloop at\" {0}",
+        quote_path(&options.exe)
+    );
+    let _ = writeln!(
+        s,
+        "[ -r {0} ] || fail \"cannot read the sweep file\" {0}",
+        quote_path(&options.sweep_file)
+    );
+    let _ = writeln!(
+        s,
+        "[ -r {0} ] || fail \"cannot read the scenario\" {0}",
+        quote_path(&plan.scenario)
+    );
     let mut servers: Vec<&PathBuf> = plan.runs.iter().filter_map(|r| r.server.as_ref()).collect();
     servers.sort();
     servers.dedup();
     for server in servers {
         if server.components().count() > 1 {
-            let _ = writeln!(s, "[ -x {0} ] || fail \"cannot execute the ns-3 server\" {0}", quote_path(server));
+            let _ = writeln!(
+                s,
+                "[ -x {0} ] || fail \"cannot execute the ns-3 server\" {0}",
+                quote_path(server)
+            );
         } else {
             let _ = writeln!(
                 s,
@@ -399,7 +500,11 @@ fn array_script_text(plan: &Plan, options: &SlurmOptions, shards: u32) -> String
     // When and where it started: for a person reading the log, and for the
     // scheduler-latency figure of `scripts/bench.sh slurm`.
     s.push_str("echo \"netloop: task $SLURM_ARRAY_TASK_ID on $(hostname) started at unix time $(date +%s.%N)\"\n");
-    s.push_str(&visibility_checks(plan, options, "array task $SLURM_ARRAY_TASK_ID"));
+    s.push_str(&visibility_checks(
+        plan,
+        options,
+        "array task $SLURM_ARRAY_TASK_ID",
+    ));
     for line in &options.table.setup {
         let _ = writeln!(s, "{line}");
     }
@@ -424,7 +529,12 @@ fn aggregate_script_text(plan: &Plan, options: &SlurmOptions) -> String {
     for line in &options.table.setup {
         let _ = writeln!(s, "{line}");
     }
-    let _ = write!(s, "exec {} sweep {} --aggregate", quote_path(&options.exe), quote_path(&plan.out_dir));
+    let _ = write!(
+        s,
+        "exec {} sweep {} --aggregate",
+        quote_path(&options.exe),
+        quote_path(&plan.out_dir)
+    );
     if options.plot {
         s.push_str(" --plot");
     }
@@ -433,14 +543,23 @@ fn aggregate_script_text(plan: &Plan, options: &SlurmOptions) -> String {
 }
 
 fn sweep_name(plan: &Plan) -> String {
-    plan.sweep_file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "sweep".into())
+    plan.sweep_file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "sweep".into())
 }
 
 /// The outcomes a shard leaves for the others to see are on disk; this is
 /// the summary line a task prints.
 pub fn shard_line(shard: Shard, outcomes: &[Outcome], selected: &[usize]) -> String {
-    let complete = selected.iter().filter(|&&i| outcomes[i].is_complete()).count();
-    format!("shard {shard}: {complete} of {} runs complete", selected.len())
+    let complete = selected
+        .iter()
+        .filter(|&&i| outcomes[i].is_complete())
+        .count();
+    format!(
+        "shard {shard}: {complete} of {} runs complete",
+        selected.len()
+    )
 }
 
 #[cfg(test)]
@@ -469,8 +588,20 @@ mod tests {
     fn the_latest_submission_owns_a_run() {
         let record = JobRecord {
             jobs: vec![
-                Submission { array_job: "10".into(), aggregate_job: "11".into(), shards: 4, tasks: vec![1, 2, 3, 4], runs: 8 },
-                Submission { array_job: "20".into(), aggregate_job: "21".into(), shards: 4, tasks: vec![3], runs: 1 },
+                Submission {
+                    array_job: "10".into(),
+                    aggregate_job: "11".into(),
+                    shards: 4,
+                    tasks: vec![1, 2, 3, 4],
+                    runs: 8,
+                },
+                Submission {
+                    array_job: "20".into(),
+                    aggregate_job: "21".into(),
+                    shards: 4,
+                    tasks: vec![3],
+                    runs: 1,
+                },
             ],
         };
         assert_eq!(record.task_of(2).as_deref(), Some("20_3"));

@@ -12,7 +12,10 @@ use super::slurm::{JobRecord, QueueState};
 
 /// Every run's state, in plan order.
 pub fn outcomes(plan: &Plan) -> Vec<Outcome> {
-    plan.runs.iter().map(|r| run_state::read(&plan.out_dir.join(&r.dir), &r.hash)).collect()
+    plan.runs
+        .iter()
+        .map(|r| run_state::read(&plan.out_dir.join(&r.dir), &r.hash))
+        .collect()
 }
 
 /// How a run is shown: the outcome's status, refined by what SLURM says of
@@ -35,24 +38,46 @@ pub fn report(plan: &Plan, outcomes: &[Outcome], jobs: &JobRecord) -> String {
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut listing = String::new();
     for (i, (run, outcome)) in plan.runs.iter().zip(outcomes).enumerate() {
-        let state = queue.as_ref().and_then(|q| jobs.task_of(i).and_then(|task| q.get(&task)));
+        let state = queue
+            .as_ref()
+            .and_then(|q| jobs.task_of(i).and_then(|task| q.get(&task)));
         let label = label(outcome, state.map(|(s, _)| s));
         *counts.entry(label).or_default() += 1;
         // Runs not started yet are only counted: a large sweep has many.
-        if matches!(label, "complete" | "pending" | "queued" | "queued in a running task") {
+        if matches!(
+            label,
+            "complete" | "pending" | "queued" | "queued in a running task"
+        ) {
             continue;
         }
-        let _ = write!(listing, "  {} ({}, run {}): {label}", run.hash, plan.point_of(run).label(), run.run);
+        let _ = write!(
+            listing,
+            "  {} ({}, run {}): {label}",
+            run.hash,
+            plan.point_of(run).label(),
+            run.run
+        );
         if let Some((_, Some(note))) = state {
             let _ = write!(listing, " [SLURM: {note}]");
         }
-        if let Some(error) = outcome.error().filter(|_| !matches!(outcome, Outcome::NotRun | Outcome::Incomplete)) {
+        if let Some(error) = outcome
+            .error()
+            .filter(|_| !matches!(outcome, Outcome::NotRun | Outcome::Incomplete))
+        {
             let first = error.lines().next().unwrap_or("");
-            let _ = write!(listing, "\n      {first}\n      log: {}", plan.out_dir.join(&run.dir).join("netloop.log").display());
+            let _ = write!(
+                listing,
+                "\n      {first}\n      log: {}",
+                plan.out_dir.join(&run.dir).join("netloop.log").display()
+            );
         }
         listing.push('\n');
     }
-    let mut out = format!("sweep {}: {} runs\n", plan.out_dir.display(), plan.runs.len());
+    let mut out = format!(
+        "sweep {}: {} runs\n",
+        plan.out_dir.display(),
+        plan.runs.len()
+    );
     for (label, n) in &counts {
         let _ = writeln!(out, "  {label:<24} {n}");
     }
@@ -60,7 +85,11 @@ pub fn report(plan: &Plan, outcomes: &[Outcome], jobs: &JobRecord) -> String {
         (_, true) => {}
         (Some(_), false) => {
             let ids: Vec<String> = jobs.jobs.iter().map(|j| j.array_job.clone()).collect();
-            let _ = writeln!(out, "  (SLURM jobs {} asked with squeue/sacct)", ids.join(", "));
+            let _ = writeln!(
+                out,
+                "  (SLURM jobs {} asked with squeue/sacct)",
+                ids.join(", ")
+            );
         }
         (None, false) => {
             let _ = writeln!(out, "  (SLURM jobs were submitted, but squeue is not available here: states read from disk only)");

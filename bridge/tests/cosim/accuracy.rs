@@ -21,7 +21,12 @@ fn theta(scheme: &str, step: &str, record_every: u64) -> Vec<f64> {
 
 fn rms_error(a: &[f64], reference: &[f64]) -> f64 {
     assert_eq!(a.len(), reference.len());
-    (a.iter().zip(reference).map(|(x, r)| (x - r).powi(2)).sum::<f64>() / a.len() as f64).sqrt()
+    (a.iter()
+        .zip(reference)
+        .map(|(x, r)| (x - r).powi(2))
+        .sum::<f64>()
+        / a.len() as f64)
+        .sqrt()
 }
 
 #[test]
@@ -31,7 +36,16 @@ fn time_stepping_worse_than_master_slave_no_better_than_event_driven() {
     let ts = rms_error(&theta("time_stepping", "1ms", 1), &reference);
     let ms = rms_error(&theta("master_slave", "1ms", 1), &reference);
     let ed = rms_error(&theta("event_driven", "1ms", 1), &reference);
-    assert!(ts > ms, "time-stepping {ts:e} should err more than master-slave {ms:e}");
-    assert!(ms >= ed, "master-slave {ms:e} should err at least as much as event-driven {ed:e}");
-    assert!(ed > 0.0 && ed < 0.2 * ms, "event-driven {ed:e} is close to the reference, master-slave {ms:e} is not");
+    assert!(
+        ts > ms,
+        "time-stepping {ts:e} should err more than master-slave {ms:e}"
+    );
+    assert!(
+        ms >= ed,
+        "master-slave {ms:e} should err at least as much as event-driven {ed:e}"
+    );
+    assert!(
+        ed > 0.0 && ed < 0.2 * ms,
+        "event-driven {ed:e} is close to the reference, master-slave {ms:e} is not"
+    );
 }

@@ -18,7 +18,11 @@ fn run(scheme: &str, computation_delay: &str) -> Vec<BTreeMap<String, String>> {
          computation_delay = \"{computation_delay}\"\n"
     );
     let loops = servo_loop("servo", 0, 1, "trigger = \"event\"", "");
-    let (dir, _) = run_in_tempdir(&scenario(&header, r#"{ kind = "uniform", min = "1ms", max = "6ms" }"#, &loops));
+    let (dir, _) = run_in_tempdir(&scenario(
+        &header,
+        r#"{ kind = "uniform", min = "1ms", max = "6ms" }"#,
+        &loops,
+    ));
     packet_rows(&dir.path().join("run"))
 }
 
@@ -30,22 +34,45 @@ fn answers(rows: &[BTreeMap<String, String>]) -> Vec<(u64, u64)> {
     let mut measurements: Vec<_> = rows
         .iter()
         .filter(|r| r["direction"] == "uplink" && r["fate"] == "accepted")
-        .map(|r| (num(r, "applied_step").unwrap(), num(r, "arrival_ns").unwrap(), num(r, "number").unwrap()))
+        .map(|r| {
+            (
+                num(r, "applied_step").unwrap(),
+                num(r, "arrival_ns").unwrap(),
+                num(r, "number").unwrap(),
+            )
+        })
         .collect();
     measurements.sort();
-    let mut sent: Vec<_> =
-        rows.iter().filter(|r| r["direction"] == "downlink").map(|r| (num(r, "number").unwrap(), num(r, "sent_ns").unwrap())).collect();
+    let mut sent: Vec<_> = rows
+        .iter()
+        .filter(|r| r["direction"] == "downlink")
+        .map(|r| (num(r, "number").unwrap(), num(r, "sent_ns").unwrap()))
+        .collect();
     sent.sort();
-    assert_eq!(measurements.len(), sent.len(), "one answer per accepted measurement");
+    assert_eq!(
+        measurements.len(),
+        sent.len(),
+        "one answer per accepted measurement"
+    );
     assert!(sent.len() > 300, "{} answers", sent.len());
-    sent.iter().enumerate().for_each(|(i, (number, _))| assert_eq!(*number, i as u64, "answer numbers"));
-    measurements.iter().zip(&sent).map(|((_, arrival, _), (_, sent))| (*arrival, *sent)).collect()
+    sent.iter()
+        .enumerate()
+        .for_each(|(i, (number, _))| assert_eq!(*number, i as u64, "answer numbers"));
+    measurements
+        .iter()
+        .zip(&sent)
+        .map(|((_, arrival, _), (_, sent))| (*arrival, *sent))
+        .collect()
 }
 
 #[test]
 fn event_driven_sends_the_answer_at_arrival_plus_the_computation_delay() {
     for (arrival, sent) in answers(&run("event_driven", "300us")) {
-        assert_eq!(sent, arrival + 300_000, "measurement arrived at {arrival} ns");
+        assert_eq!(
+            sent,
+            arrival + 300_000,
+            "measurement arrived at {arrival} ns"
+        );
     }
 }
 
@@ -60,7 +87,11 @@ fn master_slave_sends_the_answer_at_the_first_sync_point_after_it_is_ready() {
         let (mut last_step, mut moved) = (0, 0);
         for (arrival, sent) in answers(&run("master_slave", delay)) {
             let ready = arrival + delay_ns;
-            assert_eq!(sent, ready.div_ceil(T_NS) * T_NS, "computation delay {delay}: measurement arrived at {arrival} ns");
+            assert_eq!(
+                sent,
+                ready.div_ceil(T_NS) * T_NS,
+                "computation delay {delay}: measurement arrived at {arrival} ns"
+            );
             // Arrived in a period's last step: acts at the next period's first boundary.
             if arrival.div_ceil(H_NS) * H_NS % T_NS == 0 && arrival % T_NS != 0 {
                 last_step += 1;
@@ -69,9 +100,15 @@ fn master_slave_sends_the_answer_at_the_first_sync_point_after_it_is_ready() {
                 moved += 1;
             }
         }
-        assert!(last_step > 10, "computation delay {delay}: {last_step} measurements arrived in a period's last step");
+        assert!(
+            last_step > 10,
+            "computation delay {delay}: {last_step} measurements arrived in a period's last step"
+        );
         if delay_ns > 0 {
-            assert!(moved > 0, "computation delay {delay}: no answer moved past the arrival's own sync point");
+            assert!(
+                moved > 0,
+                "computation delay {delay}: no answer moved past the arrival's own sync point"
+            );
         }
     }
 }

@@ -26,8 +26,14 @@ pub fn check_dir(label: &str, dir: &Path) -> (usize, usize) {
         .filter(|r| r["direction"] == "uplink" && r["fate"] == "accepted")
         .map(|r| (num(r, "number").unwrap(), num(r, "arrival_ns").unwrap()))
         .collect();
-    let (y, uc) = (column(dir, "servo.y.theta"), column(dir, "servo.uc.voltage"));
-    let (integral, derivative) = (column(dir, "servo.xc.integral"), column(dir, "servo.xc.derivative"));
+    let (y, uc) = (
+        column(dir, "servo.y.theta"),
+        column(dir, "servo.uc.voltage"),
+    );
+    let (integral, derivative) = (
+        column(dir, "servo.xc.integral"),
+        column(dir, "servo.xc.derivative"),
+    );
     pid_oracle::check(label, &uplink, &y, &uc, &integral, &derivative)
 }
 
@@ -39,7 +45,10 @@ fn the_answer_over_a_constant_delay_reads_the_reference_at_the_arrival() {
     for scheme in ["event_driven", "master_slave"] {
         let (checked, across) = check_run(scheme, r#"{ kind = "constant", value = "2500us" }"#);
         assert!(checked > 250, "{scheme}: {checked} answers checked");
-        assert_eq!(across, 6, "{scheme}: every edge falls between an arrival and its boundary");
+        assert_eq!(
+            across, 6,
+            "{scheme}: every edge falls between an arrival and its boundary"
+        );
     }
 }
 

@@ -10,13 +10,25 @@ fn run(lookahead: bool, controller: &str) -> (Vec<Vec<u8>>, serde_json::Value) {
         "duration = \"3s\"\nstep = \"1ms\"\nseed = 9\n[sync]\nscheme = \"master_slave\"\nperiod = \"2ms\"\nlookahead = {lookahead}\n"
     );
     let loops = servo_loop("a", 0, 1, controller, "uplink = { drop_stale = true }")
-        + &servo_loop("b", 2, 3, "trigger = \"time\"\nperiod = \"10ms\"", "downlink = { max_delay = \"6ms\" }");
+        + &servo_loop(
+            "b",
+            2,
+            3,
+            "trigger = \"time\"\nperiod = \"10ms\"",
+            "downlink = { max_delay = \"6ms\" }",
+        );
     let delay = r#"{ kind = "exponential", mean = "3ms", offset = "500us" }
 loss = { kind = "bernoulli", p = 0.05 }"#;
     let (dir, _) = run_in_tempdir(&scenario(&header, delay, &loops));
     let run = dir.path().join("run");
-    let files = ["timeseries.csv", "packets.csv"].iter().map(|f| read(&run.join(f))).collect();
-    (files, serde_json::from_slice(&read(&run.join("summary.json"))).unwrap())
+    let files = ["timeseries.csv", "packets.csv"]
+        .iter()
+        .map(|f| read(&run.join(f)))
+        .collect();
+    (
+        files,
+        serde_json::from_slice(&read(&run.join("summary.json"))).unwrap(),
+    )
 }
 
 #[test]

@@ -8,7 +8,9 @@ use std::path::Path;
 use bridge::network::{BuiltinNetwork, Network, NetworkError, Violation};
 use bridge::session::{Session, SessionError};
 use controlsim::{Silent, System};
-use protocol::{Configured, Delivery, DropEvent, DropReason, FlowSpec, SimTime, Step, StepDone, Summary};
+use protocol::{
+    Configured, Delivery, DropEvent, DropReason, FlowSpec, SimTime, Step, StepDone, Summary,
+};
 
 use crate::support::*;
 
@@ -31,10 +33,11 @@ impl Network for ReportsStrangers {
     fn end_step(&mut self) -> Result<StepDone, NetworkError> {
         let mut done = self.channel.end_step()?;
         if let Some(extra) = self.extra.take() {
-            done.deliveries.extend(extra.deliveries.into_iter().map(|mut d| {
-                d.received = SimTime::from_millis(1).min(done.reached);
-                d
-            }));
+            done.deliveries
+                .extend(extra.deliveries.into_iter().map(|mut d| {
+                    d.received = SimTime::from_millis(1).min(done.reached);
+                    d
+                }));
             done.drops.extend(extra.drops.into_iter().map(|mut d| {
                 d.time = SimTime::from_millis(1).min(done.reached);
                 d
@@ -68,10 +71,26 @@ fn run_with(scheme: &str, extra: StepDone) -> Result<(), SessionError> {
     );
     let resolved = resolve(&text);
     let config = resolved.scenario.network.builtin.as_ref().unwrap();
-    let channel = BuiltinNetwork::new(config, resolved.scenario.seed, resolved.scenario.run, Path::new(".")).unwrap();
-    let network = ReportsStrangers { channel, extra: Some(extra) };
+    let channel = BuiltinNetwork::new(
+        config,
+        resolved.scenario.seed,
+        resolved.scenario.run,
+        Path::new("."),
+    )
+    .unwrap();
+    let network = ReportsStrangers {
+        channel,
+        extra: Some(extra),
+    };
     let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
-    let mut session = Session::new(&resolved, system, Vec::new(), Box::new(network), Vec::new(), None);
+    let mut session = Session::new(
+        &resolved,
+        system,
+        Vec::new(),
+        Box::new(network),
+        Vec::new(),
+        None,
+    );
     let outcome = session.run(&mut Silent);
     let _ = session.finish(outcome.is_ok());
     outcome
@@ -79,7 +98,15 @@ fn run_with(scheme: &str, extra: StepDone) -> Result<(), SessionError> {
 
 #[test]
 fn a_delivery_or_drop_on_a_flow_that_does_not_exist_is_an_error_not_a_panic() {
-    let delivery = Delivery { flow: 99, number: 1, state_index: 0, state_count: 1, sent: SimTime::ZERO, received: SimTime::ZERO, size: 64 };
+    let delivery = Delivery {
+        flow: 99,
+        number: 1,
+        state_index: 0,
+        state_count: 1,
+        sent: SimTime::ZERO,
+        received: SimTime::ZERO,
+        size: 64,
+    };
     let drop = DropEvent {
         flow: 99,
         number: 1,
@@ -92,18 +119,36 @@ fn a_delivery_or_drop_on_a_flow_that_does_not_exist_is_an_error_not_a_panic() {
     };
     for scheme in SCHEMES {
         for extra in [
-            StepDone { reached: SimTime::ZERO, deliveries: vec![delivery.clone()], drops: vec![] },
-            StepDone { reached: SimTime::ZERO, deliveries: vec![], drops: vec![drop.clone()] },
+            StepDone {
+                reached: SimTime::ZERO,
+                deliveries: vec![delivery.clone()],
+                drops: vec![],
+            },
+            StepDone {
+                reached: SimTime::ZERO,
+                deliveries: vec![],
+                drops: vec![drop.clone()],
+            },
         ] {
-            let kind = if extra.drops.is_empty() { "delivery" } else { "drop" };
-            let err = run_with(scheme, extra).expect_err(&format!("{scheme}: a {kind} of a packet that was never sent"));
+            let kind = if extra.drops.is_empty() {
+                "delivery"
+            } else {
+                "drop"
+            };
+            let err = run_with(scheme, extra).expect_err(&format!(
+                "{scheme}: a {kind} of a packet that was never sent"
+            ));
             // The ledger sees every report first (first report wins) and
             // names a flow the bridge never made as the server's violation.
             assert!(
                 matches!(
                     err,
                     SessionError::Network(NetworkError::Violation {
-                        violation: Violation::UnknownFlow { flow: 99, number: 1, .. },
+                        violation: Violation::UnknownFlow {
+                            flow: 99,
+                            number: 1,
+                            ..
+                        },
                         ..
                     })
                 ),

@@ -81,7 +81,12 @@ pub fn answers(measurements: &[(u64, f64)]) -> Vec<Answer> {
             integral += dt * (KI * e_prev);
             derivative = (TF * derivative + KD * (s - s_prev)) / (TF + dt);
         }
-        out.push(Answer { arrival_ns: t, u: KP * e + integral + derivative, integral, derivative });
+        out.push(Answer {
+            arrival_ns: t,
+            u: KP * e + integral + derivative,
+            integral,
+            derivative,
+        });
         previous = Some((t, e, s));
     }
     out
@@ -94,7 +99,14 @@ pub fn answers(measurements: &[(u64, f64)]) -> Vec<Answer> {
 /// its arrival, where the row shows the last answer computed there. Returns
 /// how many answers were checked and how many read the reference on the
 /// other side of an edge than the boundary does.
-pub fn check(label: &str, uplink: &[(u64, u64)], y: &[f64], uc: &[f64], integral: &[f64], derivative: &[f64]) -> (usize, usize) {
+pub fn check(
+    label: &str,
+    uplink: &[(u64, u64)],
+    y: &[f64],
+    uc: &[f64],
+    integral: &[f64],
+    derivative: &[f64],
+) -> (usize, usize) {
     let mut uplink = uplink.to_vec();
     uplink.sort_by_key(|&(number, arrival)| (arrival, number));
     let measurements: Vec<(u64, f64)> = uplink
@@ -105,13 +117,19 @@ pub fn check(label: &str, uplink: &[(u64, u64)], y: &[f64], uc: &[f64], integral
     let (mut checked, mut across_an_edge) = (0, 0);
     for (n, a) in expected.iter().enumerate() {
         let row = a.arrival_ns.div_ceil(H_NS);
-        let last_at_row = expected.get(n + 1).is_none_or(|next| next.arrival_ns.div_ceil(H_NS) != row);
+        let last_at_row = expected
+            .get(n + 1)
+            .is_none_or(|next| next.arrival_ns.div_ceil(H_NS) != row);
         let row = row as usize;
         if !last_at_row || row >= uc.len() {
             continue;
         }
         let close = |got: f64, want: f64| (got - want).abs() <= 1e-9 * (1.0 + want.abs());
-        for (what, got, want) in [("u", uc[row], a.u), ("integral", integral[row], a.integral), ("derivative", derivative[row], a.derivative)] {
+        for (what, got, want) in [
+            ("u", uc[row], a.u),
+            ("integral", integral[row], a.integral),
+            ("derivative", derivative[row], a.derivative),
+        ] {
             assert!(close(got, want), "{label}: answer to the packet that arrived at {} ns: {what} = {got}, oracle {want}", a.arrival_ns);
         }
         checked += 1;

@@ -6,8 +6,17 @@ use controlsim::{ClosedLoop, Delays, Recorder, Response, System};
 
 use crate::support::*;
 
-fn vehicle(name: &str, node: u32, predecessor: Option<&str>, x0: f64, controller: &str, extra: &str) -> String {
-    let predecessor = predecessor.map(|p| format!("predecessor = \"{p}\"")).unwrap_or_default();
+fn vehicle(
+    name: &str,
+    node: u32,
+    predecessor: Option<&str>,
+    x0: f64,
+    controller: &str,
+    extra: &str,
+) -> String {
+    let predecessor = predecessor
+        .map(|p| format!("predecessor = \"{p}\""))
+        .unwrap_or_default();
     format!(
         r#"
 [[loops]]
@@ -29,7 +38,9 @@ max = 3.0
 }
 
 fn platoon(scheme: &str, delay: &str) -> String {
-    let header = format!("duration = \"20s\"\nstep = \"1ms\"\n[sync]\nscheme = \"{scheme}\"\nperiod = \"20ms\"\n");
+    let header = format!(
+        "duration = \"20s\"\nstep = \"1ms\"\n[sync]\nscheme = \"{scheme}\"\nperiod = \"20ms\"\n"
+    );
     let lead = r#"[loops.sensor]
 period = "20ms"
 [loops.controller]
@@ -48,7 +59,14 @@ time_gap = 0.7
 trigger = "time"
 period = "20ms""#;
     let loops = vehicle("lead", 0, None, 60.0, lead, "")
-        + &vehicle("f1", 1, Some("lead"), 30.0, follower, "feedforward = { size = 200 }")
+        + &vehicle(
+            "f1",
+            1,
+            Some("lead"),
+            30.0,
+            follower,
+            "feedforward = { size = 200 }",
+        )
         + &vehicle("f2", 2, Some("f1"), 0.0, follower, "");
     scenario(&header, delay, &loops)
 }
@@ -64,19 +82,30 @@ fn zero_delay_platoon_equals_the_closed_loop() {
         closed.run_to(resolved.end_step, &mut recorder).unwrap();
         let expected = recorder.finish(closed.system()).unwrap();
         let (dir, report) = run_in_tempdir(&text);
-        assert!(read(&dir.path().join("run/timeseries.csv")) == expected, "{scheme}: platoon differs from the closed loop");
+        assert!(
+            read(&dir.path().join("run/timeseries.csv")) == expected,
+            "{scheme}: platoon differs from the closed loop"
+        );
         // Only feed-forward packets cross the network (controllers are on board).
         let flows = &report.summary.flows;
         assert_eq!(flows.len(), 2);
-        assert!(flows.iter().all(|f| f.direction == bridge::flows::Direction::Feedforward));
-        assert_eq!((flows[0].src, flows[0].dst, flows[1].src, flows[1].dst), (0, 1, 1, 2));
+        assert!(flows
+            .iter()
+            .all(|f| f.direction == bridge::flows::Direction::Feedforward));
+        assert_eq!(
+            (flows[0].src, flows[0].dst, flows[1].src, flows[1].dst),
+            (0, 1, 1, 2)
+        );
         assert!(flows.iter().all(|f| f.counts.accepted > 900));
     }
 }
 
 #[test]
 fn delayed_feedforward_still_settles_at_the_time_gap() {
-    let text = platoon("event_driven", r#"{ kind = "uniform", min = "5ms", max = "30ms" }"#);
+    let text = platoon(
+        "event_driven",
+        r#"{ kind = "uniform", min = "5ms", max = "30ms" }"#,
+    );
     let (dir, report) = run_in_tempdir(&text);
     let run = dir.path().join("run");
     let rows = packet_rows(&run);

@@ -38,14 +38,19 @@ const STEP_AT_20MS: &str = "kind = \"step\"\nat = \"20ms\"\nfinal = 1.0";
 const PI: &str = "kind = \"transfer_function\"\nnum = [1.5, 3.0]\nden = [1.0, 0.0]";
 /// A state-space controller whose output is a pure gain on the error: no
 /// dynamics reach the output (C = 0, D = 2.5).
-const PURE_GAIN: &str = "kind = \"state_space\"\na = [[-1.0]]\nb = [[1.0]]\nc = [[0.0]]\nd = [[2.5]]";
+const PURE_GAIN: &str =
+    "kind = \"state_space\"\na = [[-1.0]]\nb = [[1.0]]\nc = [[0.0]]\nd = [[2.5]]";
 const P: &str = "kind = \"pid\"\nkp = 2.5";
 /// Seeds of the sensor noise and the channel; each gives other arrival times.
 const SEEDS: std::ops::RangeInclusive<u64> = 1..=8;
 
 /// The plant output of a run.
 fn plant_output(seed: u64, controller: &str, response: &str, reference: &str) -> Vec<f64> {
-    let (dir, _) = run_in_tempdir(&scenario(&header(seed), DELAY, &lag_loop(controller, response, reference)));
+    let (dir, _) = run_in_tempdir(&scenario(
+        &header(seed),
+        DELAY,
+        &lag_loop(controller, response, reference),
+    ));
     column(&dir.path().join("run"), "lag.y.y")
 }
 
@@ -59,8 +64,15 @@ fn rollback_of_a_pure_gain_equals_the_direct_proportional_law() {
     for seed in SEEDS {
         let constant = "kind = \"constant\"\nvalue = 1.0";
         let rollback = plant_output(seed, PURE_GAIN, "rollback", constant);
-        assert_eq!(rollback, plant_output(seed, P, "direct", constant), "seed {seed}: rollback and direct laws disagree");
-        assert!(rollback.iter().any(|&y| y > 0.5), "seed {seed}: the loop moved");
+        assert_eq!(
+            rollback,
+            plant_output(seed, P, "direct", constant),
+            "seed {seed}: rollback and direct laws disagree"
+        );
+        assert!(
+            rollback.iter().any(|&y| y > 0.5),
+            "seed {seed}: the loop moved"
+        );
     }
 }
 
@@ -73,20 +85,34 @@ fn rollback_of_a_pure_gain_reads_the_reference_one_step_ahead() {
     let mut differed = 0;
     for seed in SEEDS {
         let rollback = plant_output(seed, PURE_GAIN, "rollback", STEP_AT_20MS);
-        let early = plant_output(seed, P, "direct", "kind = \"step\"\nat = \"19ms\"\nfinal = 1.0");
-        assert_eq!(rollback, early, "seed {seed}: rollback is not the direct law one step ahead");
+        let early = plant_output(
+            seed,
+            P,
+            "direct",
+            "kind = \"step\"\nat = \"19ms\"\nfinal = 1.0",
+        );
+        assert_eq!(
+            rollback, early,
+            "seed {seed}: rollback is not the direct law one step ahead"
+        );
         if rollback != plant_output(seed, P, "direct", STEP_AT_20MS) {
             differed += 1;
         }
     }
-    assert!(differed > 0, "no seed put a response at 19 ms: the comparison tests nothing");
+    assert!(
+        differed > 0,
+        "no seed put a response at 19 ms: the comparison tests nothing"
+    );
 }
 
 /// Rollback answers differ from direct ones when the controller has
 /// dynamics in its output: the comparison above can fail.
 #[test]
 fn rollback_of_a_pi_differs_from_its_direct_output() {
-    assert_ne!(plant_output(1, PI, "rollback", STEP_AT_20MS), plant_output(1, PI, "direct", STEP_AT_20MS));
+    assert_ne!(
+        plant_output(1, PI, "rollback", STEP_AT_20MS),
+        plant_output(1, PI, "direct", STEP_AT_20MS)
+    );
 }
 
 /// The plant and every other state are bit-identical after a rollback
@@ -107,8 +133,15 @@ fn a_rollback_response_leaves_the_plant_untouched() {
         let before = (probed.snapshot(), probed.loops()[0].state().to_vec());
         let response = probed.rollback_response(0).unwrap().to_vec();
         assert!(response[0].is_finite());
-        assert_eq!(probed.loops()[0].state(), &before.1[..], "plant state changed at step {k}");
+        assert_eq!(
+            probed.loops()[0].state(),
+            &before.1[..],
+            "plant state changed at step {k}"
+        );
         assert_eq!(probed.loops()[0].state(), twin.loops()[0].state());
-        assert_eq!(probed.loops()[0].controller_state(), twin.loops()[0].controller_state());
+        assert_eq!(
+            probed.loops()[0].controller_state(),
+            twin.loops()[0].controller_state()
+        );
     }
 }

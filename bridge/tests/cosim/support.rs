@@ -8,7 +8,13 @@ use bridge::run::{run, RunOptions, RunReport};
 
 /// A DC servo (theta/V = 10/(s(s+11))) with a PID, as a `[[loops]]` table.
 /// `controller` holds extra controller keys (trigger, period, ...).
-pub fn servo_loop(name: &str, plant_node: u32, controller_node: u32, controller: &str, extra: &str) -> String {
+pub fn servo_loop(
+    name: &str,
+    plant_node: u32,
+    controller_node: u32,
+    controller: &str,
+    extra: &str,
+) -> String {
     format!(
         r#"
 [[loops]]
@@ -58,14 +64,21 @@ delay = {delay}
 }
 
 pub fn resolve(text: &str) -> Resolved {
-    let scenario = Scenario::from_toml(text).unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{text}"));
-    scenario.resolve().unwrap_or_else(|e| panic!("scenario does not resolve: {e}"))
+    let scenario = Scenario::from_toml(text)
+        .unwrap_or_else(|e| panic!("scenario does not parse: {e}\n{text}"));
+    scenario
+        .resolve()
+        .unwrap_or_else(|e| panic!("scenario does not resolve: {e}"))
 }
 
 /// Runs a scenario into a fresh temporary directory.
 pub fn run_in_tempdir(text: &str) -> (tempfile::TempDir, RunReport) {
     let dir = tempfile::tempdir().unwrap();
-    let options = RunOptions { out_dir: dir.path().join("run"), base_dir: PathBuf::from("."), cancel: None };
+    let options = RunOptions {
+        out_dir: dir.path().join("run"),
+        base_dir: PathBuf::from("."),
+        cancel: None,
+    };
     let report = run(&resolve(text), &options).unwrap_or_else(|e| panic!("run failed: {e}"));
     (dir, report)
 }
@@ -87,19 +100,34 @@ pub fn csv_rows(table: impl std::io::Read) -> Vec<BTreeMap<String, String>> {
         .records()
         .map(|r| {
             let r = r.unwrap();
-            headers.iter().zip(r.iter()).map(|(h, v)| (h.to_string(), v.to_string())).collect()
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
         })
         .collect()
 }
 
 pub fn num(row: &BTreeMap<String, String>, column: &str) -> Option<u64> {
     let text = &row[column];
-    (!text.is_empty()).then(|| text.parse().unwrap_or_else(|_| panic!("{column} = {text:?}")))
+    (!text.is_empty()).then(|| {
+        text.parse()
+            .unwrap_or_else(|_| panic!("{column} = {text:?}"))
+    })
 }
 
 /// One column of timeseries.csv as numbers.
 pub fn column(dir: &Path, name: &str) -> Vec<f64> {
     let mut reader = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
-    let index = reader.headers().unwrap().iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
-    reader.records().map(|r| r.unwrap()[index].parse().unwrap()).collect()
+    let index = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"));
+    reader
+        .records()
+        .map(|r| r.unwrap()[index].parse().unwrap())
+        .collect()
 }

@@ -19,8 +19,16 @@ fn closed_loop_timeseries(text: &str) -> Vec<u8> {
 fn closed_loop_with_delay(text: &str, delay: SimTime) -> Vec<u8> {
     let resolved = resolve(text);
     let system = System::from_config(&resolved.system, resolved.scenario.seed).unwrap();
-    let mut closed = ClosedLoop::new(system, Delays { uplink: delay, downlink: delay }, Response::Direct);
-    let mut recorder = Recorder::new(closed.system(), Vec::new(), resolved.scenario.record_every).unwrap();
+    let mut closed = ClosedLoop::new(
+        system,
+        Delays {
+            uplink: delay,
+            downlink: delay,
+        },
+        Response::Direct,
+    );
+    let mut recorder =
+        Recorder::new(closed.system(), Vec::new(), resolved.scenario.record_every).unwrap();
     closed.run_to(resolved.end_step, &mut recorder).unwrap();
     recorder.finish(closed.system()).unwrap()
 }
@@ -36,13 +44,19 @@ fn assert_same_as_delayed_closed_loop(text: &str, delay: SimTime) {
     assert!(report.summary.complete);
     assert!(expected.len() > 10_000, "a trajectory worth comparing");
     if got != expected {
-        let (g, e) = (String::from_utf8_lossy(&got), String::from_utf8_lossy(&expected));
+        let (g, e) = (
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(&expected),
+        );
         let line = g.lines().zip(e.lines()).position(|(a, b)| a != b);
         panic!("co-simulation differs from the closed loop first at line {line:?}");
     }
     // And every packet that arrived in time was applied, after exactly the delay.
     for row in packet_rows(&dir.path().join("run")) {
-        assert!(row["fate"] == "accepted" || row["fate"] == "in_flight", "{row:?}");
+        assert!(
+            row["fate"] == "accepted" || row["fate"] == "in_flight",
+            "{row:?}"
+        );
         if row["fate"] == "accepted" {
             assert_eq!(num(&row, "delay_ns"), Some(delay.0));
         }
@@ -58,14 +72,26 @@ fn header(scheme: &str) -> String {
 #[test]
 fn master_slave_with_time_triggered_controllers() {
     let loops = servo_loop("a", 0, 1, "trigger = \"time\"\nperiod = \"5ms\"", "")
-        + &servo_loop("b", 2, 3, "trigger = \"time\"\nperiod = \"10ms\"", "uplink = { multi_packet = true }");
+        + &servo_loop(
+            "b",
+            2,
+            3,
+            "trigger = \"time\"\nperiod = \"10ms\"",
+            "uplink = { multi_packet = true }",
+        );
     assert_same_as_closed_loop(&scenario(&header("master_slave"), ZERO, &loops));
 }
 
 #[test]
 fn event_driven_with_time_and_event_triggered_controllers() {
     let loops = servo_loop("a", 0, 1, "trigger = \"event\"", "")
-        + &servo_loop("b", 2, 3, "trigger = \"time\"\nperiod = \"5ms\"", "uplink = { multi_packet = true }")
+        + &servo_loop(
+            "b",
+            2,
+            3,
+            "trigger = \"time\"\nperiod = \"5ms\"",
+            "uplink = { multi_packet = true }",
+        )
         + &servo_loop("c", 4, 4, "trigger = \"event\"", "");
     assert_same_as_closed_loop(&scenario(&header("event_driven"), ZERO, &loops));
 }
@@ -100,7 +126,10 @@ final = 1.0
     closed.run_to(resolved.end_step, &mut recorder).unwrap();
     let expected = recorder.finish(closed.system()).unwrap();
     let (dir, _) = run_in_tempdir(&text);
-    assert!(read(&dir.path().join("run/timeseries.csv")) == expected, "rollback loop differs from the closed loop");
+    assert!(
+        read(&dir.path().join("run/timeseries.csv")) == expected,
+        "rollback loop differs from the closed loop"
+    );
 }
 
 const THREE_STEPS: &str = r#"{ kind = "constant", value = "3ms" }"#;
@@ -109,7 +138,10 @@ const THREE_STEPS: &str = r#"{ kind = "constant", value = "3ms" }"#;
 fn event_driven_with_a_delay_of_whole_steps_is_a_pure_delay() {
     let loops = servo_loop("a", 0, 1, "trigger = \"event\"", "")
         + &servo_loop("b", 2, 3, "trigger = \"time\"\nperiod = \"5ms\"", "");
-    assert_same_as_delayed_closed_loop(&scenario(&header("event_driven"), THREE_STEPS, &loops), SimTime::from_millis(3));
+    assert_same_as_delayed_closed_loop(
+        &scenario(&header("event_driven"), THREE_STEPS, &loops),
+        SimTime::from_millis(3),
+    );
 }
 
 #[test]
@@ -117,7 +149,10 @@ fn master_slave_with_a_delay_of_whole_steps_is_a_pure_delay() {
     // 3 ms delays cross the 10 ms sync boundaries: events are replayed in the
     // period in which they happen.
     let loops = servo_loop("a", 0, 1, "trigger = \"time\"\nperiod = \"5ms\"", "");
-    assert_same_as_delayed_closed_loop(&scenario(&header("master_slave"), THREE_STEPS, &loops), SimTime::from_millis(3));
+    assert_same_as_delayed_closed_loop(
+        &scenario(&header("master_slave"), THREE_STEPS, &loops),
+        SimTime::from_millis(3),
+    );
 }
 
 /// The comparison can fail: a 3 ms delay is not the same as none.

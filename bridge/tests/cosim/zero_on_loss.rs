@@ -29,7 +29,17 @@ const NON_ZERO_FROM: usize = 100;
 
 fn text(scheme: &str, controller: &str, builtin: &str) -> String {
     let header = format!("duration = \"3s\"\nstep = \"1ms\"\nseed = 9\n[sync]\nscheme = \"{scheme}\"\nperiod = \"10ms\"\n");
-    scenario(&header, builtin, &servo_loop("servo", 0, 1, controller, "downlink = { on_loss = \"zero\" }"))
+    scenario(
+        &header,
+        builtin,
+        &servo_loop(
+            "servo",
+            0,
+            1,
+            controller,
+            "downlink = { on_loss = \"zero\" }",
+        ),
+    )
 }
 
 /// The boundary where a loss acts: where the packet would have taken effect
@@ -49,21 +59,39 @@ fn loss_step(scheme: &str, lost_at: u64, sent: u64) -> u64 {
 /// controller that has heard no measurement yet rightly sends a zero).
 /// Events at one boundary act in canonical order: time, then number.
 /// Returns how many losses were checked.
-fn check_zeroing(scheme: &str, controller: &str, rows: &[BTreeMap<String, String>], applied: &[f64]) -> usize {
+fn check_zeroing(
+    scheme: &str,
+    controller: &str,
+    rows: &[BTreeMap<String, String>],
+    applied: &[f64],
+) -> usize {
     let mut events: Vec<(u64, u64, u64, bool)> = rows
         .iter()
         .filter(|r| r["direction"] == "downlink")
         .filter_map(|r| match r["fate"].as_str() {
-            "accepted" => Some((num(r, "applied_step")?, num(r, "arrival_ns")?, num(r, "number")?, false)),
+            "accepted" => Some((
+                num(r, "applied_step")?,
+                num(r, "arrival_ns")?,
+                num(r, "number")?,
+                false,
+            )),
             fate if fate.starts_with("lost_") => {
                 let (lost_at, sent) = (num(r, "lost_at_ns")?, num(r, "sent_ns")?);
-                Some((loss_step(scheme, lost_at, sent), lost_at, num(r, "number")?, true))
+                Some((
+                    loss_step(scheme, lost_at, sent),
+                    lost_at,
+                    num(r, "number")?,
+                    true,
+                ))
             }
             _ => None,
         })
         .collect();
     events.sort();
-    let losses = events.iter().filter(|e| e.3 && (e.0 as usize) < applied.len()).count();
+    let losses = events
+        .iter()
+        .filter(|e| e.3 && (e.0 as usize) < applied.len())
+        .count();
     let mut events = events.into_iter().peekable();
     let mut zero = true;
     for (k, &u) in applied.iter().enumerate() {
@@ -71,7 +99,11 @@ fn check_zeroing(scheme: &str, controller: &str, rows: &[BTreeMap<String, String
             zero = e.3;
         }
         if zero || k >= NON_ZERO_FROM {
-            assert_eq!(u == 0.0, zero, "{scheme}, {controller}: applied control {u} at step {k}");
+            assert_eq!(
+                u == 0.0,
+                zero,
+                "{scheme}, {controller}: applied control {u} at step {k}"
+            );
         }
     }
     losses
@@ -108,8 +140,10 @@ impl Network for SenderQueueDrops {
     }
 
     fn begin_step(&mut self, mut step: Step) -> Result<(), NetworkError> {
-        let (dropped, sent): (Vec<_>, Vec<_>) =
-            step.sends.into_iter().partition(|s| s.flow == self.downlink && s.number % 3 == 0);
+        let (dropped, sent): (Vec<_>, Vec<_>) = step
+            .sends
+            .into_iter()
+            .partition(|s| s.flow == self.downlink && s.number % 3 == 0);
         self.dropped.extend(dropped.into_iter().map(|s| DropEvent {
             flow: s.flow,
             number: s.number,
@@ -126,7 +160,9 @@ impl Network for SenderQueueDrops {
 
     fn end_step(&mut self) -> Result<StepDone, NetworkError> {
         let mut done = self.channel.end_step()?;
-        let (now, later) = std::mem::take(&mut self.dropped).into_iter().partition(|d| d.time <= done.reached);
+        let (now, later) = std::mem::take(&mut self.dropped)
+            .into_iter()
+            .partition(|d| d.time <= done.reached);
         self.dropped = later;
         done.drops.extend(now);
         Ok(done)
@@ -158,7 +194,11 @@ struct Applied(Vec<f64>);
 
 impl Observer for Applied {
     fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
-        assert_eq!(system.k(), self.0.len() as u64, "every boundary once, in order");
+        assert_eq!(
+            system.k(),
+            self.0.len() as u64,
+            "every boundary once, in order"
+        );
         self.0.push(system.loops()[0].applied_control()[0]);
         Ok(())
     }
@@ -173,22 +213,50 @@ impl Observer for Applied {
 fn a_queue_drop_at_the_send_instant_zeroes_the_actuator_one_step_later() {
     for scheme in SCHEMES {
         for controller in [TIME, EVENT] {
-            let resolved = resolve(&text(scheme, controller, "{ kind = \"constant\", value = \"3.7ms\" }"));
+            let resolved = resolve(&text(
+                scheme,
+                controller,
+                "{ kind = \"constant\", value = \"3.7ms\" }",
+            ));
             let config = resolved.scenario.network.builtin.as_ref().unwrap();
-            let channel = BuiltinNetwork::new(config, resolved.scenario.seed, resolved.scenario.run, Path::new(".")).unwrap();
+            let channel = BuiltinNetwork::new(
+                config,
+                resolved.scenario.seed,
+                resolved.scenario.run,
+                Path::new("."),
+            )
+            .unwrap();
             let downlink = FlowTable::new(&resolved.loops).downlink(0).unwrap();
-            let network = SenderQueueDrops { channel, downlink, dropped: Vec::new() };
-            let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
+            let network = SenderQueueDrops {
+                channel,
+                downlink,
+                dropped: Vec::new(),
+            };
+            let system =
+                System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
             // No plant here moves a node.
-            let mut session = Session::new(&resolved, system, Vec::new(), Box::new(network), Vec::new(), None);
+            let mut session = Session::new(
+                &resolved,
+                system,
+                Vec::new(),
+                Box::new(network),
+                Vec::new(),
+                None,
+            );
             let mut applied = Applied(Vec::new());
             session.run(&mut applied).unwrap();
             let (parts, finished) = session.finish(true);
             finished.unwrap();
             let rows = csv_rows(&parts.ledger.into_inner().unwrap()[..]);
-            assert!(rows.iter().all(|r| r["fate"] != "lost_phy"), "only queue drops");
+            assert!(
+                rows.iter().all(|r| r["fate"] != "lost_phy"),
+                "only queue drops"
+            );
             let losses = check_zeroing(scheme, controller, &rows, &applied.0);
-            assert!(losses > 50, "{scheme}, {controller}: only {losses} queue drops");
+            assert!(
+                losses > 50,
+                "{scheme}, {controller}: only {losses} queue drops"
+            );
         }
     }
 }
@@ -240,10 +308,20 @@ fn with_multi_packet_a_loss_zeroes_only_its_own_channel() {
                 .iter()
                 .filter(|r| r["direction"] == "downlink" && num(r, "state_index") == Some(j as u64))
                 .filter_map(|r| match r["fate"].as_str() {
-                    "accepted" => Some((num(r, "applied_step")?, num(r, "arrival_ns")?, num(r, "number")?, false)),
+                    "accepted" => Some((
+                        num(r, "applied_step")?,
+                        num(r, "arrival_ns")?,
+                        num(r, "number")?,
+                        false,
+                    )),
                     fate if fate.starts_with("lost_") => {
                         let (lost_at, sent) = (num(r, "lost_at_ns")?, num(r, "sent_ns")?);
-                        Some((loss_step(scheme, lost_at, sent), lost_at, num(r, "number")?, true))
+                        Some((
+                            loss_step(scheme, lost_at, sent),
+                            lost_at,
+                            num(r, "number")?,
+                            true,
+                        ))
                     }
                     _ => None,
                 })
@@ -255,7 +333,11 @@ fn with_multi_packet_a_loss_zeroes_only_its_own_channel() {
                 while let Some(e) = events.next_if(|e| e.0 <= k as u64) {
                     zero = e.3;
                 }
-                assert_eq!(u, if zero { 0.0 } else { value }, "{scheme}: channel {j} at step {k}");
+                assert_eq!(
+                    u,
+                    if zero { 0.0 } else { value },
+                    "{scheme}: channel {j} at step {k}"
+                );
                 zero_at[j].push(zero);
             }
         }
@@ -264,6 +346,9 @@ fn with_multi_packet_a_loss_zeroes_only_its_own_channel() {
                 only_one_zero += 1;
             }
         }
-        assert!(only_one_zero > 100, "{scheme}: {only_one_zero} boundaries with one channel zeroed and the other not");
+        assert!(
+            only_one_zero > 100,
+            "{scheme}: {only_one_zero} boundaries with one channel zeroed and the other not"
+        );
     }
 }

@@ -330,19 +330,31 @@ fn continuous_pi_evaluated_at_an_event_time_inside_the_step() {
     sys.set_controller_input(0, 0, 0.25).unwrap();
     let t = SimTime(499_600_000);
     let direct = sys.compute_control_at(0, t).unwrap()[0];
-    assert!((direct - (1.5 * 0.75 + 3.0 * 0.4996)).abs() < 1e-12, "{direct}");
+    assert!(
+        (direct - (1.5 * 0.75 + 3.0 * 0.4996)).abs() < 1e-12,
+        "{direct}"
+    );
     let rollback = sys.rollback_response_at(0, t).unwrap()[0];
-    assert!((rollback - (1.5 * 0.75 + 3.0 * (0.4996 + 0.001 * 0.75))).abs() < 1e-12, "{rollback}");
+    assert!(
+        (rollback - (1.5 * 0.75 + 3.0 * (0.4996 + 0.001 * 0.75))).abs() < 1e-12,
+        "{rollback}"
+    );
     // Nothing moved: the state is still the boundary's.
     assert!((sys.loops()[0].controller_state()[0] - 0.5).abs() < 1e-12);
     // A snapshot keeps what an event time inside the step needs.
     let snap = sys.snapshot();
     sys.advance_to(503, &mut Silent).unwrap();
     sys.restore(&snap).unwrap();
-    assert_eq!(sys.compute_control_at(0, t).unwrap()[0].to_bits(), direct.to_bits());
+    assert_eq!(
+        sys.compute_control_at(0, t).unwrap()[0].to_bits(),
+        direct.to_bits()
+    );
     for outside in [SimTime(499_000_000), SimTime(500_000_001)] {
         assert!(
-            matches!(sys.compute_control_at(0, outside), Err(ApiError::EventTime { .. })),
+            matches!(
+                sys.compute_control_at(0, outside),
+                Err(ApiError::EventTime { .. })
+            ),
             "{outside} is outside the last step"
         );
     }

@@ -2,8 +2,8 @@
 //! against its closed form.
 
 use controlsim::{
-    ControllerConfig, EventKind, LoopSpec, Plant, PlantConfig, PlantModel, SensorConfig,
-    Signature, Silent, SimTime, SolverKind, StepError, System,
+    ControllerConfig, EventKind, LoopSpec, Plant, PlantConfig, PlantModel, SensorConfig, Signature,
+    Silent, SimTime, SolverKind, StepError, System,
 };
 
 use crate::common::build;
@@ -128,18 +128,23 @@ fn bouncing_ball_impacts_are_located_to_the_analytic_times() {
             );
             let since = t - tn;
             let h_exact = rn * since - 0.5 * G * since * since;
-            assert!(
-                (h - h_exact).abs() <= 1e-8,
-                "t = {t}: h {h} vs {h_exact}"
-            );
+            assert!((h - h_exact).abs() <= 1e-8, "t = {t}: h {h} vs {h_exact}");
             checked_times += 1;
         } else if t > exact.accumulation + 1e-9 {
-            assert_eq!((h, v), (0.0, 0.0), "t = {t}: at rest after the accumulation");
+            assert_eq!(
+                (h, v),
+                (0.0, 0.0),
+                "t = {t}: at rest after the accumulation"
+            );
             assert!(
                 n >= exact.count(exact.accumulation - 1e-9),
                 "{n} impacts: all those more than 1e-9 s before the accumulation happened"
             );
-            assert_eq!(*settled_count.get_or_insert(n), n, "t = {t}: no impact at rest");
+            assert_eq!(
+                *settled_count.get_or_insert(n),
+                n,
+                "t = {t}: no impact at rest"
+            );
         }
     }
     assert!(checked_times > 1500, "{checked_times}");
@@ -164,7 +169,11 @@ fn last_event_is_the_analytic_impact_then_a_settle_at_the_accumulation() {
             Some(ev) if ev.kind == EventKind::Reset => {
                 assert_eq!(ev.guard, 0);
                 let tn = exact.times[n - 1];
-                assert!((ev.time - tn).abs() <= 1e-9, "impact {n}: {} vs {tn}", ev.time);
+                assert!(
+                    (ev.time - tn).abs() <= 1e-9,
+                    "impact {n}: {} vs {tn}",
+                    ev.time
+                );
             }
             Some(ev) => {
                 assert!(
@@ -197,22 +206,44 @@ fn several_events_in_one_step_happen_in_order() {
     let lp = &sys.loops()[0];
     assert_eq!(lp.resets(), 2);
     let ev = lp.last_event().unwrap();
-    assert!((ev.time - 2.0 * t1).abs() <= 1e-12, "{} vs {}", ev.time, 2.0 * t1);
+    assert!(
+        (ev.time - 2.0 * t1).abs() <= 1e-12,
+        "{} vs {}",
+        ev.time,
+        2.0 * t1
+    );
     let (since, r) = (1.0 - 2.0 * t1, e * e * v1);
     let (h, v) = (r * since - 0.5 * G * since * since, r - G * since);
-    assert!((lp.state()[0] - h).abs() <= 1e-12, "{} vs {h}", lp.state()[0]);
-    assert!((lp.state()[1] - v).abs() <= 1e-12, "{} vs {v}", lp.state()[1]);
+    assert!(
+        (lp.state()[0] - h).abs() <= 1e-12,
+        "{} vs {h}",
+        lp.state()[0]
+    );
+    assert!(
+        (lp.state()[1] - v).abs() <= 1e-12,
+        "{} vs {v}",
+        lp.state()[1]
+    );
     // The second step holds the rest of the impacts (at 1.1289 s, 1.2418 s,
     // ...) and their accumulation at t1 + 2 e v1 / (g (1 - e)) = 3 t1.
     sys.advance_to(2, &mut Silent).unwrap();
     let lp = &sys.loops()[0];
     let ev = lp.last_event().unwrap();
     assert_eq!(ev.kind, EventKind::Settle);
-    assert!((ev.time - 3.0 * t1).abs() <= 1e-9, "{} vs {}", ev.time, 3.0 * t1);
+    assert!(
+        (ev.time - 3.0 * t1).abs() <= 1e-9,
+        "{} vs {}",
+        ev.time,
+        3.0 * t1
+    );
     assert_eq!(lp.state(), &[0.0, 0.0]);
     // Flights 2 e^n v1 / g = 2 t1 e^n down to about ZENO_GAP.
     let expected = 1 + ((controlsim::event::ZENO_GAP / (2.0 * t1)).ln() / e.ln()) as u64;
-    assert!(lp.resets().abs_diff(expected) <= 2, "{} vs {expected}", lp.resets());
+    assert!(
+        lp.resets().abs_diff(expected) <= 2,
+        "{} vs {expected}",
+        lp.resets()
+    );
 }
 
 /// Without events to locate, the ball's step is the plain RK4 step: a
