@@ -5,8 +5,8 @@
 #
 # 1. The sweep submitted with --slurm gives the same run directories and
 #    files, and the same aggregates (but for wall_s), as `netloop sweep`.
-# 2. Cancelling one array task while its run runs leaves that run not
-#    complete; `--status` and the aggregates say so; `--resume --slurm`
+# 2. Cancelling one array task while its run runs (suspended first, so
+#    that it cannot finish in between) leaves that run not complete; `--status` and the aggregates say so; `--resume --slurm`
 #    submits only that task, and the sweep is then the same as the local one.
 #
 # Needs root (it installs and starts the daemons) and a built tree
@@ -101,6 +101,14 @@ for _ in $(seq 600); do
         index="${task#*_}"
         hash=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][int(sys.argv[2]) - 1]["hash"])' "$work/killed/sweep.json" "$index")
         if [ -f "$work/killed/runs/$hash/netloop.log" ] && [ ! -f "$work/killed/runs/$hash/outcome.json" ]; then
+            # A run lasts well under a second: freeze the task (SIGSTOP to
+            # its processes) so that it cannot finish between this check
+            # and the cancel, then check again.
+            scontrol suspend "$task" 2>/dev/null || continue
+            if [ -f "$work/killed/runs/$hash/outcome.json" ]; then
+                scontrol resume "$task" 2>/dev/null || true
+                continue
+            fi
             victim="$task"
             break 2
         fi
