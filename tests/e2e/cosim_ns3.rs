@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use protocol::SimTime;
 
 use crate::support::server_binary;
+use test_support::fixtures::DC_SERVO_PLANT;
 
 /// A servo loop over a 1 Mbps, 2 ms point-to-point link; the builtin
 /// equivalent delays each 64-byte packet by 2 ms + (64 + 30) * 8 us.
@@ -42,14 +43,7 @@ binary = "{server}"
 name = "servo"
 uplink = {{ drop_stale = true }}
 downlink = {{ max_delay = "20ms" }}
-[loops.plant]
-kind = "dc_servo"
-inertia = 0.01
-viscous_friction = 0.1
-torque_constant = 0.1
-back_emf_constant = 0.1
-resistance = 1.0
-[loops.sensor]
+{DC_SERVO_PLANT}[loops.sensor]
 period = "{sensor_period}"
 noise_std = 0.001
 [loops.actuator]
@@ -260,7 +254,17 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results(sync: &str) {
         assert!(Instant::now() < deadline, "no server started");
         std::thread::sleep(Duration::from_millis(20));
     };
-    std::thread::sleep(Duration::from_millis(700));
+    // Let the run write a good part of its time series first: waiting for
+    // bytes on disk, not for wall time, holds on a loaded machine too.
+    let partial = out.join("timeseries.csv.partial");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::metadata(&partial).map_or(0, |m| m.len()) < 32 * 1024 {
+        assert!(
+            Instant::now() < deadline,
+            "the run wrote no time series within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
     // SAFETY: kill(2) on the server we found.
     assert_eq!(
         unsafe { libc::kill(server as libc::pid_t, libc::SIGKILL) },
