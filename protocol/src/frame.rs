@@ -67,6 +67,22 @@ pub enum FrameError {
     },
 }
 
+impl FrameError {
+    /// The variant's name, as the golden table of malformed frames
+    /// (`golden/bad_frames.txt`) and the C++ decoder's tests spell it.
+    pub fn class(&self) -> &'static str {
+        match self {
+            FrameError::BadMagic { .. } => "BadMagic",
+            FrameError::UnsupportedVersion { .. } => "UnsupportedVersion",
+            FrameError::UnknownKind { .. } => "UnknownKind",
+            FrameError::Oversized { .. } => "Oversized",
+            FrameError::TruncatedPayload { .. } => "TruncatedPayload",
+            FrameError::MalformedPayload { .. } => "MalformedPayload",
+            FrameError::TrailingBytes { .. } => "TrailingBytes",
+        }
+    }
+}
+
 /// A message that cannot be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EncodeError {

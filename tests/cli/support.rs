@@ -1,7 +1,11 @@
-//! Running the binary and reading what it wrote.
+//! Running the binary and reading what it wrote (the readers come from the
+//! workspace's test-support crate).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+pub use test_support::process::{assert_exit, stderr, stdout};
+pub use test_support::tables::{column_index as column, read_csv, summary};
 
 /// The `netloop` binary under test.
 pub fn netloop() -> Command {
@@ -27,27 +31,6 @@ pub fn run(args: &[&str]) -> Output {
         .expect("the netloop binary runs")
 }
 
-pub fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-pub fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Asserts an exit code, showing the output when it differs.
-#[track_caller]
-pub fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "exit status {:?}\nstdout:\n{}\nstderr:\n{}",
-        o.status,
-        stdout(o),
-        stderr(o)
-    );
-}
-
 /// Writes a sweep file over the servo example into `dir`.
 pub fn write_sweep(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
@@ -57,28 +40,4 @@ pub fn write_sweep(dir: &Path, name: &str, body: &str) -> PathBuf {
     );
     std::fs::write(&path, text).expect("the temp dir is writable");
     path
-}
-
-/// `sweep.csv` as records with a header.
-pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let header = r.headers().unwrap().iter().map(String::from).collect();
-    let rows = r
-        .records()
-        .map(|rec| rec.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
-}
-
-pub fn column(header: &[String], name: &str) -> usize {
-    header
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
-}
-
-pub fn summary(dir: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("summary.json"))
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    serde_json::from_str(&text).unwrap()
 }

@@ -9,6 +9,7 @@ use bridge::config::Scenario;
 use bridge::run::{run, RunOptions, RunReport};
 
 use crate::support::server_binary;
+use test_support::fixtures::DC_SERVO_PLANT;
 
 /// A DC servo on node 0 with a time-triggered PID on node 1, sampled every
 /// 10 ms, over the given `[network]` tables.
@@ -28,14 +29,7 @@ name = "servo"
 plant_node = 0
 controller_node = 1
 {extra_loop}
-[loops.plant]
-kind = "dc_servo"
-inertia = 0.01
-viscous_friction = 0.1
-torque_constant = 0.1
-back_emf_constant = 0.1
-resistance = 1.0
-[loops.sensor]
+{DC_SERVO_PLANT}[loops.sensor]
 period = "10ms"
 [loops.actuator]
 min = -12.0

@@ -21,6 +21,7 @@ use protocol::{
     decode, encode, Configured, Decoded, Delivery, DropEvent, DropReason, Hello, Message,
     SendRequest, SimTime, StepDone, Summary, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION,
 };
+use test_support::fixtures::DC_SERVO_PLANT;
 
 /// Changes the answer to one step; `None` leaves every answer honest.
 type Tamper = fn(&mut StepDone);
@@ -130,14 +131,7 @@ step_timeout = "20s"
 name = "servo"
 plant_node = 0
 controller_node = 1
-[loops.plant]
-kind = "dc_servo"
-inertia = 0.01
-viscous_friction = 0.1
-torque_constant = 0.1
-back_emf_constant = 0.1
-resistance = 1.0
-[loops.sensor]
+{DC_SERVO_PLANT}[loops.sensor]
 period = "10ms"
 [loops.controller]
 kind = "pid"

@@ -9,11 +9,10 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use protocol::{
-    decode, encode, Decoded, ErrorCode, FrameError, Hello, Message, DEFAULT_MAX_PAYLOAD,
-    PROTOCOL_VERSION,
+    decode, encode, Decoded, ErrorCode, Hello, Message, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION,
 };
 
-use crate::support::server_binary;
+use crate::support::{bad_frames, server_binary, BadFrame};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -120,43 +119,6 @@ impl RawServer {
     }
 }
 
-fn golden_bad_frames() -> Vec<(String, String, Vec<u8>)> {
-    let path =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/golden/bad_frames.txt");
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| {
-            let cols: Vec<&str> = l.split_whitespace().collect();
-            (
-                cols[0].to_string(),
-                cols[1].to_string(),
-                hex_decode(cols[2]),
-            )
-        })
-        .collect()
-}
-
-fn hex_decode(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-fn rust_error_class(e: &FrameError) -> &'static str {
-    match e {
-        FrameError::BadMagic { .. } => "BadMagic",
-        FrameError::UnsupportedVersion { .. } => "UnsupportedVersion",
-        FrameError::UnknownKind { .. } => "UnknownKind",
-        FrameError::Oversized { .. } => "Oversized",
-        FrameError::TruncatedPayload { .. } => "TruncatedPayload",
-        FrameError::MalformedPayload { .. } => "MalformedPayload",
-        FrameError::TrailingBytes { .. } => "TrailingBytes",
-    }
-}
-
 /// The server's answer to a bad frame: an Error naming the problem, or a close.
 fn assert_error_or_close(reply: Option<Message>, case: &str) {
     match reply {
@@ -171,10 +133,10 @@ fn assert_error_or_close(reply: Option<Message>, case: &str) {
 
 #[test]
 fn every_bad_frame_before_and_after_the_handshake() {
-    for (case, class, bytes) in golden_bad_frames() {
+    for BadFrame { case, class, bytes } in bad_frames() {
         // The Rust decoder classifies the same bytes the same way.
         let err = decode(&bytes, DEFAULT_MAX_PAYLOAD).expect_err(&case);
-        assert_eq!(rust_error_class(&err), class, "{case}");
+        assert_eq!(err.class(), class, "{case}");
 
         for after_handshake in [false, true] {
             let label = format!(

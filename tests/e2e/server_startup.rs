@@ -204,7 +204,7 @@ fn ctrl_c_while_the_server_starts_stops_the_run_at_once() {
     let text = scenario("kind = \"p2p\"")
         + "[network.server]\nbinary = \"./silent-server\"\nconnect_timeout = \"60s\"\n";
     write(dir.path(), "silent.toml", &text);
-    let mut child = netloop(dir.path())
+    let child = netloop(dir.path())
         .args(["run", "silent.toml", "--out", "out"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
