@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Idempotent set-up: installs the Debian packages netloop needs when they are
 # missing (ns-3 3.37 and what its CMake files refer to, CMake, a C++ compiler,
-# GoogleTest), then builds the ns-3 server (ns3-scenarios/) and the Rust
-# workspace in release mode. Works as root without sudo, non-interactively.
+# GoogleTest, Python's venv and pip), then builds the ns-3 server
+# (ns3-scenarios/) and the Rust workspace in release mode, and makes the
+# Python environment of python/ (scripts/python-env.sh). Works as root without sudo, non-interactively.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,8 @@ cd "$(dirname "$0")/.."
 # A development machine usually has these already; a fresh Debian does not
 # (scripts/fresh-install-check.sh checks that case).
 PACKAGES=(libns3-dev ns3 libgsl-dev libxml2-dev libsqlite3-dev libpython3-dev
-    cmake g++ make pkg-config libgtest-dev libexpat1-dev)
+    cmake g++ make pkg-config libgtest-dev libexpat1-dev
+    python3 python3-venv python3-pip)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -57,3 +59,4 @@ fi
 
 scripts/build-ns3.sh
 cargo build --release --workspace --locked
+scripts/python-env.sh

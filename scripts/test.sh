@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: set-up (installs and builds what is missing), then the Rust
 # workspace tests (unit, property, end-to-end against the real ns-3 server and
-# the real CLI), the C++ tests of ns3-scenarios/ and a short run of every fuzz
+# the real CLI), the Python package's tests (pytest), the C++ tests of ns3-scenarios/ and a short run of every fuzz
 # target (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,8 @@ scripts/setup.sh
 started=$(date +%s)
 cargo test --release --workspace --locked
 scripts/build-ns3.sh test
+# The Python package (python/) against real runs and sweeps of the release binary.
+.venv/bin/python -m pytest -q python/tests
 # Every fuzz target briefly (8 s each), so that they keep building and running;
 # scripts/fuzz.sh SECONDS for a real campaign (docs/robustness.md).
 scripts/fuzz.sh "${NETLOOP_FUZZ_SECONDS:-8}"

@@ -19,7 +19,8 @@ use bridge::config::Backend;
 use bridge::ns3::{default_server_path, Ns3Options, SERVER_ENV};
 use bridge::plot::{plot_dir, PlotOptions};
 use bridge::probe::{run_probe, ProbeSpec};
-use bridge::run::{run, RunError, RunOptions};
+use bridge::run::{run_with_progress, RunError, RunOptions};
+use bridge::run_progress::RunProgress;
 use bridge::scenario_file::{self, backend_override, LoadError, Override};
 use bridge::server_command::key_of_problem;
 use bridge::sweep::{self, aggregate, ExecOptions, Plan, SweepError, SweepFile};
@@ -141,6 +142,9 @@ struct RunArgs {
     /// Also draw the run's plots into <out>/plots/.
     #[arg(long)]
     plot: bool,
+    /// Form of timeseries and packets (overrides `[output] format`).
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
 }
 
 #[derive(Args)]
@@ -170,6 +174,16 @@ struct SweepArgs {
     /// Sweep directory (default: results/<sweep file name>).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Set a key for every run, like the sweep file's [set] (and over it); a key
+    /// a [[grid]] axis sweeps is pinned to this one value. Repeatable.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    /// Replications per point (overrides the sweep file's `replications`).
+    #[arg(long, value_name = "N")]
+    replications: Option<u64>,
+    /// Form of each run's timeseries and packets (like --set output.format=...).
+    #[arg(long, value_enum)]
+    format: Option<FormatArg>,
     /// Wall-clock limit per run, e.g. 10min (overrides the sweep file's `timeout`).
     #[arg(long)]
     timeout: Option<SimTime>,
@@ -231,6 +245,23 @@ struct PlotArgs {
     /// figures, mean and p99 delay and delivery ratios.
     #[arg(long = "metric", value_name = "NAME")]
     metrics: Vec<String>,
+}
+
+/// `--format`: the run's data files as CSV (the default) or Parquet.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum FormatArg {
+    Csv,
+    Parquet,
+}
+
+impl FormatArg {
+    /// The `--set` that `--format` stands for.
+    fn set(self) -> String {
+        match self {
+            FormatArg::Csv => "output.format=csv".into(),
+            FormatArg::Parquet => "output.format=parquet".into(),
+        }
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -414,7 +445,11 @@ fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
 }
 
 fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
-    let loaded = scenario_file::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
+    let mut all = overrides(&args.scenario)?;
+    if let Some(format) = args.format {
+        all.push(Override::parse_set(&format.set()).map_err(Failure::BadInput)?);
+    }
+    let loaded = scenario_file::load(&args.scenario.scenario, &all)?;
     let path = &args.scenario.scenario;
     let stem = path
         .file_stem()
@@ -428,7 +463,8 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
         base_dir: loaded.base_dir.clone(),
         cancel: Some(cancel),
     };
-    let outcome = run(&loaded.resolved, &options);
+    let progress = RunProgress::for_terminal(loaded.resolved.scenario.duration, quiet);
+    let outcome = run_with_progress(&loaded.resolved, &options, progress);
     if let (Ok(report), false) = (&outcome, quiet) {
         print_summary(&report.summary, &report.out_dir);
     }
@@ -520,7 +556,8 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     if args.status || args.aggregate {
         return inspect_sweep(&args, quiet);
     }
-    let file = SweepFile::load(&args.sweep)?;
+    let mut file = SweepFile::load(&args.sweep)?;
+    sweep_overrides(&args).apply(&mut file)?;
     let out = sweep_out_dir(&args);
     let timeout = args.timeout.map(|t| Duration::from_nanos(t.0));
     if timeout == Some(Duration::ZERO) {
@@ -673,6 +710,16 @@ fn run_sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     )))
 }
 
+/// `--set` and `--replications` of a sweep.
+fn sweep_overrides(args: &SweepArgs) -> sweep::SweepOverrides {
+    let mut set = args.set.clone();
+    set.extend(args.format.map(FormatArg::set));
+    sweep::SweepOverrides {
+        set,
+        replications: args.replications,
+    }
+}
+
 /// The sweep directory: `--out`, else `results/<sweep file name>`.
 fn sweep_out_dir(args: &SweepArgs) -> PathBuf {
     let stem = args
@@ -778,6 +825,7 @@ fn submit_sweep(
         exe,
         sweep_file,
         timeout: args.timeout.map(|t| t.to_string()),
+        overrides: sweep_overrides(args).words(),
         plot: args.plot,
         resume: args.resume,
     };
@@ -817,7 +865,7 @@ fn submit_sweep(
 
 /// The command that resumes this sweep exactly: same file, same directory
 /// (explicit, since the default depends on the working directory), same
-/// jobs, timeout and plots.
+/// jobs, timeout, plots and overrides.
 fn resume_command(args: &SweepArgs, out: &Path) -> String {
     let mut words = vec![
         "netloop".to_string(),
@@ -840,6 +888,12 @@ fn resume_command(args: &SweepArgs, out: &Path) -> String {
     if args.plot {
         words.push("--plot".into());
     }
+    words.extend(
+        sweep_overrides(args)
+            .words()
+            .iter()
+            .map(|w| bridge::shell::word(w)),
+    );
     if let Some(shard) = args.shard {
         words.extend(["--shard".into(), shard.to_string()]);
     }

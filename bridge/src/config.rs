@@ -76,6 +76,9 @@ pub struct Scenario {
     /// Write every n-th step to `timeseries.csv`.
     #[serde(default = "one")]
     pub record_every: u64,
+    /// How the run's data files are written (`[output]`).
+    #[serde(default, skip_serializing_if = "OutputConfig::is_default")]
+    pub output: OutputConfig,
     pub sync: SyncConfig,
     pub network: NetworkConfig,
     pub loops: Vec<LoopScenario>,
@@ -83,6 +86,31 @@ pub struct Scenario {
 
 fn one() -> u64 {
     1
+}
+
+/// `[output]`: the form of `timeseries` and `packets`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    #[serde(default)]
+    pub format: DataFormat,
+}
+
+impl OutputConfig {
+    fn is_default(&self) -> bool {
+        *self == OutputConfig::default()
+    }
+}
+
+/// File format of a run's time series and packets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DataFormat {
+    /// `timeseries.csv`, `packets.csv`.
+    #[default]
+    Csv,
+    /// `timeseries.parquet`, `packets.parquet`: typed columns, compressed.
+    Parquet,
 }
 
 /// How the two simulators are synchronised (docs/design.md §4).
@@ -209,6 +237,33 @@ pub struct ServerConfig {
     /// Extra ns-3 command-line arguments, passed verbatim (`--ns3::...=...`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
+    /// Typed parameters of the program, each passed as `--name=value`
+    /// (sorted by name, before `args`): unlike `args`, one can be swept on
+    /// its own (`network.server.params.loss = [0.0, 0.1]`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, ServerParam>,
+}
+
+/// A value of `[network.server] params`: what a command-line flag can hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ServerParam {
+    Bool(bool),
+    Integer(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl fmt::Display for ServerParam {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerParam::Bool(b) => write!(f, "{b}"),
+            ServerParam::Integer(i) => write!(f, "{i}"),
+            // Rust's shortest round-trip form: 0.1, 1e-7; ns-3 parses both.
+            ServerParam::Float(x) => write!(f, "{x}"),
+            ServerParam::Text(t) => f.write_str(t),
+        }
+    }
 }
 
 fn default_connect_timeout() -> SimTime {
@@ -226,6 +281,7 @@ impl Default for ServerConfig {
             connect_timeout: default_connect_timeout(),
             step_timeout: default_step_timeout(),
             args: Vec::new(),
+            params: BTreeMap::new(),
         }
     }
 }
@@ -549,6 +605,31 @@ impl Scenario {
                     format!("network.server.{name}"),
                     "must be longer than zero",
                 ));
+            }
+        }
+        for (name, value) in &self.network.server.params {
+            let key = format!("network.server.params.{name}");
+            let valid_name = !name.is_empty()
+                && !name.starts_with('-')
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'));
+            if !valid_name {
+                return Err(bad(
+                    key,
+                    "is not a command-line flag name: letters, digits, `_`, `-`, `:` and `.`, not starting with `-`",
+                ));
+            }
+            if matches!(name.as_str(), "seed" | "run") {
+                return Err(bad(
+                    key,
+                    "netloop passes --seed and --run itself: set the scenario's `seed` and `run`",
+                ));
+            }
+            if let ServerParam::Float(x) = value {
+                if !x.is_finite() {
+                    return Err(bad(key, "must be a finite number"));
+                }
             }
         }
         let sync_steps = match (self.sync.scheme, self.sync.period) {

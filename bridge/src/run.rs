@@ -26,7 +26,7 @@ use protocol::SimTime;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::config::{Backend, Ns3NetworkConfig, Resolved, Scenario};
+use crate::config::{Backend, DataFormat, Ns3NetworkConfig, Resolved, Scenario};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::FlowCounts;
 use crate::metrics::{ControlMetrics, ControlMetricsAccumulator, DelayStats};
@@ -35,6 +35,7 @@ use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
 use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
 use crate::run_dir::{clear_outputs, DirLock, RunDirError};
+use crate::run_progress::RunProgress;
 use crate::server_command::ns3_options;
 use crate::session::{Session, SessionError};
 
@@ -177,6 +178,7 @@ pub struct RunReport {
 /// control metrics at every boundary.
 struct RunObserver<W: std::io::Write> {
     recorder: Recorder<W>,
+    progress: Option<RunProgress>,
     metrics: Vec<Vec<ControlMetricsAccumulator>>,
     outputs: Vec<f64>,
     references: Vec<f64>,
@@ -187,7 +189,7 @@ struct RunObserver<W: std::io::Write> {
 const SETTLING_BAND: f64 = 0.02;
 
 impl<W: std::io::Write> RunObserver<W> {
-    fn new(system: &System, recorder: Recorder<W>) -> Self {
+    fn new(system: &System, recorder: Recorder<W>, progress: Option<RunProgress>) -> Self {
         let metrics = system
             .loops()
             .iter()
@@ -204,6 +206,7 @@ impl<W: std::io::Write> RunObserver<W> {
         let width = widest.unwrap_or(0);
         RunObserver {
             recorder,
+            progress,
             metrics,
             outputs: vec![0.0; width],
             references: vec![0.0; width],
@@ -215,6 +218,9 @@ impl<W: std::io::Write> RunObserver<W> {
 impl<W: std::io::Write> Observer for RunObserver<W> {
     fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
         self.recorder.observe(system)?;
+        if let Some(p) = &mut self.progress {
+            p.at(system.time());
+        }
         let t = system.time().as_secs_f64();
         for (i, accs) in self.metrics.iter_mut().enumerate() {
             if accs.is_empty() {
@@ -282,6 +288,19 @@ fn start_network(
 /// [`RunError::Failed`] when the run started and stopped early; its partial
 /// results and `summary.json` are on disk then.
 pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunError> {
+    run_with_progress(resolved, options, None)
+}
+
+/// [`run`], drawing `progress` as simulated time advances (see
+/// [`crate::run_progress`]); the bar is removed before the run returns.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with_progress(
+    resolved: &Resolved,
+    options: &RunOptions,
+    progress: Option<RunProgress>,
+) -> Result<RunReport, RunError> {
     let started = Instant::now();
     let scenario = &resolved.scenario;
     let system = System::from_config(&resolved.system, scenario.control_seed())
@@ -324,7 +343,7 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
     let recorder = Recorder::new(&system, timeseries, scenario.record_every)
         .map_err(|e| RunError::Config(format!("record_every: {e}")))?;
-    let mut observer = RunObserver::new(&system, recorder);
+    let mut observer = RunObserver::new(&system, recorder, progress);
 
     let flows = FlowTable::new(&resolved.loops);
     let network = match started_network {
@@ -366,6 +385,9 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     // step, losses that cannot be recorded at the end) leaves the partial
     // files and a summary.json that says what went wrong.
     let outcome = session.run(&mut observer);
+    if let Some(p) = observer.progress.take() {
+        p.finish();
+    }
     let network_alive = !matches!(outcome, Err(SessionError::Network(_)));
     let description = session.network_description().to_string();
     let syncs = session.syncs();
@@ -386,7 +408,12 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     );
     let packets_file = parts.ledger.into_inner();
     let committed = if outcome.is_ok() {
-        commit_data(observer.recorder.finish(&parts.system), packets_file)
+        commit_data(observer.recorder.finish(&parts.system), packets_file).and_then(|()| {
+            match scenario.output.format {
+                DataFormat::Csv => Ok(()),
+                DataFormat::Parquet => convert_to_parquet(&dir),
+            }
+        })
     } else {
         // Keep what was written, under the partial names.
         if let Ok(ts) = observer.recorder.finish(&parts.system) {
@@ -455,6 +482,19 @@ fn commit_data(
     let packets =
         packets.map_err(|e| named("packets.csv", std::io::Error::other(e.to_string())))?;
     packets.commit().map_err(|e| named("packets.csv", e))?;
+    Ok(())
+}
+
+/// `[output] format = "parquet"`: the complete CSVs become Parquet files
+/// (see [`crate::parquet_file`]) and are removed. A failed run keeps its
+/// partial CSVs: they are what is left to look at.
+fn convert_to_parquet(dir: &Path) -> std::io::Result<()> {
+    for name in ["timeseries", "packets"] {
+        let csv = dir.join(format!("{name}.csv"));
+        let parquet = format!("{name}.parquet");
+        crate::parquet_file::csv_to_parquet(&csv, dir, &parquet).map_err(|e| named(&parquet, e))?;
+        std::fs::remove_file(&csv).map_err(|e| named(&format!("{name}.csv"), e))?;
+    }
     Ok(())
 }
 

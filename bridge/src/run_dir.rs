@@ -27,7 +27,7 @@ pub const LOCK_FILE: &str = "netloop.lock";
 
 /// Every name a run writes in its directory, in the order they are
 /// cleared: the summary first, since it is what says a run is complete.
-pub const RUN_OUTPUTS: [&str; 11] = [
+pub const RUN_OUTPUTS: [&str; 15] = [
     "summary.json",
     "summary.json.tmp",
     "timing.json",
@@ -36,6 +36,10 @@ pub const RUN_OUTPUTS: [&str; 11] = [
     "timeseries.csv.partial",
     "packets.csv",
     "packets.csv.partial",
+    "timeseries.parquet",
+    "timeseries.parquet.partial",
+    "packets.parquet",
+    "packets.parquet.partial",
     "plots",
     "ns3",
     LOCK_FILE,

@@ -24,8 +24,8 @@ use crate::ns3::{default_server_path, server_problem, Ns3Client, Ns3Error, Ns3Op
 const CHECK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The server's arguments for a resolved scenario, each with its scenario
-/// key: seed and run, the network's own, then `[network.server] args`
-/// verbatim. Trace files go into `out_dir/ns3/`; relative files are read
+/// key: seed and run, the network's own, `[network.server] params` as
+/// `--name=value` in name order, then `[network.server] args` verbatim. Trace files go into `out_dir/ns3/`; relative files are read
 /// from `base_dir`.
 pub fn server_arguments(
     resolved: &Resolved,
@@ -46,6 +46,9 @@ pub fn server_arguments(
             &out_dir.join("ns3"),
         ));
     }
+    args.extend(scenario.network.server.params.iter().map(|(name, value)| {
+        ServerArgument::new(name, value, format!("network.server.params.{name}"))
+    }));
     args.extend(
         scenario
             .network
@@ -351,5 +354,71 @@ mod tests {
         );
         assert_eq!(key("--elsewhere=1 is wrong"), None);
         assert_eq!(key("no argument named"), None);
+    }
+
+    /// `[network.server] params` become typed `--name=value` flags, in name
+    /// order, after the network's own arguments and before `args`; a swept
+    /// float keeps its shortest form (0.1, not 0.1000000000000000055).
+    #[test]
+    fn params_are_passed_as_flags_before_the_verbatim_args() {
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/servo_byo_plant_floor.toml");
+        let set = |key: &str, value: toml::Value| crate::scenario_file::Override {
+            path: crate::scenario_file::KeyPath::parse(key).unwrap(),
+            value,
+            origin: format!("test: {key}"),
+        };
+        let loaded = crate::scenario_file::load(
+            &example,
+            &[
+                set("network.server.params.loss", toml::Value::Float(0.1)),
+                set(
+                    "network.server.params.mode",
+                    toml::Value::String("fast".into()),
+                ),
+                set("network.server.params.hops", toml::Value::Integer(3)),
+                set("network.server.params.verbose", toml::Value::Boolean(false)),
+            ],
+        )
+        .unwrap();
+        let arguments = server_arguments(&loaded.resolved, &loaded.base_dir, Path::new("."));
+        let texts = command_line(&arguments);
+        let tail = &texts[texts.len() - 6..];
+        assert_eq!(
+            tail,
+            [
+                "--hops=3",
+                "--loss=0.1",
+                "--mode=fast",
+                "--verbose=false",
+                "--distance=20",
+                "--csmaDelay=50us"
+            ]
+        );
+        let loss = arguments.iter().find(|a| a.name == "loss").unwrap();
+        assert_eq!(loss.key, "network.server.params.loss");
+    }
+
+    #[test]
+    fn a_param_that_is_not_a_flag_name_is_refused_naming_its_key() {
+        let example =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/servo_byo_plant_floor.toml");
+        for (name, value) in [
+            ("\"a b\"", toml::Value::Integer(1)),
+            ("seed", toml::Value::Integer(1)),
+        ] {
+            let key = format!("network.server.params.{name}");
+            let e = crate::scenario_file::load(
+                &example,
+                &[crate::scenario_file::Override {
+                    path: crate::scenario_file::KeyPath::parse(&key).unwrap(),
+                    value,
+                    origin: "test".into(),
+                }],
+            )
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("network.server.params."), "{e}");
+        }
     }
 }

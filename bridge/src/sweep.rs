@@ -12,9 +12,10 @@
 //!    `netloop run` child process (so a hang or a crash cannot take the
 //!    sweep down, and each has its own ns-3 server on its own port), with a
 //!    wall-clock timeout, a progress bar, and Ctrl-C handling.
-//! 4. [`aggregate::write`] writes `sweep.csv` (one row per run) and
+//! 4. [`aggregate::write`] writes `sweep.csv` (one row per run),
 //!    `sweep_summary.csv` (mean, standard deviation and 95% confidence
-//!    interval per parameter point and metric).
+//!    interval per parameter point and metric) and `sweep.parquet` (every
+//!    figure of every run in long form with typed columns, [`long_form`]).
 //!
 //! # The sweep file
 //! ```toml
@@ -68,6 +69,8 @@
 
 pub mod aggregate;
 pub mod exec;
+pub mod long_form;
+pub mod overrides;
 pub mod plan;
 pub mod progress;
 pub mod run_state;
@@ -85,6 +88,7 @@ use crate::run_dir::{DirLock, RunDirError};
 use crate::scenario_file::{self, LoadError};
 
 pub use exec::{execute, ExecOptions, ExecReport, Outcome};
+pub use overrides::SweepOverrides;
 pub use plan::{Plan, PlannedRun, Point};
 pub use shard::Shard;
 

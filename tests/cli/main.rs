@@ -6,9 +6,12 @@ mod support;
 
 mod broken_scenarios;
 mod commands;
+mod data_outputs;
 mod docs;
+mod plot_inputs;
 mod plots;
 mod run_dir;
+mod run_progress;
 mod sweep_aggregates;
 mod sweep_failures;
 mod sweep_resume;

@@ -115,8 +115,8 @@ values = [10.0, 20.0]
             && svg.contains("loops[0].controller.kp = 20.0")
     );
     assert!(
-        svg.contains("network.builtin.delay.value (s)"),
-        "durations are plotted in seconds"
+        svg.contains("network.builtin.delay.value [ms]"),
+        "durations are plotted in the unit the sweep file wrote"
     );
 
     // Another x axis, one metric.

@@ -88,6 +88,19 @@ fn input(e: impl std::fmt::Display) -> PlotError {
     PlotError::Input(e.to_string())
 }
 
+/// A broken row of a data file: an error, not a figure with a gap or none.
+fn corrupt(path: &Path, line: usize, what: String) -> PlotError {
+    input(format!(
+        "{} line {line}: {what}: the file is corrupt, nothing plotted",
+        path.display()
+    ))
+}
+
+/// Whether `path` is a failed run's `.partial` file, which may end mid-row.
+fn is_partial(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "partial")
+}
+
 /// The complete file, or the partial one a failed run left. Only regular
 /// files: a device such as `/dev/zero` in their place would never end.
 fn data_file(dir: &Path, name: &str) -> Option<PathBuf> {
@@ -128,8 +141,18 @@ impl RunData {
             format!("{title} - {network}")
         };
 
-        let ts = data_file(dir, "timeseries.csv")
-            .ok_or_else(|| input(format!("{} has no timeseries.csv", dir.display())))?;
+        let ts = data_file(dir, "timeseries.csv").ok_or_else(|| {
+            if dir.join("timeseries.parquet").is_file() {
+                input(format!(
+                    "{} holds Parquet files (`[output] format = \"parquet\"`); `netloop plot` reads CSV: \
+                     run it again with --format csv, or load it in Python (docs/analysis.md)",
+                    dir.display()
+                ))
+            } else {
+                input(format!("{} has no timeseries.csv", dir.display()))
+            }
+        })?;
+        let partial = is_partial(&ts);
         let mut reader =
             csv::Reader::from_path(&ts).map_err(|e| input(format!("{}: {e}", ts.display())))?;
         let header: Vec<String> = reader
@@ -139,14 +162,34 @@ impl RunData {
             .map(String::from)
             .collect();
         let mut columns: Vec<Vec<f64>> = vec![Vec::new(); header.len()];
-        for record in reader.records() {
-            let Ok(record) = record else { break }; // a partial file may end mid-row
-            if record.len() != header.len() {
-                break;
-            }
+        for (row, record) in reader.records().enumerate() {
+            // A partial file may end mid-row; a complete one may not be broken anywhere.
+            let line = row + 2;
+            let record = match record {
+                Ok(r) if r.len() == header.len() => r,
+                _ if partial => break,
+                Ok(r) => {
+                    return Err(corrupt(
+                        &ts,
+                        line,
+                        format!("{} fields, the header has {}", r.len(), header.len()),
+                    ))
+                }
+                Err(e) => return Err(corrupt(&ts, line, e.to_string())),
+            };
             for (c, v) in columns.iter_mut().zip(record.iter()) {
-                c.push(v.parse().unwrap_or(f64::NAN));
+                match v.parse::<f64>() {
+                    Ok(x) => c.push(x),
+                    Err(_) if partial => c.push(f64::NAN),
+                    Err(_) => return Err(corrupt(&ts, line, format!("`{v}` is not a number"))),
+                }
             }
+        }
+        if header.is_empty() || columns[0].is_empty() {
+            return Err(input(format!(
+                "{} holds no rows: nothing to plot",
+                ts.display()
+            )));
         }
         let time = columns.first().cloned().unwrap_or_default();
         let end_s = time.last().copied().unwrap_or(0.0);
@@ -202,10 +245,19 @@ impl RunData {
             ) else {
                 return Err(input(format!("{}: unexpected columns", p.display())));
             };
-            for record in reader.records() {
-                let Ok(r) = record else { break };
+            let partial = is_partial(&p);
+            for (row, record) in reader.records().enumerate() {
+                let line = row + 2;
+                let r = match record {
+                    Ok(r) => r,
+                    Err(_) if partial => break,
+                    Err(e) => return Err(corrupt(&p, line, e.to_string())),
+                };
                 let Ok(id) = r.get(flow).unwrap_or("").parse::<usize>() else {
-                    break;
+                    if partial {
+                        break;
+                    }
+                    return Err(corrupt(&p, line, "no flow number".into()));
                 };
                 while flows.len() <= id {
                     flows.push(FlowPackets {

@@ -10,6 +10,7 @@ use plotters::prelude::*;
 use protocol::SimTime;
 
 use super::{bounds, color, draw_legend, padded, render, Figure, PlotError, PlotOptions};
+use crate::config::DataRate;
 
 /// One row of `sweep_summary.csv`.
 struct Row {
@@ -23,10 +24,44 @@ struct Row {
 
 /// How x values are placed.
 enum Axis {
-    /// Numbers (durations converted to seconds).
-    Numeric { values: Vec<f64>, seconds: bool },
+    /// Numbers: plain, or durations and data rates in the unit `unit` names
+    /// (the one the sweep file wrote, when all its values share it).
+    Numeric {
+        values: Vec<f64>,
+        unit: Option<&'static str>,
+    },
     /// Anything else: one slot per distinct value, in order of appearance.
     Categorical(Vec<String>),
+}
+
+/// Duration units as a sweep file writes them, with their length in seconds;
+/// longest suffix first, so that "ms" is not read as "s".
+const TIME_UNITS: [(&str, f64); 6] = [
+    ("ns", 1e-9),
+    ("us", 1e-6),
+    ("ms", 1e-3),
+    ("min", 60.0),
+    ("h", 3600.0),
+    ("s", 1.0),
+];
+
+/// Data-rate units, in bit/s.
+const RATE_UNITS: [(&str, f64); 5] = [
+    ("Gbps", 1e9),
+    ("Mbps", 1e6),
+    ("kbps", 1e3),
+    ("Kbps", 1e3),
+    ("bps", 1.0),
+];
+
+/// The unit every value is written in, if they share one.
+fn common_unit(values: &[String], units: &[(&'static str, f64)]) -> Option<(&'static str, f64)> {
+    let unit_of = |v: &str| units.iter().copied().find(|(u, _)| v.trim().ends_with(u));
+    let first = unit_of(values.first()?)?;
+    values
+        .iter()
+        .all(|v| unit_of(v).map(|u| u.0) == Some(first.0))
+        .then_some(first)
 }
 
 impl Axis {
@@ -38,7 +73,7 @@ impl Axis {
         {
             return Axis::Numeric {
                 values: v,
-                seconds: false,
+                unit: None,
             };
         }
         if let Some(v) = values
@@ -46,9 +81,21 @@ impl Axis {
             .map(|s| s.trim().parse::<SimTime>().ok().map(SimTime::as_secs_f64))
             .collect::<Option<Vec<f64>>>()
         {
+            let (unit, scale) = common_unit(values, &TIME_UNITS).unwrap_or(("s", 1.0));
             return Axis::Numeric {
-                values: v,
-                seconds: true,
+                values: v.into_iter().map(|x| x / scale).collect(),
+                unit: Some(unit),
+            };
+        }
+        if let Some(v) = values
+            .iter()
+            .map(|s| s.trim().parse::<DataRate>().ok().map(|r| r.0 as f64))
+            .collect::<Option<Vec<f64>>>()
+        {
+            let (unit, scale) = common_unit(values, &RATE_UNITS).unwrap_or(("bps", 1.0));
+            return Axis::Numeric {
+                values: v.into_iter().map(|x| x / scale).collect(),
+                unit: Some(unit),
             };
         }
         let mut distinct: Vec<String> = Vec::new();
@@ -102,8 +149,24 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         )));
     };
     let mut rows = Vec::new();
-    for record in reader.records() {
+    for (line, record) in reader.records().enumerate() {
+        let line = line + 2;
         let r = record.map_err(|e| PlotError::Input(format!("{}: {e}", path.display())))?;
+        // A cell that is there but not a number is a corrupt file, not a gap.
+        let bad = |i: usize| {
+            PlotError::Input(format!(
+                "{} line {line}: `{}` in column {} is not a number: the file is corrupt, nothing plotted",
+                path.display(),
+                r.get(i).unwrap_or(""),
+                header[i]
+            ))
+        };
+        for i in [n_col, mean_col, lo_col, hi_col] {
+            let cell = r.get(i).unwrap_or("");
+            if !cell.is_empty() && cell.parse::<f64>().is_err() {
+                return Err(bad(i));
+            }
+        }
         let num = |i: usize| r.get(i).and_then(|s| s.parse::<f64>().ok());
         rows.push(Row {
             params: (1..metric_col)
@@ -117,6 +180,12 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         });
     }
 
+    if rows.is_empty() {
+        return Err(PlotError::Input(format!(
+            "{} holds no rows (no run completed?): nothing to plot",
+            path.display()
+        )));
+    }
     let x_index = match &options.x {
         Some(x) => Some(parameters.iter().position(|p| p == x).ok_or_else(|| {
             PlotError::Input(format!(
@@ -163,7 +232,27 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         };
         files.extend(render(&figure, &out.join(file_name(&metric)))?);
     }
+    if files.is_empty() {
+        return Err(PlotError::Input(format!(
+            "{}: no complete run has a value for any chosen metric: nothing to plot",
+            path.display()
+        )));
+    }
     Ok(files)
+}
+
+/// The unit a metric's name says it has (`..._s`, `..._percent`), if any.
+fn metric_unit(metric: &str) -> Option<&'static str> {
+    let last = metric.rsplit('.').next().unwrap_or(metric);
+    if last.ends_with("_s") {
+        Some("s")
+    } else if last.ends_with("_percent") {
+        Some("%")
+    } else if last.ends_with("_ratio") || last == "delivery_ratio" {
+        Some("fraction")
+    } else {
+        None
+    }
 }
 
 fn dir_title(dir: &Path) -> String {
@@ -247,7 +336,9 @@ impl Figure for MetricFigure<'_> {
         };
         let x_desc = match (&axis, self.x_index) {
             (_, None) => "(no swept parameter)".to_string(),
-            (Axis::Numeric { seconds: true, .. }, Some(i)) => format!("{} (s)", self.parameters[i]),
+            (Axis::Numeric { unit: Some(u), .. }, Some(i)) => {
+                format!("{} [{u}]", self.parameters[i])
+            }
             (_, Some(i)) => self.parameters[i].clone(),
         };
         let mut chart = ChartBuilder::on(root)
@@ -267,8 +358,12 @@ impl Figure for MetricFigure<'_> {
             Axis::Numeric { .. } => Vec::new(),
         };
         let mut mesh = chart.configure_mesh();
+        let y_desc = match metric_unit(self.metric) {
+            Some(unit) => format!("{} [{unit}]", self.metric),
+            None => self.metric.to_string(),
+        };
         mesh.x_desc(x_desc)
-            .y_desc(self.metric)
+            .y_desc(y_desc)
             .label_style(("sans-serif", 13));
         let formatter = |x: &f64| {
             let i = x.round();
@@ -306,6 +401,16 @@ impl Figure for MetricFigure<'_> {
                 });
             }
             chart.draw_series(line.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
+            // How many runs each point averages: a mean of 2 is not one of 30.
+            chart.draw_series(points.iter().filter_map(|(x, r)| {
+                r.mean.map(|m| {
+                    Text::new(
+                        format!("n={}", r.n),
+                        (*x, m),
+                        ("sans-serif", 11).into_font().color(&c),
+                    )
+                })
+            }))?;
             for (x, r) in &points {
                 if let (Some(lo), Some(hi)) = (r.lo, r.hi) {
                     chart.draw_series([
@@ -320,5 +425,62 @@ impl Figure for MetricFigure<'_> {
             draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn numeric(axis: Axis) -> (Vec<f64>, Option<&'static str>) {
+        match axis {
+            Axis::Numeric { values, unit } => (values, unit),
+            Axis::Categorical(c) => panic!("categorical: {c:?}"),
+        }
+    }
+
+    #[test]
+    fn durations_and_rates_are_numeric_in_the_unit_the_sweep_wrote() {
+        assert_eq!(
+            numeric(Axis::of(&texts(&["2ms", "10ms"]))),
+            (vec![2.0, 10.0], Some("ms"))
+        );
+        assert_eq!(
+            numeric(Axis::of(&texts(&["500us", "2ms"]))),
+            (vec![0.0005, 0.002], Some("s"))
+        );
+        assert_eq!(
+            numeric(Axis::of(&texts(&["1s", "3s"]))),
+            (vec![1.0, 3.0], Some("s"))
+        );
+        assert_eq!(
+            numeric(Axis::of(&texts(&["1Mbps", "2.5Mbps", "10Mbps"]))),
+            (vec![1.0, 2.5, 10.0], Some("Mbps"))
+        );
+        assert_eq!(
+            numeric(Axis::of(&texts(&["500kbps", "1Mbps"]))),
+            (vec![500e3, 1e6], Some("bps"))
+        );
+        assert_eq!(
+            numeric(Axis::of(&texts(&["10.0", "2"]))),
+            (vec![10.0, 2.0], None)
+        );
+        assert!(matches!(
+            Axis::of(&texts(&["fast", "slow"])),
+            Axis::Categorical(_)
+        ));
+    }
+
+    #[test]
+    fn metric_units_come_from_their_names() {
+        assert_eq!(metric_unit("servo.uplink.delay.p99_s"), Some("s"));
+        assert_eq!(metric_unit("servo.theta.settling_time_s"), Some("s"));
+        assert_eq!(metric_unit("servo.theta.overshoot_percent"), Some("%"));
+        assert_eq!(metric_unit("delivery_ratio"), Some("fraction"));
+        assert_eq!(metric_unit("servo.theta.iae"), None);
     }
 }

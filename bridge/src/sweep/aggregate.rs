@@ -143,6 +143,8 @@ impl Stats {
 pub struct Written {
     pub runs_csv: PathBuf,
     pub summary_csv: PathBuf,
+    /// `sweep.parquet` ([`super::long_form`]).
+    pub parquet: PathBuf,
     pub metrics: Vec<String>,
 }
 
@@ -150,7 +152,8 @@ fn cell(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// Writes `sweep.csv` and `sweep_summary.csv` into the plan's directory.
+/// Writes `sweep.csv`, `sweep_summary.csv` and `sweep.parquet` into the
+/// plan's directory.
 ///
 /// # Errors
 /// [`SweepError::Output`] when a file cannot be written.
@@ -283,9 +286,11 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
         path: summary_csv.clone(),
         source,
     })?;
+    let parquet = super::long_form::write(plan, report, &rows, &metrics)?;
     Ok(Written {
         runs_csv,
         summary_csv,
+        parquet,
         metrics,
     })
 }

@@ -80,6 +80,12 @@ impl Drop for Progress {
     }
 }
 
+/// Registers the bar [`write_log`] suspends (a single run's, see
+/// [`crate::run_progress`]), or none.
+pub fn set_active(bar: Option<ProgressBar>) {
+    *ACTIVE.lock().unwrap_or_else(|e| e.into_inner()) = bar;
+}
+
 /// Writes bytes to stderr, suspending the active progress bar if there is one.
 /// The logging set-up of the binary sends `tracing` output here.
 pub fn write_log(buf: &[u8]) {

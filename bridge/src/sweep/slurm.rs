@@ -90,6 +90,9 @@ pub struct SlurmOptions {
     pub sweep_file: PathBuf,
     /// `--timeout` to pass on to each task's sweep.
     pub timeout: Option<String>,
+    /// `--set` and `--replications` words to pass on, so that each task
+    /// builds the same plan.
+    pub overrides: Vec<String>,
     /// Draw the plots when aggregating.
     pub plot: bool,
     /// Submit only what is not complete (`--resume --slurm`).
@@ -517,6 +520,9 @@ fn array_script_text(plan: &Plan, options: &SlurmOptions, shards: u32) -> String
     );
     if let Some(t) = &options.timeout {
         let _ = write!(s, " --timeout {}", quote(t));
+    }
+    for word in &options.overrides {
+        let _ = write!(s, " {}", quote(word));
     }
     s.push('\n');
     s

@@ -1,0 +1,181 @@
+//! What `netloop plot` makes of its input: the number of runs behind each
+//! point of a sweep figure, and a corrupt or empty file as an error (exit
+//! code 2, naming the file and line) instead of a blank figure.
+
+use std::path::Path;
+
+use crate::support::{assert_exit, run, servo_example, stderr, write_sweep};
+
+fn servo_run(out: &Path) {
+    let o = run(&[
+        "run",
+        servo_example().to_str().unwrap(),
+        "--network",
+        "builtin",
+        "--set",
+        "duration=200ms",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_exit(&o, 0);
+}
+
+/// The texts of an SVG's `<text>` elements.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = &t[t.find('>')? + 1..];
+            Some(body[..body.find("</text>")?].trim().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn each_point_of_a_sweep_figure_shows_its_number_of_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        dir.path(),
+        "n.toml",
+        r#"
+network = "builtin"
+replications = 3
+[set]
+duration = "200ms"
+[[grid]]
+key = "network.builtin.delay.value"
+values = ["2ms", "10ms", "20ms"]
+"#,
+    );
+    let out = dir.path().join("sweep");
+    let o = run(&[
+        "sweep",
+        sweep.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_exit(&o, 0);
+    let o = run(&["plot", out.to_str().unwrap(), "--metric", "delay.mean_s"]);
+    assert_exit(&o, 0);
+    let svg = std::fs::read_to_string(out.join("plots/servo.uplink.delay.mean_s.svg")).unwrap();
+    let texts = svg_texts(&svg);
+    assert_eq!(
+        texts.iter().filter(|t| *t == "n=3").count(),
+        3,
+        "one n per point: {texts:?}"
+    );
+    // Both axes carry their unit: the sweep file's ms, the metric's seconds.
+    assert!(
+        texts
+            .iter()
+            .any(|t| t == "network.builtin.delay.value [ms]"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t == "servo.uplink.delay.mean_s [s]"),
+        "{texts:?}"
+    );
+    // The x axis is numeric in ms: 2 and 20 are far apart, not neighbours.
+    assert!(texts.iter().any(|t| t == "20.0"), "{texts:?}");
+}
+
+#[test]
+fn a_corrupt_or_empty_time_series_is_an_error_not_a_blank_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    servo_run(&out);
+    let ts = out.join("timeseries.csv");
+    let text = std::fs::read_to_string(&ts).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let header = lines[0].to_string();
+
+    // A cell that is not a number on line 4.
+    let broken = lines[3].replacen(',', ",x", 1);
+    lines[3] = &broken;
+    std::fs::write(&ts, lines.join("\n") + "\n").unwrap();
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("timeseries.csv line 4"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.join("plots/trajectories.png").exists());
+
+    // A row with a field missing.
+    std::fs::write(&ts, format!("{header}\n0,1\n")).unwrap();
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("line 2"), "{}", stderr(&o));
+
+    // The header only.
+    std::fs::write(&ts, format!("{header}\n")).unwrap();
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("no rows"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_parquet_run_is_not_plotted_as_if_it_had_no_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let o = run(&[
+        "run",
+        servo_example().to_str().unwrap(),
+        "--network",
+        "builtin",
+        "--set",
+        "duration=100ms",
+        "--format",
+        "parquet",
+        "--out",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_exit(&o, 0);
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("--format csv"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_empty_or_corrupt_sweep_summary_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        dir.path(),
+        "s.toml",
+        "network = \"builtin\"\n[set]\nduration = \"100ms\"\n[[grid]]\nkey = \"loops[0].controller.kp\"\nvalues = [10.0, 20.0]\n",
+    );
+    let out = dir.path().join("sweep");
+    assert_exit(
+        &run(&[
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ]),
+        0,
+    );
+    let summary = out.join("sweep_summary.csv");
+    let text = std::fs::read_to_string(&summary).unwrap();
+    let header = text.lines().next().unwrap().to_string();
+
+    let corrupt = text.replacen(",servo.theta.iae,1,", ",servo.theta.iae,one,", 1);
+    assert_ne!(corrupt, text);
+    std::fs::write(&summary, corrupt).unwrap();
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("line 2") && stderr(&o).contains("`one`"),
+        "{}",
+        stderr(&o)
+    );
+
+    std::fs::write(&summary, format!("{header}\n")).unwrap();
+    let o = run(&["plot", out.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(stderr(&o).contains("no rows"), "{}", stderr(&o));
+}
