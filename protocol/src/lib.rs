@@ -32,8 +32,7 @@
 
 mod frame;
 mod message;
-mod time;
 
 pub use frame::*;
 pub use message::*;
-pub use time::{duration, ParseTimeError, SimTime};
+pub use netloop_time::{duration, ParseTimeError, SimTime};
