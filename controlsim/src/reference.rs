@@ -103,7 +103,10 @@ fn half() -> f64 {
 /// One breakpoint `(time, value)` of a piecewise-linear signal, written
 /// `["1.5s", 2.0]`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Point(#[serde(with = "netloop_time::duration")] pub SimTime, pub f64);
+pub struct Point(
+    #[serde(with = "netloop_time::duration")] pub SimTime,
+    pub f64,
+);
 
 /// A validated signal, ready to evaluate.
 #[derive(Clone, Debug, PartialEq)]
