@@ -18,8 +18,9 @@ cd "$(dirname "$0")/.."
 #   /usr/libexec/ns3/ns3.37-*-creator           -> ns3
 # A development machine usually has these already; a fresh Debian does not
 # (scripts/fresh-install-check.sh checks that case).
+# clang-format checks the C++ style (scripts/check-format.sh, from scripts/test.sh).
 PACKAGES=(libns3-dev ns3 libgsl-dev libxml2-dev libsqlite3-dev libpython3-dev
-    cmake g++ make pkg-config libgtest-dev libexpat1-dev
+    cmake g++ make pkg-config libgtest-dev libexpat1-dev clang-format
     python3 python3-venv python3-pip)
 
 missing=()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: set-up (installs and builds what is missing), then the Rust
+# Runs every test: set-up (installs and builds what is missing), the formatting
+# check (scripts/check-format.sh: rustfmt.toml, ns3-scenarios/.clang-format), then the Rust
 # workspace tests (unit, property, end-to-end against the real ns-3 server and
 # the real CLI), the Python package's tests (pytest), the C++ tests of ns3-scenarios/ and a short run of every fuzz
 # target (scripts/fuzz.sh).
@@ -8,6 +9,7 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 started=$(date +%s)
+scripts/check-format.sh
 cargo test --release --workspace --locked
 scripts/build-ns3.sh test
 # The Python package (python/) against real runs and sweeps of the release binary.

@@ -14,6 +14,10 @@
 //!    control delivery), injecting sends and node kinematics.
 //! 4. [`Ns3Client::finish`] collects the server's [`Summary`] and reaps it.
 //!
+//! What is sent when, and what each answer means, is [`protocol::client::Session`]'s
+//! business; this module is the blocking I/O around it: sockets, deadlines,
+//! the process and the Ctrl-C flag.
+//!
 //! # Practical considerations
 //! - Every wait has a deadline: [`Ns3Options::connect_timeout`] for start-up,
 //!   [`Ns3Options::step_timeout`] for each request written and for each
@@ -34,9 +38,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use protocol::client::{Event, Session, SessionError};
 use protocol::{
-    Configure, Configured, EncodeError, ErrorCode, Finish, FlowSpec, FrameError, Hello, Message,
-    MessageKind, SimTime, Step, StepDone, Summary, PROTOCOL_VERSION,
+    Configured, EncodeError, ErrorCode, FlowSpec, FrameError, Message, MessageKind, SimTime, Step,
+    StepDone, Summary,
 };
 
 use connection::{FramedStream, RecvError, SendError};
@@ -160,6 +165,13 @@ pub enum Ns3Error {
         reached: SimTime,
         source: std::io::Error,
     },
+    /// A protocol failure the variants above do not name: an answer when
+    /// none was due, or a request out of turn (a bridge bug).
+    #[error("protocol error with the ns-3 server at simulated time {reached}: {source}")]
+    Protocol {
+        reached: SimTime,
+        source: SessionError,
+    },
 }
 
 impl Ns3Error {
@@ -173,7 +185,8 @@ impl Ns3Error {
             | Ns3Error::Frame { reached, .. }
             | Ns3Error::Unexpected { reached, .. }
             | Ns3Error::Interrupted { reached }
-            | Ns3Error::Io { reached, .. } => Some(*reached),
+            | Ns3Error::Io { reached, .. }
+            | Ns3Error::Protocol { reached, .. } => Some(*reached),
             _ => None,
         }
     }
@@ -203,8 +216,7 @@ pub struct Ns3Client {
     stream: FramedStream,
     // Declared after `stream`: the socket closes before the child is reaped.
     process: ServerProcess,
-    reached: SimTime,
-    server_software: String,
+    session: Session,
     step_timeout: Duration,
     cancel: Option<Arc<AtomicBool>>,
 }
@@ -234,43 +246,20 @@ impl Ns3Client {
         let mut client = Ns3Client {
             stream,
             process,
-            reached: SimTime::ZERO,
-            server_software: String::new(),
+            session: Session::new(),
             step_timeout: options.step_timeout,
             cancel: options.cancel.clone(),
         };
-        client.send(
-            &Hello {
-                protocol_version: PROTOCOL_VERSION,
-                software: CLIENT_SOFTWARE.into(),
-            }
-            .into(),
-            deadline,
-        )?;
-        let reply = match client.recv_until(deadline) {
-            // A server of another version frames its answer (a Hello or an
-            // Error) with its own version, which the decoder rejects first.
-            Err(Ns3Error::Frame {
-                source: FrameError::UnsupportedVersion { found, supported },
-                ..
-            }) => {
-                return Err(Ns3Error::VersionMismatch {
-                    server: found,
-                    client: supported,
-                })
-            }
-            reply => reply?,
-        };
-        match reply {
-            Message::Hello(hello) if hello.protocol_version == PROTOCOL_VERSION => {
-                client.server_software = hello.software;
-                Ok(client)
-            }
-            Message::Hello(hello) => Err(Ns3Error::VersionMismatch {
-                server: hello.protocol_version,
-                client: PROTOCOL_VERSION,
-            }),
-            other => Err(client.unexpected(other, MessageKind::Hello)),
+        let hello = client
+            .session
+            .hello(CLIENT_SOFTWARE)
+            .map_err(|e| client.failed(e))?;
+        client.send(&hello, deadline)?;
+        // A server of another version frames its answer (a Hello or an Error)
+        // with its own version: the session reports either as a mismatch.
+        match client.recv_until(deadline)? {
+            Event::Handshaken { .. } => Ok(client),
+            other => unreachable!("the session answered a Hello with {other:?}"),
         }
     }
 
@@ -279,11 +268,10 @@ impl Ns3Client {
     /// # Errors
     /// [`Ns3Error::Remote`] when the server rejects them (unknown node, ...).
     pub fn configure(&mut self, flows: Vec<FlowSpec>) -> Result<Configured, Ns3Error> {
-        self.request(Configure { flows }.into(), MessageKind::Configured)
-            .map(|m| match m {
-                Message::Configured(c) => c,
-                _ => unreachable!("request() checked the kind"),
-            })
+        match self.request(|session| session.configure(flows))? {
+            Event::Configured(c) => Ok(c),
+            other => unreachable!("the session answered a Configure with {other:?}"),
+        }
     }
 
     /// Runs the network until `step.until` (or the first control delivery).
@@ -303,7 +291,8 @@ impl Ns3Client {
     /// As [`Ns3Client::step`].
     pub fn begin_step(&mut self, step: Step) -> Result<(), Ns3Error> {
         self.check_cancel()?;
-        self.send(&step.into(), Instant::now() + self.step_timeout)
+        let message = self.session.step(step).map_err(|e| self.failed(e))?;
+        self.send(&message, Instant::now() + self.step_timeout)
     }
 
     /// A Ctrl-C is noticed before each request, not only while waiting: a
@@ -315,7 +304,7 @@ impl Ns3Client {
             .is_some_and(|c| c.load(Ordering::Relaxed))
         {
             return Err(Ns3Error::Interrupted {
-                reached: self.reached,
+                reached: self.reached(),
             });
         }
         Ok(())
@@ -327,11 +316,8 @@ impl Ns3Client {
     /// As [`Ns3Client::step`].
     pub fn end_step(&mut self) -> Result<StepDone, Ns3Error> {
         match self.recv_until(Instant::now() + self.step_timeout)? {
-            Message::StepDone(done) => {
-                self.reached = done.reached;
-                Ok(done)
-            }
-            other => Err(self.unexpected(other, MessageKind::StepDone)),
+            Event::StepDone(done) => Ok(done),
+            other => unreachable!("the session answered a Step with {other:?}"),
         }
     }
 
@@ -340,9 +326,9 @@ impl Ns3Client {
     /// # Errors
     /// As [`Ns3Client::step`].
     pub fn finish(mut self) -> Result<Summary, Ns3Error> {
-        let summary = match self.request(Finish {}.into(), MessageKind::Summary)? {
-            Message::Summary(s) => s,
-            _ => unreachable!("request() checked the kind"),
+        let summary = match self.request(Session::finish)? {
+            Event::Summary(s) => s,
+            other => unreachable!("the session answered a Finish with {other:?}"),
         };
         self.process.wait_exit(Duration::from_secs(5));
         Ok(summary)
@@ -350,12 +336,12 @@ impl Ns3Client {
 
     /// Simulated time the network has reached.
     pub fn reached(&self) -> SimTime {
-        self.reached
+        self.session.reached()
     }
 
     /// The server's self-description from its Hello, e.g. its ns-3 version.
     pub fn server_software(&self) -> &str {
-        &self.server_software
+        self.session.server_software()
     }
 
     /// The server's process id, for tests that kill or freeze it.
@@ -363,16 +349,16 @@ impl Ns3Client {
         self.process.pid()
     }
 
-    fn request(&mut self, message: Message, expected: MessageKind) -> Result<Message, Ns3Error> {
+    /// Sends the request `make` gets from the session and waits for its answer.
+    fn request(
+        &mut self,
+        make: impl FnOnce(&mut Session) -> Result<Message, SessionError>,
+    ) -> Result<Event, Ns3Error> {
         self.check_cancel()?;
+        let message = make(&mut self.session).map_err(|e| self.failed(e))?;
         let deadline = Instant::now() + self.step_timeout;
         self.send(&message, deadline)?;
-        let reply = self.recv_until(deadline)?;
-        if reply.kind() == expected {
-            Ok(reply)
-        } else {
-            Err(self.unexpected(reply, expected))
-        }
+        self.recv_until(deadline)
     }
 
     /// Writes a message by `deadline`: a server that stops reading (frozen,
@@ -391,25 +377,21 @@ impl Ns3Client {
                 Err(self.died_or(|reached| Ns3Error::Io { reached, source }))
             }
             Err(SendError::Timeout { waited }) => Err(Ns3Error::Timeout {
-                reached: self.reached,
+                reached: self.reached(),
                 waited,
             }),
             Err(SendError::Aborted(abort)) => Err(self.aborted(abort)),
         }
     }
 
-    fn recv_until(&mut self, deadline: Instant) -> Result<Message, Ns3Error> {
+    /// Waits for the next message and hands it to the session.
+    fn recv_until(&mut self, deadline: Instant) -> Result<Event, Ns3Error> {
         let result = self
             .stream
             .recv(deadline, abort_hook(&self.cancel, &mut self.process));
-        let reached = self.reached;
+        let reached = self.reached();
         match result {
-            Ok(Message::Error(e)) => Err(Ns3Error::Remote {
-                reached,
-                code: e.code,
-                message: e.message,
-            }),
-            Ok(message) => Ok(message),
+            Ok(message) => self.session.receive(message).map_err(|e| self.failed(e)),
             Err(RecvError::Timeout { waited }) => Err(Ns3Error::Timeout { reached, waited }),
             Err(RecvError::Aborted(abort)) => Err(self.aborted(abort)),
             Err(RecvError::Closed { pending }) => Err(self.died_or(|reached| Ns3Error::Closed {
@@ -421,13 +403,16 @@ impl Ns3Client {
                 },
                 stderr: String::new(),
             })),
-            Err(RecvError::Frame(source)) => Err(Ns3Error::Frame { reached, source }),
+            Err(RecvError::Frame(source)) => {
+                let error = self.session.frame_error(source);
+                Err(self.failed(error))
+            }
             Err(RecvError::Io(source)) => Err(Ns3Error::Io { reached, source }),
         }
     }
 
     fn aborted(&self, abort: Abort) -> Ns3Error {
-        let reached = self.reached;
+        let reached = self.reached();
         match abort {
             Abort::Interrupted => Ns3Error::Interrupted { reached },
             Abort::Died(status) => Ns3Error::ServerDied {
@@ -440,7 +425,7 @@ impl Ns3Client {
 
     /// A closed socket usually means the process died: prefer saying so.
     fn died_or(&mut self, otherwise: impl FnOnce(SimTime) -> Ns3Error) -> Ns3Error {
-        let reached = self.reached;
+        let reached = self.reached();
         match self.process.wait_exit(Duration::from_millis(500)) {
             Some(status) => Ns3Error::ServerDied {
                 reached,
@@ -460,11 +445,27 @@ impl Ns3Client {
         }
     }
 
-    fn unexpected(&self, got: Message, expected: MessageKind) -> Ns3Error {
-        Ns3Error::Unexpected {
-            reached: self.reached,
-            got: got.kind(),
-            expected,
+    /// The session's verdict as this module's error, at the time reached.
+    fn failed(&self, error: SessionError) -> Ns3Error {
+        let reached = self.reached();
+        match error {
+            SessionError::VersionMismatch { server, client } => {
+                Ns3Error::VersionMismatch { server, client }
+            }
+            SessionError::Remote { code, message } => Ns3Error::Remote {
+                reached,
+                code,
+                message,
+            },
+            SessionError::Unexpected { got, expected } => Ns3Error::Unexpected {
+                reached,
+                got,
+                expected,
+            },
+            SessionError::Frame(source) => Ns3Error::Frame { reached, source },
+            source @ (SessionError::Unsolicited { .. } | SessionError::OutOfTurn { .. }) => {
+                Ns3Error::Protocol { reached, source }
+            }
         }
     }
 }
@@ -474,7 +475,7 @@ mod tests {
     use std::io::{Read, Write};
     use std::net::{Ipv4Addr, TcpListener};
 
-    use protocol::{decode, encode, Decoded, DEFAULT_MAX_PAYLOAD};
+    use protocol::{decode, encode, Decoded, Hello, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION};
 
     use super::*;
 

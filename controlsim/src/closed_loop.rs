@@ -45,7 +45,7 @@
 
 use std::collections::VecDeque;
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use crate::controller::Trigger;
 use crate::error::{ApiError, ShapeMismatch, StepError};

@@ -44,7 +44,7 @@
 
 use std::fmt;
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -62,7 +62,7 @@ use crate::solver::SolverKind;
 #[serde(deny_unknown_fields)]
 pub struct SystemConfig {
     /// Solver step `h`; required, positive. Every period must be a multiple.
-    #[serde(with = "protocol::duration")]
+    #[serde(with = "netloop_time::duration")]
     pub step: SimTime,
     /// Default `rk4`.
     #[serde(default)]

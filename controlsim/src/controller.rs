@@ -49,7 +49,7 @@ pub mod open_loop;
 pub mod pid;
 pub mod state_feedback;
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 pub use cacc::CaccConfig;
@@ -680,11 +680,11 @@ macro_rules! timing_fields {
             #[serde(default)]
             pub trigger: $crate::controller::TriggerKind,
             /// Period of a time-triggered controller; default: the sensor period.
-            #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
-            pub period: Option<protocol::SimTime>,
+            #[serde(default, with = "netloop_time::duration::option", skip_serializing_if = "Option::is_none")]
+            pub period: Option<netloop_time::SimTime>,
             /// Offset of its first computation; default `0s`.
-            #[serde(default, with = "protocol::duration::option", skip_serializing_if = "Option::is_none")]
-            pub phase: Option<protocol::SimTime>,
+            #[serde(default, with = "netloop_time::duration::option", skip_serializing_if = "Option::is_none")]
+            pub phase: Option<netloop_time::SimTime>,
         }
 
         impl $name {

@@ -12,7 +12,7 @@
 //! - [`ShapeMismatch`]: restoring a snapshot taken from a differently shaped
 //!   system. Checked before anything is written, so the system is unchanged.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use crate::time::TimeError;
 

@@ -52,7 +52,7 @@ pub mod solver;
 pub mod system;
 pub mod time;
 
-pub use protocol::SimTime;
+pub use netloop_time::SimTime;
 
 pub use actuator::ActuatorConfig;
 pub use closed_loop::{ClosedLoop, ClosedLoopError, ClosedLoopSnapshot, Delays, Response};

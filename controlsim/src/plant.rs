@@ -36,7 +36,7 @@ pub mod vehicle;
 
 use std::fmt;
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 pub use bouncing_ball::{BouncingBall, BouncingBallParams};

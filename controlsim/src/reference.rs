@@ -13,7 +13,7 @@
 //! All times in the config are duration strings (`"1.5s"`); amplitudes, slopes
 //! (per second) and frequencies (Hz) are plain numbers.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
@@ -29,7 +29,7 @@ pub enum SignalConfig {
     /// `initial` before `at`, `final` from `at` on (Simulink's Step block).
     Step {
         /// Switching time; default `0s`.
-        #[serde(default, with = "protocol::duration")]
+        #[serde(default, with = "netloop_time::duration")]
         at: SimTime,
         /// Value before `at`; default 0.
         #[serde(default)]
@@ -43,7 +43,7 @@ pub enum SignalConfig {
         /// Slope per second; required.
         slope: f64,
         /// Start time; default `0s`.
-        #[serde(default, with = "protocol::duration")]
+        #[serde(default, with = "netloop_time::duration")]
         start: SimTime,
         /// Value before and at `start`; default 0.
         #[serde(default)]
@@ -63,7 +63,7 @@ pub enum SignalConfig {
         #[serde(default)]
         offset: f64,
         /// Default `0s`.
-        #[serde(default, with = "protocol::duration")]
+        #[serde(default, with = "netloop_time::duration")]
         start: SimTime,
     },
     /// `low` before `start`; then `high` for the first `duty * period` of every
@@ -76,14 +76,14 @@ pub enum SignalConfig {
         #[serde(default = "one")]
         high: f64,
         /// Required, positive.
-        #[serde(with = "protocol::duration")]
+        #[serde(with = "netloop_time::duration")]
         period: SimTime,
         /// Fraction of the period spent high, in `[0, 1]`; default 0.5. The
         /// high time is rounded to a whole nanosecond.
         #[serde(default = "half")]
         duty: f64,
         /// Default `0s`.
-        #[serde(default, with = "protocol::duration")]
+        #[serde(default, with = "netloop_time::duration")]
         start: SimTime,
     },
     /// Linear interpolation between `points = [["0s", 0.0], ["1s", 2.0], ...]`,
@@ -103,7 +103,10 @@ fn half() -> f64 {
 /// One breakpoint `(time, value)` of a piecewise-linear signal, written
 /// `["1.5s", 2.0]`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Point(#[serde(with = "protocol::duration")] pub SimTime, pub f64);
+pub struct Point(
+    #[serde(with = "netloop_time::duration")] pub SimTime,
+    pub f64,
+);
 
 /// A validated signal, ready to evaluate.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,7 +15,7 @@
 //! rand_distr's ziggurat). Only channels with a positive standard deviation
 //! draw numbers. The generator state is part of a snapshot.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
@@ -31,11 +31,11 @@ use crate::time::{Periodic, StepSize};
 #[serde(deny_unknown_fields)]
 pub struct SensorConfig {
     /// Sampling period, a multiple of the step; required.
-    #[serde(with = "protocol::duration")]
+    #[serde(with = "netloop_time::duration")]
     pub period: SimTime,
     /// Time of the first sample, a multiple of the step below `period`;
     /// default `0s`.
-    #[serde(default, with = "protocol::duration")]
+    #[serde(default, with = "netloop_time::duration")]
     pub phase: SimTime,
     /// What is measured; default `plant`.
     #[serde(default)]

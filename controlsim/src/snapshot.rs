@@ -21,7 +21,7 @@
 //! [`ClosedLoop`](crate::ClosedLoop) with delays snapshots them together with
 //! the system in a [`ClosedLoopSnapshot`](crate::ClosedLoopSnapshot).
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use rand_chacha::ChaCha8Rng;
 
 use crate::error::ShapeMismatch;

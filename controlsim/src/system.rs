@@ -40,7 +40,7 @@
 
 use std::num::NonZeroU64;
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use crate::actuator::{Actuator, ActuatorConfig};
 use crate::config::{LoopConfig, LoopRef, SystemConfig};

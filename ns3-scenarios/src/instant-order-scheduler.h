@@ -76,11 +76,12 @@ class InstantOrderScheduler : public ns3::Scheduler
     friend class ScopedInstantRank;
     /// Time stamp, rank, uid: the sort key.
     using Key = std::tuple<uint64_t, uint8_t, uint32_t>;
+
     /// The event stored under a key.
     struct Stored
     {
-        ns3::EventImpl* impl;  //!< the event
-        uint32_t context;      //!< its context
+        ns3::EventImpl* impl; //!< the event
+        uint32_t context;     //!< its context
     };
 
     std::map<Key, Stored> m_events; //!< every pending event

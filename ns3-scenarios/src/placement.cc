@@ -160,7 +160,8 @@ ParsePositionList(const std::string& text)
         ns3::Vector v;
         if (auto problem = ParseXyz(SplitFields(entry, ","), &v))
         {
-            return "position " + std::to_string(index) + " (" + Quote(Trim(entry)) + "): " + *problem;
+            return "position " + std::to_string(index) + " (" + Quote(Trim(entry)) +
+                   "): " + *problem;
         }
         out.push_back(v);
         ++index;
@@ -185,8 +186,7 @@ ReadTopologyFile(const std::string& path)
     // file is an error and not memory growing without end.
     std::string text;
     char chunk[65536];
-    while (text.size() <= kMaxTopologyFileBytes &&
-           file.read(chunk, sizeof chunk).gcount() > 0)
+    while (text.size() <= kMaxTopologyFileBytes && file.read(chunk, sizeof chunk).gcount() > 0)
     {
         text.append(chunk, static_cast<std::size_t>(file.gcount()));
     }

@@ -91,7 +91,7 @@ std::variant<std::vector<ns3::Vector>, std::string> ResolvePositions(
  * options parsed (a message, or Parameters with a `background.nodes` member)
  * and the positions they imply for `placedCount(parameters)` placed nodes.
  *
- * 
+ *
 eturn the first problem, or nothing
  */
 template <typename Parameters, typename PlacedCount>

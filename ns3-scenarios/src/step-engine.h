@@ -213,9 +213,9 @@ class StepEngine : public DropSink
     DropTraceConnections m_dropTraces;                 //!< drop trace hooks
     DropTraceConnections m_appTraces;                  //!< ControlApp trace hooks
     std::vector<ns3::Ptr<ns3::ConstantVelocityMobilityModel>> m_mobility; //!< per node, or null
-    std::vector<MessageFramer> m_framers;               //!< per flow (TCP flows use theirs)
-    DropLog* m_dropLog = nullptr;                       //!< drop log, if any
-    uint64_t m_kinematicsApplied = 0;                   //!< entries that changed a model
+    std::vector<MessageFramer> m_framers; //!< per flow (TCP flows use theirs)
+    DropLog* m_dropLog = nullptr;         //!< drop log, if any
+    uint64_t m_kinematicsApplied = 0;     //!< entries that changed a model
 
     // State of the step being run.
     wire::StepDone m_current;                 //!< deliveries and drops so far

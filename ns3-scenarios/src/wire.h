@@ -366,7 +366,9 @@ std::string FormatTime(uint64_t ns);
 /**
  * Parses a duration the way protocol/src/time.rs does: a non-negative decimal
  * and a unit (ns, us, µs, ms, s, min, h), e.g. "10ms", "1.5 s", "250us"; a bare
- * "0" is accepted. Exact: no detour through floating point.
+ * "0" is accepted; ASCII white space around the number and the unit is ignored. Exact:
+ * no detour through floating point. protocol/time/golden/durations.txt is the grammar by
+ * example, checked against both parsers.
  *
  * \param text the string
  * \param ns set to the value on success

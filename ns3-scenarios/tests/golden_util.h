@@ -95,6 +95,85 @@ ReadTable(const std::string& path, std::size_t fields)
     return rows;
 }
 
+/// One case of protocol/time/golden/durations.txt.
+struct DurationCase
+{
+    int line;             //!< line number in the file, for messages
+    std::string input;    //!< the string to parse, escapes undone
+    std::string expected; //!< nanoseconds in decimal, or an error class
+};
+
+/// The cases of the duration table: `<input>|<expected>`, split at the last '|';
+/// the input's escapes (\\ \t \n \r \v \f \xHH) undone. Throws on a malformed line.
+inline std::vector<DurationCase>
+ReadDurationTable(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw std::runtime_error("cannot read " + path);
+    }
+    std::vector<DurationCase> cases;
+    std::string line;
+    int number = 0;
+    while (std::getline(in, line))
+    {
+        ++number;
+        if (line.empty() || line[0] == '#')
+        {
+            continue;
+        }
+        const std::size_t bar = line.rfind('|');
+        if (bar == std::string::npos)
+        {
+            throw std::runtime_error("no '|' in line " + std::to_string(number));
+        }
+        const std::string raw = line.substr(0, bar);
+        std::string input;
+        for (std::size_t i = 0; i < raw.size(); ++i)
+        {
+            if (raw[i] != '\\')
+            {
+                input += raw[i];
+                continue;
+            }
+            if (++i == raw.size())
+            {
+                throw std::runtime_error("trailing backslash in line " + std::to_string(number));
+            }
+            switch (raw[i])
+            {
+            case '\\':
+                input += '\\';
+                break;
+            case 't':
+                input += '\t';
+                break;
+            case 'n':
+                input += '\n';
+                break;
+            case 'r':
+                input += '\r';
+                break;
+            case 'v':
+                input += '\v';
+                break;
+            case 'f':
+                input += '\f';
+                break;
+            case 'x':
+                input += static_cast<char>(FromHex(raw.substr(i + 1, 2)).at(0));
+                i += 2;
+                break;
+            default:
+                throw std::runtime_error("unknown escape in line " + std::to_string(number));
+            }
+        }
+        cases.push_back({number, input, line.substr(bar + 1)});
+    }
+    return cases;
+}
+
 } // namespace test
 } // namespace netloop
 

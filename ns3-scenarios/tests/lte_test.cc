@@ -13,8 +13,8 @@
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/ipv4-flow-classifier.h"
 
-#include <gtest/gtest.h>
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <set>
 #include <tuple>
 
@@ -205,7 +205,9 @@ TEST(Lte, AtOneAndTwoMillisecondUplinkPeriodsEachDeliveryIsThePacketThatArrived)
     {
         SCOPED_TRACE("period " + std::to_string(period) + " ns");
         NetHarness h;
-        h.Build([]() { return BuildFromArgs(With({"--network=lte", "--positions=100,0,0"}, kEpc)); });
+        h.Build([]() {
+            return BuildFromArgs(With({"--network=lte", "--positions=100,0,0"}, kEpc));
+        });
         // Counted independently of netloop's tags: FlowMonitor's own byte tags.
         ns3::FlowMonitorHelper flowMonitor;
         flowMonitor.InstallAll();
@@ -241,7 +243,9 @@ TEST(Lte, ASendEntersAtTheSamePlaceAmongItsInstantsEventsWhenAnnouncedLateOrEarl
     for (bool early : {false, true})
     {
         NetHarness h;
-        h.Build([]() { return BuildFromArgs(With({"--network=lte", "--positions=100,0,0"}, kEpc)); });
+        h.Build([]() {
+            return BuildFromArgs(With({"--network=lte", "--positions=100,0,0"}, kEpc));
+        });
         h.Configure({UdpFlow(0, 5000, 0, 1), UdpFlow(1, 5001, 1, 0)});
         RunLog log;
         wire::Step all;

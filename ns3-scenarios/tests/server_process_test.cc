@@ -755,11 +755,13 @@ TEST(ServerProcess, CheckValidatesEveryArgumentAndBuildsNothing)
         EXPECT_EQ(server.Wait(), 0) << server.Stderr();
         EXPECT_EQ(server.RestOfStdout(), "") << "no port: nothing is served";
     }
+
     struct Case
     {
         std::vector<std::string> args;
         std::string named;
     };
+
     for (const Case& c : std::vector<Case>{
              {{"--network=wifi", "--phyMode=Bogus"}, "--phyMode=Bogus is not a mode of 80211a"},
              {{"--network=wave", "--spacing=-5"}, "--spacing=-5"},

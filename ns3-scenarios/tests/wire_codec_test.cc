@@ -4,6 +4,7 @@
  * never errors, random payloads never crash and re-encode canonically, bounds
  * and UTF-8 checks, and the duration parser shared with the Rust side.
  */
+#include "golden_util.h"
 #include "wire.h"
 
 #include <cmath>
@@ -435,6 +436,44 @@ TEST(WireCodec, ParsesDurationsExactlyLikeTheRustSide)
         std::string error;
         EXPECT_FALSE(ParseDuration(text, &value, &error)) << text;
         EXPECT_NE(error.find(why), std::string::npos) << text << ": " << error;
+    }
+}
+
+/// The error class of a ParseDuration message, as protocol/time/golden/durations.txt
+/// names them (the Rust side names ParseTimeError's variants the same way).
+std::string
+DurationErrorClass(const std::string& message)
+{
+    const std::pair<const char*, const char*> classes[] = {
+        {"empty duration", "empty"},
+        {"missing unit", "missing_unit"},
+        {"is not a non-negative decimal number", "invalid"},
+        {"is not a whole number of nanoseconds", "sub_nanosecond"},
+        {"is too long to represent", "overflow"},
+    };
+    for (const auto& [needle, name] : classes)
+    {
+        if (message.find(needle) != std::string::npos)
+        {
+            return name;
+        }
+    }
+    return "unclassified: " + message;
+}
+
+// The table the Rust parser is held to as well (protocol/time/tests/golden.rs).
+TEST(WireCodec, ParsesEveryDurationOfTheGoldenTableLikeTheRustSide)
+{
+    const auto cases =
+        netloop::test::ReadDurationTable(std::string(NETLOOP_TIME_GOLDEN_DIR) + "/durations.txt");
+    ASSERT_GT(cases.size(), 50U);
+    for (const auto& c : cases)
+    {
+        uint64_t value = 0;
+        std::string error;
+        const bool ok = ParseDuration(c.input, &value, &error);
+        const std::string got = ok ? std::to_string(value) : DurationErrorClass(error);
+        EXPECT_EQ(got, c.expected) << "durations.txt line " << c.line << ": \"" << c.input << "\"";
     }
 }
 

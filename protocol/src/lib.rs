@@ -22,6 +22,9 @@
 //! when it knows every packet ahead of time), and the server simply reads it
 //! after answering the first.
 //!
+//! The bridge's half of this conversation is [`client::Session`], a state
+//! machine without I/O that mirrors the server's (`ns3-scenarios/src/session.h`).
+//!
 //! # Practical considerations
 //! - Frames are at most [`DEFAULT_MAX_PAYLOAD`] bytes of payload unless both
 //!   sides are told otherwise; a larger length is rejected from the header
@@ -30,10 +33,10 @@
 //!   that closes mid-frame is the I/O layer's error to report, with how many
 //!   bytes it had.
 
+pub mod client;
 mod frame;
 mod message;
-mod time;
 
 pub use frame::*;
 pub use message::*;
-pub use time::{duration, ParseTimeError, SimTime};
+pub use netloop_time::{duration, ParseTimeError, SimTime};

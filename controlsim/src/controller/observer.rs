@@ -29,7 +29,7 @@
 //! updates was `u[n-1]`, as it is for computations on the plant's grid with
 //! no downlink delay; the error then obeys `e[n] = (I - L C) A^q e[n-1]`.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use super::state_feedback::reference_gain;
 use super::{BuildContext, LawShape, Limits, Step};

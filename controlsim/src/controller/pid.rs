@@ -28,7 +28,7 @@
 //! For a time-triggered controller `dt` is the period and this is the textbook
 //! discrete PID.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 use super::{BuildContext, LawShape, Limits, Step};

@@ -21,7 +21,7 @@
 //! coefficient `q0` (`q0 z^(n) = u - q1 z^(n-1) - ... - qn z`). For a monic
 //! denominator (`q0 = 1`) this is the textbook controllable canonical form.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 use super::{Plant, Signature, TimeDomain};
@@ -49,7 +49,7 @@ pub struct StateSpaceConfig {
     /// `state_space`.
     #[serde(
         default,
-        with = "protocol::duration::option",
+        with = "netloop_time::duration::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub period: Option<SimTime>,
@@ -76,7 +76,7 @@ pub struct TransferFunctionConfig {
     /// Sample period; required for the discrete kind, not allowed otherwise.
     #[serde(
         default,
-        with = "protocol::duration::option",
+        with = "netloop_time::duration::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub period: Option<SimTime>,

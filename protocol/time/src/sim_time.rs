@@ -84,6 +84,12 @@ const UNITS: &[(&str, u64)] = &[
     ("h", 3_600_000_000_000),
 ];
 
+/// The white space a duration may have around its number and unit: ASCII
+/// only, as the C++ parser (`wire::ParseDuration`) has it. `str::trim` would
+/// also take the no-break space and other Unicode spaces, which a string that
+/// reaches `netloop-server` could not have.
+const SPACE: &[char] = &[' ', '\t', '\n', '\r', '\x0B', '\x0C'];
+
 /// Why a duration string did not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseTimeError {
@@ -105,9 +111,11 @@ impl FromStr for SimTime {
     type Err = ParseTimeError;
 
     /// Parses `"<decimal><unit>"`, e.g. `"10ms"`, `"1.5 s"`, `"250us"`, exactly.
-    /// A bare `"0"` is accepted; any other number needs a unit.
+    /// A bare `"0"` is accepted; any other number needs a unit. ASCII white
+    /// space around the number and the unit is ignored. `golden/durations.txt`
+    /// is the grammar by example, shared with the C++ parser.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let s = text.trim();
+        let s = text.trim_matches(SPACE);
         if s.is_empty() {
             return Err(ParseTimeError::Empty);
         }
@@ -116,7 +124,10 @@ impl FromStr for SimTime {
         }
         let (number, scale) = UNITS
             .iter()
-            .find_map(|(unit, scale)| s.strip_suffix(unit).map(|n| (n.trim_end(), *scale)))
+            .find_map(|(unit, scale)| {
+                s.strip_suffix(unit)
+                    .map(|n| (n.trim_end_matches(SPACE), *scale))
+            })
             .ok_or_else(|| {
                 if s.chars().all(|c| c.is_ascii_digit() || c == '.') {
                     ParseTimeError::MissingUnit(text.to_string())
@@ -143,7 +154,10 @@ impl FromStr for SimTime {
         let frac = frac.trim_end_matches('0');
         let mut frac_ns: u128 = 0;
         if !frac.is_empty() {
-            if frac.len() > 30 {
+            // The largest unit (3.6e12 ns) has 13 digits, so a whole number of ns
+            // needs at most 13 fraction digits; 18 keeps frac * scale within
+            // u128 (30 digits did not: it overflowed for "h").
+            if frac.len() > 18 {
                 return Err(ParseTimeError::SubNanosecond(text.to_string()));
             }
             let numerator = frac.parse::<u128>().map_err(|_| overflow())? * scale as u128;
@@ -249,69 +263,5 @@ mod tests {
         }
         assert_eq!(SimTime(3_700_000).to_string(), "3700us");
         assert_eq!(SimTime(10_000_000).to_string(), "10ms");
-    }
-}
-
-/// Serde adapter for durations written as strings in scenario files
-/// (`"10ms"`, `"1.5s"`), for use as `#[serde(with = "protocol::duration")]`.
-/// The wire format keeps plain `u64` nanoseconds; only configs use this.
-pub mod duration {
-    use super::SimTime;
-    use serde::{de, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(t)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SimTime, D::Error> {
-        d.deserialize_any(Visitor)
-    }
-
-    struct Visitor;
-
-    impl de::Visitor<'_> for Visitor {
-        type Value = SimTime;
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a duration string such as \"10ms\", \"1.5s\" or \"250us\"")
-        }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<SimTime, E> {
-            v.parse().map_err(E::custom)
-        }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<SimTime, E> {
-            if v == 0 {
-                Ok(SimTime::ZERO)
-            } else {
-                Err(E::custom(format!(
-                    "{v} has no unit; write a duration string such as \"{v}ms\""
-                )))
-            }
-        }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<SimTime, E> {
-            self.visit_i64(v as i64)
-        }
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<SimTime, E> {
-            Err(E::custom(format!(
-                "{v} has no unit; write a duration string such as \"{v}s\""
-            )))
-        }
-    }
-
-    /// The same for `Option<SimTime>`: absent or a duration string.
-    pub mod option {
-        use super::super::SimTime;
-        use serde::{Deserialize, Deserializer, Serializer};
-
-        pub fn serialize<S: Serializer>(t: &Option<SimTime>, s: S) -> Result<S::Ok, S::Error> {
-            match t {
-                Some(t) => s.collect_str(t),
-                None => s.serialize_none(),
-            }
-        }
-
-        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SimTime>, D::Error> {
-            #[derive(Deserialize)]
-            struct Wrapped(#[serde(with = "super")] SimTime);
-            Ok(Option::<Wrapped>::deserialize(d)?.map(|w| w.0))
-        }
     }
 }
