@@ -649,6 +649,16 @@ impl Scenario {
         if self.loops.is_empty() {
             return Err(bad("loops", "at least one [[loops]] table is needed"));
         }
+        if self.loops.len() > controlsim::limits::MAX_LOOPS {
+            return Err(bad(
+                "loops",
+                format!(
+                    "has {} loops, more than the {} netloop allows (docs/robustness.md, limits)",
+                    self.loops.len(),
+                    controlsim::limits::MAX_LOOPS
+                ),
+            ));
+        }
 
         let mut loops = Vec::with_capacity(self.loops.len());
         let mut system_loops = Vec::with_capacity(self.loops.len());

@@ -8,6 +8,7 @@ pub mod config;
 pub mod flows;
 pub mod input;
 pub mod ledger;
+pub mod limits;
 pub mod metrics;
 pub mod mobility;
 pub mod network;

@@ -485,10 +485,59 @@ pub fn backend_override(backend: Backend) -> Override {
 /// # Errors
 /// As [`load`].
 pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Loaded, LoadError> {
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
+    let table = parse_table(path, text)?;
+    load_table(path, text, table, overrides)
+}
+
+/// A scenario file read and parsed once, to be loaded with many sets of
+/// overrides (a sweep's runs) without reading and parsing it again each time.
+pub struct Base {
+    path: PathBuf,
+    text: String,
+    table: toml::Table,
+}
+
+impl Base {
+    /// Reads and parses `path`.
+    ///
+    /// # Errors
+    /// As [`load`], for the file itself.
+    pub fn read(path: &Path) -> Result<Base, LoadError> {
+        let text = read_input(path).map_err(|source| LoadError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let table = parse_table(path, &text)?;
+        Ok(Base {
+            path: path.to_path_buf(),
+            text,
+            table,
+        })
+    }
+
+    /// [`load`] of this file with `overrides`, without reading it again.
+    ///
+    /// # Errors
+    /// As [`load`].
+    pub fn load(&self, overrides: &[Override]) -> Result<Loaded, LoadError> {
+        load_table(&self.path, &self.text, self.table.clone(), overrides)
+    }
+}
+
+fn parse_table(path: &Path, text: &str) -> Result<toml::Table, LoadError> {
+    toml::from_str(text).map_err(|e| LoadError::Syntax {
         path: path.to_path_buf(),
         message: shorten_lines(e.to_string().trim_end()),
-    })?;
+    })
+}
+
+/// [`load_text`] once `text` is parsed into `table`.
+fn load_table(
+    path: &Path,
+    text: &str,
+    mut table: toml::Table,
+    overrides: &[Override],
+) -> Result<Loaded, LoadError> {
     for o in overrides {
         set_value(&mut table, &o.path, o.value.clone()).map_err(|message| LoadError::Override {
             origin: o.origin.clone(),

@@ -264,6 +264,59 @@ impl SweepFile {
                 ));
             }
         }
+        file.check_run_count()
+            .map_err(|(key, m)| located(&key, m))?;
         Ok(file)
+    }
+
+    /// The axes' lengths, in plan order, each with the key that sets it.
+    fn axis_lengths(&self) -> Vec<(String, u64)> {
+        let mut axes: Vec<(String, u64)> = Vec::new();
+        for (i, g) in self.grid.iter().enumerate() {
+            axes.push((format!("grid[{i}].values"), g.values.len() as u64));
+        }
+        for (i, z) in self.zip.iter().enumerate() {
+            axes.push((format!("zip[{i}].values"), z.values.len() as u64));
+        }
+        if !self.points.is_empty() {
+            axes.push(("points".into(), self.points.len() as u64));
+        }
+        axes
+    }
+
+    /// Points times replications must stay within
+    /// [`MAX_SWEEP_RUNS`](crate::limits::MAX_SWEEP_RUNS); counted from the
+    /// axes' lengths, before any point is made. On failure: the key that
+    /// takes the count past the limit and the message.
+    fn check_run_count(&self) -> Result<(), (String, String)> {
+        let max = crate::limits::MAX_SWEEP_RUNS;
+        let replications = u128::from(self.replications);
+        let over = |key: &str, lengths: &[String], runs: u128| {
+            let points = if lengths.is_empty() {
+                "1 point".to_string()
+            } else {
+                format!("{} points", lengths.join(" x "))
+            };
+            (
+                key.to_string(),
+                format!(
+                    "the sweep has {points} x {} replications = {runs} runs or more, above the {max} runs a sweep may have (docs/robustness.md, limits); split it into several sweeps",
+                    self.replications
+                ),
+            )
+        };
+        if replications > u128::from(max) {
+            return Err(over("replications", &[], replications));
+        }
+        let mut lengths: Vec<String> = Vec::new();
+        let mut runs = replications;
+        for (key, len) in self.axis_lengths() {
+            lengths.push(len.to_string());
+            runs = runs.saturating_mul(u128::from(len));
+            if runs > u128::from(max) {
+                return Err(over(&key, &lengths, runs));
+            }
+        }
+        Ok(())
     }
 }

@@ -374,9 +374,11 @@ impl System {
     ///
     /// # Errors
     /// [`ConfigError`] naming the key of the first problem: a zero step, a
-    /// period or phase off the step grid, inconsistent dimensions, an
-    /// out-of-range parameter, a duplicate loop name, a bad predecessor.
+    /// period or phase off the step grid, inconsistent dimensions, a size
+    /// above [`crate::limits`], an out-of-range parameter, a duplicate loop
+    /// name, a bad predecessor.
     pub fn from_config(config: &SystemConfig, seed: u64) -> Result<Self, ConfigError> {
+        crate::limits::check(config)?;
         let names: Vec<&str> = config.loops.iter().map(|l| l.name.as_str()).collect();
         let mut builder = Builder::new(config.step, config.solver, &names, seed)?;
         for (i, l) in config.loops.iter().enumerate() {

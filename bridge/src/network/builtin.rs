@@ -290,6 +290,14 @@ pub fn parse_empirical_samples(
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        if samples.len() == crate::limits::MAX_DELAY_SAMPLES {
+            return Err(BuiltinError::Delay(format!(
+                "empirical: {}:{}: more than {} samples, the most an empirical delay file may hold (docs/robustness.md, limits)",
+                path.display(),
+                index + 1,
+                crate::limits::MAX_DELAY_SAMPLES
+            )));
+        }
         // A long line is quoted by its start only.
         let shown = crate::input::shorten_line(line);
         let parsed = match line.parse::<f64>() {
