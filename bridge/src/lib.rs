@@ -10,6 +10,7 @@ pub mod input;
 pub mod ledger;
 pub mod metrics;
 pub mod mobility;
+pub mod model_files;
 pub mod network;
 pub mod ns3;
 pub mod output;

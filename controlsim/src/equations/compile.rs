@@ -1121,13 +1121,15 @@ impl<'a> Compiler<'a> {
                         Expr::Var(x) => match self.defs.get(&x.text).map(|d| d.0) {
                             Some(Def::State(i)) if self.ders[i].is_some() => i,
                             None => return Err(self.undefined(x)),
-                            _ => return Err(self.err(
-                                x.span,
-                                format!(
+                            _ => {
+                                return Err(self.err(
+                                    x.span,
+                                    format!(
                                     "a backlash's input must be a state (it moves with `der({})`)",
                                     x.text
                                 ),
-                            )),
+                                ))
+                            }
                         },
                         other => {
                             return Err(self.err(
