@@ -520,7 +520,11 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
         .resolve()
         .map_err(|e| locator.error(&e.key, &e.message))?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    crate::model_files::read_model_files(&mut resolved.system, &base_dir)
+    let line_of = |key: &str| match KeyPath::parse(key).map(|k| locator.find(&k)) {
+        Ok(Place::File { line, text, .. }) => Some((line, text)),
+        _ => None,
+    };
+    crate::model_files::read_model_files(&mut resolved.system, &base_dir, path, line_of)
         .map_err(|(key, message)| locator.error(&key, &message))?;
     let system = match controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
         Ok(system) => system,

@@ -77,7 +77,9 @@ pub struct EquationsConfig {
     /// Parameter values by name, replacing those in the text.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub parameters: BTreeMap<String, f64>,
-    /// The text of `source`, read by whoever resolved its path.
+    /// The text of `source`, read by whoever resolved its path (or the
+    /// inline text placed at its lines in the scenario file), and the name
+    /// errors call it by.
     #[serde(skip)]
     pub loaded: Option<Source>,
 }
@@ -117,9 +119,13 @@ impl EquationModel {
             }
             (None, Some(text)) => (
                 format!("{key}.equations"),
-                Source {
-                    name: format!("{key}.equations"),
-                    text: text.clone(),
+                match &c.loaded {
+                    // Placed in the file that holds it by the loader.
+                    Some(s) => s.clone(),
+                    None => Source {
+                        name: format!("{key}.equations"),
+                        text: text.clone(),
+                    },
                 },
             ),
         };
