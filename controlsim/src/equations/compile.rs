@@ -34,7 +34,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::ast::{BinaryOp, ElementKind, Expr, Name, Span, Statement, UnaryOp};
-use super::eval::{f, Instr};
+use super::eval::{f, Checked, Instr};
 use super::source::{EquationError, Source};
 
 /// What a name stands for.
@@ -99,9 +99,9 @@ struct Backlash {
 }
 
 /// One program of the evaluation form and where its results are.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Program {
-    pub(crate) code: Vec<Instr>,
+    pub(crate) code: Checked,
     pub(crate) results: Vec<u32>,
 }
 
@@ -900,8 +900,14 @@ impl<'a> Compiler<'a> {
 
     fn finish(&mut self, results: Vec<Operand>) -> Program {
         let results = results.into_iter().map(|o| self.slot_of(o)).collect();
+        // Slots and terms only grow after this, so the check holds for the
+        // model's final arrays.
         Program {
-            code: std::mem::take(&mut self.code),
+            code: Checked::new(
+                std::mem::take(&mut self.code),
+                &self.terms,
+                self.slots.len(),
+            ),
             results,
         }
     }

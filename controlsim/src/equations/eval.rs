@@ -111,10 +111,91 @@ pub(crate) mod f {
     }
 }
 
-/// Runs `code` on `s`. `terms` is the coefficient table of [`Instr::Lin`].
+impl Instr {
+    /// Every slot the instruction names, and its term range if any.
+    fn operands(&self) -> (Vec<u32>, Option<(u32, u32)>) {
+        use Instr::*;
+        match *self {
+            Add(d, a, b)
+            | Sub(d, a, b)
+            | Mul(d, a, b)
+            | Div(d, a, b)
+            | Pow(d, a, b)
+            | Min(d, a, b)
+            | Max(d, a, b)
+            | Atan2(d, a, b)
+            | Lt(d, a, b)
+            | Le(d, a, b)
+            | Gt(d, a, b)
+            | Ge(d, a, b)
+            | Eq(d, a, b)
+            | Ne(d, a, b)
+            | And(d, a, b)
+            | Or(d, a, b)
+            | Deadzone(d, a, b) => (vec![d, a, b], None),
+            Neg(d, a)
+            | Not(d, a)
+            | Sin(d, a)
+            | Cos(d, a)
+            | Tan(d, a)
+            | Asin(d, a)
+            | Acos(d, a)
+            | Atan(d, a)
+            | Exp(d, a)
+            | Log(d, a)
+            | Sqrt(d, a)
+            | Abs(d, a)
+            | Sign(d, a) => (vec![d, a], None),
+            Select(d, c, a, b) | Sat(d, c, a, b) => (vec![d, c, a, b], None),
+            Lin(d, start, len) => (vec![d], Some((start, len))),
+        }
+    }
+}
+
+/// A program whose every slot index (and every `Lin` term) is inside
+/// `slots` slots and `terms`, with at least one term per `Lin`: checked
+/// once when a model is built, so [`run`] can index without checks.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Checked(Vec<Instr>);
+
+impl Checked {
+    /// # Panics
+    /// On an index out of range: a compiler bug, never input-dependent.
+    pub(crate) fn new(code: Vec<Instr>, terms: &[(f64, u32)], slots: usize) -> Self {
+        for ins in &code {
+            let (ops, range) = ins.operands();
+            assert!(
+                ops.iter().all(|&o| (o as usize) < slots),
+                "{ins:?} outside {slots} slots"
+            );
+            if let Some((start, len)) = range {
+                let t = terms
+                    .get(start as usize..start as usize + len as usize)
+                    .expect("Lin terms inside the table");
+                assert!(
+                    len >= 1 && t.iter().all(|&(_, o)| (o as usize) < slots),
+                    "{ins:?}"
+                );
+            }
+        }
+        Checked(code)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// Runs `code` on `s`. `terms` is the coefficient table of [`Instr::Lin`];
+/// `code` was checked against both ([`Checked::new`]), and `s` and `terms`
+/// must be the ones it was checked against (the model holds all three).
 #[inline]
-pub(crate) fn run(code: &[Instr], terms: &[(f64, u32)], s: &[Cell<f64>]) {
-    let g = |i: u32| s[i as usize].get();
+pub(crate) fn run(code: &Checked, terms: &[(f64, u32)], s: &[Cell<f64>]) {
+    let code = &code.0;
+    // SAFETY: `Checked::new` verified every index against these lengths,
+    // and the model never changes the program, the term table or the
+    // number of slots after building.
+    let g = |i: u32| unsafe { s.get_unchecked(i as usize) }.get();
     for ins in code {
         let (d, v) = match *ins {
             Instr::Add(d, a, b) => (d, g(a) + g(b)),
@@ -150,14 +231,28 @@ pub(crate) fn run(code: &[Instr], terms: &[(f64, u32)], s: &[Cell<f64>]) {
             Instr::Sat(d, x, lo, hi) => (d, f::sat(g(x), g(lo), g(hi))),
             Instr::Deadzone(d, x, w) => (d, f::deadzone(g(x), g(w))),
             Instr::Lin(d, start, len) => {
-                let t = &terms[start as usize..(start + len) as usize];
-                let mut acc = t[0].0 * g(t[0].1);
-                for &(c, i) in &t[1..] {
-                    acc += c * g(i);
-                }
-                (d, acc)
+                // SAFETY: as above; `len >= 1`.
+                let t = unsafe { terms.get_unchecked(start as usize..(start + len) as usize) };
+                // Short sums (most rows of a model) unrolled.
+                let v = match t {
+                    &[(c0, i0), (c1, i1)] => c0 * g(i0) + c1 * g(i1),
+                    &[(c0, i0), (c1, i1), (c2, i2)] => c0 * g(i0) + c1 * g(i1) + c2 * g(i2),
+                    &[(c0, i0), (c1, i1), (c2, i2), (c3, i3)] => {
+                        c0 * g(i0) + c1 * g(i1) + c2 * g(i2) + c3 * g(i3)
+                    }
+                    _ => {
+                        let (c0, i0) = unsafe { *t.get_unchecked(0) };
+                        let mut acc = c0 * g(i0);
+                        for &(c, i) in unsafe { t.get_unchecked(1..) } {
+                            acc += c * g(i);
+                        }
+                        acc
+                    }
+                };
+                (d, v)
             }
         };
-        s[d as usize].set(v);
+        // SAFETY: as above.
+        unsafe { s.get_unchecked(d as usize) }.set(v);
     }
 }
