@@ -11,6 +11,7 @@ pub mod ledger;
 pub mod limits;
 pub mod metrics;
 pub mod mobility;
+pub mod model_files;
 pub mod network;
 pub mod ns3;
 pub mod output;

@@ -565,9 +565,16 @@ fn load_table(
             let message = e.inner().message().trim().to_string();
             locator.serde_error(&table, key, &message)
         })?;
-    let resolved = scenario
+    let mut resolved = scenario
         .resolve()
         .map_err(|e| locator.error(&e.key, &e.message))?;
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let line_of = |key: &str| match KeyPath::parse(key).map(|k| locator.find(&k)) {
+        Ok(Place::File { line, text, .. }) => Some((line, text)),
+        _ => None,
+    };
+    crate::model_files::read_model_files(&mut resolved.system, &base_dir, path, line_of)
+        .map_err(|(key, message)| locator.error(&key, &message))?;
     let system = match controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
         Ok(system) => system,
         Err(e) => {
@@ -583,7 +590,6 @@ fn load_table(
         }
     };
     node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
-    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin)
     {
         match BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {
@@ -951,6 +957,10 @@ fn backticked(message: &str, prefix: &str) -> Option<String> {
 /// Y in words (serde names Rust types: `u64`, `f64`).
 fn split_expected(message: &str) -> (String, Option<String>) {
     let message = message.trim();
+    if message.contains('\n') {
+        // A report of its own (an equation file's error, with its caret).
+        return (message.to_string(), None);
+    }
     for marker in [", expected ", "; expected "] {
         if let Some(i) = message.find(marker) {
             let what = &message[..i];

@@ -40,6 +40,7 @@ pub mod actuator;
 pub mod closed_loop;
 pub mod config;
 pub mod controller;
+pub mod equations;
 pub mod error;
 pub mod event;
 pub mod limits;

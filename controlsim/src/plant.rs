@@ -46,6 +46,7 @@ pub use linear::{LinearPlant, StateSpaceConfig, TransferFunctionConfig};
 pub use mass_spring_damper::{MassSpringDamper, MassSpringDamperParams};
 pub use vehicle::{Vehicle, VehicleParams};
 
+use crate::equations::{EquationModel, EquationsConfig};
 use crate::error::ConfigError;
 use crate::matrix::check_vector;
 
@@ -165,6 +166,8 @@ pub enum PlantConfig {
     Vehicle(VehicleParams),
     MassSpringDamper(MassSpringDamperParams),
     BouncingBall(BouncingBallParams),
+    /// A model in the text-equation language ([`crate::equations`]).
+    Equations(EquationsConfig),
 }
 
 /// A built plant. Built-in kinds are separate variants so the engine calls
@@ -177,6 +180,7 @@ pub enum PlantModel {
     Vehicle(Vehicle),
     MassSpringDamper(MassSpringDamper),
     BouncingBall(BouncingBall),
+    Equations(EquationModel),
     Custom(Box<dyn Plant>),
 }
 
@@ -191,6 +195,7 @@ macro_rules! with_plant {
             $crate::plant::PlantModel::Vehicle($p) => $body,
             $crate::plant::PlantModel::MassSpringDamper($p) => $body,
             $crate::plant::PlantModel::BouncingBall($p) => $body,
+            $crate::plant::PlantModel::Equations($p) => $body,
             $crate::plant::PlantModel::Custom(boxed) => {
                 let $p = &**boxed;
                 $body
@@ -228,6 +233,7 @@ impl PlantModel {
                 PlantModel::MassSpringDamper(MassSpringDamper::new(key, p)?)
             }
             PlantConfig::BouncingBall(p) => PlantModel::BouncingBall(BouncingBall::new(key, p)?),
+            PlantConfig::Equations(c) => PlantModel::Equations(EquationModel::from_config(key, c)?),
         })
     }
 

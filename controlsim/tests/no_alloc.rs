@@ -88,6 +88,26 @@ period = "5ms"
 initial = 1.0
 [loops.controller]
 kind = "open_loop"
+[[loops]]
+name = "eq"
+[loops.plant]
+kind = "equations"
+equations = """
+parameter g = 9.81;
+input force;
+state h(start = 10);
+state v(start = 15);
+der(h) = v;
+der(v) = -g + sat(force, -1, 1) + 0 * relay;
+hysteresis relay(v, -1, 1, 0, 1);
+output h;
+output e = if h > 5 then 0.5 * v^2 + g * h else deadzone(v, 0.1);
+when h < 0 then h = 0, v = -0.8 * pre(v);
+"""
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
 "#;
 
 fn system() -> System {
@@ -102,6 +122,10 @@ fn advance_to_does_not_allocate() {
     let n = allocations_during(|| sys.advance_to(20_000, &mut Silent).unwrap());
     assert_eq!(n, 0, "allocations in 20000 steps");
     assert!(sys.loops()[2].resets() > 0, "the ball bounced meanwhile");
+    assert!(
+        sys.loops()[4].resets() > 2,
+        "the equation ball bounced and its relay switched"
+    );
 }
 
 #[test]

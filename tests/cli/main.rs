@@ -8,6 +8,7 @@ mod broken_scenarios;
 mod commands;
 mod data_outputs;
 mod docs;
+mod equations;
 mod limits;
 mod plot_inputs;
 mod plots;
