@@ -75,6 +75,9 @@ pub fn check_loop(key: &str, l: &LoopConfig) -> Result<(), ConfigError> {
         | PlantConfig::Vehicle(_)
         | PlantConfig::MassSpringDamper(_)
         | PlantConfig::BouncingBall(_) => {}
+        // An equation model's sizes come from its text, whose length the
+        // input cap bounds; every allocation is linear in that length.
+        PlantConfig::Equations(_) => {}
     }
     let sensor = format!("{key}.sensor");
     per_channel(&sensor, "noise_std", l.sensor.noise_std.as_ref())?;
