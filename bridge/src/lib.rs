@@ -11,6 +11,7 @@ pub mod ledger;
 pub mod metrics;
 pub mod mobility;
 pub mod network;
+pub mod network_schema;
 pub mod ns3;
 pub mod output;
 pub mod plot;
