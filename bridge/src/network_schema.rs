@@ -263,7 +263,8 @@ pub fn describe(binary: &Path) -> Result<Arc<NetworkSchema>, SchemaError> {
     {
         return Ok(found.clone());
     }
-    let cached = binary_hash(&resolved).map(|hash| cache_dir().map(|d| d.join(format!("describe-{hash}.json"))));
+    let cached = binary_hash(&resolved)
+        .map(|hash| cache_dir().map(|d| d.join(format!("describe-{hash}.json"))));
     let from_cache = cached
         .iter()
         .flatten()

@@ -617,8 +617,11 @@ fn described_network(
     })?;
     let Some(kind_schema) = schema.kind(&kind) else {
         let mut all: Vec<String> = TYPED_KINDS.iter().map(|k| k.to_string()).collect();
-        all.extend(schema.kinds.iter().map(|k| k.name.clone()));
-        all.dedup();
+        for k in &schema.kinds {
+            if !all.contains(&k.name) {
+                all.push(k.name.clone());
+            }
+        }
         let list = all
             .iter()
             .map(|k| format!("`{k}`"))
@@ -632,7 +635,8 @@ fn described_network(
             ),
         });
     };
-    DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys).map(Ns3NetworkConfig::Described)
+    DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys)
+        .map(Ns3NetworkConfig::Described)
 }
 
 /// Every arrival time of the builtin channel must fit in simulated time:
@@ -752,7 +756,11 @@ impl Locator<'_> {
                 key = key.child(&field);
             }
         } else if message.starts_with("unknown variant `") && has_key(table, &key.child("kind")) {
-            key = key.child("kind");
+            // Inside a tagged table: the kind itself, or a choice among its
+            // keys (`topology = "ring"`), whichever holds the quoted value.
+            let variant = backticked(message, "unknown variant `").unwrap_or_default();
+            key = find_quoted_value(table, &key, &format!("`{variant}`"))
+                .unwrap_or_else(|| key.child("kind"));
         } else if !message.starts_with("missing field `") {
             // Stays on the table for a missing field: that is where it belongs.
             // Otherwise, inside a tagged table the path stops at the table;

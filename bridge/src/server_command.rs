@@ -149,8 +149,10 @@ pub fn check_against_schema(resolved: &Resolved, base_dir: &Path) -> Result<(), 
     else {
         return Ok(());
     };
-    if matches!(ns3, Ns3NetworkConfig::Custom(_) | Ns3NetworkConfig::Described(_))
-        || scenario.network.server.binary.is_some()
+    if matches!(
+        ns3,
+        Ns3NetworkConfig::Custom(_) | Ns3NetworkConfig::Described(_)
+    ) || scenario.network.server.binary.is_some()
     {
         // A described kind was checked against the schema when it was read.
         return Ok(());

@@ -7,6 +7,7 @@ mod support;
 mod cosim_ns3;
 mod examples;
 mod network_check;
+mod network_schema;
 mod networks;
 mod ns3_bridge_robustness;
 mod ns3_event_time;

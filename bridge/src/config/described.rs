@@ -116,14 +116,18 @@ impl DescribedConfig {
             let argument = &schema.arguments[at];
             let text = argument_text(argument.kind, &argument.choices, value)
                 .map_err(|message| bad(key(k), message))?;
-            argument.check(&text).map_err(|message| bad(key(k), message))?;
+            argument
+                .check(&text)
+                .map_err(|message| bad(key(k), message))?;
             values.push((at, argument.name.clone(), text));
         }
         values.sort_by_key(|(at, ..)| *at);
         let arguments = values
             .into_iter()
             .filter(|(_, name, _)| *name != rule.argument)
-            .map(|(at, name, text)| ServerArgument::new(&name, text, key(&schema.arguments[at].key)))
+            .map(|(at, name, text)| {
+                ServerArgument::new(&name, text, key(&schema.arguments[at].key))
+            })
             .collect();
         Ok(DescribedConfig {
             kind: schema.name.clone(),
@@ -206,12 +210,18 @@ fn argument_text(
             }
         },
         (ArgumentType::DataRate, V::String(s)) => s.parse::<DataRate>()?.to_string(),
-        (ArgumentType::Duration, V::String(s)) => s.parse::<SimTime>().map_err(|e| e.to_string())?.to_string(),
+        (ArgumentType::Duration, V::String(s)) => {
+            s.parse::<SimTime>().map_err(|e| e.to_string())?.to_string()
+        }
         (ArgumentType::Duration, V::Integer(0)) => SimTime::ZERO.to_string(),
         (ArgumentType::Text, V::String(s)) => s.clone(),
-        (ArgumentType::Choice | ArgumentType::DataRate | ArgumentType::Duration | ArgumentType::Text, _) => {
-            return Err(expected("a string"))
-        }
+        (
+            ArgumentType::Choice
+            | ArgumentType::DataRate
+            | ArgumentType::Duration
+            | ArgumentType::Text,
+            _,
+        ) => return Err(expected("a string")),
         (ArgumentType::Positions, V::Array(items)) => {
             let positions = items
                 .iter()

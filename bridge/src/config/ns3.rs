@@ -622,6 +622,11 @@ impl Ns3NetworkConfig {
                 format!("network.ns3.{name}"),
                 "must be at least 1: the network needs a node",
             )),
+            // Before the loops' nodes are checked against the count it makes.
+            Some(0) => Err(bad(
+                format!("network.ns3.{name}"),
+                format!("0 is not in [1, {limit}]: at least one UE is needed"),
+            )),
             Some(n) if n > limit => Err(bad(
                 format!("network.ns3.{name}"),
                 format!("{n} is too many: at most {limit}"),
