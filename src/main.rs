@@ -492,8 +492,8 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
         Ok(_) => Ok(()),
         Err(RunError::Config(message)) => Err(Failure::BadInput(format!("{}: {message}", path.display()))),
         // The server rejected an argument: bad input, reported at its key.
-        Err(RunError::NetworkRejected { message }) => {
-            let key = key_of_problem(&loaded.resolved, &loaded.base_dir, &message);
+        Err(RunError::NetworkRejected { message, argument }) => {
+            let key = key_of_problem(&loaded.resolved, &loaded.base_dir, argument.as_deref(), &message);
             Err(Failure::BadInput(loaded.locate(&key, &message).to_string()))
         }
         Err(RunError::Failed { source, reached, out_dir }) => Err(Failure::Run(format!(

@@ -45,13 +45,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::network::BuiltinConfig;
 
+mod described;
 mod ns3;
 
+pub use described::DescribedConfig;
 pub use ns3::{
     key_of_server_message, BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, CustomConfig,
     DataRate, LteConfig, LteScheduler, Ns3NetworkConfig, P2pConfig, PlacementConfig, Propagation,
     RadioConfig, RateManager, ServerArgument, Topology, TracesConfig, WaveChannelAccess,
-    WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard,
+    WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard, TYPED_KINDS,
 };
 
 /// A whole scenario file.

@@ -116,7 +116,14 @@ pub enum Ns3Error {
     /// The server exited with code 2 at start-up: it rejected an argument,
     /// which `message` names (bad input, not a failed run).
     #[error("the ns-3 server {binary} rejected its arguments: {message}", binary = .binary.display())]
-    BadArgument { binary: PathBuf, message: String },
+    BadArgument {
+        binary: PathBuf,
+        message: String,
+        /// The argument the server named in its structured problem line
+        /// (`netloop-problem: {...}`), without dashes; `None` when it printed
+        /// none (ns-3's CommandLine's own complaints).
+        argument: Option<String>,
+    },
     #[error("the ns-3 server {binary} printed {line:?} where its port number was expected", binary = .binary.display())]
     BadPortLine { binary: PathBuf, line: String },
     #[error("cannot make the connection to the ns-3 server on 127.0.0.1: {source}")]

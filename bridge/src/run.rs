@@ -70,7 +70,11 @@ pub enum RunError {
     /// code 2); nothing was written. `message` is the server's, naming the
     /// argument ([`crate::server_command::key_of_problem`] finds its key).
     #[error("the ns-3 server rejected its arguments: {message}")]
-    NetworkRejected { message: String },
+    NetworkRejected {
+        message: String,
+        /// The argument the server named, if it named one.
+        argument: Option<String>,
+    },
     /// The run started and failed; partial results up to simulated time
     /// `reached` (the control side's, as in `summary.json`) are on disk.
     #[error("{source}")]
@@ -326,7 +330,10 @@ pub fn run_with_progress(
         std::fs::create_dir_all(&trace_dir).map_err(io)?;
     }
     let started_network = start_network(resolved, options);
-    if let Err(NetworkError::Ns3(Ns3Error::BadArgument { message, .. })) = &started_network {
+    if let Err(NetworkError::Ns3(Ns3Error::BadArgument {
+        message, argument, ..
+    })) = &started_network
+    {
         // Bad input, like a scenario that does not resolve: leave nothing.
         // remove_dir only removes what is still empty.
         drop(lock);
@@ -336,6 +343,7 @@ pub fn run_with_progress(
         }
         return Err(RunError::NetworkRejected {
             message: message.clone(),
+            argument: argument.clone(),
         });
     }
 

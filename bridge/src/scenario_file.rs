@@ -39,10 +39,14 @@ use serde::Deserialize;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use crate::config::{Backend, Resolved, Scenario, LAST_TIME, LAST_TIME_TEXT};
+use crate::config::{
+    Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, ScenarioError, LAST_TIME,
+    LAST_TIME_TEXT, TYPED_KINDS,
+};
 use crate::input::{read_input, shorten_line, shorten_lines, ReadError, MAX_ECHOED_CHARS};
 use crate::mobility::node_motions;
 use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
+use crate::network_schema;
 use crate::server_command::{self, NetworkCheck};
 
 /// One step of a key path: a table key or an array index.
@@ -559,16 +563,27 @@ fn load_table(
         ));
     }
 
-    let scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(table.clone()))
+    // A kind the bridge has no type for is the server's to describe: serde
+    // reads the rest, the schema this table.
+    let mut typed = table.clone();
+    let described = take_described_kind(&mut typed);
+    let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(typed))
         .map_err(|e| {
             let key = KeyPath::from_serde(e.path());
             let message = e.inner().message().trim().to_string();
             locator.serde_error(&table, key, &message)
         })?;
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    if let Some((kind, keys)) = described {
+        let ns3 = described_network(&scenario, &base_dir, kind, keys)
+            .map_err(|e| locator.error(&e.key, &e.message))?;
+        scenario.network.ns3 = Some(ns3);
+    }
     let mut resolved = scenario
         .resolve()
         .map_err(|e| locator.error(&e.key, &e.message))?;
-    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    server_command::check_against_schema(&resolved, &base_dir)
+        .map_err(|(key, message)| locator.error(&key, &message))?;
     let line_of = |key: &str| match KeyPath::parse(key).map(|k| locator.find(&k)) {
         Ok(Place::File { line, text, .. }) => Some((line, text)),
         _ => None,
@@ -618,6 +633,65 @@ fn load_table(
         text: text.to_string(),
         overrides: overrides.to_vec(),
     })
+}
+
+/// Takes `[network.ns3]` out of the tree when its `kind` is not one the
+/// bridge has a type for: its kind and its other keys.
+fn take_described_kind(table: &mut toml::Table) -> Option<(String, toml::Table)> {
+    let network = table.get_mut("network")?.as_table_mut()?;
+    let kind = network.get("ns3")?.get("kind")?.as_str()?.to_string();
+    if TYPED_KINDS.contains(&kind.as_str()) {
+        return None;
+    }
+    let mut keys = network.remove("ns3")?.as_table()?.clone();
+    keys.remove("kind");
+    Some((kind, keys))
+}
+
+/// A described kind's table, checked against the schema of the server the
+/// scenario runs (`--describe`, cached); unchecked when it runs on the
+/// builtin channel.
+fn described_network(
+    scenario: &Scenario,
+    base_dir: &Path,
+    kind: String,
+    keys: toml::Table,
+) -> Result<Ns3NetworkConfig, ScenarioError> {
+    if scenario.network.backend != Backend::Ns3 {
+        return Ok(Ns3NetworkConfig::Described(DescribedConfig::unchecked(
+            kind, keys,
+        )));
+    }
+    let typed = TYPED_KINDS.map(|k| format!("`{k}`")).join(", ");
+    let binary = server_command::server_binary(&scenario.network.server, base_dir);
+    let schema = network_schema::describe(&binary).map_err(|e| ScenarioError {
+        key: "network.ns3.kind".into(),
+        message: format!(
+            "`{kind}` is not one of the kinds netloop knows ({typed}), so the server must describe it: {e}"
+        ),
+    })?;
+    let Some(kind_schema) = schema.kind(&kind) else {
+        let mut all: Vec<String> = TYPED_KINDS.iter().map(|k| k.to_string()).collect();
+        for k in &schema.kinds {
+            if !all.contains(&k.name) {
+                all.push(k.name.clone());
+            }
+        }
+        let list = all
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(ScenarioError {
+            key: "network.ns3.kind".into(),
+            message: format!(
+                "unknown network kind `{kind}`, expected one of {list} (the kinds of {})",
+                binary.display()
+            ),
+        });
+    };
+    DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys)
+        .map(Ns3NetworkConfig::Described)
 }
 
 /// Every arrival time of the builtin channel must fit in simulated time:
@@ -737,7 +811,11 @@ impl Locator<'_> {
                 key = key.child(&field);
             }
         } else if message.starts_with("unknown variant `") && has_key(table, &key.child("kind")) {
-            key = key.child("kind");
+            // Inside a tagged table: the kind itself, or a choice among its
+            // keys (`topology = "ring"`), whichever holds the quoted value.
+            let variant = backticked(message, "unknown variant `").unwrap_or_default();
+            key = find_quoted_value(table, &key, &format!("`{variant}`"))
+                .unwrap_or_else(|| key.child("kind"));
         } else if !message.starts_with("missing field `") {
             // Stays on the table for a missing field: that is where it belongs.
             // Otherwise, inside a tagged table the path stops at the table;

@@ -3,9 +3,14 @@
 //!
 //! The server is the one place that knows which PHY modes a standard has,
 //! how a topology file looks and every range of its arguments. Rather than
-//! copy those checks, `netloop check` and `netloop sweep` ask it, and a
-//! problem it names (`--phyMode=Bogus is not a mode of 80211a ...`) is
-//! reported at the scenario key the argument came from.
+//! copy those checks, the bridge reads its schema (`--describe`,
+//! [`crate::network_schema`]) for the declared limits, `netloop check` and
+//! `netloop sweep` ask it (`--check`), and a problem it reports
+//! (`netloop-problem: {"argument":"phyMode","message":...}` on stderr) is
+//! reported at the scenario key the named argument came from. Only ns-3's
+//! own CommandLine complaints (an unknown argument, a value its type
+//! rejects; exit code 1) carry no structured line: those are traced by the
+//! first `--argument` their text names.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -17,6 +22,7 @@ use std::time::{Duration, Instant};
 use crate::config::{
     key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig,
 };
+use crate::network_schema;
 use crate::ns3::{default_server_path, server_problem, Ns3Client, Ns3Error, Ns3Options};
 
 /// How long `--check` may take: it builds nothing, so this only guards
@@ -97,13 +103,78 @@ pub fn ns3_options(
 }
 
 /// The scenario key behind a problem the server reported about its
-/// arguments: the key of the first argument the message names, else
+/// arguments: the key of the argument it named (the last one of that name
+/// on the command line, which is the one the server took), else, for
+/// ns-3's own messages, of the first argument the message names, else
 /// `network.ns3`.
-pub fn key_of_problem(resolved: &Resolved, base_dir: &Path, message: &str) -> String {
+pub fn key_of_problem(
+    resolved: &Resolved,
+    base_dir: &Path,
+    argument: Option<&str>,
+    message: &str,
+) -> String {
     let arguments = server_arguments(resolved, base_dir, Path::new("."));
-    key_of_server_message(&arguments, message)
+    key_of_argument(&arguments, argument, message)
         .unwrap_or("network.ns3")
         .to_string()
+}
+
+/// [`key_of_problem`] on a command line.
+fn key_of_argument<'a>(
+    arguments: &'a [ServerArgument],
+    argument: Option<&str>,
+    message: &str,
+) -> Option<&'a str> {
+    match argument {
+        Some(name) => arguments
+            .iter()
+            .rev()
+            .find(|a| a.name == name)
+            .map(|a| a.key.as_str()),
+        None => key_of_server_message(arguments, message),
+    }
+}
+
+/// Checks the arguments of a typed kind against the limits its server
+/// declares (`--describe`). Nothing is checked when the server cannot
+/// describe itself (the run will say why it cannot start it) or is the
+/// scenario's own program (not run while checking).
+///
+/// # Errors
+/// The scenario key of the first argument out of its limits, and why.
+pub fn check_against_schema(resolved: &Resolved, base_dir: &Path) -> Result<(), (String, String)> {
+    let scenario = &resolved.scenario;
+    let Some(ns3) = scenario
+        .network
+        .ns3
+        .as_ref()
+        .filter(|_| scenario.network.backend == Backend::Ns3)
+    else {
+        return Ok(());
+    };
+    if matches!(
+        ns3,
+        Ns3NetworkConfig::Custom(_) | Ns3NetworkConfig::Described(_)
+    ) || scenario.network.server.binary.is_some()
+    {
+        // A described kind was checked against the schema when it was read.
+        return Ok(());
+    }
+    let Ok(schema) = network_schema::describe(&server_binary(&scenario.network.server, base_dir))
+    else {
+        return Ok(());
+    };
+    let Some(kind) = schema.kind(ns3.kind_name()) else {
+        return Err((
+            "network.ns3.kind".into(),
+            format!(
+                "the server does not build `{}` networks: it builds {}",
+                ns3.kind_name(),
+                schema.kind_list()
+            ),
+        ));
+    };
+    network_schema::check_arguments(kind, &server_arguments(resolved, base_dir, Path::new(".")))
 }
 
 /// What `--check` found.
@@ -208,10 +279,17 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
     match status.code() {
         Some(0) => NetworkCheck::Accepted,
         Some(2) => {
-            let message = server_problem(&stderr);
-            let key = key_of_server_message(&arguments, &message)
-                .unwrap_or("network.ns3")
-                .to_string();
+            let problem = network_schema::server_problem_of(&stderr);
+            let message = problem
+                .as_ref()
+                .map_or_else(|| server_problem(&stderr), |p| p.message.clone());
+            let key = key_of_argument(
+                &arguments,
+                problem.as_ref().map(|p| p.argument.as_str()),
+                &message,
+            )
+            .unwrap_or("network.ns3")
+            .to_string();
             NetworkCheck::Rejected { key, message }
         }
         // ns-3's CommandLine exits with 1 for an argument it cannot take
@@ -264,8 +342,10 @@ fn start_custom_program(
     };
     let mut client = match Ns3Client::start(&options) {
         Ok(client) => client,
-        Err(Ns3Error::BadArgument { message, .. }) => {
-            let key = key_of_server_message(arguments, &message)
+        Err(Ns3Error::BadArgument {
+            message, argument, ..
+        }) => {
+            let key = key_of_argument(arguments, argument.as_deref(), &message)
                 .unwrap_or("network.server.args")
                 .to_string();
             return NetworkCheck::Rejected { key, message };

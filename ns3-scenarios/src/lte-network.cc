@@ -243,13 +243,7 @@ ParseLteOptions(const LteOptions& o, const NetworkRequest& request)
     {
         return "--scheduler=" + o.scheduler + " is not an LTE MAC scheduler; use one of " + names;
     }
-    const uint32_t bandwidths[] = {6, 15, 25, 50, 75, 100};
-    if (std::find(std::begin(bandwidths), std::end(bandwidths), o.bandwidth) ==
-        std::end(bandwidths))
-    {
-        return "--bandwidth=" + std::to_string(o.bandwidth) +
-               " is not an LTE bandwidth; use 6, 15, 25, 50, 75 or 100 resource blocks";
-    }
+    // The bandwidth is one of 6, 15, 25, 50, 75, 100: a declared limit (DeclareArguments).
     p.bandwidth = o.bandwidth;
     if (!std::isfinite(o.enbTxPower) || !std::isfinite(o.ueTxPower))
     {
@@ -526,44 +520,109 @@ LteNetworkBuilder::GetName() const
     return "lte";
 }
 
-void
-LteNetworkBuilder::AddArguments(ns3::CommandLine& cmd)
+std::string
+LteNetworkBuilder::GetDoc() const
 {
-    cmd.AddValue("ues",
-                 "[lte] number of UEs (nodes 0..ues-1; the remote host is node ues); 0 = "
-                 "--nodes - 1",
-                 m_options.ues);
-    cmd.AddValue("enbs", "[lte] number of eNBs; each UE attaches to the closest", m_options.enbs);
-    cmd.AddValue("enbPositions",
-                 "[lte] eNB positions in metres, \"x,y,z;...\"; default eNB k at (500 k, 0, 0)",
-                 m_options.enbPositions);
-    cmd.AddValue("scheduler",
-                 "[lte] MAC scheduler: pf, rr, fdmt, tdmt, tta, fdbet, tdbet, fdtbfq, tdtbfq, "
-                 "pss, cqa",
-                 m_options.scheduler);
-    cmd.AddValue("bandwidth",
-                 "[lte] uplink and downlink bandwidth, resource blocks (6, 15, 25, 50, 75, 100)",
-                 m_options.bandwidth);
-    cmd.AddValue("enbTxPower", "[lte] eNB transmit power, dBm", m_options.enbTxPower);
-    cmd.AddValue("ueTxPower", "[lte] UE transmit power, dBm", m_options.ueTxPower);
-    cmd.AddValue("s1uLinkDataRate",
-                 "[lte] S1-U (eNB - SGW) link rate, bit/s as an ns-3 DataRate",
-                 m_options.s1uLinkDataRate);
-    cmd.AddValue("s1uLinkDelay",
-                 "[lte] S1-U (eNB - SGW) link delay, a time with unit",
-                 m_options.s1uLinkDelay);
-    cmd.AddValue("s5LinkDataRate",
-                 "[lte] S5 (SGW - PGW) link rate, bit/s as an ns-3 DataRate",
-                 m_options.s5LinkDataRate);
-    cmd.AddValue("s5LinkDelay",
-                 "[lte] S5 (SGW - PGW) link delay, a time with unit",
-                 m_options.s5LinkDelay);
-    cmd.AddValue("remoteHostDataRate",
-                 "[lte] PGW - remote host link rate, bit/s as an ns-3 DataRate (MTU 1500)",
-                 m_options.remoteHostDataRate);
-    cmd.AddValue("remoteHostDelay",
-                 "[lte] PGW - remote host link delay, a time with unit",
-                 m_options.remoteHostDelay);
+    return "LTE with EPC: UEs, eNBs and a remote host behind the PGW. The UEs are nodes "
+           "0..ues and the remote host is node ues.";
+}
+
+NodeCountRule
+LteNetworkBuilder::GetNodeCountRule() const
+{
+    NodeCountRule rule;
+    rule.key = "ues";
+    rule.argument = "ues";
+    rule.extra = 1;
+    rule.max = kMaxNodes - 1;
+    rule.required = true;
+    rule.doc = "Number of UEs; the remote host is one more node.";
+    return rule;
+}
+
+void
+LteNetworkBuilder::DeclareArguments(ArgumentTable& table)
+{
+    table
+        .Add("ues",
+             "ues",
+             "number of UEs (nodes 0..ues-1; the remote host is node ues)",
+             m_options.ues)
+        .Min(1)
+        .Max(kMaxNodes - 1)
+        .Unset("--nodes - 1");
+    table.Add("enbs", "enbs", "number of eNBs; each UE attaches to the closest", m_options.enbs)
+        .Min(1)
+        .Max(kMaxNodes);
+    table
+        .Add("enbPositions",
+             "enb_positions",
+             "eNB positions in metres, \"x,y,z;...\", one per eNB",
+             m_options.enbPositions)
+        .Type(ArgumentType::Positions)
+        .Unit("m")
+        .Unset("eNB k at (500 k, 0, 0)");
+    table.Add("scheduler", "scheduler", "MAC scheduler", m_options.scheduler)
+        .Choices({{"pf", "pf"},
+                  {"rr", "rr"},
+                  {"fdmt", "fdmt"},
+                  {"tdmt", "tdmt"},
+                  {"tta", "tta"},
+                  {"fdbet", "fdbet"},
+                  {"tdbet", "tdbet"},
+                  {"fdtbfq", "fdtbfq"},
+                  {"tdtbfq", "tdtbfq"},
+                  {"pss", "pss"},
+                  {"cqa", "cqa"}});
+    table
+        .Add("bandwidth",
+             "bandwidth",
+             "uplink and downlink bandwidth",
+             m_options.bandwidth)
+        .Unit("resource blocks")
+        .Allowed({6, 15, 25, 50, 75, 100});
+    table.Add("enbTxPower", "enb_tx_power", "eNB transmit power", m_options.enbTxPower)
+        .Unit("dBm");
+    table.Add("ueTxPower", "ue_tx_power", "UE transmit power", m_options.ueTxPower).Unit("dBm");
+    table
+        .Add("s1uLinkDataRate",
+             "s1u_link_data_rate",
+             "S1-U (eNB - SGW) link rate, as an ns-3 DataRate",
+             m_options.s1uLinkDataRate)
+        .Type(ArgumentType::DataRate)
+        .Unit("bit/s");
+    table
+        .Add("s1uLinkDelay",
+             "s1u_link_delay",
+             "S1-U (eNB - SGW) link delay, a time with unit",
+             m_options.s1uLinkDelay)
+        .Type(ArgumentType::Duration);
+    table
+        .Add("s5LinkDataRate",
+             "s5_link_data_rate",
+             "S5 (SGW - PGW) link rate, as an ns-3 DataRate",
+             m_options.s5LinkDataRate)
+        .Type(ArgumentType::DataRate)
+        .Unit("bit/s");
+    table
+        .Add("s5LinkDelay",
+             "s5_link_delay",
+             "S5 (SGW - PGW) link delay, a time with unit",
+             m_options.s5LinkDelay)
+        .Type(ArgumentType::Duration);
+    table
+        .Add("remoteHostDataRate",
+             "remote_host_data_rate",
+             "PGW - remote host link rate, as an ns-3 DataRate (MTU 1500)",
+             m_options.remoteHostDataRate)
+        .Type(ArgumentType::DataRate)
+        .Unit("bit/s");
+    table
+        .Add("remoteHostDelay",
+             "remote_host_delay",
+             "PGW - remote host link delay, a time with unit",
+             m_options.remoteHostDelay)
+        .Type(ArgumentType::Duration);
 }
 
 uint32_t

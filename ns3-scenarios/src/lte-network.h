@@ -30,9 +30,9 @@ struct LteOptions
     double enbTxPower = 30.0;                   //!< dBm
     double ueTxPower = 10.0;                    //!< dBm
     std::string s1uLinkDataRate = "10Gbps";     //!< eNB - SGW
-    std::string s1uLinkDelay = "0";             //!< eNB - SGW
+    std::string s1uLinkDelay = "0s";            //!< eNB - SGW
     std::string s5LinkDataRate = "10Gbps";      //!< SGW - PGW
-    std::string s5LinkDelay = "0";              //!< SGW - PGW
+    std::string s5LinkDelay = "0s";             //!< SGW - PGW
     std::string remoteHostDataRate = "100Gbps"; //!< PGW - remote host
     std::string remoteHostDelay = "10ms";       //!< PGW - remote host
 };
@@ -97,7 +97,10 @@ class LteNetworkBuilder : public NetworkBuilder
 {
   public:
     std::string GetName() const override;
-    void AddArguments(ns3::CommandLine& cmd) override;
+    std::string GetDoc() const override;
+    /// --ues, plus the remote host.
+    NodeCountRule GetNodeCountRule() const override;
+    void DeclareArguments(ArgumentTable& table) override;
     /// 0 -> --ues + 1 (--ues 0: 1 UE and the remote host).
     uint32_t ResolveNodeCount(uint32_t requested) const override;
     std::optional<std::string> Validate(const NetworkRequest& request) const override;

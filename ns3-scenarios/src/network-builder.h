@@ -9,6 +9,7 @@
 
 #include "background-traffic.h"
 #include "drop-traces.h"
+#include "network-schema.h"
 #include "placement.h"
 #include "radio.h"
 #include "step-engine.h"
@@ -16,6 +17,7 @@
 #include "ns3/command-line.h"
 #include "ns3/node-container.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -63,10 +65,13 @@ struct NetworkRequest
  * \brief Builds one kind of network from command-line arguments.
  *
  * To add a kind: implement this interface in its own file and register an
- * instance in programs/netloop-server.cc. Arguments are registered on the
- * server's single ns-3 CommandLine, so --PrintHelp lists them all; options
- * several kinds share (placement, background traffic, radio) are registered
- * once by the server and passed in the NetworkRequest.
+ * instance in programs/netloop-server.cc. Its arguments are declared once
+ * (DeclareArguments: name, scenario key, unit, default, limits, help) and
+ * registered on the server's single ns-3 CommandLine, so --PrintHelp lists
+ * them all, Check() enforces their limits and --describe tells the bridge;
+ * nothing on the bridge's side needs to change. Options several kinds share
+ * (placement, background traffic, radio) are registered once by the server
+ * and passed in the NetworkRequest.
  */
 class NetworkBuilder
 {
@@ -74,8 +79,65 @@ class NetworkBuilder
     virtual ~NetworkBuilder() = default;
     /// \return the --network value that selects this builder, e.g. "p2p"
     virtual std::string GetName() const = 0;
-    /// Registers this kind's arguments (AddValue with units in the description).
-    virtual void AddArguments(ns3::CommandLine& cmd) = 0;
+    /// \return one paragraph on what this kind builds (for --describe)
+    virtual std::string GetDoc() const = 0;
+    /// \return whether node positions matter (radio propagation)
+    virtual bool UsesPositions() const
+    {
+        return true;
+    }
+    /// \return how the node count is set (default: --nodes, from the highest node used)
+    virtual NodeCountRule GetNodeCountRule() const
+    {
+        return NodeCountRule{};
+    }
+    /// Declares this kind's arguments, each bound to the option it fills.
+    virtual void DeclareArguments(ArgumentTable& table) = 0;
+
+    /// Declares the arguments and registers them on `cmd`, tagged with the kind.
+    void AddArguments(ns3::CommandLine& cmd)
+    {
+        m_arguments = ArgumentTable();
+        DeclareArguments(m_arguments);
+        m_arguments.Register(cmd, GetName());
+    }
+
+    /// What --describe says of this kind (AddArguments must have run).
+    KindDescription Describe() const
+    {
+        return KindDescription{GetName(),
+                               GetDoc(),
+                               UsesPositions(),
+                               GetNodeCountRule(),
+                               &m_arguments};
+    }
+
+    /**
+     * Checks the parsed arguments: the declared limits first, then the
+     * kind's own Validate(), then the node count against its rule's maximum.
+     * \return nullopt if they are valid, else the problem and its argument
+     */
+    std::optional<ArgumentProblem> Check(const NetworkRequest& request) const
+    {
+        if (auto problem = m_arguments.Check())
+        {
+            return problem;
+        }
+        if (auto message = Validate(request))
+        {
+            return ArgumentProblem::FromMessage(*message);
+        }
+        const NodeCountRule rule = GetNodeCountRule();
+        const uint32_t counted = request.nodeCount - std::min(request.nodeCount, rule.extra);
+        if (counted > rule.max)
+        {
+            return ArgumentProblem{rule.argument,
+                                   "--" + rule.argument + "=" + std::to_string(counted) +
+                                       " is more than " + std::to_string(rule.max)};
+        }
+        return std::nullopt;
+    }
+
     /**
      * The number of addressable nodes for a requested count (0 = the kind's
      * default); the count in the request passed to Validate/Build is this.
@@ -94,6 +156,9 @@ class NetworkBuilder
      * \return the network
      */
     virtual BuiltNetwork Build(const NetworkRequest& request, int64_t stream) = 0;
+
+  private:
+    ArgumentTable m_arguments; //!< declared by DeclareArguments, bound to this builder
 };
 
 } // namespace netloop

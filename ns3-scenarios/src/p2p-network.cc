@@ -64,17 +64,9 @@ ParseP2pOptions(const P2pOptions& options, uint32_t nodeCount)
     {
         return "--delay=" + options.delay + " is longer than ns-3 can represent";
     }
-    if (options.queueSize == 0)
-    {
-        return "--queueSize=0: the device queue must hold at least 1 packet";
-    }
+    // queueSize >= 1 and lossRate in [0, 1]: declared limits (DeclareArguments), checked
+    // before this by NetworkBuilder::Check.
     p.queueSize = options.queueSize;
-    if (!(options.lossRate >= 0.0 && options.lossRate <= 1.0))
-    {
-        std::ostringstream os;
-        os << "--lossRate=" << options.lossRate << " is not a probability in [0, 1]";
-        return os.str();
-    }
     p.lossRate = options.lossRate;
     return p;
 }
@@ -150,25 +142,65 @@ P2pNetworkBuilder::GetName() const
     return "p2p";
 }
 
-void
-P2pNetworkBuilder::AddArguments(ns3::CommandLine& cmd)
+std::string
+P2pNetworkBuilder::GetDoc() const
 {
-    cmd.AddValue("topology",
-                 "[p2p] how the nodes are linked: chain (0-1-...-N-1) or star (node 0 is the hub)",
-                 m_options.topology);
-    cmd.AddValue("dataRate",
-                 "[p2p] link data rate, bit/s, as an ns-3 DataRate (e.g. 10Mbps, 8000000bps)",
-                 m_options.dataRate);
-    cmd.AddValue("delay",
-                 "[p2p] propagation delay of each link, a time with unit (ns, us, ms, s; e.g. 2ms)",
-                 m_options.delay);
-    cmd.AddValue("queueSize",
-                 "[p2p] device transmit queue length, packets (DropTail; no queue disc)",
-                 m_options.queueSize);
-    cmd.AddValue("lossRate",
-                 "[p2p] probability in [0, 1] that a packet is lost on reception at each hop "
-                 "(RateErrorModel, packet unit)",
-                 m_options.lossRate);
+    return "Point-to-point links between the nodes, in a chain or a star.";
+}
+
+bool
+P2pNetworkBuilder::UsesPositions() const
+{
+    return false;
+}
+
+NodeCountRule
+P2pNetworkBuilder::GetNodeCountRule() const
+{
+    NodeCountRule rule;
+    rule.min = 2;
+    rule.doc = "Node count; nodes are 0..nodes-1.";
+    return rule;
+}
+
+void
+P2pNetworkBuilder::DeclareArguments(ArgumentTable& table)
+{
+    table
+        .Add("topology",
+             "topology",
+             "how the nodes are linked: chain (0-1-...-N-1) or star (node 0 is the hub)",
+             m_options.topology)
+        .Choices({{"chain", "chain"}, {"star", "star"}});
+    table
+        .Add("dataRate",
+             "data_rate",
+             "link data rate, as an ns-3 DataRate (e.g. 10Mbps, 8000000bps)",
+             m_options.dataRate)
+        .Type(ArgumentType::DataRate)
+        .Unit("bit/s");
+    table
+        .Add("delay",
+             "delay",
+             "propagation delay of each link, a time with unit (ns, us, ms, s; e.g. 2ms)",
+             m_options.delay)
+        .Type(ArgumentType::Duration);
+    table
+        .Add("queueSize",
+             "queue_size",
+             "device transmit queue length (DropTail; no queue disc)",
+             m_options.queueSize)
+        .Unit("packets")
+        .Min(1);
+    table
+        .Add("lossRate",
+             "loss_rate",
+             "probability that a packet is lost on reception at each hop (RateErrorModel, "
+             "packet unit)",
+             m_options.lossRate)
+        .Unit("probability")
+        .Min(0)
+        .Max(1);
 }
 
 uint32_t

@@ -80,7 +80,12 @@ class P2pNetworkBuilder : public NetworkBuilder
 {
   public:
     std::string GetName() const override;
-    void AddArguments(ns3::CommandLine& cmd) override;
+    std::string GetDoc() const override;
+    /// Links have a fixed delay: positions only place nodes for NetAnim.
+    bool UsesPositions() const override;
+    /// --nodes, at least 2.
+    NodeCountRule GetNodeCountRule() const override;
+    void DeclareArguments(ArgumentTable& table) override;
     /// 0 -> 2.
     uint32_t ResolveNodeCount(uint32_t requested) const override;
     /// The p2p options, no background nodes (p2p links are not shared), valid positions.

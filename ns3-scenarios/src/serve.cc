@@ -87,10 +87,18 @@ ServeArguments::ToServeOptions() const
 }
 
 int
+BadArgument(const ArgumentProblem& problem)
+{
+    std::cerr << "netloop-problem: {\"argument\":" << JsonQuote(problem.argument)
+              << ",\"message\":" << JsonQuote(problem.message) << "}\n"
+              << "netloop-server: " << problem.message << " (see --PrintHelp)" << std::endl;
+    return kExitBadArguments;
+}
+
+int
 BadArgument(const std::string& message)
 {
-    std::cerr << "netloop-server: " << message << " (see --PrintHelp)" << std::endl;
-    return kExitBadArguments;
+    return BadArgument(ArgumentProblem::FromMessage(message));
 }
 
 int

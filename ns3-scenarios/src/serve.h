@@ -72,7 +72,14 @@ int Serve(const BuiltNetwork& network, const ServeArguments& arguments);
  */
 int Serve(const ns3::NodeContainer& nodes, const ServeArguments& arguments);
 
-/// Prints "netloop-server: <message> (see --PrintHelp)" to stderr; \return kExitBadArguments.
+/**
+ * Prints the problem to stderr twice: first one line for the bridge,
+ * "netloop-problem: {"argument":"queueSize","message":"..."}", then
+ * "netloop-server: <message> (see --PrintHelp)" for people.
+ * \return kExitBadArguments
+ */
+int BadArgument(const ArgumentProblem& problem);
+/// BadArgument for a message written "--name..." (ArgumentProblem::FromMessage).
 int BadArgument(const std::string& message);
 
 } // namespace netloop

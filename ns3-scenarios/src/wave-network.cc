@@ -203,10 +203,7 @@ ParseWaveOptions(const WaveOptions& o, const NetworkRequest& request)
         return os.str();
     }
     p.bsmRate = o.bsmRate;
-    if (o.bsmSize == 0 || o.bsmSize > 65507)
-    {
-        return "--bsmSize=" + std::to_string(o.bsmSize) + " must be 1..65507 bytes";
-    }
+    // bsmSize in 1..65507: a declared limit (DeclareArguments).
     p.bsmSize = o.bsmSize;
     if (!(std::isfinite(o.bsmRange) && o.bsmRange > 0.0))
     {
@@ -368,31 +365,66 @@ WaveNetworkBuilder::GetName() const
     return "wave";
 }
 
-void
-WaveNetworkBuilder::AddArguments(ns3::CommandLine& cmd)
+std::string
+WaveNetworkBuilder::GetDoc() const
 {
-    cmd.AddValue("waveMac",
-                 "[wave] ocb (802.11p helper, OCB MAC on one channel) or wave (WAVE helper, "
-                 "1609.4 channel access, IP on SCH1)",
-                 m_options.mac);
-    cmd.AddValue("waveChannelAccess",
-                 "[wave] with --waveMac=wave: continuous (SCH1 all the time) or alternating "
-                 "(50 ms CCH / 50 ms SCH intervals with 4 ms guards)",
-                 m_options.channelAccess);
-    cmd.AddValue("bsmNodes",
-                 "[wave] nodes that broadcast BSMs (ns-3 WaveBsmHelper): none, all, or indices "
-                 "such as 0,1,2 (control nodes, then background nodes and their sink). "
-                 "BSMs start at 1 s",
-                 m_options.bsmNodes);
-    cmd.AddValue("bsmRate", "[wave] BSMs per second per node", m_options.bsmRate);
-    cmd.AddValue("bsmSize", "[wave] BSM size, bytes (UDP payload)", m_options.bsmSize);
-    cmd.AddValue("bsmRange",
-                 "[wave] range for ns-3's BSM delivery statistics (logged at the end), m",
-                 m_options.bsmRange);
-    cmd.AddValue("bsmTxMaxDelay",
-                 "[wave] BSMs are sent a uniform random delay in [0, this] after each interval "
-                 "start, a time with unit",
-                 m_options.bsmTxMaxDelay);
+    return "Vehicular networking (IEEE 802.11p), OCB or with IEEE 1609.4 channel access; "
+           "control nodes are 0..nodes.";
+}
+
+NodeCountRule
+WaveNetworkBuilder::GetNodeCountRule() const
+{
+    NodeCountRule rule;
+    rule.doc = "Control nodes.";
+    return rule;
+}
+
+void
+WaveNetworkBuilder::DeclareArguments(ArgumentTable& table)
+{
+    table
+        .Add("waveMac",
+             "mac",
+             "ocb (802.11p helper, OCB MAC on one channel) or wave (WAVE helper, 1609.4 channel "
+             "access, IP on SCH1)",
+             m_options.mac)
+        .Choices({{"ocb", "ocb"}, {"wave", "wave"}});
+    table
+        .Add("waveChannelAccess",
+             "channel_access",
+             "with --waveMac=wave: continuous (SCH1 all the time) or alternating (50 ms CCH / "
+             "50 ms SCH intervals with 4 ms guards)",
+             m_options.channelAccess)
+        .Choices({{"continuous", "continuous"}, {"alternating", "alternating"}});
+    table
+        .Add("bsmNodes",
+             "bsm.nodes",
+             "nodes that broadcast BSMs (ns-3 WaveBsmHelper): none, all, or indices such as "
+             "0,1,2 (control nodes, then background nodes and their sink). BSMs start at 1 s",
+             m_options.bsmNodes)
+        .Type(ArgumentType::NodeList);
+    table.Add("bsmRate", "bsm.rate", "BSMs per second per node", m_options.bsmRate)
+        .Unit("1/s")
+        .Min(0)
+        .Max(1000);
+    table.Add("bsmSize", "bsm.size", "BSM size (UDP payload)", m_options.bsmSize)
+        .Unit("bytes")
+        .Min(1)
+        .Max(65507);
+    table
+        .Add("bsmRange",
+             "bsm.range",
+             "range for ns-3's BSM delivery statistics (logged at the end)",
+             m_options.bsmRange)
+        .Unit("m");
+    table
+        .Add("bsmTxMaxDelay",
+             "bsm.max_jitter",
+             "BSMs are sent a uniform random delay in [0, this] after each interval start, a "
+             "time with unit",
+             m_options.bsmTxMaxDelay)
+        .Type(ArgumentType::Duration);
 }
 
 uint32_t

@@ -88,7 +88,10 @@ class WaveNetworkBuilder : public NetworkBuilder
 {
   public:
     std::string GetName() const override;
-    void AddArguments(ns3::CommandLine& cmd) override;
+    std::string GetDoc() const override;
+    /// --nodes control nodes.
+    NodeCountRule GetNodeCountRule() const override;
+    void DeclareArguments(ArgumentTable& table) override;
     /// 0 -> 2.
     uint32_t ResolveNodeCount(uint32_t requested) const override;
     std::optional<std::string> Validate(const NetworkRequest& request) const override;

@@ -262,25 +262,60 @@ WifiNetworkBuilder::GetName() const
     return "wifi";
 }
 
-void
-WifiNetworkBuilder::AddArguments(ns3::CommandLine& cmd)
+std::string
+WifiNetworkBuilder::GetDoc() const
 {
-    cmd.AddValue("wifiStandard",
-                 "[wifi] 80211a (5 GHz), 80211b, 80211g (2.4 GHz) or 80211n (HT; band from "
-                 "--wifiBand)",
-                 m_options.standard);
-    cmd.AddValue("wifiBand",
-                 "[wifi] 80211n only: 2.4GHz or 5GHz (default 5GHz; a is 5 GHz, b and g are "
-                 "2.4 GHz)",
-                 m_options.band);
-    cmd.AddValue("rateManager",
-                 "[wifi] rate control: constant (--phyMode), ideal, thompson, minstrelHt "
-                 "(80211n), minstrel, arf, aarf (not 80211n)",
-                 m_options.rateManager);
-    cmd.AddValue("channelWidth",
-                 "[wifi] channel width, MHz: 0 = the standard's (20; 22 for 80211b); 80211n also "
-                 "40",
-                 m_options.channelWidth);
+    return "IEEE 802.11 ad hoc, one hop; control nodes are 0..nodes.";
+}
+
+NodeCountRule
+WifiNetworkBuilder::GetNodeCountRule() const
+{
+    NodeCountRule rule;
+    rule.doc = "Control nodes.";
+    return rule;
+}
+
+void
+WifiNetworkBuilder::DeclareArguments(ArgumentTable& table)
+{
+    table
+        .Add("wifiStandard",
+             "standard",
+             "80211a (5 GHz), 80211b, 80211g (2.4 GHz) or 80211n (HT; band from --wifiBand)",
+             m_options.standard)
+        .Choices({{"802.11a", "80211a"},
+                  {"802.11b", "80211b"},
+                  {"802.11g", "80211g"},
+                  {"802.11n", "80211n"}});
+    table
+        .Add("wifiBand",
+             "band",
+             "80211n only: 2.4GHz or 5GHz (a is 5 GHz, b and g are 2.4 GHz)",
+             m_options.band)
+        .Choices({{"2.4GHz", "2.4GHz"}, {"5GHz", "5GHz"}})
+        .Unset("5GHz for 80211n");
+    table
+        .Add("rateManager",
+             "rate_manager",
+             "rate control: constant (--phyMode), ideal, thompson, minstrelHt (80211n), "
+             "minstrel, arf, aarf (not 80211n)",
+             m_options.rateManager)
+        .Choices({{"constant", "constant"},
+                  {"ideal", "ideal"},
+                  {"thompson", "thompson"},
+                  {"minstrel_ht", "minstrelHt"},
+                  {"minstrel", "minstrel"},
+                  {"arf", "arf"},
+                  {"aarf", "aarf"}});
+    table
+        .Add("channelWidth",
+             "channel_width",
+             "channel width: 20; 22 for 80211b; 80211n also 40",
+             m_options.channelWidth)
+        .Unit("MHz")
+        .Allowed({20, 22, 40})
+        .Unset("the standard's (20; 22 for 80211b)");
 }
 
 uint32_t

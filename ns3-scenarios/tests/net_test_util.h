@@ -254,7 +254,8 @@ class ServerArgs
         {
             return "no network kind " + m_network;
         }
-        return m_builder->Validate(m_request).value_or("");
+        auto problem = m_builder->Check(m_request);
+        return problem ? problem->message : "";
     }
 
     /// The network; a rejection is a test failure (and an empty network).

@@ -39,6 +39,7 @@ namespace
 const std::string kServer = NETLOOP_SERVER_PATH;
 const std::string kGoldenDir = NETLOOP_GOLDEN_DIR;
 const std::string kByoExample = NETLOOP_BYO_PATH;
+const std::string kToyServer = NETLOOP_TOY_SERVER_PATH;
 
 /// Milliseconds since an arbitrary start.
 int64_t
@@ -727,6 +728,79 @@ TEST(ServerProcess, LossIsReproducibleAcrossProcessesAndChangesWithTheRun)
 }
 
 } // namespace
+
+TEST(ServerProcess, DescribePrintsTheSchemaOfEveryKindAsOneJsonLine)
+{
+    ServerProcess server({"--describe"});
+    EXPECT_EQ(server.Wait(), 0) << server.Stderr();
+    const std::string out = server.RestOfStdout();
+    EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
+    EXPECT_EQ(out.rfind("{\"schema\":1,\"kinds\":[{\"name\":\"p2p\"", 0), 0u) << out;
+    for (const char* needle :
+         {"{\"name\":\"queueSize\",\"key\":\"queue_size\",\"type\":\"integer\",\"unit\":"
+          "\"packets\",\"default\":\"100\",\"min\":1,",
+          "{\"name\":\"lossRate\",\"key\":\"loss_rate\",\"type\":\"real\"",
+          "\"allowed\":[6,15,25,50,75,100]",
+          "{\"value\":\"802.11a\",\"argument\":\"80211a\"}",
+          "{\"value\":\"minstrel_ht\",\"argument\":\"minstrelHt\"}",
+          "\"node_count\":{\"key\":\"ues\",\"argument\":\"ues\",\"extra\":1,",
+          "\"name\":\"wifi\"",
+          "\"name\":\"wave\"",
+          "\"uses_positions\":false"})
+    {
+        EXPECT_NE(out.find(needle), std::string::npos) << needle << " in " << out;
+    }
+    EXPECT_EQ(out.find("\"toy\""), std::string::npos) << "the toy kind is the test server's";
+}
+
+TEST(ServerProcess, AKindAddedOnThisSideIsDescribedAndCheckedLikeTheOthers)
+{
+    {
+        ServerProcess server({"--describe"}, kToyServer);
+        EXPECT_EQ(server.Wait(), 0) << server.Stderr();
+        const std::string out = server.RestOfStdout();
+        for (const char* needle :
+             {"{\"name\":\"toy\",\"doc\":",
+              "{\"name\":\"toyMtu\",\"key\":\"mtu\",\"type\":\"integer\",\"unit\":\"bytes\","
+              "\"default\":\"1500\",\"min\":68,\"max\":9000,",
+              "{\"value\":\"busy_bus\",\"argument\":\"busyBus\"}"})
+        {
+            EXPECT_NE(out.find(needle), std::string::npos) << needle << " in " << out;
+        }
+    }
+    {
+        ServerProcess server({"--network=toy", "--toyMtu=9000", "--check"}, kToyServer);
+        EXPECT_EQ(server.Wait(), 0) << server.Stderr();
+    }
+    // A declared limit is enforced with a problem that names its argument.
+    ServerProcess server({"--network=toy", "--toyMtu=9001", "--check"}, kToyServer);
+    EXPECT_EQ(server.Wait(), 2);
+    const std::string err = server.Stderr();
+    EXPECT_NE(err.find("netloop-problem: {\"argument\":\"toyMtu\",\"message\":\"--toyMtu=9001 "
+                       "is more than 9000 bytes\"}\n"),
+              std::string::npos)
+        << err;
+}
+
+TEST(ServerProcess, EveryBadArgumentIsAlsoOneStructuredLine)
+{
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"--queueSize=0", "queueSize"},
+        {"--lossRate=-0.5", "lossRate"},
+        {"--network=token-ring", "network"},
+        {"--seed=0", "seed"},
+        {"--delay=5", "delay"},
+    };
+    for (const auto& [arg, argument] : cases)
+    {
+        ServerProcess server({arg, "--check"});
+        EXPECT_EQ(server.Wait(), 2) << arg;
+        const std::string err = server.Stderr();
+        EXPECT_EQ(err.rfind("netloop-problem: {\"argument\":\"" + argument + "\",\"message\":\"", 0),
+                  0u)
+            << arg << ": " << err;
+    }
+}
 
 TEST(ServerProcess, InfoPrintsOneJsonLineAndExits)
 {

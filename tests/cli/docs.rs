@@ -184,10 +184,12 @@ fn blocks(markdown: &str) -> Vec<Block> {
                 heading.trim_start_matches('#').trim().to_string(),
             ));
         } else if line.starts_with('|') {
+            // `\|` is a `|` inside a cell (`"chain"` \| `"star"`).
             let cells: Vec<String> = line
+                .replace("\\|", "\u{1}")
                 .trim_matches('|')
                 .split('|')
-                .map(|c| c.trim().to_string())
+                .map(|c| c.trim().replace('\u{1}', "|"))
                 .collect();
             match out.last_mut() {
                 _ if cells[0].starts_with("---") => {}
@@ -839,4 +841,139 @@ fn the_design_citation_check_notices_a_missing_section() {
         .map(|(_, n)| n.as_str())
         .collect();
     assert_eq!(missing, ["42", "99.1", "6.9"]);
+}
+
+/// The rows of docs/scenario.md's `[network.ns3]` table of `kind`: key
+/// (dotted for a `name = { ... }` table after it) and default cell.
+fn kind_rows(markdown: &str, kind: &str) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    let mut inside = false;
+    let mut prefix = String::new();
+    for block in blocks(markdown) {
+        match block {
+            Block::Heading(h) => {
+                inside = h.starts_with("`[network.ns3]`") && kinds_in(&h) == [kind];
+                prefix.clear();
+            }
+            Block::Paragraph(p) if inside => {
+                prefix = p
+                    .strip_prefix('`')
+                    .and_then(|p| p.split_once(" = { ... }`:"))
+                    .map_or(String::new(), |(name, _)| format!("{name}."));
+            }
+            Block::Table(table) if inside => {
+                for cells in table.iter().skip(1) {
+                    for key in cell_keys(&cells[0]) {
+                        rows.push((format!("{prefix}{key}"), cells[2].clone()));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    rows
+}
+
+/// The server's default as docs/scenario.md writes it: choices in the
+/// scenario's spelling, text quoted, numbers as numbers.
+fn documented_default(argument: &bridge::network_schema::ArgumentSchema) -> Option<String> {
+    use bridge::network_schema::ArgumentType as T;
+    let default = argument.default.as_ref()?;
+    Some(match argument.kind {
+        T::Choice => format!(
+            "`\"{}\"`",
+            argument
+                .choices
+                .iter()
+                .find(|c| c.argument == *default)?
+                .value
+        ),
+        T::Text | T::DataRate | T::Duration | T::NodeList | T::Positions => {
+            format!("`\"{default}\"`")
+        }
+        T::Integer | T::Real | T::Boolean => format!("`{default}`"),
+    })
+}
+
+/// Every key of docs/scenario.md's tables of the server's kinds against
+/// the server's schema (`netloop-server --describe`): each declared key has
+/// a row, each row is a declared key, and each default is the server's.
+fn kind_tables_against_schema(
+    markdown: &str,
+    schema: &bridge::network_schema::NetworkSchema,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for kind in &schema.kinds {
+        let rows = kind_rows(markdown, &kind.name);
+        let what = |key: &str| format!("kind = \"{}\": `{key}`", kind.name);
+        if rows.is_empty() {
+            problems.push(format!("kind = \"{}\" has no table", kind.name));
+            continue;
+        }
+        let declared = |key: &str| {
+            key == "kind"
+                || key == kind.node_count.key
+                || kind
+                    .arguments
+                    .iter()
+                    .any(|a| a.key == key || a.key.starts_with(&format!("{key}.")))
+        };
+        for (key, _) in rows.iter().filter(|(k, _)| !declared(k)) {
+            problems.push(format!(
+                "{}: documented, but the server declares no such key",
+                what(key)
+            ));
+        }
+        for argument in &kind.arguments {
+            let Some((_, cell)) = rows.iter().find(|(k, _)| *k == argument.key) else {
+                problems.push(format!(
+                    "{}: declared by the server, not documented",
+                    what(&argument.key)
+                ));
+                continue;
+            };
+            // A table's own default (`bsm = { }`) may differ from the argument's.
+            let expected = documented_default(argument).filter(|_| !argument.key.contains('.'));
+            if let Some(expected) = expected.filter(|e| e != cell) {
+                problems.push(format!(
+                    "{}: documented default {cell}, the server's is {expected}",
+                    what(&argument.key)
+                ));
+            }
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_network_kind_tables_are_the_servers_schema() {
+    let server = bridge::ns3::default_server_path();
+    let schema = bridge::network_schema::describe(&server)
+        .unwrap_or_else(|e| panic!("{e} (the docs are checked against the server's schema)"));
+    let problems = kind_tables_against_schema(&scenario_doc(), &schema);
+    assert!(
+        problems.is_empty(),
+        "docs/scenario.md:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The check above notices a changed default and a kind it has no table for
+/// (the toy kind of the C++ test suite, which the docs do not describe).
+#[test]
+fn the_kind_table_check_notices_a_wrong_default_and_a_new_kind() {
+    let toy = bridge::ns3::default_server_path().with_file_name("toy-kind-server");
+    let schema = bridge::network_schema::describe(&toy).unwrap();
+    let doc = scenario_doc().replace(
+        "| `queue_size` | packets, ≥ 1 | `100` |",
+        "| `queue_size` | packets, ≥ 1 | `50` |",
+    );
+    let problems = kind_tables_against_schema(&doc, &schema);
+    assert_eq!(
+        problems,
+        [
+            "kind = \"p2p\": `queue_size`: documented default `50`, the server's is `100`",
+            "kind = \"toy\" has no table",
+        ]
+    );
 }

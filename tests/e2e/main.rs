@@ -8,6 +8,7 @@ mod cosim_ns3;
 mod custom_params;
 mod examples;
 mod network_check;
+mod network_schema;
 mod networks;
 mod ns3_bridge_robustness;
 mod ns3_event_time;

@@ -32,10 +32,15 @@ use std::str::FromStr;
 use protocol::SimTime;
 use serde::{Deserialize, Serialize};
 
+use super::described::DescribedConfig;
 use super::{bad, ScenarioError};
 
+/// The kinds the bridge has a type for; any other `kind` is a
+/// [`DescribedConfig`], checked against the server's schema.
+pub const TYPED_KINDS: [&str; 5] = ["p2p", "wifi", "wave", "lte", "custom"];
+
 /// An ns-3 network, by kind.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Ns3NetworkConfig {
     /// Point-to-point links between `nodes` nodes in a chain or a star.
@@ -48,6 +53,34 @@ pub enum Ns3NetworkConfig {
     Lte(LteConfig),
     /// A user's own ns-3 program (bring your own script).
     Custom(CustomConfig),
+    /// A kind only the server's schema describes (`netloop-server
+    /// --describe`); made by [`crate::scenario_file`], never by serde.
+    #[serde(skip_deserializing)]
+    Described(DescribedConfig),
+}
+
+/// As derived for the typed kinds (`kind` first, then the fields), so
+/// that config hashes stay as they were; a described kind is its table.
+impl Serialize for Ns3NetworkConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        enum Typed<'a> {
+            P2p(&'a P2pConfig),
+            Wifi(&'a WifiConfig),
+            Wave(&'a WaveConfig),
+            Lte(&'a LteConfig),
+            Custom(&'a CustomConfig),
+        }
+        match self {
+            Ns3NetworkConfig::P2p(c) => Typed::P2p(c).serialize(s),
+            Ns3NetworkConfig::Wifi(c) => Typed::Wifi(c).serialize(s),
+            Ns3NetworkConfig::Wave(c) => Typed::Wave(c).serialize(s),
+            Ns3NetworkConfig::Lte(c) => Typed::Lte(c).serialize(s),
+            Ns3NetworkConfig::Custom(c) => Typed::Custom(c).serialize(s),
+            Ns3NetworkConfig::Described(d) => d.serialize(s),
+        }
+    }
 }
 
 /// A user's own ns-3 program that serves its network with `netloop::Serve`
@@ -476,6 +509,8 @@ pub struct ServerArgument {
     pub name: String,
     /// As passed, e.g. `--phyMode=OfdmRate6Mbps`.
     pub text: String,
+    /// The value, e.g. `OfdmRate6Mbps` (empty for a bare `--flag`).
+    pub value: String,
     /// Dotted scenario key, e.g. `network.radio.phy_mode`.
     pub key: String,
 }
@@ -483,9 +518,11 @@ pub struct ServerArgument {
 impl ServerArgument {
     /// `--name=value`.
     pub fn new(name: &str, value: impl std::fmt::Display, key: impl Into<String>) -> Self {
+        let value = value.to_string();
         ServerArgument {
             name: name.to_string(),
             text: format!("--{name}={value}"),
+            value,
             key: key.into(),
         }
     }
@@ -494,10 +531,11 @@ impl ServerArgument {
     /// its name is what follows the dashes, up to `=`.
     pub fn verbatim(text: &str, key: impl Into<String>) -> Self {
         let body = text.trim_start_matches('-');
-        let name = body.split_once('=').map_or(body, |(name, _)| name);
+        let (name, value) = body.split_once('=').unwrap_or((body, ""));
         ServerArgument {
             name: name.to_string(),
             text: text.to_string(),
+            value: value.to_string(),
             key: key.into(),
         }
     }
@@ -533,19 +571,24 @@ pub(crate) struct NetworkExtras<'a> {
 }
 
 impl Ns3NetworkConfig {
-    pub fn kind_name(&self) -> &'static str {
+    pub fn kind_name(&self) -> &str {
         match self {
             Ns3NetworkConfig::P2p(_) => "p2p",
             Ns3NetworkConfig::Wifi(_) => "wifi",
             Ns3NetworkConfig::Wave(_) => "wave",
             Ns3NetworkConfig::Lte(_) => "lte",
             Ns3NetworkConfig::Custom(_) => "custom",
+            Ns3NetworkConfig::Described(d) => &d.kind,
         }
     }
 
     /// Whether node positions matter (radio propagation).
     pub fn uses_positions(&self) -> bool {
-        !matches!(self, Ns3NetworkConfig::P2p(_))
+        match self {
+            Ns3NetworkConfig::P2p(_) => false,
+            Ns3NetworkConfig::Described(d) => d.uses_positions(),
+            _ => true,
+        }
     }
 
     /// The number of addressable nodes, given the highest node a loop uses.
@@ -556,6 +599,7 @@ impl Ns3NetworkConfig {
             Ns3NetworkConfig::Wave(c) => c.nodes.unwrap_or(highest + 1),
             Ns3NetworkConfig::Lte(c) => c.ues.saturating_add(1),
             Ns3NetworkConfig::Custom(c) => c.nodes,
+            Ns3NetworkConfig::Described(d) => d.node_count(highest),
         }
     }
 
@@ -570,11 +614,18 @@ impl Ns3NetworkConfig {
             // The remote host is a node too.
             Ns3NetworkConfig::Lte(c) => ("ues", Some(c.ues), max - 1),
             Ns3NetworkConfig::Custom(c) => ("nodes", Some(c.nodes), max),
+            // The schema's limits were checked when the table was read.
+            Ns3NetworkConfig::Described(d) => return d.validate_node_count(),
         };
         match count {
             Some(0) if name == "nodes" => Err(bad(
                 format!("network.ns3.{name}"),
                 "must be at least 1: the network needs a node",
+            )),
+            // Before the loops' nodes are checked against the count it makes.
+            Some(0) => Err(bad(
+                format!("network.ns3.{name}"),
+                format!("0 is not in [1, {limit}]: at least one UE is needed"),
             )),
             Some(n) if n > limit => Err(bad(
                 format!("network.ns3.{name}"),
@@ -628,16 +679,10 @@ impl Ns3NetworkConfig {
                     ));
                 }
             }
-            Ns3NetworkConfig::P2p(p) => {
-                if !(0.0..=1.0).contains(&p.loss_rate) {
-                    return Err(bad(
-                        key("loss_rate"),
-                        format!("{} is not a probability in [0, 1]", p.loss_rate),
-                    ));
-                }
-                if p.queue_size == 0 {
-                    return Err(bad(key("queue_size"), "must be at least 1 packet"));
-                }
+            // Each argument's own limits (loss_rate in [0, 1], queue_size >= 1, ...) are the
+            // server's: checked against its schema (crate::network_schema) and by `--check`.
+            Ns3NetworkConfig::Described(_) => {}
+            Ns3NetworkConfig::P2p(_) => {
                 if extras.background.is_some() {
                     return Err(bad(
                         "network.background",
@@ -652,23 +697,9 @@ impl Ns3NetworkConfig {
                 if w.band.is_some() && w.standard != WifiStandard::N {
                     return Err(bad(key("band"), "only 802.11n has a choice of band"));
                 }
-                if let Some(width) = w.channel_width {
-                    if ![20, 22, 40].contains(&width) {
-                        return Err(bad(
-                            key("channel_width"),
-                            format!("{width} MHz: expected 20, 22 (802.11b) or 40 (802.11n)"),
-                        ));
-                    }
-                }
             }
             Ns3NetworkConfig::Wave(w) => {
                 if let Some(b) = &w.bsm {
-                    if !(b.rate > 0.0 && b.rate.is_finite()) {
-                        return Err(bad(key("bsm.rate"), "messages per second must be positive"));
-                    }
-                    if b.size == 0 {
-                        return Err(bad(key("bsm.size"), "must be at least 1 byte"));
-                    }
                     if let BsmNodes::List(nodes) = &b.nodes {
                         // Control nodes, then background nodes, then their sink (only if there are any).
                         let background = extras.background.map_or(0, |b| b.nodes);
@@ -698,27 +729,6 @@ impl Ns3NetworkConfig {
                 }
             }
             Ns3NetworkConfig::Lte(l) => {
-                if l.ues == 0 {
-                    return Err(bad(key("ues"), "at least one UE is needed"));
-                }
-                if l.enbs == 0 {
-                    return Err(bad(key("enbs"), "at least one eNB is needed"));
-                }
-                if l.enbs > super::MAX_NODES {
-                    return Err(bad(
-                        key("enbs"),
-                        format!("{} is too many: at most {}", l.enbs, super::MAX_NODES),
-                    ));
-                }
-                if ![6, 15, 25, 50, 75, 100].contains(&l.bandwidth) {
-                    return Err(bad(
-                        key("bandwidth"),
-                        format!(
-                            "{} resource blocks: expected 6, 15, 25, 50, 75 or 100",
-                            l.bandwidth
-                        ),
-                    ));
-                }
                 if let Some(p) = &l.enb_positions {
                     if p.len() != l.enbs as usize {
                         return Err(bad(
@@ -808,11 +818,20 @@ impl Ns3NetworkConfig {
         base_dir: &Path,
         trace_dir: &Path,
     ) -> Vec<ServerArgument> {
-        let mut a = Vec::new();
+        let mut a = match self {
+            Ns3NetworkConfig::Described(d) => d.server_arguments(node_count),
+            _ => Vec::new(),
+        };
         let mut arg =
             |name: &str, value: String, key: &str| a.push(ServerArgument::new(name, value, key));
         let ns3 = |k: &str| format!("network.ns3.{k}");
-        if !matches!(self, Ns3NetworkConfig::Custom(_)) {
+        if matches!(
+            self,
+            Ns3NetworkConfig::P2p(_)
+                | Ns3NetworkConfig::Wifi(_)
+                | Ns3NetworkConfig::Wave(_)
+                | Ns3NetworkConfig::Lte(_)
+        ) {
             arg("network", self.kind_name().into(), &ns3("kind"));
         }
         match self {
@@ -958,8 +977,9 @@ impl Ns3NetworkConfig {
                     &ns3("remote_host_delay"),
                 );
             }
-            // The program builds its own network from `[network.server] args`.
-            Ns3NetworkConfig::Custom(_) => {}
+            // The program builds its own network from `[network.server] args`;
+            // a described kind's arguments came first.
+            Ns3NetworkConfig::Custom(_) | Ns3NetworkConfig::Described(_) => {}
         }
         if let Some(r) = extras.radio {
             let mut opt = |name: &str, value: Option<String>, key: &str| {
@@ -1094,7 +1114,7 @@ impl RadioConfig {
     }
 }
 
-fn positions_argument(positions: &[[f64; 3]]) -> String {
+pub(crate) fn positions_argument(positions: &[[f64; 3]]) -> String {
     positions
         .iter()
         .map(|[x, y, z]| format!("{x},{y},{z}"))

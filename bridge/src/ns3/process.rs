@@ -185,9 +185,13 @@ impl ServerProcess {
                 if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT)
                     || help_start(&said).is_some()
                 {
+                    let problem = crate::network_schema::server_problem_of(&said);
                     return Err(Ns3Error::BadArgument {
                         binary: process.binary.clone(),
-                        message: server_problem(&said),
+                        message: problem
+                            .as_ref()
+                            .map_or_else(|| server_problem(&said), |p| p.message.clone()),
+                        argument: problem.map(|p| p.argument),
                     });
                 }
                 return Err(Ns3Error::ExitedAtStart {

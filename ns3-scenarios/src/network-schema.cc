@@ -1,0 +1,424 @@
+#include "network-schema.h"
+
+#include <algorithm>
+#include <iomanip>
+#include <sstream>
+
+namespace netloop
+{
+
+namespace
+{
+
+std::string
+Number(double x)
+{
+    std::ostringstream os;
+    os << std::setprecision(15) << x;
+    return os.str();
+}
+
+const char*
+TypeName(ArgumentType type)
+{
+    switch (type)
+    {
+    case ArgumentType::Integer:
+        return "integer";
+    case ArgumentType::Real:
+        return "real";
+    case ArgumentType::Boolean:
+        return "boolean";
+    case ArgumentType::Text:
+        return "text";
+    case ArgumentType::Choice:
+        return "choice";
+    case ArgumentType::DataRate:
+        return "data_rate";
+    case ArgumentType::Duration:
+        return "duration";
+    case ArgumentType::Positions:
+        return "positions";
+    case ArgumentType::NodeList:
+        return "node_list";
+    }
+    return "text";
+}
+
+} // namespace
+
+std::string
+JsonQuote(const std::string& text)
+{
+    std::ostringstream os;
+    os << '"';
+    for (unsigned char c : text)
+    {
+        switch (c)
+        {
+        case '"':
+            os << "\\\"";
+            break;
+        case '\\':
+            os << "\\\\";
+            break;
+        case '\n':
+            os << "\\n";
+            break;
+        case '\t':
+            os << "\\t";
+            break;
+        default:
+            if (c < 0x20)
+            {
+                os << "\\u" << std::hex << std::setw(4) << std::setfill('0') << int(c) << std::dec;
+            }
+            else
+            {
+                os << c;
+            }
+        }
+    }
+    os << '"';
+    return os.str();
+}
+
+ArgumentProblem
+ArgumentProblem::FromMessage(const std::string& message)
+{
+    ArgumentProblem problem{"", message};
+    if (message.rfind("--", 0) == 0)
+    {
+        const auto end = message.find_first_of("=: ,;", 2);
+        problem.argument = message.substr(2, end == std::string::npos ? end : end - 2);
+    }
+    return problem;
+}
+
+ArgumentSpec::ArgumentSpec(std::string name, std::string key, std::string doc, Storage storage)
+    : m_name(std::move(name)),
+      m_key(std::move(key)),
+      m_doc(std::move(doc)),
+      m_storage(storage)
+{
+    m_type = std::visit(
+        [](auto* p) {
+            using T = std::remove_pointer_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, uint32_t>)
+            {
+                return ArgumentType::Integer;
+            }
+            else if constexpr (std::is_same_v<T, double>)
+            {
+                return ArgumentType::Real;
+            }
+            else if constexpr (std::is_same_v<T, bool>)
+            {
+                return ArgumentType::Boolean;
+            }
+            else
+            {
+                return ArgumentType::Text;
+            }
+        },
+        m_storage);
+    m_default = ValueText();
+}
+
+ArgumentSpec&
+ArgumentSpec::Unit(std::string unit)
+{
+    m_unit = std::move(unit);
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Min(double min)
+{
+    m_min = min;
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Max(double max)
+{
+    m_max = max;
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Allowed(std::vector<double> values)
+{
+    m_allowed = std::move(values);
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Choices(std::vector<Choice> choices)
+{
+    m_choices = std::move(choices);
+    m_type = ArgumentType::Choice;
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Type(ArgumentType type)
+{
+    m_type = type;
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Unset(std::string meaning)
+{
+    m_unset = std::move(meaning);
+    return *this;
+}
+
+std::string
+ArgumentSpec::ValueText() const
+{
+    return std::visit(
+        [](auto* p) -> std::string {
+            using T = std::remove_pointer_t<decltype(p)>;
+            if constexpr (std::is_same_v<T, std::string>)
+            {
+                return *p;
+            }
+            else if constexpr (std::is_same_v<T, bool>)
+            {
+                return *p ? "true" : "false";
+            }
+            else
+            {
+                return Number(static_cast<double>(*p));
+            }
+        },
+        m_storage);
+}
+
+std::optional<ArgumentProblem>
+ArgumentSpec::Check() const
+{
+    const std::string text = ValueText();
+    if (m_unset && text == m_default)
+    {
+        return std::nullopt;
+    }
+    const std::string unit = m_unit.empty() ? "" : " " + m_unit;
+    const std::string head = "--" + m_name + "=" + text;
+    if (!m_choices.empty())
+    {
+        const bool known = std::any_of(m_choices.begin(), m_choices.end(), [&](const Choice& c) {
+            return c.argument == text;
+        });
+        if (known)
+        {
+            return std::nullopt;
+        }
+        std::string list;
+        for (std::size_t i = 0; i < m_choices.size(); ++i)
+        {
+            list += (i == 0 ? "" : i + 1 == m_choices.size() ? " or " : ", ") +
+                    m_choices[i].argument;
+        }
+        return ArgumentProblem{m_name, head + " is not a choice; use " + list};
+    }
+    const double* real = nullptr;
+    double value = 0;
+    if (auto* p = std::get_if<uint32_t*>(&m_storage))
+    {
+        value = **p;
+        real = &value;
+    }
+    else if (auto* p = std::get_if<double*>(&m_storage))
+    {
+        value = **p;
+        real = &value;
+    }
+    if (!real)
+    {
+        return std::nullopt;
+    }
+    if (!m_allowed.empty() &&
+        std::find(m_allowed.begin(), m_allowed.end(), value) == m_allowed.end())
+    {
+        std::string list;
+        for (std::size_t i = 0; i < m_allowed.size(); ++i)
+        {
+            list += (i == 0 ? "" : i + 1 == m_allowed.size() ? " or " : ", ") +
+                    Number(m_allowed[i]);
+        }
+        return ArgumentProblem{m_name, head + " is not allowed; use " + list + unit};
+    }
+    // A NaN compares false with everything: it is out of any range.
+    if (m_min && !(value >= *m_min))
+    {
+        return ArgumentProblem{m_name, head + " is less than " + Number(*m_min) + unit};
+    }
+    if (m_max && !(value <= *m_max))
+    {
+        return ArgumentProblem{m_name, head + " is more than " + Number(*m_max) + unit};
+    }
+    return std::nullopt;
+}
+
+std::string
+ArgumentSpec::Help(const std::string& kind) const
+{
+    std::ostringstream os;
+    os << "[" << kind << "] " << m_doc;
+    std::vector<std::string> notes;
+    if (!m_unit.empty())
+    {
+        notes.push_back(m_unit);
+    }
+    if (!m_choices.empty())
+    {
+        std::string list;
+        for (const auto& c : m_choices)
+        {
+            list += (list.empty() ? "" : ", ") + c.argument;
+        }
+        notes.push_back("one of " + list);
+    }
+    if (!m_allowed.empty())
+    {
+        std::string list;
+        for (double v : m_allowed)
+        {
+            list += (list.empty() ? "" : ", ") + Number(v);
+        }
+        notes.push_back("one of " + list);
+    }
+    if (m_min)
+    {
+        notes.push_back("at least " + Number(*m_min));
+    }
+    if (m_max)
+    {
+        notes.push_back("at most " + Number(*m_max));
+    }
+    if (m_unset)
+    {
+        notes.push_back(m_default + " = " + *m_unset);
+    }
+    if (!notes.empty())
+    {
+        os << " (";
+        for (std::size_t i = 0; i < notes.size(); ++i)
+        {
+            os << (i ? "; " : "") << notes[i];
+        }
+        os << ")";
+    }
+    return os.str();
+}
+
+void
+ArgumentSpec::Register(ns3::CommandLine& cmd, const std::string& kind) const
+{
+    std::visit([&](auto* p) { cmd.AddValue(m_name, Help(kind), *p); }, m_storage);
+}
+
+std::string
+ArgumentSpec::Json() const
+{
+    std::ostringstream os;
+    os << "{\"name\":" << JsonQuote(m_name) << ",\"key\":" << JsonQuote(m_key)
+       << ",\"type\":" << JsonQuote(TypeName(m_type)) << ",\"unit\":" << JsonQuote(m_unit)
+       << ",\"default\":" << (m_unset ? "null" : JsonQuote(m_default));
+    if (m_unset)
+    {
+        os << ",\"unset\":" << JsonQuote(*m_unset);
+    }
+    if (m_min)
+    {
+        os << ",\"min\":" << Number(*m_min);
+    }
+    if (m_max)
+    {
+        os << ",\"max\":" << Number(*m_max);
+    }
+    if (!m_allowed.empty())
+    {
+        os << ",\"allowed\":[";
+        for (std::size_t i = 0; i < m_allowed.size(); ++i)
+        {
+            os << (i ? "," : "") << Number(m_allowed[i]);
+        }
+        os << "]";
+    }
+    if (!m_choices.empty())
+    {
+        os << ",\"choices\":[";
+        for (std::size_t i = 0; i < m_choices.size(); ++i)
+        {
+            os << (i ? "," : "") << "{\"value\":" << JsonQuote(m_choices[i].value)
+               << ",\"argument\":" << JsonQuote(m_choices[i].argument) << "}";
+        }
+        os << "]";
+    }
+    os << ",\"doc\":" << JsonQuote(m_doc) << "}";
+    return os.str();
+}
+
+void
+ArgumentTable::Register(ns3::CommandLine& cmd, const std::string& kind) const
+{
+    for (const auto& spec : m_specs)
+    {
+        spec.Register(cmd, kind);
+    }
+}
+
+std::optional<ArgumentProblem>
+ArgumentTable::Check() const
+{
+    for (const auto& spec : m_specs)
+    {
+        if (auto problem = spec.Check())
+        {
+            return problem;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string
+ArgumentTable::Json() const
+{
+    std::string out = "[";
+    for (std::size_t i = 0; i < m_specs.size(); ++i)
+    {
+        out += (i ? "," : "") + m_specs[i].Json();
+    }
+    return out + "]";
+}
+
+std::string
+KindDescription::Json() const
+{
+    std::ostringstream os;
+    os << "{\"name\":" << JsonQuote(name) << ",\"doc\":" << JsonQuote(doc)
+       << ",\"uses_positions\":" << (usesPositions ? "true" : "false") << ",\"node_count\":{"
+       << "\"key\":" << JsonQuote(nodes.key) << ",\"argument\":" << JsonQuote(nodes.argument)
+       << ",\"extra\":" << nodes.extra << ",\"min\":" << nodes.min << ",\"max\":" << nodes.max
+       << ",\"required\":" << (nodes.required ? "true" : "false")
+       << ",\"doc\":" << JsonQuote(nodes.doc) << "},\"arguments\":"
+       << (arguments ? arguments->Json() : "[]") << "}";
+    return os.str();
+}
+
+std::string
+DescribeJson(const std::vector<KindDescription>& kinds)
+{
+    std::string out = "{\"schema\":" + std::to_string(kSchemaVersion) + ",\"kinds\":[";
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+    {
+        out += (i ? "," : "") + kinds[i].Json();
+    }
+    return out + "]}";
+}
+
+} // namespace netloop

@@ -1,0 +1,324 @@
+//! Network kinds are described once, by the server (`netloop-server
+//! --describe`): the bridge's typed kinds agree with that schema (keys,
+//! argument names, defaults), every limit it declares is enforced and
+//! reported at the scenario key, and a kind that only the C++ test suite
+//! adds (`toy`, ns3-scenarios/tests/toy-kind-server.cc) is checked, run and
+//! overridden by `netloop` without any Rust of its own.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use bridge::config::{Backend, Ns3NetworkConfig};
+use bridge::network_schema::{self, ArgumentType, KindSchema, NetworkSchema};
+use bridge::scenario_file;
+use bridge::server_command::server_arguments;
+
+use crate::support::server_binary;
+
+/// The server of the C++ test suite with the extra `toy` kind.
+fn toy_server() -> PathBuf {
+    let path = server_binary().with_file_name("toy-kind-server");
+    assert!(
+        path.exists(),
+        "{} not built: scripts/build-ns3.sh",
+        path.display()
+    );
+    path
+}
+
+fn netloop(dir: &Path, server: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netloop"))
+        .current_dir(dir)
+        .env("NETLOOP_NS3_SERVER", server)
+        .env("NETLOOP_CACHE_DIR", dir.join("cache"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A servo loop between nodes 0 and 1 over `[network.ns3]` = `ns3`.
+fn scenario(ns3: &str) -> String {
+    format!(
+        r#"duration = "300ms"
+step = "1ms"
+[sync]
+scheme = "master_slave"
+period = "10ms"
+[network]
+backend = "ns3"
+[network.ns3]
+{ns3}
+[[loops]]
+name = "servo"
+plant_node = 0
+controller_node = 1
+[loops.plant]
+kind = "dc_servo"
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "pid"
+kp = 5.0
+"#
+    )
+}
+
+fn schema_of(server: &Path) -> NetworkSchema {
+    NetworkSchema::clone(&network_schema::describe(server).expect("the server describes itself"))
+}
+
+/// The keys a kind needs besides `kind`.
+fn required(kind: &KindSchema) -> String {
+    if kind.node_count.required {
+        format!("{} = 2\n", kind.node_count.key)
+    } else {
+        String::new()
+    }
+}
+
+/// Every typed kind's defaults, keys and argument names are the schema's:
+/// the command line the bridge writes for `kind = "x"` alone passes each
+/// declared argument its declared default, from the declared key.
+#[test]
+fn the_typed_kinds_agree_with_the_schema() {
+    let schema = schema_of(&server_binary());
+    let names: Vec<&str> = schema.kinds.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["p2p", "wifi", "wave", "lte"]);
+    let dir = tempfile::tempdir().unwrap();
+    for kind in &schema.kinds {
+        let text = scenario(&format!("kind = \"{}\"\n{}", kind.name, required(kind)));
+        let loaded = scenario_file::load_text(&dir.path().join("s.toml"), &text, &[])
+            .unwrap_or_else(|e| panic!("{}: {e}", kind.name));
+        let ns3 = loaded.resolved.scenario.network.ns3.as_ref().unwrap();
+        assert!(
+            !matches!(ns3, Ns3NetworkConfig::Described(_)),
+            "{} is typed",
+            kind.name
+        );
+        let arguments = server_arguments(&loaded.resolved, dir.path(), dir.path());
+        for declared in &kind.arguments {
+            let passed = arguments.iter().find(|a| a.name == declared.name);
+            if let Some(a) = passed {
+                assert_eq!(
+                    a.key,
+                    format!("network.ns3.{}", declared.key),
+                    "{}: --{}",
+                    kind.name,
+                    declared.name
+                );
+            }
+            match (&declared.default, passed) {
+                (Some(default), Some(a)) if declared.key != kind.node_count.key => {
+                    assert_eq!(&a.value, default, "{}: --{}", kind.name, declared.name)
+                }
+                // Unset by default: the bridge leaves it to the server.
+                (None, Some(a)) if declared.key != kind.node_count.key => {
+                    panic!("{}: --{} passed though unset", kind.name, a.text)
+                }
+                _ => {}
+            }
+        }
+        for a in arguments
+            .iter()
+            .filter(|a| a.key.starts_with("network.ns3.") && a.name != "network")
+        {
+            assert!(
+                kind.argument(&a.name).is_some() || a.name == kind.node_count.argument,
+                "{}: the bridge passes --{} which the server does not declare",
+                kind.name,
+                a.name
+            );
+        }
+    }
+}
+
+/// One value just outside a declared limit, as the scenario writes it.
+fn outside(argument: &network_schema::ArgumentSchema) -> Vec<String> {
+    let mut values = Vec::new();
+    let integer = argument.kind == ArgumentType::Integer;
+    let number = |x: f64| {
+        if integer {
+            format!("{}", x as i64)
+        } else {
+            format!("{x:?}")
+        }
+    };
+    if let Some(min) = argument.min {
+        values.push(number(if integer { min - 1.0 } else { min - 0.5 }));
+    }
+    if let Some(max) = argument.max {
+        values.push(number(if integer { max + 1.0 } else { max + 0.5 }));
+    }
+    if let Some(bad) = (1..200)
+        .map(f64::from)
+        .find(|x| !argument.allowed.is_empty() && !argument.allowed.contains(x))
+    {
+        values.push(number(bad));
+    }
+    if !argument.choices.is_empty() {
+        values.push("\"zz_bogus\"".into());
+    }
+    values
+}
+
+/// `key = value` for a dotted key: `bsm.rate` is `bsm = { rate = ... }`.
+fn assignment(key: &str, value: &str) -> String {
+    match key.split_once('.') {
+        Some((table, inner)) => format!("{table} = {{ {inner} = {value} }}"),
+        None => format!("{key} = {value}"),
+    }
+}
+
+/// Every limit the server declares, of every kind (the toy's too), is
+/// enforced: `netloop check` exits 2 naming the key and its line.
+#[test]
+fn every_declared_limit_is_enforced_at_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = toy_server();
+    let schema = schema_of(&server);
+    let mut checked = 0;
+    for kind in &schema.kinds {
+        for argument in &kind.arguments {
+            for value in outside(argument) {
+                let line = assignment(&argument.key, &value);
+                // The node count is the one the limit is about when it is the key.
+                let required = if argument.key == kind.node_count.key {
+                    String::new()
+                } else {
+                    required(kind)
+                };
+                let text = scenario(&format!("kind = \"{}\"\n{required}{line}\n", kind.name));
+                let file = dir.path().join("limit.toml");
+                std::fs::write(&file, &text).unwrap();
+                let o = netloop(dir.path(), &server, &["check", "limit.toml"]);
+                let err = stderr(&o);
+                let what = format!("{}: {line}", kind.name);
+                assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+                let key = format!("network.ns3.{}", argument.key.split('.').next().unwrap());
+                assert!(err.contains(&key), "{what}: the key is named: {err}");
+                let at = text.lines().position(|l| l == line).unwrap() + 1;
+                assert!(
+                    err.contains(&format!("limit.toml:{at}:")),
+                    "{what}: line {at}: {err}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} limits");
+}
+
+/// The toy kind of the C++ test suite: described by its server, checked key
+/// by key (type, limits, unknown keys, `--set`), and run for real.
+#[test]
+fn a_kind_added_on_the_cpp_side_is_checked_and_run_without_rust() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = toy_server();
+    let good = scenario(
+        "kind = \"toy\"\nrate = \"10Mbps\"\nmtu = 1400\nmode = \"busy_bus\"\npreamble = true\n",
+    );
+    std::fs::write(dir.path().join("toy.toml"), &good).unwrap();
+    let o = netloop(dir.path(), &server, &["check", "toy.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // The scenario's keys become the declared arguments, in the scenario's spelling.
+    let loaded = scenario_file::load_text(&dir.path().join("toy.toml"), &good, &[]);
+    // (load_text asks the default server: the toy one only through the binary key.)
+    assert!(loaded.is_err(), "the shipped server has no toy kind");
+    let with_binary = good.replace(
+        "backend = \"ns3\"",
+        &format!(
+            "backend = \"ns3\"\n[network.server]\nbinary = {:?}",
+            server.display().to_string()
+        ),
+    );
+    let loaded = scenario_file::load_text(&dir.path().join("toy.toml"), &with_binary, &[]).unwrap();
+    assert_eq!(loaded.resolved.scenario.network.backend, Backend::Ns3);
+    let line: Vec<String> = server_arguments(&loaded.resolved, dir.path(), dir.path())
+        .into_iter()
+        .map(|a| a.text)
+        .collect();
+    assert_eq!(
+        line,
+        [
+            "--seed=1",
+            "--run=1",
+            "--network=toy",
+            "--nodes=2",
+            "--toyRate=10Mbps",
+            "--toyMtu=1400",
+            "--toyPreamble=true",
+            "--toyMode=busyBus",
+        ]
+    );
+
+    let cases = [
+        (
+            "mtu = 10",
+            "network.ns3.mtu",
+            "10 is not in [68, 9000] (bytes)",
+        ),
+        (
+            "mode = \"loud\"",
+            "network.ns3.mode",
+            "\"loud\" is not one of \"quiet\", \"busy_bus\"",
+        ),
+        ("mtu = \"big\"", "network.ns3.mtu", "a non-negative integer"),
+        (
+            "colour = \"red\"",
+            "network.ns3.colour",
+            "unknown field `colour`\n  --> bad.toml:10:1",
+        ),
+        ("nodes = 65", "network.ns3.nodes", "65 is not in [1, 64]"),
+        ("delay = \"1 fortnight\"", "network.ns3.delay", "fortnight"),
+    ];
+    for (line, key, message) in cases {
+        let text = scenario(&format!("kind = \"toy\"\n{line}\n"));
+        std::fs::write(dir.path().join("bad.toml"), &text).unwrap();
+        let o = netloop(dir.path(), &server, &["check", "bad.toml"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{line}: {err}");
+        assert!(err.contains(key) && err.contains(message), "{line}: {err}");
+        assert!(err.contains("bad.toml:10:"), "{line}: the line: {err}");
+    }
+    // `--set` reaches the kind's keys like any other.
+    let o = netloop(
+        dir.path(),
+        &server,
+        &["check", "toy.toml", "--set", "network.ns3.mtu=9001"],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("network.ns3.mtu") && err.contains("--set"),
+        "{err}"
+    );
+    // An unknown kind lists the kinds the server describes.
+    std::fs::write(
+        dir.path().join("odd.toml"),
+        scenario("kind = \"tokenring\""),
+    )
+    .unwrap();
+    let o = netloop(dir.path(), &server, &["check", "odd.toml"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("unknown network kind `tokenring`")
+            && err.contains("`p2p`, `wifi`, `wave`, `lte`, `custom`, `toy`"),
+        "{err}"
+    );
+
+    // And it runs: the servo loop over the toy CSMA bus.
+    let o = netloop(
+        dir.path(),
+        &server,
+        &["run", "toy.toml", "--out", "out", "--quiet"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let packets = std::fs::read_to_string(dir.path().join("out/packets.csv")).unwrap();
+    assert!(packets.lines().count() > 20, "{packets}");
+}
