@@ -516,9 +516,12 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
             let message = e.inner().message().trim().to_string();
             locator.serde_error(&table, key, &message)
         })?;
-    let resolved = scenario
+    let mut resolved = scenario
         .resolve()
         .map_err(|e| locator.error(&e.key, &e.message))?;
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    // FMU paths are relative to the scenario file.
+    resolved.system.resolve_paths(&base_dir);
     let system = match controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
         Ok(system) => system,
         Err(e) => {
@@ -534,7 +537,6 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
         }
     };
     node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
-    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin)
     {
         match BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {
