@@ -8,6 +8,9 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh
 started=$(date +%s)
+# The FMU tests (tests/cli/fmu.rs) build their FMUs with the Python tools
+# setup.sh put into .venv; they run inside the workspace tests.
+export NETLOOP_PYTHON="${NETLOOP_PYTHON:-$PWD/.venv/bin/python}"
 cargo test --release --workspace --locked
 scripts/build-ns3.sh test
 # Every fuzz target briefly (8 s each), so that they keep building and running;
