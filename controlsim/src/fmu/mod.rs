@@ -39,7 +39,6 @@ pub mod slave;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
@@ -70,16 +69,6 @@ impl fmt::Display for FmuValue {
 
 /// Variable name to value, in name order (deterministic set order).
 pub type FmuValues = BTreeMap<String, FmuValue>;
-
-/// The keys every FMU component has.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FmuSource {
-    /// The `.fmu` file; a relative path is relative to the scenario file
-    /// (the bridge makes it absolute, see
-    /// [`SystemConfig::resolve_paths`](crate::SystemConfig::resolve_paths)).
-    pub path: PathBuf,
-}
 
 /// An FMU that the scenario refers to, loaded and checked: see
 /// [`archive::Unpacked`] and [`model::Model`].

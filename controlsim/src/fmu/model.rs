@@ -450,12 +450,13 @@ fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
         .variables
         .iter()
         .map(|var| {
+            /// Whether a start value is declared, and `initial`.
             fn typed<T: InitializableVariableTrait + AbstractVariableTrait>(
                 v: &T,
-            ) -> (bool, Option<I3>, usize) {
-                (v.start().is_some_and(|s| !s.is_empty()), v.initial(), 0)
+            ) -> (bool, Option<I3>) {
+                (v.start().is_some_and(|s| !s.is_empty()), v.initial())
             }
-            let (ty, (has_start, initial, _), real_start) = match var {
+            let (ty, (has_start, initial), real_start) = match var {
                 Var::Float64(v) => (
                     VarType::Real,
                     typed(v),
@@ -473,7 +474,7 @@ fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
                 Var::Int64(v) => (VarType::Other("Int64"), typed(v), None),
                 Var::UInt64(v) => (VarType::Other("UInt64"), typed(v), None),
                 Var::Binary(v) => (VarType::Other("Binary"), typed(v), None),
-                Var::Clock(_) => (VarType::Other("Clock"), (true, None, 0), None),
+                Var::Clock(_) => (VarType::Other("Clock"), (true, None), None),
             };
             let abs: &dyn AbstractVariableTrait = match var {
                 Var::Float64(v) => v,

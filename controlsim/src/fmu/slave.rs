@@ -1,6 +1,6 @@
 //! One Co-Simulation instance of an FMU, FMI 2.0 or 3.0, through the `fmi`
 //! crate: the calls netloop makes (set start values, initialise, set inputs,
-//! `doStep`, get outputs, save and restore the FMU state), each failed call
+//! `doStep`, get outputs), each failed call
 //! an [`FmuCallError`] that names the FMU, the call and the simulated time.
 
 use std::fmt;
@@ -35,17 +35,6 @@ pub struct FmuCallError {
 enum Instance {
     V2(Cs2, Fmi2Import),
     V3(Cs3, Fmi3Import),
-}
-
-/// A saved FMU state, from [`Slave::save`].
-pub(crate) enum SavedState {
-    V2(fmi::fmi2::instance::FmuState),
-}
-
-impl fmt::Debug for SavedState {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("SavedState")
-    }
 }
 
 /// One instance, initialised and ready to step.
@@ -293,37 +282,6 @@ impl Slave {
         };
         r.map_err(|e| self.error(self.call("fmi2DoStep", "fmi3DoStep"), e))?;
         self.time = t_end;
-        Ok(())
-    }
-
-    /// Saves the FMU state (`fmi2GetFMUstate`); FMI 3.0 states are not
-    /// offered by the `fmi` crate yet.
-    pub(crate) fn save(&mut self) -> Result<SavedState, FmuCallError> {
-        match &mut self.instance {
-            Instance::V2(cs, _) => {
-                let r = cs.get_fmu_state();
-                r.map(SavedState::V2)
-                    .map_err(|e| self.error("fmi2GetFMUstate", status_text(e)))
-            }
-            Instance::V3(..) => {
-                Err(self.error("fmi3GetFMUState", "not supported by netloop for FMI 3.0"))
-            }
-        }
-    }
-
-    /// Restores a state from [`save`](Self::save) taken at `time`.
-    pub(crate) fn restore(&mut self, state: &SavedState, time: f64) -> Result<(), FmuCallError> {
-        match (&mut self.instance, state) {
-            (Instance::V2(cs, _), SavedState::V2(s)) => {
-                let status = cs.set_fmu_state(s);
-                fmi::traits::FmiStatus::ok(status)
-                    .map_err(|e| self.error("fmi2SetFMUstate", status_text(e)))?;
-            }
-            (Instance::V3(..), SavedState::V2(_)) => {
-                return Err(self.error("fmi3SetFMUState", "not supported by netloop for FMI 3.0"))
-            }
-        }
-        self.time = time;
         Ok(())
     }
 }
