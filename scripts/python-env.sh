@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The Python environment of the netloop package (python/): a virtual
 # environment in .venv/ (ignored by git) with the package, pandas, pyarrow,
-# and for its tests and the worked example pytest, xarray and matplotlib.
+# and for its tests and the worked example pytest, xarray and matplotlib;
+# and for the FMU tests (tests/cli/fmu.rs) FMPy, which simulates the test FMUs
+# standalone for the cross-check and ships the FMI headers the C test FMUs
+# compile against, and pythonfmu, which exports the Python controller.
 #
 # A venv, not `pip install --break-system-packages`: Debian's Python is
 # "externally managed" (PEP 668) and packages pip writes into it can break
@@ -13,8 +16,8 @@ cd "$(dirname "$0")/.."
 
 venv=.venv
 python=${NETLOOP_PYTHON:-python3}
-deps=(pandas pyarrow pytest xarray matplotlib setuptools wheel)
-imports="import pandas, pyarrow, pytest, xarray, matplotlib, setuptools, wheel"
+deps=(pandas pyarrow pytest xarray matplotlib setuptools wheel fmpy==0.3.32 pythonfmu==0.7.0)
+imports="import pandas, pyarrow, pytest, xarray, matplotlib, setuptools, wheel, fmpy, pythonfmu"
 
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import sys" 2>/dev/null; then
     rm -rf "$venv"

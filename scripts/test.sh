@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 started=$(date +%s)
 scripts/check-format.sh
+# The FMU tests (tests/cli/fmu.rs) build their FMUs with the Python tools
+# setup.sh put into .venv; they run inside the workspace tests.
+export NETLOOP_PYTHON="${NETLOOP_PYTHON:-$PWD/.venv/bin/python}"
 cargo test --release --workspace --locked
 scripts/build-ns3.sh test
 # The Python package (python/) against real runs and sweeps of the release binary.

@@ -705,6 +705,14 @@ impl Scenario {
                     l.controller,
                     ControllerConfig::StateSpace(_) | ControllerConfig::TransferFunction(_)
                 );
+                if matches!(l.controller, ControllerConfig::Fmu(_)) {
+                    return Err(bad(
+                        key("response"),
+                        "\"rollback\" is not available for an FMU controller: it would evaluate the FMU one \
+                         step ahead and roll it back (fmi2GetFMUstate/fmi2SetFMUstate), which netloop does \
+                         not do for FMUs; use response = \"direct\" (the FMU's output at the arrival)",
+                    ));
+                }
                 if !continuous {
                     return Err(bad(
                         key("response"),

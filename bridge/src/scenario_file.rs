@@ -584,6 +584,8 @@ fn load_table(
         .map_err(|e| locator.error(&e.key, &e.message))?;
     server_command::check_against_schema(&resolved, &base_dir)
         .map_err(|(key, message)| locator.error(&key, &message))?;
+    // FMU paths are relative to the scenario file.
+    resolved.system.resolve_paths(&base_dir);
     let line_of = |key: &str| match KeyPath::parse(key).map(|k| locator.find(&k)) {
         Ok(Place::File { line, text, .. }) => Some((line, text)),
         _ => None,

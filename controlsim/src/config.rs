@@ -71,6 +71,21 @@ pub struct SystemConfig {
     pub loops: Vec<LoopConfig>,
 }
 
+impl SystemConfig {
+    /// Makes every relative file path in the config (an FMU's `path`)
+    /// relative to `base`, the scenario file's directory.
+    pub fn resolve_paths(&mut self, base: &std::path::Path) {
+        for l in &mut self.loops {
+            if let PlantConfig::Fmu(c) = &mut l.plant {
+                c.path = base.join(&c.path);
+            }
+            if let ControllerConfig::Fmu(c) = &mut l.controller {
+                c.path = base.join(&c.path);
+            }
+        }
+    }
+}
+
 /// One control loop: plant with its sensor and actuator, and a controller.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -11,6 +11,7 @@
 //! | `state_space`       | continuous-time `x_c' = A x_c + B e, u = C x_c + D e`  | [`continuous`] |
 //! | `transfer_function` | continuous-time SISO `num(s)/den(s)` acting on `e`     | [`continuous`] |
 //! | `open_loop`         | `u = r`                                                | [`open_loop`] |
+//! | `fmu`               | a Co-Simulation FMU (FMI 2.0 / 3.0)                    | [`fmu`] |
 //!
 //! # Inputs
 //! A controller holds an input vector. Components `0..ny` are the measurement
@@ -44,6 +45,7 @@
 
 pub mod cacc;
 pub mod continuous;
+pub mod fmu;
 pub mod observer;
 pub mod open_loop;
 pub mod pid;
@@ -54,6 +56,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cacc::CaccConfig;
 pub use continuous::{ContinuousStateSpaceConfig, ContinuousTransferFunctionConfig};
+pub use fmu::FmuControllerConfig;
 pub use observer::ObserverConfig;
 pub use open_loop::OpenLoopConfig;
 pub use pid::{AntiWindup, DerivativeOn, PidConfig};
@@ -79,6 +82,7 @@ pub enum ControllerConfig {
     StateSpace(ContinuousStateSpaceConfig),
     TransferFunction(ContinuousTransferFunctionConfig),
     OpenLoop(OpenLoopConfig),
+    Fmu(FmuControllerConfig),
 }
 
 /// `trigger = "time" | "event"`.
@@ -126,6 +130,7 @@ impl ControllerConfig {
             ControllerConfig::StateSpace(c) => c.timing(),
             ControllerConfig::TransferFunction(c) => c.timing(),
             ControllerConfig::OpenLoop(c) => c.timing(),
+            ControllerConfig::Fmu(c) => c.timing(),
         }
     }
 }
@@ -328,6 +333,7 @@ pub(crate) enum Law {
     Cacc(cacc::Cacc),
     Continuous(continuous::Continuous),
     OpenLoop(open_loop::OpenLoop),
+    Fmu(fmu::FmuLaw),
 }
 
 /// Arguments of one computation.
@@ -349,6 +355,7 @@ impl Law {
             Law::Cacc(l) => l.compute(s, out),
             Law::Continuous(l) => l.output(s.input, s.reference, state, out),
             Law::OpenLoop(l) => l.compute(s, out),
+            Law::Fmu(l) => l.compute(s, out),
         }
     }
 }
@@ -424,6 +431,10 @@ impl Controller {
                 let (l, s) = open_loop::OpenLoop::new(ctx, c)?;
                 (Law::OpenLoop(l), s)
             }
+            ControllerConfig::Fmu(c) => {
+                let (l, s) = fmu::FmuLaw::new(ctx, c, trigger, step, sensor_period)?;
+                (Law::Fmu(l), s)
+            }
         };
         let errors = match &law {
             Law::Continuous(c) => c.errors(),
@@ -460,6 +471,14 @@ impl Controller {
 
     pub(crate) fn is_continuous(&self) -> bool {
         matches!(self.law, Law::Continuous(_))
+    }
+
+    /// A failed FMU call of an FMU controller (see [`fmu`]).
+    pub(crate) fn fault(&self) -> Option<String> {
+        match &self.law {
+            Law::Fmu(l) => l.fault(),
+            _ => None,
+        }
     }
 
     /// Evaluates the law at time `t` (its clock and reference read there);

@@ -157,6 +157,16 @@ pub enum StepError {
         time: f64,
         step: u64,
     },
+    /// A component failed inside step `step - 1` (an FMU call returned an
+    /// error): the system stops at boundary `step` (time `time`); the failed
+    /// component keeps the values it had before the failed call.
+    #[error("loop `{loop_name}`: {message}; stopped at t = {time} (step {step})")]
+    Component {
+        loop_name: String,
+        message: String,
+        time: SimTime,
+        step: u64,
+    },
     /// The observer (e.g. a recorder) failed at boundary `step`, before that
     /// step was integrated.
     #[error("observer failed at step {step}: {source}")]

@@ -43,6 +43,7 @@ pub mod controller;
 pub mod equations;
 pub mod error;
 pub mod event;
+pub mod fmu;
 pub mod limits;
 mod matrix;
 pub mod plant;

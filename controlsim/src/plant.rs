@@ -147,6 +147,14 @@ pub trait Plant: fmt::Debug + Send {
         let _ = x;
         None
     }
+
+    /// A failure inside the plant that the methods above cannot return (an
+    /// FMU call that returned an error): the engine stops at the step where
+    /// it appears with [`StepError::Component`](crate::StepError::Component)
+    /// carrying this message. Default: none.
+    fn fault(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A plant as written in a scenario file: `kind = "..."` plus its parameters.
@@ -168,6 +176,8 @@ pub enum PlantConfig {
     BouncingBall(BouncingBallParams),
     /// A model in the text-equation language ([`crate::equations`]).
     Equations(EquationsConfig),
+    /// A Co-Simulation FMU (FMI 2.0 or 3.0); see [`crate::fmu`].
+    Fmu(crate::fmu::FmuPlantConfig),
 }
 
 /// A built plant. Built-in kinds are separate variants so the engine calls
@@ -206,11 +216,35 @@ macro_rules! with_plant {
 pub(crate) use with_plant;
 
 impl PlantModel {
-    /// Builds a plant from its config; `key` prefixes error keys.
+    /// Builds a plant from its config; `key` prefixes error keys. An FMU
+    /// plant needs its `step` here (see [`from_config_at`](Self::from_config_at)).
     ///
     /// # Errors
     /// [`ConfigError`] naming the first invalid key.
     pub fn from_config(key: &str, config: &PlantConfig) -> Result<Self, ConfigError> {
+        match config {
+            PlantConfig::Fmu(c) => match c.step {
+                Some(step) => Self::from_config_at(key, config, step),
+                None => Err(ConfigError::invalid(
+                    format!("{key}.step"),
+                    "an FMU plant built outside a system needs its communication step",
+                )),
+            },
+            _ => Self::from_config_at(key, config, SimTime::ZERO),
+        }
+    }
+
+    /// [`from_config`](Self::from_config) for a system whose step is
+    /// `run_step`: an FMU plant without its own `step` steps at `run_step`,
+    /// and its `step` must be a multiple of it.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the first invalid key.
+    pub fn from_config_at(
+        key: &str,
+        config: &PlantConfig,
+        run_step: SimTime,
+    ) -> Result<Self, ConfigError> {
         Ok(match config {
             PlantConfig::StateSpace(c) => {
                 PlantModel::Linear(LinearPlant::state_space(key, c, false)?)
@@ -234,6 +268,9 @@ impl PlantModel {
             }
             PlantConfig::BouncingBall(p) => PlantModel::BouncingBall(BouncingBall::new(key, p)?),
             PlantConfig::Equations(c) => PlantModel::Equations(EquationModel::from_config(key, c)?),
+            PlantConfig::Fmu(c) => {
+                PlantModel::Custom(Box::new(crate::fmu::FmuPlant::new(key, c, run_step)?))
+            }
         })
     }
 

@@ -318,6 +318,12 @@ impl Loop {
         outcome
     }
 
+    /// A failure a component reported (an FMU call that returned an error).
+    #[inline]
+    fn fault(&self) -> Option<String> {
+        with_plant!(&self.plant, p => p.fault()).or_else(|| self.controller.fault())
+    }
+
     /// The first non-finite state, as (what, name, value).
     #[inline]
     fn non_finite(&self) -> Option<(&'static str, String, f64)> {
@@ -391,7 +397,8 @@ impl System {
                 controller,
                 reference,
             } = l;
-            let plant = PlantModel::from_config(&format!("loops[{i}].plant"), plant)?;
+            let plant =
+                PlantModel::from_config_at(&format!("loops[{i}].plant"), plant, config.step)?;
             builder.add(
                 i,
                 name,
@@ -546,6 +553,16 @@ impl System {
                 time: e.time,
                 step: k,
             });
+        }
+        for lp in &self.loops {
+            if let Some(message) = lp.fault() {
+                return Err(StepError::Component {
+                    loop_name: lp.name.clone(),
+                    message,
+                    time: self.time(),
+                    step: self.k,
+                });
+            }
         }
         for lp in &self.loops {
             if let Some((what, state, value)) = lp.non_finite() {

@@ -9,6 +9,7 @@ mod commands;
 mod data_outputs;
 mod docs;
 mod equations;
+mod fmu;
 mod limits;
 mod plot_inputs;
 mod plots;

@@ -1,0 +1,538 @@
+//! One view of an FMI 2.0 or 3.0 `modelDescription.xml` (parsed by the
+//! `fmi` crate's schema), and the checks of a scenario's mapping against it.
+
+use std::str::FromStr;
+
+use fmi::fmi2::schema as s2;
+use fmi::fmi3::schema as s3;
+use fmi::schema::fmi3::{AbstractVariableTrait, InitializableVariableTrait};
+use fmi::schema::traits::FmiModelDescription;
+
+use crate::error::ConfigError;
+use crate::fmu::archive::Unpacked;
+use crate::fmu::{FmuValue, FmuValues};
+
+/// The FMI major version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FmiVersion {
+    V2,
+    V3,
+}
+
+/// The variable types netloop can set and read; other FMI 3.0 types are
+/// listed under their own names and refused where a value is needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    /// FMI 2.0 Real, FMI 3.0 Float64.
+    Real,
+    /// FMI 2.0 Integer (and Enumeration), FMI 3.0 Int32.
+    Integer,
+    Boolean,
+    String,
+    /// Another FMI 3.0 type (Float32, Int8, Binary, Clock, ...).
+    Other(&'static str),
+}
+
+impl VarType {
+    fn name(self, version: FmiVersion) -> &'static str {
+        match (self, version) {
+            (VarType::Real, FmiVersion::V2) => "Real",
+            (VarType::Real, FmiVersion::V3) => "Float64",
+            (VarType::Integer, FmiVersion::V2) => "Integer",
+            (VarType::Integer, FmiVersion::V3) => "Int32",
+            (VarType::Boolean, _) => "Boolean",
+            (VarType::String, _) => "String",
+            (VarType::Other(n), _) => n,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Causality {
+    Parameter,
+    CalculatedParameter,
+    StructuralParameter,
+    Input,
+    Output,
+    Local,
+    Independent,
+}
+
+/// One model variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub value_reference: u32,
+    pub ty: VarType,
+    pub causality: Causality,
+    /// `variability = "constant"`.
+    pub constant: bool,
+    /// A start value is declared.
+    pub has_start: bool,
+    /// `initial = "calculated"` (or the default that means it): the FMU
+    /// computes it, so it cannot be set.
+    pub calculated: bool,
+    /// Real start value, for inputs (their value until netloop sets one).
+    pub real_start: Option<f64>,
+    /// An array variable (FMI 3.0 dimensions): not supported in a mapping.
+    pub array: bool,
+}
+
+/// The Co-Simulation interface of an FMU, as netloop uses it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    pub version: FmiVersion,
+    pub model_name: String,
+    pub model_identifier: String,
+    /// `canGetAndSetFMUstate`.
+    pub can_get_and_set_state: bool,
+    /// `canHandleVariableCommunicationStepSize` (FMI 2.0; always true in 3.0).
+    pub variable_step: bool,
+    pub variables: Vec<Variable>,
+    /// `generationTool`, e.g. "PythonFMU 0.7.0".
+    pub generation_tool: Option<String>,
+    /// The XML text, for the `fmi` crate's import.
+    pub(crate) xml: String,
+}
+
+impl Model {
+    /// Reads and checks the model description of an unpacked FMU.
+    ///
+    /// # Errors
+    /// [`ConfigError`] at `key` for a broken or non-conforming
+    /// `modelDescription.xml` or an FMU without Co-Simulation.
+    pub fn read(key: &str, unpacked: &Unpacked) -> Result<Self, ConfigError> {
+        let xml = unpacked.model_description(key)?;
+        let broken = |why: String| {
+            ConfigError::invalid(
+                key,
+                format!(
+                    "the FMU {} has a broken modelDescription.xml: {why}",
+                    unpacked.file.display()
+                ),
+            )
+        };
+        let version = fmi_version(&xml).map_err(broken)?;
+        let model = match version {
+            FmiVersion::V2 => {
+                let md =
+                    s2::Fmi2ModelDescription::from_str(&xml).map_err(|e| broken(e.to_string()))?;
+                from_fmi2(&md, xml.clone())
+            }
+            FmiVersion::V3 => {
+                let md = s3::Fmi3ModelDescription::deserialize(&xml)
+                    .map_err(|e| broken(e.to_string()))?;
+                from_fmi3(&md, xml.clone())
+            }
+        };
+        let model = model.ok_or_else(|| {
+            ConfigError::invalid(
+                key,
+                format!(
+                    "the FMU {} has no Co-Simulation interface; netloop runs Co-Simulation FMUs \
+                     (Model Exchange is not supported yet)",
+                    unpacked.file.display()
+                ),
+            )
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        if let Some(v) = model
+            .variables
+            .iter()
+            .find(|v| !seen.insert(v.name.as_str()))
+        {
+            return Err(broken(format!("variable \"{}\" is declared twice", v.name)));
+        }
+        Ok(model)
+    }
+
+    pub fn version_text(&self) -> &'static str {
+        match self.version {
+            FmiVersion::V2 => "FMI 2.0",
+            FmiVersion::V3 => "FMI 3.0",
+        }
+    }
+
+    pub fn variable(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|v| v.name == name)
+    }
+
+    fn names_of(&self, causality: Causality) -> Vec<String> {
+        self.variables
+            .iter()
+            .filter(|v| v.causality == causality)
+            .map(|v| v.name.clone())
+            .collect()
+    }
+
+    /// The variables of `causality` named at `key` (default: all of them, in
+    /// file order), each checked to be a scalar Real.
+    ///
+    /// # Errors
+    /// [`ConfigError`] at `key` naming the variable.
+    pub fn select(
+        &self,
+        key: &str,
+        names: Option<&[String]>,
+        causality: Causality,
+        default: Vec<String>,
+    ) -> Result<Vec<Variable>, ConfigError> {
+        let what = match causality {
+            Causality::Input => "input",
+            _ => "output",
+        };
+        let names = names.map(<[String]>::to_vec).unwrap_or(default);
+        let mut out: Vec<Variable> = Vec::with_capacity(names.len());
+        for (i, name) in names.iter().enumerate() {
+            let v = self
+                .variable(name)
+                .ok_or_else(|| ConfigError::UnknownName {
+                    key: format!("{key}[{i}]"),
+                    name: name.clone(),
+                    known: self.names_of(causality),
+                })?;
+            if v.causality != causality {
+                return Err(ConfigError::invalid(
+                    format!("{key}[{i}]"),
+                    format!(
+                        "FMU variable \"{name}\" is not an {what} (its causality is {:?})",
+                        v.causality
+                    ),
+                ));
+            }
+            if v.ty != VarType::Real || v.array {
+                return Err(ConfigError::invalid(
+                    format!("{key}[{i}]"),
+                    format!(
+                        "FMU variable \"{name}\" is {}{}; netloop connects scalar {} variables",
+                        v.ty.name(self.version),
+                        if v.array { " (an array)" } else { "" },
+                        VarType::Real.name(self.version)
+                    ),
+                ));
+            }
+            if out.iter().any(|o| o.name == *name) {
+                return Err(ConfigError::invalid(
+                    format!("{key}[{i}]"),
+                    format!("FMU variable \"{name}\" is named twice"),
+                ));
+            }
+            out.push(v.clone());
+        }
+        Ok(out)
+    }
+
+    /// All inputs / outputs, in file order.
+    pub fn inputs(&self) -> Vec<String> {
+        self.names_of(Causality::Input)
+    }
+
+    pub fn outputs(&self) -> Vec<String> {
+        self.names_of(Causality::Output)
+    }
+
+    /// Checks `parameters` and `start` against the variables and returns
+    /// what to set before initialisation, in order (parameters first).
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming `key.parameters.NAME` / `key.start.NAME`: an
+    /// unknown variable, the wrong causality, a constant or calculated
+    /// variable, a value of the wrong type; and `key.parameters` for a
+    /// parameter or input that has no start value in the model description
+    /// and none in the scenario.
+    pub fn start_values(
+        &self,
+        key: &str,
+        parameters: &FmuValues,
+        start: &FmuValues,
+    ) -> Result<Vec<(Variable, FmuValue)>, ConfigError> {
+        let mut out = Vec::new();
+        for (table, values) in [("parameters", parameters), ("start", start)] {
+            for (name, value) in values {
+                let k = format!("{key}.{table}.{name}");
+                let v = self
+                    .variable(name)
+                    .ok_or_else(|| ConfigError::UnknownName {
+                        key: k.clone(),
+                        name: name.clone(),
+                        known: self
+                            .variables
+                            .iter()
+                            .filter(|v| {
+                                (table == "parameters") == (v.causality == Causality::Parameter)
+                                    && v.has_start
+                                    && !v.constant
+                            })
+                            .map(|v| v.name.clone())
+                            .collect(),
+                    })?;
+                let is_parameter = matches!(
+                    v.causality,
+                    Causality::Parameter | Causality::StructuralParameter
+                );
+                if table == "parameters" && !is_parameter {
+                    return Err(ConfigError::invalid(
+                        k,
+                        format!(
+                            "FMU variable \"{name}\" is not a parameter (its causality is {:?}); \
+                             set its start value under `start`",
+                            v.causality
+                        ),
+                    ));
+                }
+                if table == "start" && is_parameter {
+                    return Err(ConfigError::invalid(
+                        k,
+                        format!(
+                            "FMU variable \"{name}\" is a parameter; set it under `parameters`"
+                        ),
+                    ));
+                }
+                if v.constant || v.calculated || v.causality == Causality::Independent {
+                    return Err(ConfigError::invalid(
+                        k,
+                        format!(
+                            "FMU variable \"{name}\" cannot be set: it is {}",
+                            if v.constant {
+                                "a constant"
+                            } else if v.causality == Causality::Independent {
+                                "the independent variable (time)"
+                            } else {
+                                "calculated by the FMU (initial = \"calculated\")"
+                            }
+                        ),
+                    ));
+                }
+                let fits = matches!(
+                    (v.ty, value),
+                    (VarType::Real, FmuValue::Real(_) | FmuValue::Integer(_))
+                        | (VarType::Integer, FmuValue::Integer(_))
+                        | (VarType::Boolean, FmuValue::Boolean(_))
+                        | (VarType::String, FmuValue::Text(_))
+                );
+                let in_range = match (v.ty, value) {
+                    (VarType::Integer, FmuValue::Integer(i)) => i32::try_from(*i).is_ok(),
+                    _ => true,
+                };
+                if !fits || v.array {
+                    return Err(ConfigError::invalid(
+                        k,
+                        format!(
+                            "type mismatch: FMU variable \"{name}\" is {}{}, the value {value} is {}",
+                            v.ty.name(self.version),
+                            if v.array { " (an array)" } else { "" },
+                            match value {
+                                FmuValue::Boolean(_) => "a boolean",
+                                FmuValue::Integer(_) => "an integer",
+                                FmuValue::Real(_) => "a real number",
+                                FmuValue::Text(_) => "a string",
+                            }
+                        ),
+                    ));
+                }
+                if !in_range {
+                    return Err(ConfigError::invalid(
+                        k,
+                        format!(
+                            "FMU variable \"{name}\" is {}: {value} does not fit in 32 bits",
+                            v.ty.name(self.version)
+                        ),
+                    ));
+                }
+                out.push((v.clone(), value.clone()));
+            }
+        }
+        // FMI requires a start value for parameters and inputs; a
+        // model description without one leaves it to the importer.
+        if let Some(v) = self.variables.iter().find(|v| {
+            matches!(v.causality, Causality::Parameter | Causality::Input)
+                && !v.has_start
+                && !parameters.contains_key(&v.name)
+                && !start.contains_key(&v.name)
+        }) {
+            let table = if v.causality == Causality::Parameter {
+                "parameters"
+            } else {
+                "start"
+            };
+            return Err(ConfigError::invalid(
+                format!("{key}.{table}"),
+                format!(
+                    "FMU variable \"{}\" ({:?}) has no start value in modelDescription.xml: \
+                     give one as `{table}.{}`",
+                    v.name, v.causality, v.name
+                ),
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// The `fmiVersion` attribute's major version.
+fn fmi_version(xml: &str) -> Result<FmiVersion, String> {
+    let md =
+        fmi::schema::minimal::MinModelDescription::deserialize(xml).map_err(|e| e.to_string())?;
+    match md.fmi_version.split('.').next() {
+        Some("2") => Ok(FmiVersion::V2),
+        Some("3") => Ok(FmiVersion::V3),
+        _ => Err(format!(
+            "fmiVersion \"{}\" is neither 2.0 nor 3.0",
+            md.fmi_version
+        )),
+    }
+}
+
+fn from_fmi2(md: &s2::Fmi2ModelDescription, xml: String) -> Option<Model> {
+    let cs = md.co_simulation.as_ref()?;
+    let variables = md
+        .model_variables
+        .variables
+        .iter()
+        .map(|v| {
+            let (ty, has_start, real_start) = match &v.elem {
+                s2::ScalarVariableElement::Real(r) => (VarType::Real, r.start.is_some(), r.start),
+                s2::ScalarVariableElement::Integer(i) => {
+                    (VarType::Integer, i.start.is_some(), None)
+                }
+                s2::ScalarVariableElement::Boolean(b) => {
+                    (VarType::Boolean, b.start.is_some(), None)
+                }
+                // The schema does not keep these start values; a String or
+                // Enumeration is never a required start netloop reports.
+                s2::ScalarVariableElement::String => (VarType::String, true, None),
+                s2::ScalarVariableElement::Enumeration => (VarType::Integer, true, None),
+            };
+            let causality = match v.causality {
+                s2::Causality::Parameter => Causality::Parameter,
+                s2::Causality::CalculatedParameter => Causality::CalculatedParameter,
+                s2::Causality::Input => Causality::Input,
+                s2::Causality::Output => Causality::Output,
+                s2::Causality::Local => Causality::Local,
+                s2::Causality::Independent => Causality::Independent,
+            };
+            let initial = v.initial.clone();
+            Variable {
+                name: v.name.clone(),
+                value_reference: v.value_reference,
+                ty,
+                causality,
+                constant: v.variability == Some(s2::Variability::Constant),
+                has_start,
+                calculated: matches!(initial, Some(s2::Initial::Calculated))
+                    || (initial.is_none()
+                        && !has_start
+                        && matches!(
+                            causality,
+                            Causality::Output | Causality::Local | Causality::CalculatedParameter
+                        )),
+                real_start,
+                array: false,
+            }
+        })
+        .collect();
+    Some(Model {
+        version: FmiVersion::V2,
+        model_name: md.model_name.clone(),
+        model_identifier: cs.model_identifier.clone(),
+        can_get_and_set_state: cs.can_get_and_set_fmu_state == Some(true),
+        variable_step: cs.can_handle_variable_communication_step_size == Some(true),
+        variables,
+        generation_tool: md.generation_tool.clone(),
+        xml,
+    })
+}
+
+fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
+    use fmi::schema::fmi3::{Causality as C3, Initial as I3, Variability as V3, Variable as Var};
+    let cs = md.co_simulation.as_ref()?;
+    let variables = md
+        .model_variables
+        .variables
+        .iter()
+        .map(|var| {
+            /// Whether a start value is declared, and `initial`.
+            fn typed<T: InitializableVariableTrait + AbstractVariableTrait>(
+                v: &T,
+            ) -> (bool, Option<I3>) {
+                (v.start().is_some_and(|s| !s.is_empty()), v.initial())
+            }
+            let (ty, (has_start, initial), real_start) = match var {
+                Var::Float64(v) => (
+                    VarType::Real,
+                    typed(v),
+                    v.start().and_then(|s| s.first().copied()),
+                ),
+                Var::Int32(v) => (VarType::Integer, typed(v), None),
+                Var::Boolean(v) => (VarType::Boolean, typed(v), None),
+                Var::String(v) => (VarType::String, typed(v), None),
+                Var::Float32(v) => (VarType::Other("Float32"), typed(v), None),
+                Var::Int8(v) => (VarType::Other("Int8"), typed(v), None),
+                Var::UInt8(v) => (VarType::Other("UInt8"), typed(v), None),
+                Var::Int16(v) => (VarType::Other("Int16"), typed(v), None),
+                Var::UInt16(v) => (VarType::Other("UInt16"), typed(v), None),
+                Var::UInt32(v) => (VarType::Other("UInt32"), typed(v), None),
+                Var::Int64(v) => (VarType::Other("Int64"), typed(v), None),
+                Var::UInt64(v) => (VarType::Other("UInt64"), typed(v), None),
+                Var::Binary(v) => (VarType::Other("Binary"), typed(v), None),
+                Var::Clock(_) => (VarType::Other("Clock"), (true, None), None),
+            };
+            let abs: &dyn AbstractVariableTrait = match var {
+                Var::Float64(v) => v,
+                Var::Int32(v) => v,
+                Var::Boolean(v) => v,
+                Var::String(v) => v,
+                Var::Float32(v) => v,
+                Var::Int8(v) => v,
+                Var::UInt8(v) => v,
+                Var::Int16(v) => v,
+                Var::UInt16(v) => v,
+                Var::UInt32(v) => v,
+                Var::Int64(v) => v,
+                Var::UInt64(v) => v,
+                Var::Binary(v) => v,
+                Var::Clock(v) => v,
+            };
+            let causality = match abs.causality() {
+                C3::Parameter => Causality::Parameter,
+                C3::CalculatedParameter => Causality::CalculatedParameter,
+                C3::StructuralParameter => Causality::StructuralParameter,
+                C3::Input => Causality::Input,
+                C3::Output => Causality::Output,
+                C3::Local | C3::Dependent => Causality::Local,
+                C3::Independent => Causality::Independent,
+            };
+            Variable {
+                name: abs.name().to_string(),
+                value_reference: abs.value_reference(),
+                ty,
+                causality,
+                constant: abs.variability() == V3::Constant,
+                has_start,
+                calculated: matches!(initial, Some(I3::Calculated))
+                    || (initial.is_none()
+                        && !has_start
+                        && matches!(
+                            causality,
+                            Causality::Output | Causality::Local | Causality::CalculatedParameter
+                        )),
+                real_start,
+                array: match var {
+                    Var::Float64(v) => {
+                        !fmi::schema::fmi3::ArrayableVariableTrait::dimensions(v).is_empty()
+                    }
+                    _ => false,
+                },
+            }
+        })
+        .collect();
+    Some(Model {
+        version: FmiVersion::V3,
+        model_name: md.model_name.clone(),
+        model_identifier: cs.model_identifier.clone(),
+        can_get_and_set_state: cs.can_get_and_set_fmu_state == Some(true),
+        variable_step: true,
+        variables,
+        generation_tool: md.generation_tool.clone(),
+        xml,
+    })
+}

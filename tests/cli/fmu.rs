@@ -1,0 +1,457 @@
+//! FMU plants and controllers (docs/scenario.md, "FMU plants and
+//! controllers"), with FMUs built during the test run by tools no one here
+//! wrote: C FMUs compiled by tests/fmu/build.sh against the FMI headers
+//! FMPy ships, and a pythonfmu export. The cross-check is FMPy simulating
+//! the same FMU standalone.
+//!
+//! Needs a C compiler and a Python with `fmpy` and `pythonfmu`
+//! (`scripts/setup.sh` installs them into `.venv`; `$NETLOOP_PYTHON`
+//! chooses another).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::support::{assert_exit, netloop, read_csv, root, stderr, summary};
+
+/// The Python that has fmpy and pythonfmu.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("NETLOOP_PYTHON").filter(|p| !p.is_empty()) {
+        return PathBuf::from(p);
+    }
+    let venv = root().join(".venv/bin/python");
+    if venv.is_file() {
+        venv
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
+/// The test FMUs, built once per test run.
+fn fmus() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("test-fmus");
+        let out = Command::new("bash")
+            .arg(root().join("tests/fmu/build.sh"))
+            .arg(&dir)
+            .env("NETLOOP_PYTHON", python())
+            .output()
+            .expect("bash runs");
+        assert!(
+            out.status.success(),
+            "tests/fmu/build.sh failed (it needs cc and a Python with fmpy and pythonfmu: run \
+             scripts/setup.sh or set NETLOOP_PYTHON):\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+}
+
+/// A scenario directory holding `fmu` (copied from the built ones, so the
+/// scenario's relative path is exercised) and `scenario.toml`.
+fn scenario(fmu_files: &[&str], text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("models")).unwrap();
+    for f in fmu_files {
+        std::fs::copy(fmus().join(f), dir.path().join("models").join(f)).unwrap();
+    }
+    std::fs::write(dir.path().join("scenario.toml"), text).unwrap();
+    dir
+}
+
+fn netloop_in(dir: &Path) -> Command {
+    let mut c = netloop();
+    c.env("NETLOOP_FMU_CACHE", dir.join("fmu-cache"));
+    c
+}
+
+/// The open-loop chain: the 4-state linear plant FMU driven by a step
+/// through the builtin channel.
+fn plant_scenario(fmu: &str, extra_plant: &str) -> String {
+    format!(
+        r#"
+duration = "2s"
+step = "1ms"
+[sync]
+scheme = "time_stepping"
+period = "10ms"
+[network]
+backend = "builtin"
+[network.builtin]
+delay = {{ kind = "constant", value = "3ms" }}
+[[loops]]
+name = "chain"
+plant_node = 0
+controller_node = 1
+[loops.plant]
+kind = "fmu"
+path = "models/{fmu}"
+step = "10ms"
+parameters = {{ k1 = 5.0, substeps = 10 }}
+{extra_plant}
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+[loops.reference]
+kind = "step"
+at = "500ms"
+final = 1.0
+"#
+    )
+}
+
+fn column(header: &[String], rows: &[Vec<String>], name: &str) -> Vec<f64> {
+    let i = crate::support::column(header, name);
+    rows.iter().map(|r| r[i].parse().unwrap()).collect()
+}
+
+/// Runs netloop on the chain and FMPy on the same FMU with the input
+/// netloop applied; the outputs at every communication point agree to
+/// round-off. The only difference is FMPy's step size, which it computes
+/// as `t_(n+1) - t_n` in floating point, against netloop's exact 10 ms.
+fn cross_check_with_fmpy(fmu: &str) {
+    let dir = scenario(&[fmu], &plant_scenario(fmu, ""));
+    let out = dir.path().join("out");
+    let o = netloop_in(dir.path())
+        .arg("run")
+        .arg(dir.path().join("scenario.toml"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+    let reference = dir.path().join("fmpy.csv");
+    let o = Command::new(python())
+        .arg(root().join("tests/fmu/fmpy_reference.py"))
+        .arg(fmus().join(fmu))
+        .arg(out.join("timeseries.csv"))
+        .arg("u=chain.u.u")
+        .arg("0.01")
+        .arg("2.0")
+        .arg(r#"{"k1": 5.0, "substeps": 10}"#)
+        .arg(&reference)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "FMPy failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let (h, rows) = read_csv(&out.join("timeseries.csv"));
+    let time = column(&h, &rows, "time");
+    let (rh, rrows) = read_csv(&reference);
+    let rtime = column(&rh, &rrows, "time");
+    assert_eq!(rtime.len(), 201, "FMPy samples 0, 10ms, ..., 2s");
+    let mut moved = false;
+    for name in ["p1", "p2"] {
+        let ours = column(&h, &rows, &format!("chain.x.{name}"));
+        let theirs = column(&rh, &rrows, name);
+        for (n, (t, want)) in rtime.iter().zip(&theirs).enumerate() {
+            let row = time
+                .iter()
+                .position(|s| (s - t).abs() < 1e-9)
+                .unwrap_or_else(|| panic!("netloop has no row at {t}"));
+            let got = ours[row];
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+                "{fmu} {name} at t = {t} (point {n}): netloop {got} FMPy {want}"
+            );
+            moved |= want.abs() > 0.1;
+        }
+    }
+    assert!(moved, "the step moved the plant");
+}
+
+#[test]
+fn fmi2_co_simulation_plant_equals_fmpy() {
+    cross_check_with_fmpy("Linear4.fmu");
+}
+
+#[test]
+fn fmi3_co_simulation_plant_equals_fmpy() {
+    cross_check_with_fmpy("Linear4v3.fmu");
+}
+
+/// The Python PI controller (pythonfmu) computes at 10 ms with the
+/// measurement and reference of its computation time: on a plant whose
+/// output stays 0 (`b = 0`), `u(t_n) = kp r(t_n) + ki * 10ms * (number of
+/// computations up to t_n with r = 1)`, from the first computation at 0.
+#[test]
+fn python_controller_answers_at_its_computation_time() {
+    let text = r#"
+duration = "1s"
+step = "1ms"
+[sync]
+scheme = "time_stepping"
+period = "10ms"
+[network]
+backend = "builtin"
+[network.builtin]
+delay = { kind = "constant", value = "0s" }
+[[loops]]
+name = "pi"
+plant_node = 0
+controller_node = 1
+[loops.plant]
+kind = "state_space"
+a = [[-1.0]]
+b = [[0.0]]
+c = [[1.0]]
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "fmu"
+path = "models/PiController.fmu"
+parameters = { kp = 3.0, ki = 2 }
+period = "10ms"
+[loops.reference]
+kind = "step"
+at = "500ms"
+final = 1.0
+"#;
+    let dir = scenario(&["PiController.fmu"], text);
+    let out = dir.path().join("out");
+    let o = netloop_in(dir.path())
+        .arg("run")
+        .arg(dir.path().join("scenario.toml"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+    let (h, rows) = read_csv(&out.join("timeseries.csv"));
+    let time = column(&h, &rows, "time");
+    let uc = column(&h, &rows, "pi.uc.u0");
+    let mut checked = 0;
+    // The last row is the end of the run, where nothing computes.
+    for (t, u) in time.iter().zip(&uc).filter(|(t, _)| **t < 1.0) {
+        let ms = (t * 1000.0).round() as i64;
+        // The output computed at the last 10 ms boundary at or before t.
+        let n = ms / 10;
+        let ones = (n - 50 + 1).max(0) as f64;
+        let r = if n >= 50 { 1.0 } else { 0.0 };
+        let want = 3.0 * r + 2.0 * 0.01 * ones;
+        assert!((u - want).abs() < 1e-12, "u at {t}: {u}, expected {want}");
+        checked += 1;
+    }
+    assert!(checked > 900);
+}
+
+/// An FMU call that returns fmi2Error stops the run with an error naming
+/// the FMU, the call and the simulated time; the partial results are kept.
+#[test]
+fn fmu_error_stops_the_run_naming_fmu_call_and_time() {
+    for (fmu, call) in [
+        ("Linear4.fmu", "fmi2DoStep"),
+        ("Linear4v3.fmu", "fmi3DoStep"),
+    ] {
+        let dir = scenario(
+            &[fmu],
+            &plant_scenario(fmu, "").replace("substeps = 10 }", "substeps = 10, fail_at = 0.305 }"),
+        );
+        let out = dir.path().join("out");
+        let o = netloop_in(dir.path())
+            .arg("run")
+            .arg(dir.path().join("scenario.toml"))
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_exit(&o, 1);
+        let err = stderr(&o);
+        let expected = format!("FMU {fmu}: {call} returned Error at t = 300ms");
+        assert!(err.contains(&expected), "{err}");
+        let s = summary(&out);
+        assert_eq!(s["complete"], false);
+        assert!(s["error"].as_str().unwrap().contains(&expected), "{s}");
+        assert_eq!(s["reached_ns"], 310_000_000);
+        assert!(out.join("timeseries.csv.partial").is_file());
+    }
+}
+
+/// `netloop check` on a bad FMU or mapping: exit 2, naming the key and the
+/// FMU variable.
+#[test]
+fn check_rejects_bad_fmus_and_mappings_naming_key_and_variable() {
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        (
+            "NoLinux.fmu",
+            "",
+            "loops[0].plant.path",
+            &[
+                "no Linux x86-64 binary",
+                "binaries/linux64/Linear4.so",
+                "win64",
+            ],
+        ),
+        (
+            "BrokenXml.fmu",
+            "",
+            "loops[0].plant.path",
+            &["broken modelDescription.xml"],
+        ),
+        (
+            "MissingStart.fmu",
+            "",
+            "loops[0].plant.parameters",
+            &["\"k1\"", "no start value", "parameters.k1"],
+        ),
+        (
+            "Linear4.fmu",
+            "start = { nope = 1.0 }",
+            "loops[0].plant.start.nope",
+            &["unknown name \"nope\""],
+        ),
+        (
+            "Linear4v3.fmu",
+            "start = { nope = 1.0 }",
+            "loops[0].plant.start.nope",
+            &["unknown name \"nope\""],
+        ),
+        (
+            "Linear4.fmu",
+            "inputs = [\"p1\"]",
+            "loops[0].plant.inputs[0]",
+            &["\"p1\" is not an input"],
+        ),
+        (
+            "Linear4.fmu",
+            "outputs = [\"p3\"]",
+            "loops[0].plant.outputs[0]",
+            &["unknown name \"p3\"", "p1, p2"],
+        ),
+        (
+            "Linear4.fmu",
+            "step = \"2500us\"",
+            "loops[0].plant.step",
+            &["multiple of the run's step"],
+        ),
+    ];
+    for (fmu, extra, key, needles) in cases {
+        let mut text = plant_scenario(fmu, extra);
+        if extra.starts_with("step") {
+            text = text.replace("step = \"10ms\"\n", "");
+        }
+        if *fmu == "MissingStart.fmu" {
+            // Giving k1 is the fix: without it, its missing start is an error.
+            text = text.replace("k1 = 5.0, ", "");
+        }
+        let dir = scenario(&[fmu], &text);
+        let o = netloop_in(dir.path())
+            .arg("check")
+            .arg(dir.path().join("scenario.toml"))
+            .output()
+            .unwrap();
+        assert_exit(&o, 2);
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!("`{key}`")),
+            "{fmu} {extra}: no key {key} in\n{err}"
+        );
+        for n in *needles {
+            assert!(err.contains(n), "{fmu} {extra}: no {n:?} in\n{err}");
+        }
+    }
+    // Type mismatches, FMI 2.0 Integer and FMI 3.0 Int32.
+    for (fmu, ty) in [("Linear4.fmu", "Integer"), ("Linear4v3.fmu", "Int32")] {
+        let text = plant_scenario(fmu, "").replace("substeps = 10", "substeps = 2.5");
+        let dir = scenario(&[fmu], &text);
+        let o = netloop_in(dir.path())
+            .arg("check")
+            .arg(dir.path().join("scenario.toml"))
+            .output()
+            .unwrap();
+        assert_exit(&o, 2);
+        let err = stderr(&o);
+        assert!(
+            err.contains("`loops[0].plant.parameters.substeps`")
+                && err.contains(&format!("type mismatch: FMU variable \"substeps\" is {ty}")),
+            "{err}"
+        );
+    }
+}
+
+/// An FMU controller cannot answer with `response = "rollback"`; check
+/// says why and names the mode that works.
+#[test]
+fn check_refuses_rollback_for_an_fmu_controller() {
+    let text = r#"
+duration = "1s"
+step = "1ms"
+[sync]
+scheme = "time_stepping"
+period = "10ms"
+[network]
+backend = "builtin"
+[network.builtin]
+delay = { kind = "constant", value = "0s" }
+[[loops]]
+name = "pi"
+plant_node = 0
+controller_node = 1
+response = "rollback"
+[loops.plant]
+kind = "state_space"
+a = [[-1.0]]
+b = [[1.0]]
+c = [[1.0]]
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "fmu"
+path = "models/PiController.fmu"
+trigger = "event"
+"#;
+    let dir = scenario(&["PiController.fmu"], text);
+    let o = netloop_in(dir.path())
+        .arg("check")
+        .arg(dir.path().join("scenario.toml"))
+        .output()
+        .unwrap();
+    assert_exit(&o, 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("`loops[0].response`") && err.contains("use response = \"direct\""),
+        "{err}"
+    );
+}
+
+/// The archive is unpacked once, into a directory named by its SHA-256.
+#[test]
+fn the_fmu_is_unpacked_once_into_a_cache_keyed_by_its_hash() {
+    let dir = scenario(&["Linear4.fmu"], &plant_scenario("Linear4.fmu", ""));
+    for _ in 0..2 {
+        let o = netloop_in(dir.path())
+            .arg("check")
+            .arg(dir.path().join("scenario.toml"))
+            .output()
+            .unwrap();
+        assert_exit(&o, 0);
+    }
+    let bytes = std::fs::read(dir.path().join("models/Linear4.fmu")).unwrap();
+    let out = Command::new("sha256sum")
+        .arg(dir.path().join("models/Linear4.fmu"))
+        .output()
+        .unwrap();
+    let hash = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(hash.len(), 64, "{} bytes", bytes.len());
+    let entries: Vec<_> = std::fs::read_dir(dir.path().join("fmu-cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(entries, vec![hash.clone()]);
+    assert!(dir
+        .path()
+        .join("fmu-cache")
+        .join(&hash)
+        .join("binaries/linux64/Linear4.so")
+        .is_file());
+}

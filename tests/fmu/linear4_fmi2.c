@@ -1,0 +1,207 @@
+/* FMI 2.0 Co-Simulation wrapper of linear4.h (model identifier Linear4),
+ * with canGetAndSetFMUstate. Written for netloop's tests, compiled by
+ * tests/fmu/build.sh. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fmi2Functions.h"
+#include "linear4.h"
+
+typedef struct {
+    Linear4 m;
+    fmi2CallbackFunctions cb;
+    char name[64];
+    int initialised;
+} Instance;
+
+static void log_error(Instance *c, const char *msg) {
+    if (c->cb.logger)
+        c->cb.logger(c->cb.componentEnvironment, c->name, fmi2Error, "error", "%s", msg);
+}
+
+const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
+const char *fmi2GetVersion(void) { return fmi2Version; }
+fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cat[]) {
+    (void)c; (void)on; (void)n; (void)cat;
+    return fmi2OK;
+}
+
+fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid, fmi2String res,
+                              const fmi2CallbackFunctions *cb, fmi2Boolean visible, fmi2Boolean logging) {
+    (void)guid; (void)res; (void)visible; (void)logging;
+    if (type != fmi2CoSimulation) return NULL;
+    Instance *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    if (cb) c->cb = *cb;
+    snprintf(c->name, sizeof c->name, "%s", name ? name : "");
+    linear4_defaults(&c->m);
+    return c;
+}
+
+void fmi2FreeInstance(fmi2Component c) { free(c); }
+
+fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Real tol, fmi2Real start,
+                               fmi2Boolean stop_defined, fmi2Real stop) {
+    (void)tol_defined; (void)tol; (void)stop_defined; (void)stop;
+    ((Instance *)c)->m.time = start;
+    return fmi2OK;
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component c) { (void)c; return fmi2OK; }
+
+fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
+    Instance *i = c;
+    linear4_init(&i->m);
+    i->initialised = 1;
+    return fmi2OK;
+}
+
+fmi2Status fmi2Terminate(fmi2Component c) { (void)c; return fmi2OK; }
+
+fmi2Status fmi2Reset(fmi2Component c) {
+    Instance *i = c;
+    linear4_defaults(&i->m);
+    i->initialised = 0;
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
+    Instance *i = c;
+    if (!i->initialised) linear4_init(&i->m); /* outputs before exit: the start state */
+    for (size_t k = 0; k < n; k++)
+        if (!linear4_get(&i->m, vr[k], &v[k])) return fmi2Error;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[]) {
+    Instance *i = c;
+    for (size_t k = 0; k < n; k++)
+        if (!linear4_set(&i->m, vr[k], v[k])) return fmi2Error;
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
+    Instance *i = c;
+    for (size_t k = 0; k < n; k++) {
+        if (vr[k] != VR_SUBSTEPS) return fmi2Error;
+        v[k] = i->m.substeps;
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
+    Instance *i = c;
+    for (size_t k = 0; k < n; k++) {
+        if (vr[k] != VR_SUBSTEPS || v[k] < 1) return fmi2Error;
+        i->m.substeps = v[k];
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+
+/* The FMU state is a copy of the model. */
+fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state) {
+    Instance *i = c;
+    if (!*state) *state = malloc(sizeof(Linear4));
+    if (!*state) return fmi2Fatal;
+    memcpy(*state, &i->m, sizeof(Linear4));
+    return fmi2OK;
+}
+fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
+    Instance *i = c;
+    if (!state) return fmi2Error;
+    memcpy(&i->m, state, sizeof(Linear4));
+    return fmi2OK;
+}
+fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state) {
+    (void)c;
+    free(*state);
+    *state = NULL;
+    return fmi2OK;
+}
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *size) {
+    (void)c; (void)s;
+    *size = sizeof(Linear4);
+    return fmi2OK;
+}
+fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t size) {
+    (void)c;
+    if (size < sizeof(Linear4)) return fmi2Error;
+    memcpy(b, s, sizeof(Linear4));
+    return fmi2OK;
+}
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t size, fmi2FMUstate *s) {
+    (void)c;
+    if (size < sizeof(Linear4)) return fmi2Error;
+    if (!*s) *s = malloc(sizeof(Linear4));
+    if (!*s) return fmi2Fatal;
+    memcpy(*s, b, sizeof(Linear4));
+    return fmi2OK;
+}
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
+                                        const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
+                                        fmi2Real dz[]) {
+    (void)c; (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz;
+    return fmi2Error;
+}
+
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                                       const fmi2Integer o[], const fmi2Real v[]) {
+    (void)c; (void)vr; (void)n; (void)o; (void)v;
+    return fmi2Error;
+}
+fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
+                                        const fmi2Integer o[], fmi2Real v[]) {
+    (void)c; (void)vr; (void)n; (void)o; (void)v;
+    return fmi2Error;
+}
+
+fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_prior) {
+    (void)no_prior;
+    Instance *i = c;
+    if (i->m.fail_at >= 0.0 && t + h > i->m.fail_at) {
+        log_error(i, "fail_at reached");
+        return fmi2Error;
+    }
+    linear4_step(&i->m, h);
+    i->m.time = t + h;
+    return fmi2OK;
+}
+
+fmi2Status fmi2CancelStep(fmi2Component c) { (void)c; return fmi2Error; }
+fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *v) {
+    (void)c; (void)s; (void)v;
+    return fmi2Discard;
+}
+fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *v) {
+    (void)c; (void)s; (void)v;
+    return fmi2Discard;
+}
+fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *v) {
+    (void)c; (void)s; (void)v;
+    return fmi2Discard;
+}
+fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *v) {
+    (void)c; (void)s; (void)v;
+    return fmi2Discard;
+}
+fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *v) {
+    (void)c; (void)s; (void)v;
+    return fmi2Discard;
+}
