@@ -42,6 +42,7 @@ pub mod config;
 pub mod controller;
 pub mod error;
 pub mod event;
+pub mod graph;
 mod matrix;
 pub mod plant;
 pub mod record;

@@ -11,6 +11,7 @@ mod convergence;
 mod custom;
 mod delay_margin;
 mod events;
+mod graph;
 mod linear;
 mod plants;
 mod record;
