@@ -387,3 +387,327 @@ fn algebraic_loop_without_solution_is_a_run_error() {
     assert_eq!((members.as_str(), *time), ("shift -> shift", ms(2)));
     assert_eq!(g.k(), 2);
 }
+
+/// Multi-rate: an integrator `x' = u` (x0 = 1) integrated every 1 ms, a
+/// sensor at 2 ms, a state-feedback controller `u = -20 y` at 10 ms and an
+/// observer at 2 ms (a discrete filter `z[n+1] = 0.5 z[n] + 0.5 y(2n ms)`),
+/// against the hand-computed answer: u is constant over each 10 ms, so
+/// `x(10 j + m) = x(10 j) (1 - 0.02 m)` (m in ms) and `x(10 (j+1)) =
+/// 0.8 x(10 j)`; the filter's output at boundary k is `z[floor(k / 2)]`.
+#[test]
+fn multi_rate_graph_matches_the_hand_computed_answer() {
+    let h = step(ms(1));
+    let integrator: PlantConfig =
+        toml::from_str("kind = \"state_space\"\na = [[0.0]]\nb = [[1.0]]\nc = [[1.0]]\nx0 = [1.0]")
+            .unwrap();
+    let observer: PlantConfig = toml::from_str(
+        "kind = \"discrete_state_space\"\nperiod = \"2ms\"\na = [[0.5]]\nb = [[0.5]]\nc = [[1.0]]",
+    )
+    .unwrap();
+    let sensor: SensorConfig = toml::from_str("period = \"2ms\"").unwrap();
+    let ctrl: ControllerConfig =
+        toml::from_str("kind = \"state_feedback\"\nk = [[20.0]]\nperiod = \"10ms\"").unwrap();
+    let mut b = GraphBuilder::new(ms(1), SolverKind::Euler);
+    b.component(
+        "plant",
+        PlantComponent::new("p", PlantModel::from_config("p", &integrator).unwrap(), h).unwrap(),
+    );
+    b.component(
+        "sensor",
+        SensorComponent::new("s", &sensor, h, &["y".to_string()], 0, 0).unwrap(),
+    );
+    b.component(
+        "pid",
+        ControllerComponent::new(
+            "c",
+            &ctrl,
+            ControllerShape {
+                measurements: 1,
+                outputs: 1,
+                reference: &[],
+                model: None,
+                limits: None,
+                default_period: None,
+            },
+            h,
+        )
+        .unwrap(),
+    );
+    b.component(
+        "observer",
+        PlantComponent::new("o", PlantModel::from_config("o", &observer).unwrap(), h).unwrap(),
+    );
+    b.component(
+        "actuator",
+        ActuatorComponent::new("a", &ActuatorConfig::default(), 1).unwrap(),
+    );
+    b.connect("plant.y", "sensor.y")
+        .connect("sensor.y", "pid.measurement")
+        .connect("sensor.y", "observer.u")
+        .connect("pid.u", "actuator.u")
+        .connect("actuator.u", "plant.u");
+    let mut g = b.build().unwrap();
+    let mut rows = Vec::new();
+    g.run_to(200, &mut |g: &Graph| {
+        rows.push([
+            g.value("plant", "y").unwrap()[0],
+            g.value("sensor", "y").unwrap()[0],
+            g.value("pid", "u").unwrap()[0],
+            g.value("observer", "y").unwrap()[0],
+        ]);
+    })
+    .unwrap();
+    let x = |k: u64| 0.8_f64.powi((k / 10) as i32) * (1.0 - 0.02 * (k % 10) as f64);
+    let mut z = vec![0.0];
+    for n in 0..100 {
+        let zn: f64 = z[n];
+        z.push(0.5 * zn + 0.5 * x(2 * n as u64));
+    }
+    for (k, row) in rows.iter().enumerate() {
+        let k = k as u64;
+        let expected = [
+            x(k),
+            x(k - k % 2),
+            -20.0 * x(k - k % 10),
+            z[(k / 2) as usize],
+        ];
+        for (got, want) in row.iter().zip(expected) {
+            assert!(
+                (got - want).abs() <= 1e-13 * want.abs().max(1.0),
+                "boundary {k}: {row:?} vs {expected:?}"
+            );
+        }
+    }
+}
+
+/// Runs `n` boundaries, every output value's bits at each.
+fn value_trace(g: &mut Graph, n: u64) -> Vec<Vec<u64>> {
+    let k1 = g.k() + n;
+    let mut out = Vec::new();
+    g.run_to(k1, &mut |g: &Graph| {
+        let mut v: Vec<u64> = g.values().iter().map(|x| x.to_bits()).collect();
+        for i in 0..g.component_names().count() {
+            v.extend(g.states(i).iter().map(|x| x.to_bits()));
+            v.extend(g.discrete_states(i).iter().map(|x| x.to_bits()));
+        }
+        out.push(v);
+    })
+    .unwrap();
+    out
+}
+
+/// Snapshot and restore of every kind (every plant, sensor with noise and
+/// radar, actuator, every controller, a reference, a user's component in a
+/// solved algebraic loop): restore, re-run, same bits; into a rebuilt
+/// graph too.
+#[test]
+fn snapshot_restore_round_trip_of_every_kind() {
+    let with_extras = |text: &str, seed| loops::expand(&parse(text), seed).unwrap();
+    for (text, seed) in [(RICH, 9), (MORE, 4)] {
+        let mut g = with_extras(text, seed);
+        g.run_to(700, &mut |_: &Graph| {}).unwrap();
+        let snap = g.snapshot();
+        let first = value_trace(&mut g, 400);
+        let end = g.snapshot();
+        g.restore(&snap).unwrap();
+        assert!(g.snapshot() == snap);
+        assert_eq!(value_trace(&mut g, 400), first);
+        assert!(g.snapshot() == end);
+        assert_ne!(first[0], first[399]);
+        let mut rebuilt = with_extras(text, seed);
+        rebuilt.restore(&snap).unwrap();
+        assert_eq!(value_trace(&mut rebuilt, 400), first);
+    }
+
+    // A reference and a solved loop of components with internal state.
+    let build_extra = || {
+        let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
+        let sig: controlsim::SignalConfig =
+            toml::from_str("kind = \"sine\"\namplitude = 2.0\nfrequency = 3.0").unwrap();
+        b.component("r", ReferenceComponent::new("r", &[sig]).unwrap());
+        b.component(
+            "first",
+            Affine {
+                gain: 0.5,
+                offset: 1.0,
+                calls: 0,
+            },
+        );
+        b.component(
+            "second",
+            Affine {
+                gain: -0.8,
+                offset: 0.25,
+                calls: 0,
+            },
+        );
+        b.component(
+            "adder",
+            Affine {
+                gain: 1.0,
+                offset: 0.0,
+                calls: 0,
+            },
+        );
+        b.connect("first.y", "second.u")
+            .connect("second.y", "first.u")
+            .connect("r.r", "adder.u");
+        b.solve_algebraic_loops(NewtonSettings::default());
+        b.build().unwrap()
+    };
+    let mut g = build_extra();
+    g.run_to(10, &mut |_: &Graph| {}).unwrap();
+    let snap = g.snapshot();
+    let first = value_trace(&mut g, 50);
+    g.restore(&snap).unwrap();
+    assert_eq!(value_trace(&mut g, 50), first);
+    assert_ne!(first[0], first[40], "the reference moves");
+
+    // Another shape: an error naming the part, nothing changed.
+    let mut other = loops::expand(&parse(MORE), 4).unwrap();
+    let before = other.snapshot();
+    let err = other.restore(&snap).unwrap_err();
+    assert_eq!(err.what, "component count");
+    assert!(other.snapshot() == before);
+}
+
+/// A component whose internal state counts its evaluations: the algebraic
+/// loop's trial evaluations are undone, so each is evaluated once per
+/// boundary, as a PID must be.
+#[test]
+fn algebraic_loop_trials_do_not_leave_side_effects() {
+    let mut g = affine_loop(true).unwrap();
+    g.run_to(5, &mut |_: &Graph| {}).unwrap();
+    // `calls` is the only word of each Affine's internal state: 5
+    // boundaries, 5 evaluations, however many Newton trials there were.
+    let text = format!("{:?}", g.snapshot());
+    assert_eq!(text.matches("words: [5]").count(), 2, "{text}");
+}
+
+/// A component with a period off the step grid.
+#[derive(Debug)]
+struct Ticker(SimTime, SimTime);
+
+impl Component for Ticker {
+    fn declare(&self) -> Declaration {
+        Declaration {
+            inputs: vec![PortSpec::new("u", 2)],
+            outputs: vec![PortSpec::new("y", 2)],
+            states: vec![],
+            guards: 0,
+            timing: Timing::Periodic {
+                period: self.0,
+                offset: self.1,
+            },
+        }
+    }
+
+    fn output(&mut self, _cx: &mut Ctx, _x: &[f64], u: &Inputs, y: &mut Outputs) {
+        y.port(0).copy_from_slice(u.port(0));
+    }
+}
+
+/// Every bad graph is a keyed error: undriven input, input driven twice,
+/// size mismatch, unknown port, unknown component, element past the end,
+/// duplicate name, period off the step grid, phase not below the period.
+#[test]
+fn bad_graphs_are_keyed_errors() {
+    type Setup = fn(&mut GraphBuilder);
+    let cases: Vec<(Setup, &str, &str)> = vec![
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+            },
+            "components[0]",
+            "input `t.u[0]` is not driven",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.y", "t.u").connect("t.y[0]", "t.u[1]");
+            },
+            "connections[1].to",
+            "already driven by connections[0].from",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.y[0]", "t.u");
+            },
+            "connections[0].to",
+            "has 1 element but `t.u` has 2",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.out", "t.u");
+            },
+            "connections[0].from",
+            "`t` has no output port `out`",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.u", "t.u");
+            },
+            "connections[0].from",
+            "`u` is an input port",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.y", "nobody.u");
+            },
+            "connections[0].to",
+            "unknown name \"nobody\"",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.y[2]", "t.u[0]");
+            },
+            "connections[0].from",
+            "reaches past its end",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.y", "t.u");
+                b.component("t", Ticker(ms(2), ms(0)));
+            },
+            "components[1].name",
+            "already the name of components[0]",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(SimTime::from_micros(1500), ms(0)));
+                b.connect("t.y", "t.u");
+            },
+            "components[0].period",
+            "multiple",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(2)));
+                b.connect("t.y", "t.u");
+            },
+            "components[0].phase",
+            "less than the period",
+        ),
+        (
+            |b| {
+                b.component("t", Ticker(ms(2), ms(0)));
+                b.connect("t.y", "t.u[0..]");
+            },
+            "connections[0].to",
+            "not an element index",
+        ),
+    ];
+    for (setup, key, words) in cases {
+        let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
+        setup(&mut b);
+        let err = b.build().unwrap_err();
+        assert_eq!(err.key(), key, "{err}");
+        assert!(err.to_string().contains(words), "{err}");
+    }
+}
