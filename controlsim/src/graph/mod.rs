@@ -50,6 +50,7 @@ pub mod loops;
 pub mod newton;
 pub mod order;
 pub mod port;
+pub mod record;
 pub mod snapshot;
 
 pub use build::GraphBuilder;
@@ -62,4 +63,5 @@ pub use error::GraphError;
 pub use newton::NewtonSettings;
 pub use order::Block;
 pub use port::{Elements, PortAddress};
+pub use record::GraphRecorder;
 pub use snapshot::GraphSnapshot;

@@ -28,8 +28,9 @@ pub struct SensorComponent {
 }
 
 impl SensorComponent {
-    /// `channels` names what it measures (a plant's outputs; ignored for a
-    /// radar, whose channels are fixed); `seed` and `stream` pick its noise.
+    /// `channels` names what it measures (a plant's outputs; empty names
+    /// for numbered channels; ignored for a radar, whose channels are
+    /// fixed); `seed` and `stream` pick its noise.
     ///
     /// # Errors
     /// As the loop's sensor: a period or phase off the step grid, bad
@@ -64,8 +65,13 @@ impl SensorComponent {
 
 impl Component for SensorComponent {
     fn declare(&self) -> Declaration {
+        // Channels without names (all empty) are numbered: `y[i]`.
+        let port = |name: &str| match self.channels.iter().all(String::is_empty) {
+            true => PortSpec::new(name, self.channels.len()),
+            false => PortSpec::named(name, &self.channels),
+        };
         let inputs = match self.sensor.source {
-            SensorSource::Plant => vec![PortSpec::named("y", &self.channels)],
+            SensorSource::Plant => vec![port("y")],
             SensorSource::Radar => {
                 let motion: Vec<String> = MOTION.iter().map(|s| s.to_string()).collect();
                 vec![
@@ -76,7 +82,7 @@ impl Component for SensorComponent {
         };
         Declaration {
             inputs,
-            outputs: vec![PortSpec::named("y", &self.channels)],
+            outputs: vec![port("y")],
             states: Vec::new(),
             guards: 0,
             timing: Timing::Periodic {
