@@ -315,9 +315,10 @@ fn ports(
         let u = sizes.slot(None);
         vec![("u", u, false), ("u", u, true)]
     } else if let Some(ctrl) = &c.controller {
+        let (m, u) = controller_sizes(ctrl, c.reference.0.len());
         let mut v = vec![
-            ("measurement", sizes.slot(None), false),
-            ("u", sizes.slot(None), true),
+            ("measurement", sizes.slot(m), false),
+            ("u", sizes.slot(u), true),
         ];
         if matches!(ctrl, ControllerConfig::Cacc(_)) {
             v.push(("extra", sizes.slot(Some(1)), false));
@@ -326,6 +327,21 @@ fn ports(
     } else {
         vec![("r", sizes.slot(Some(c.reference.0.len())), true)]
     })
+}
+
+/// The measurement and output sizes a controller's own keys fix, if any:
+/// the shape of its gains, a SISO law's one output.
+fn controller_sizes(c: &ControllerConfig, references: usize) -> (Option<usize>, Option<usize>) {
+    let rows = |m: &Vec<Vec<f64>>| m.len();
+    let cols = |m: &Vec<Vec<f64>>| m.first().map(Vec::len);
+    match c {
+        ControllerConfig::StateFeedback(c) => (cols(&c.k), Some(rows(&c.k))),
+        ControllerConfig::Observer(c) => (c.c.as_ref().map(rows), Some(rows(&c.k))),
+        ControllerConfig::Cacc(_) => (Some(4), Some(1)),
+        ControllerConfig::Pid(_) | ControllerConfig::TransferFunction(_) => (None, Some(1)),
+        ControllerConfig::StateSpace(c) => (None, Some(rows(&c.c))),
+        ControllerConfig::OpenLoop(_) => (None, (references > 0).then_some(references)),
+    }
 }
 
 /// Builds the graph of a scenario.

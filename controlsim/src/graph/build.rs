@@ -278,7 +278,7 @@ impl GraphBuilder {
                             format!(
                                 "algebraic loop: {} feed{} through to each other's inputs at the same instant \
                                  ({} -> {}); break it with a component whose input is not direct feedthrough \
-                                 (a plant, a delay) or ask to solve algebraic loops",
+                                 (a plant, a delay) or ask to solve it (`[algebraic_loops] solve = true`)",
                                 names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
                                 if names.len() == 1 { "s" } else { "" },
                                 names.join(" -> "),
