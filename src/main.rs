@@ -16,6 +16,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand};
 use protocol::SimTime;
 
 use bridge::config::Backend;
+use bridge::graph_scenario;
 use bridge::ns3::{default_server_path, Ns3Options, SERVER_ENV};
 use bridge::plot::{plot_dir, PlotOptions};
 use bridge::probe::{run_probe, ProbeSpec};
@@ -158,6 +159,9 @@ struct CheckArgs {
     /// it; without, a program the scenario names is not run.
     #[arg(long)]
     with_server: bool,
+    /// Print the resolved component graph as Graphviz DOT (graph scenarios).
+    #[arg(long)]
+    graph: bool,
 }
 
 #[derive(Args)]
@@ -445,6 +449,9 @@ fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
 }
 
 fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
+    if graph_scenario::is_graph_file(&args.scenario.scenario) {
+        return run_graph_scenario(args, quiet);
+    }
     let mut all = overrides(&args.scenario)?;
     if let Some(format) = args.format {
         all.push(Override::parse_set(&format.set()).map_err(Failure::BadInput)?);
@@ -504,7 +511,86 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
     }
 }
 
+/// `netloop run` on a graph scenario (`[[components]]`): one node, no network.
+fn run_graph_scenario(args: RunArgs, quiet: bool) -> Result<(), Failure> {
+    let path = &args.scenario.scenario;
+    if args.scenario.network.is_some() {
+        return Err(Failure::BadInput(format!(
+            "{}: --network: a graph scenario has no network yet (all its components are on one node)",
+            path.display()
+        )));
+    }
+    let mut loaded = graph_scenario::load(path, &overrides(&args.scenario)?)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".into());
+    let out_dir = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("results").join(stem));
+    match graph_scenario::run(&mut loaded, &out_dir) {
+        Ok(report) => {
+            if !quiet {
+                println!(
+                    "{}: {} rows of {} components in {}",
+                    path.display(),
+                    report.rows,
+                    loaded.scenario.components.len(),
+                    out_dir.join("timeseries.csv").display()
+                );
+            }
+            Ok(())
+        }
+        Err(graph_scenario::GraphRunError::Failed { source }) => Err(Failure::Run(format!(
+            "{source}\npartial time series kept in {}",
+            out_dir.join("timeseries.csv").display()
+        ))),
+        Err(e) => Err(Failure::Run(e.to_string())),
+    }
+}
+
+/// `netloop check` on a graph scenario: the order, or the DOT with --graph.
+fn check_graph(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
+    let loaded = graph_scenario::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
+    if args.graph {
+        print!("{}", graph_scenario::dot(&loaded));
+        return Ok(());
+    }
+    if args.print {
+        let text = toml::to_string(&loaded.scenario)
+            .map_err(|e| Failure::Run(format!("cannot print the scenario: {e}")))?;
+        print!("{text}");
+        return Ok(());
+    }
+    if quiet {
+        return Ok(());
+    }
+    let s = &loaded.scenario;
+    println!("{}: ok", args.scenario.scenario.display());
+    println!(
+        "  {} simulated in {} steps of {} ({}), {} components, {} connections",
+        s.duration,
+        loaded.end_step,
+        s.step,
+        format!("{:?}", s.solver).to_lowercase(),
+        s.components.len(),
+        s.connections.len()
+    );
+    let order: Vec<String> = loaded.graph.order().iter().map(|b| b.join(" + ")).collect();
+    println!("  evaluation order: {}", order.join(", "));
+    Ok(())
+}
+
 fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
+    if graph_scenario::is_graph_file(&args.scenario.scenario) {
+        return check_graph(args, quiet);
+    }
+    if args.graph {
+        return Err(Failure::BadInput(format!(
+            "{}: --graph shows a graph scenario ([[components]] and [[connections]]); this file has [[loops]]",
+            args.scenario.scenario.display()
+        )));
+    }
     let loaded = scenario_file::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
     if let Some(note) = loaded.check_network(args.with_server)? {
         tracing::warn!("{note}");

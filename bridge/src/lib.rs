@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod flows;
+pub mod graph_scenario;
 pub mod input;
 pub mod ledger;
 pub mod limits;

@@ -696,6 +696,65 @@ fn described_network(
         .map(Ns3NetworkConfig::Described)
 }
 
+/// Parses TOML text with overrides into any config type, with the located
+/// errors of scenarios (used for graph scenarios, whose type is not
+/// [`Scenario`]).
+///
+/// # Errors
+/// A syntax error, an override that cannot be applied, a non-finite number
+/// or a located type / unknown-key / missing-key error.
+pub fn deserialize_with_overrides<T: for<'de> Deserialize<'de>>(
+    path: &Path,
+    text: &str,
+    overrides: &[Override],
+) -> Result<T, LoadError> {
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
+        path: path.to_path_buf(),
+        message: shorten_lines(e.to_string().trim_end()),
+    })?;
+    for o in overrides {
+        set_value(&mut table, &o.path, o.value.clone()).map_err(|message| LoadError::Override {
+            origin: o.origin.clone(),
+            message,
+        })?;
+    }
+    let locator = Locator {
+        file: path,
+        text,
+        overrides,
+    };
+    if let Some((key, value)) = first_non_finite(&table) {
+        let message = format!("must be a finite number, found {value}");
+        return Err(locator.located(
+            Some(key.to_string()),
+            &key,
+            message,
+            Some("a finite number".into()),
+        ));
+    }
+    serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
+        let key = KeyPath::from_serde(e.path());
+        let message = e.inner().message().trim().to_string();
+        locator.serde_error(&table, key, &message)
+    })
+}
+
+/// A problem at `key` of a file read with `overrides`, located in it.
+pub fn locate_error(
+    path: &Path,
+    text: &str,
+    overrides: &[Override],
+    key: &str,
+    message: &str,
+) -> LoadError {
+    Locator {
+        file: path,
+        text,
+        overrides,
+    }
+    .error(key, message)
+}
+
 /// Every arrival time of the builtin channel must fit in simulated time:
 /// `duration` plus the furthest-reaching delay parameter must not pass
 /// [`LAST_TIME`]. (A rare draw past it is handled at run time: the packet

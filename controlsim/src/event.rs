@@ -44,6 +44,32 @@
 //! step.
 
 use crate::plant::Plant;
+
+/// What event location needs of a model: its right-hand side, guards, reset
+/// and settle. Every [`Plant`] is one; graph components with guards are one
+/// through an adapter, so both share this one implementation.
+pub(crate) trait Hybrid {
+    fn derivative(&self, t: f64, x: &[f64], u: &[f64], dx: &mut [f64]);
+    fn guards(&self, t: f64, x: &[f64], u: &[f64], g: &mut [f64]);
+    fn reset(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize);
+    fn settle(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize) -> bool;
+}
+
+impl<P: Plant + ?Sized> Hybrid for P {
+    #[inline]
+    fn derivative(&self, t: f64, x: &[f64], u: &[f64], dx: &mut [f64]) {
+        Plant::derivative(self, t, x, u, dx)
+    }
+    fn guards(&self, t: f64, x: &[f64], u: &[f64], g: &mut [f64]) {
+        Plant::guards(self, t, x, u, g)
+    }
+    fn reset(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize) {
+        Plant::reset(self, t, x, u, guard)
+    }
+    fn settle(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize) -> bool {
+        Plant::settle(self, t, x, u, guard)
+    }
+}
 use crate::solver::{SolverKind, Workspace};
 
 /// Width, in seconds, of the bracket an event time is located to (plus a
@@ -153,7 +179,7 @@ impl Guards {
     /// # Errors
     /// [`ZenoError`] when events accumulate and the plant does not settle.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn step<P: Plant + ?Sized>(
+    pub(crate) fn step<P: Hybrid + ?Sized>(
         &mut self,
         p: &P,
         solver: SolverKind,
@@ -240,7 +266,7 @@ impl Guards {
     /// `x_probe` = the state at offset `s` of the step, one solver step of
     /// `s - s0` from `x_start` (itself at offset `s0`).
     #[allow(clippy::too_many_arguments)]
-    fn state_at<P: Plant + ?Sized>(
+    fn state_at<P: Hybrid + ?Sized>(
         &mut self,
         p: &P,
         solver: SolverKind,
@@ -260,7 +286,7 @@ impl Guards {
 
     /// Guard `i` at offset `s` of the step.
     #[allow(clippy::too_many_arguments)]
-    fn guard_at<P: Plant + ?Sized>(
+    fn guard_at<P: Hybrid + ?Sized>(
         &mut self,
         p: &P,
         solver: SolverKind,
@@ -281,7 +307,7 @@ impl Guards {
     /// to [`ZENO_GAP`] after `s0`. A flight that leaves the guard and comes
     /// back (positive on `(s0, s0 + r)`) is found whenever `r >= 2 ZENO_GAP`.
     #[allow(clippy::too_many_arguments)]
-    fn probe_positive<P: Plant + ?Sized>(
+    fn probe_positive<P: Hybrid + ?Sized>(
         &mut self,
         p: &P,
         solver: SolverKind,
@@ -306,7 +332,7 @@ impl Guards {
     /// and `<= 0` at `h`: the end of the final bracket, at most
     /// [`LOCATION_TOLERANCE`] wide, where the guard is `<= 0`.
     #[allow(clippy::too_many_arguments)]
-    fn locate<P: Plant + ?Sized>(
+    fn locate<P: Hybrid + ?Sized>(
         &mut self,
         p: &P,
         solver: SolverKind,

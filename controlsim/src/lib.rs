@@ -44,6 +44,7 @@ pub mod equations;
 pub mod error;
 pub mod event;
 pub mod fmu;
+pub mod graph;
 pub mod limits;
 mod matrix;
 pub mod plant;

@@ -137,3 +137,53 @@ fn recording_every_step_does_not_allocate_per_row() {
     assert_eq!(n, 0, "allocations while recording 9900 rows");
     assert_eq!(rec.rows(), 10_000);
 }
+
+/// The graph's step does not allocate either: the loops above as a graph
+/// (every component evaluated, gathered and integrated), and an algebraic
+/// loop solved by Newton at every boundary (its scratch and the members'
+/// saved states are reused).
+#[test]
+fn graph_steps_do_not_allocate() {
+    use controlsim::graph::{
+        loops, Component, Ctx, Declaration, Graph, GraphBuilder, Inputs, NewtonSettings, Outputs,
+        PortSpec, SavedState, StateMismatch, StateReader, Timing,
+    };
+    let cfg: SystemConfig = toml::from_str(SCENARIO).unwrap();
+    let mut g = loops::expand(&cfg, 0).unwrap();
+    g.run_to(1, &mut |_: &Graph| {}).unwrap();
+    let n = allocations_during(|| g.run_to(20_000, &mut |_: &Graph| {}).unwrap());
+    assert_eq!(n, 0, "allocations in 20000 graph steps");
+
+    #[derive(Debug)]
+    struct Gain(f64, u64);
+    impl Component for Gain {
+        fn declare(&self) -> Declaration {
+            Declaration {
+                inputs: vec![PortSpec::new("u", 1)],
+                outputs: vec![PortSpec::new("y", 1)],
+                states: vec![],
+                guards: 0,
+                timing: Timing::EveryStep,
+            }
+        }
+        fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+            self.1 += 1;
+            y.port(0)[0] = self.0 * u.port(0)[0].sin() + 1.0;
+        }
+        fn save(&self, into: &mut SavedState) {
+            into.words.push(self.1);
+        }
+        fn load(&mut self, from: &mut StateReader) -> Result<(), StateMismatch> {
+            self.1 = from.word()?;
+            Ok(())
+        }
+    }
+    let mut b = GraphBuilder::new(controlsim::SimTime::from_millis(1), Default::default());
+    b.component("a", Gain(0.5, 0)).component("b", Gain(-0.7, 0));
+    b.connect("a.y", "b.u").connect("b.y", "a.u");
+    b.solve_algebraic_loops(NewtonSettings::default());
+    let mut g = b.build().unwrap();
+    g.run_to(1, &mut |_: &Graph| {}).unwrap();
+    let n = allocations_during(|| g.run_to(1000, &mut |_: &Graph| {}).unwrap());
+    assert_eq!(n, 0, "allocations in 1000 Newton solves");
+}

@@ -421,6 +421,51 @@ controller = { kind = "pid", kp = 1.0 }
 /// A mass-spring-damper's disturbance force is a reference signal.
 const SCENARIO_SAME_AS: &[(&str, &str)] = &[("loops.plant.external_force", "loops.reference")];
 
+fn load_graph_scenario(text: &str) -> String {
+    toml::from_str::<bridge::graph_scenario::GraphScenario>(text)
+        .err()
+        .map_or(String::new(), |e| e.message().to_string())
+}
+
+/// The smallest graph scenario that loads.
+const GRAPH_BASE: &str = r#"
+duration = "1s"
+step = "1ms"
+[[components]]
+name = "servo"
+plant = { kind = "dc_servo" }
+"#;
+
+/// A component's kind tables are a loop's, documented once.
+const GRAPH_SAME_AS: &[(&str, &str)] = &[
+    ("components.plant", "loops.plant"),
+    ("components.plant.external_force", "loops.reference"),
+    ("components.sensor", "loops.sensor"),
+    ("components.actuator", "loops.actuator"),
+    ("components.controller", "loops.controller"),
+    ("components.reference", "loops.reference"),
+];
+
+/// Graph scenarios (`[[components]]`) are documented key by key too.
+#[test]
+fn every_graph_scenario_key_is_documented() {
+    let tables = Walker::walk(load_graph_scenario, GRAPH_BASE);
+    assert!(tables
+        .iter()
+        .any(|t| t.path == "components.controller" && t.kind.as_deref() == Some("pid")));
+    let problems = undocumented(
+        &tables,
+        &scenario_doc(),
+        "Graph scenario top level",
+        GRAPH_SAME_AS,
+    );
+    assert!(
+        problems.is_empty(),
+        "docs/scenario.md:\n{}",
+        problems.join("\n")
+    );
+}
+
 fn scenario_doc() -> String {
     std::fs::read_to_string(root().join("docs/scenario.md")).unwrap()
 }

@@ -10,6 +10,7 @@ mod data_outputs;
 mod docs;
 mod equations;
 mod fmu;
+mod graph;
 mod limits;
 mod plot_inputs;
 mod plots;

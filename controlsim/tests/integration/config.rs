@@ -6,7 +6,7 @@ use controlsim::{ConfigError, System, SystemConfig};
 use crate::common::RICH;
 
 /// One loop of every plant and controller kind not already in `RICH`.
-const MORE: &str = r#"
+pub const MORE: &str = r#"
 step = "1ms"
 solver = "heun"
 

@@ -12,6 +12,7 @@ mod custom;
 mod delay_margin;
 mod equations;
 mod events;
+mod graph;
 mod linear;
 mod plants;
 mod record;

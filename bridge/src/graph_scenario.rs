@@ -1,0 +1,696 @@
+//! Graph scenarios: `[[components]]` and `[[connections]]` instead of
+//! `[[loops]]`, all on one node (issue 11, stage B). Networked connections
+//! (flows between nodes) are later work; a connection between components on
+//! different nodes is refused, naming its key.
+//!
+//! A component is one of the kinds controlsim has, written as the table of
+//! the same name a loop has: `plant`, `sensor`, `actuator`, `controller`
+//! (with an optional `reference` the law reads) or, alone, `reference` (a
+//! reference component). Sizes that a kind does not fix (a sensor's
+//! channels, an actuator's, a controller's measurement and output) are
+//! taken from the connections: a whole port connected to a port of known
+//! size has that size; a port addressed by element ranges is as long as the
+//! highest element used.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::num::NonZeroU64;
+use std::path::{Path, PathBuf};
+
+use controlsim::graph::adapters::{
+    ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, ReferenceComponent,
+    SensorComponent,
+};
+use controlsim::graph::{
+    Component, Graph, GraphBuilder, GraphRecorder, NewtonSettings, PortAddress,
+};
+use controlsim::{
+    ActuatorConfig, ConfigError, ControllerConfig, PlantConfig, PlantModel, References,
+    SensorConfig, SensorSource, SolverKind, StepSize,
+};
+use protocol::SimTime;
+use serde::{Deserialize, Serialize};
+
+use crate::scenario_file::{self, LoadError, Override};
+
+/// A graph scenario file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphScenario {
+    /// Simulated time to run; a multiple of `step`.
+    #[serde(with = "protocol::duration")]
+    pub duration: SimTime,
+    #[serde(with = "protocol::duration")]
+    pub step: SimTime,
+    #[serde(default)]
+    pub solver: SolverKind,
+    /// Seeds sensor noise (sensor `components[i]` draws from stream `i`).
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Write every n-th step to `timeseries.csv`.
+    #[serde(default = "one")]
+    pub record_every: u64,
+    /// How algebraic loops are treated; default: they are errors.
+    #[serde(default)]
+    pub algebraic_loops: AlgebraicLoops,
+    pub components: Vec<ComponentScenario>,
+    #[serde(default)]
+    pub connections: Vec<ConnectionScenario>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// `[algebraic_loops]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlgebraicLoops {
+    /// Solve them by Newton iteration instead of refusing them.
+    #[serde(default)]
+    pub solve: bool,
+    /// Largest accepted max-norm of the loop's residual.
+    #[serde(default = "default_tolerance")]
+    pub tolerance: f64,
+    /// Newton steps before the run stops with an error.
+    #[serde(default = "default_iterations")]
+    pub max_iterations: u32,
+}
+
+fn default_tolerance() -> f64 {
+    NewtonSettings::default().tolerance
+}
+
+fn default_iterations() -> u32 {
+    NewtonSettings::default().max_iterations
+}
+
+impl Default for AlgebraicLoops {
+    fn default() -> Self {
+        AlgebraicLoops {
+            solve: false,
+            tolerance: default_tolerance(),
+            max_iterations: default_iterations(),
+        }
+    }
+}
+
+/// `[[components]]`: a name, a node, and exactly one kind table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComponentScenario {
+    pub name: String,
+    /// The network node it runs on; default `"local"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plant: Option<PlantConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sensor: Option<SensorConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actuator: Option<ActuatorConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<ControllerConfig>,
+    #[serde(default, skip_serializing_if = "References::is_empty")]
+    pub reference: References,
+}
+
+impl ComponentScenario {
+    /// The node's name.
+    pub fn node(&self) -> &str {
+        self.node.as_deref().unwrap_or("local")
+    }
+
+    /// `plant`, `sensor`, `actuator`, `controller` or `reference`.
+    pub fn kind(&self) -> &'static str {
+        if self.plant.is_some() {
+            "plant"
+        } else if self.sensor.is_some() {
+            "sensor"
+        } else if self.actuator.is_some() {
+            "actuator"
+        } else if self.controller.is_some() {
+            "controller"
+        } else {
+            "reference"
+        }
+    }
+}
+
+/// `[[connections]]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConnectionScenario {
+    /// An output: `component.port`, `component.port[i]`, `component.port[a..b]`.
+    pub from: String,
+    /// An input, addressed the same way.
+    pub to: String,
+}
+
+/// A graph scenario read, checked and built.
+#[derive(Debug)]
+pub struct LoadedGraph {
+    pub path: PathBuf,
+    pub scenario: GraphScenario,
+    pub graph: Graph,
+    pub end_step: u64,
+    text: String,
+    overrides: Vec<Override>,
+}
+
+impl LoadedGraph {
+    /// A problem at `key` found later, located in the file.
+    pub fn locate(&self, key: &str, message: &str) -> LoadError {
+        scenario_file::locate_error(&self.path, &self.text, &self.overrides, key, message)
+    }
+}
+
+/// Whether the scenario text is a graph scenario (it has `components`).
+pub fn is_graph_text(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("components"))
+}
+
+/// Whether the file at `path` is a graph scenario (unreadable or invalid
+/// files are not: the ordinary loader reports them).
+pub fn is_graph_file(path: &Path) -> bool {
+    crate::input::read_input(path).is_ok_and(|t| is_graph_text(&t))
+}
+
+/// Reads, overrides, checks and builds a graph scenario.
+///
+/// # Errors
+/// [`LoadError`], all bad input, located at the key.
+pub fn load(path: &Path, overrides: &[Override]) -> Result<LoadedGraph, LoadError> {
+    let text = crate::input::read_input(path).map_err(|source| LoadError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    load_text(path, &text, overrides)
+}
+
+/// [`load`] on text already read.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_text(
+    path: &Path,
+    text: &str,
+    overrides: &[Override],
+) -> Result<LoadedGraph, LoadError> {
+    let scenario: GraphScenario = scenario_file::deserialize_with_overrides(path, text, overrides)?;
+    let locate =
+        |key: &str, message: &str| scenario_file::locate_error(path, text, overrides, key, message);
+    let config = |e: ConfigError| {
+        let key = e.key().to_string();
+        let full = e.to_string();
+        let message = full
+            .strip_prefix(&format!("`{key}`: "))
+            .or_else(|| full.strip_prefix(&format!("`{key}` ")))
+            .unwrap_or(&full)
+            .to_string();
+        locate(&key, &message)
+    };
+    let step = StepSize::new(scenario.step).map_err(|e| locate("step", &e.to_string()))?;
+    let end_step = step
+        .steps_in(scenario.duration)
+        .map_err(|e| locate("duration", &e.to_string()))?;
+    if scenario.record_every == 0 {
+        return Err(locate("record_every", "must be at least 1"));
+    }
+    let graph = build(&scenario).map_err(config)?;
+    Ok(LoadedGraph {
+        path: path.to_path_buf(),
+        scenario,
+        graph,
+        end_step,
+        text: text.to_string(),
+        overrides: overrides.to_vec(),
+    })
+}
+
+/// A port whose size is not fixed by its kind: an index into the sizes.
+type Slot = usize;
+
+/// Union-find over the free sizes, each class with its size once known.
+#[derive(Default)]
+struct Sizes {
+    parent: Vec<Slot>,
+    size: Vec<Option<usize>>,
+    at_least: Vec<usize>,
+}
+
+impl Sizes {
+    fn slot(&mut self, size: Option<usize>) -> Slot {
+        self.parent.push(self.parent.len());
+        self.size.push(size);
+        self.at_least.push(0);
+        self.parent.len() - 1
+    }
+
+    fn root(&mut self, mut s: Slot) -> Slot {
+        while self.parent[s] != s {
+            self.parent[s] = self.parent[self.parent[s]];
+            s = self.parent[s];
+        }
+        s
+    }
+
+    fn set(&mut self, s: Slot, n: usize) {
+        let r = self.root(s);
+        self.size[r].get_or_insert(n);
+    }
+
+    fn join(&mut self, a: Slot, b: Slot) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            self.parent[rb] = ra;
+            if self.size[ra].is_none() {
+                self.size[ra] = self.size[rb];
+            }
+            self.at_least[ra] = self.at_least[ra].max(self.at_least[rb]);
+        }
+    }
+
+    fn get(&mut self, s: Slot) -> Option<usize> {
+        let r = self.root(s);
+        self.size[r].or((self.at_least[r] > 0).then_some(self.at_least[r]))
+    }
+}
+
+/// The ports of a component as far as sizes go: (name, slot, is output).
+fn ports(
+    c: &ComponentScenario,
+    key: &str,
+    sizes: &mut Sizes,
+) -> Result<Vec<(&'static str, Slot, bool)>, ConfigError> {
+    Ok(if let Some(p) = &c.plant {
+        let model = PlantModel::from_config(&format!("{key}.plant"), p)?;
+        let sig = model.as_plant().signature();
+        let has_motion = {
+            let mut x0 = vec![0.0; sig.states.len()];
+            model.as_plant().initial_state(&mut x0);
+            model.as_plant().kinematics(&x0).is_some()
+        };
+        let mut v = vec![
+            ("u", sizes.slot(Some(sig.inputs.len())), false),
+            ("y", sizes.slot(Some(sig.outputs.len())), true),
+        ];
+        if has_motion {
+            v.push(("motion", sizes.slot(Some(4)), true));
+        }
+        v
+    } else if let Some(s) = &c.sensor {
+        match s.source {
+            SensorSource::Plant => {
+                let y = sizes.slot(None);
+                vec![("y", y, false), ("y", y, true)]
+            }
+            SensorSource::Radar => vec![
+                ("own", sizes.slot(Some(4)), false),
+                ("ahead", sizes.slot(Some(4)), false),
+                ("y", sizes.slot(Some(4)), true),
+            ],
+        }
+    } else if c.actuator.is_some() {
+        let u = sizes.slot(None);
+        vec![("u", u, false), ("u", u, true)]
+    } else if let Some(ctrl) = &c.controller {
+        let (m, u) = controller_sizes(ctrl, c.reference.0.len());
+        let mut v = vec![
+            ("measurement", sizes.slot(m), false),
+            ("u", sizes.slot(u), true),
+        ];
+        if matches!(ctrl, ControllerConfig::Cacc(_)) {
+            v.push(("extra", sizes.slot(Some(1)), false));
+        }
+        v
+    } else {
+        vec![("r", sizes.slot(Some(c.reference.0.len())), true)]
+    })
+}
+
+/// The measurement and output sizes a controller's own keys fix, if any:
+/// the shape of its gains, a SISO law's one output.
+fn controller_sizes(c: &ControllerConfig, references: usize) -> (Option<usize>, Option<usize>) {
+    let rows = |m: &Vec<Vec<f64>>| m.len();
+    let cols = |m: &Vec<Vec<f64>>| m.first().map(Vec::len);
+    match c {
+        ControllerConfig::StateFeedback(c) => (cols(&c.k), Some(rows(&c.k))),
+        ControllerConfig::Observer(c) => (c.c.as_ref().map(rows), Some(rows(&c.k))),
+        ControllerConfig::Cacc(_) => (Some(4), Some(1)),
+        ControllerConfig::Pid(_) | ControllerConfig::TransferFunction(_) => (None, Some(1)),
+        ControllerConfig::StateSpace(c) => (None, Some(rows(&c.c))),
+        ControllerConfig::OpenLoop(_) => (None, (references > 0).then_some(references)),
+    }
+}
+
+/// Builds the graph of a scenario.
+///
+/// # Errors
+/// [`ConfigError`] keyed `components[i]...`, `connections[j].from|to`.
+pub fn build(s: &GraphScenario) -> Result<Graph, ConfigError> {
+    let step = StepSize::new(s.step).map_err(|source| ConfigError::Time {
+        key: "step".into(),
+        source,
+    })?;
+    if s.components.is_empty() {
+        return Err(ConfigError::Invalid {
+            key: "components".into(),
+            reason: "needs at least one component".into(),
+        });
+    }
+    // Exactly one kind per component.
+    for (i, c) in s.components.iter().enumerate() {
+        let kinds = [
+            c.plant.is_some(),
+            c.sensor.is_some(),
+            c.actuator.is_some(),
+            c.controller.is_some(),
+        ]
+        .iter()
+        .filter(|&&b| b)
+        .count();
+        let alone_reference = kinds == 0 && !c.reference.is_empty();
+        if kinds > 1
+            || (kinds == 0 && !alone_reference)
+            || (kinds == 1 && c.controller.is_none() && !c.reference.is_empty())
+        {
+            return Err(ConfigError::Invalid {
+                key: format!("components[{i}]"),
+                reason: "a component is one of `plant`, `sensor`, `actuator`, `controller` (with an optional \
+                         `reference`) or `reference` alone"
+                    .into(),
+            });
+        }
+    }
+    // Sizes from the connections.
+    let mut sizes = Sizes::default();
+    let mut port_slots = Vec::with_capacity(s.components.len());
+    for (i, c) in s.components.iter().enumerate() {
+        port_slots.push(ports(c, &format!("components[{i}]"), &mut sizes)?);
+    }
+    let index: BTreeMap<&str, usize> = s
+        .components
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
+    let find = |addr: &PortAddress, output: bool| -> Option<Slot> {
+        let &i = index.get(addr.component.as_str())?;
+        port_slots[i]
+            .iter()
+            .find(|(n, _, o)| *n == addr.port && *o == output)
+            .map(|p| p.1)
+    };
+    let mut names_from: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    for (j, conn) in s.connections.iter().enumerate() {
+        let (Ok(from), Ok(to)) = (PortAddress::parse(&conn.from), PortAddress::parse(&conn.to))
+        else {
+            continue;
+        };
+        let (Some(fs), Some(ts)) = (find(&from, true), find(&to, false)) else {
+            continue;
+        };
+        let (fi, ti) = (index[from.component.as_str()], index[to.component.as_str()]);
+        if s.components[fi].node() != s.components[ti].node() {
+            return Err(ConfigError::Invalid {
+                key: format!("connections[{j}].to"),
+                reason: format!(
+                    "`{}` is on node `{}` and `{}` on node `{}`: a connection between nodes is a network flow, \
+                     which graph scenarios do not have yet; put both on one node or use [[loops]]",
+                    from.component,
+                    s.components[fi].node(),
+                    to.component,
+                    s.components[ti].node()
+                ),
+            });
+        }
+        match (&from.elements, &to.elements) {
+            (controlsim::graph::Elements::All, controlsim::graph::Elements::All) => {
+                sizes.join(fs, ts);
+                if let Some(p) = &s.components[fi].plant {
+                    if from.port == "y" {
+                        if let Ok(m) = PlantModel::from_config("p", p) {
+                            names_from.insert(ti, m.as_plant().signature().outputs);
+                        }
+                    }
+                }
+            }
+            (controlsim::graph::Elements::Range(r), controlsim::graph::Elements::All) => {
+                sizes.set(ts, r.len())
+            }
+            (controlsim::graph::Elements::All, controlsim::graph::Elements::Range(r)) => {
+                sizes.set(fs, r.len())
+            }
+            _ => {}
+        }
+        for (slot, e) in [(fs, &from.elements), (ts, &to.elements)] {
+            if let controlsim::graph::Elements::Range(r) = e {
+                let root = sizes.root(slot);
+                sizes.at_least[root] = sizes.at_least[root].max(r.end);
+            }
+        }
+    }
+    let mut size_of = |i: usize, port: &str, output: bool| -> Result<usize, ConfigError> {
+        let slot = port_slots[i]
+            .iter()
+            .find(|(n, _, o)| *n == port && *o == output)
+            .map(|p| p.1);
+        slot.and_then(|s| sizes.get(s)).ok_or_else(|| ConfigError::Invalid {
+            key: format!("components[{i}]"),
+            reason: format!(
+                "the size of `{}.{port}` is not known: connect it to a port of known size (a plant's, say)",
+                s.components[i].name
+            ),
+        })
+    };
+
+    let mut b = GraphBuilder::new(s.step, s.solver);
+    if s.algebraic_loops.solve {
+        if !(s.algebraic_loops.tolerance > 0.0 && s.algebraic_loops.tolerance.is_finite()) {
+            return Err(ConfigError::Invalid {
+                key: "algebraic_loops.tolerance".into(),
+                reason: "must be a positive number".into(),
+            });
+        }
+        b.solve_algebraic_loops(NewtonSettings {
+            tolerance: s.algebraic_loops.tolerance,
+            max_iterations: s.algebraic_loops.max_iterations,
+        });
+    }
+    // Actuators first: a PID takes the limits of the actuator it drives.
+    let mut limits: BTreeMap<usize, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    let mut built: Vec<Option<Box<dyn Component>>> =
+        (0..s.components.len()).map(|_| None).collect();
+    for (i, c) in s.components.iter().enumerate() {
+        if let Some(a) = &c.actuator {
+            let key = format!("components[{i}].actuator");
+            let n = size_of(i, "u", false)?;
+            let act = ActuatorComponent::new(&key, a, n)?;
+            let (lo, hi) = act.limits();
+            limits.insert(i, (lo.to_vec(), hi.to_vec()));
+            built[i] = Some(Box::new(act));
+        }
+    }
+    for (i, c) in s.components.iter().enumerate() {
+        let key = format!("components[{i}]");
+        let component: Box<dyn Component> = if let Some(p) = &c.plant {
+            let k = format!("{key}.plant");
+            Box::new(PlantComponent::new(
+                &k,
+                PlantModel::from_config(&k, p)?,
+                step,
+            )?)
+        } else if let Some(sc) = &c.sensor {
+            let k = format!("{key}.sensor");
+            let channels = match sc.source {
+                SensorSource::Radar => Vec::new(),
+                SensorSource::Plant => {
+                    let n = size_of(i, "y", true)?;
+                    names_from
+                        .get(&i)
+                        .filter(|v| v.len() == n)
+                        .cloned()
+                        .unwrap_or_else(|| vec![String::new(); n])
+                }
+            };
+            Box::new(SensorComponent::new(
+                &k, sc, step, &channels, s.seed, i as u64,
+            )?)
+        } else if c.actuator.is_some() {
+            match built[i].take() {
+                Some(a) => a,
+                None => continue,
+            }
+        } else if let Some(ctrl) = &c.controller {
+            let measurements = size_of(i, "measurement", false)?;
+            let outputs = size_of(i, "u", true)?;
+            // The sensor that drives its measurement gives the default period;
+            // the actuator it drives whole gives a PID's default limits.
+            let mut default_period = None;
+            let mut lim = None;
+            for conn in &s.connections {
+                let (Ok(from), Ok(to)) =
+                    (PortAddress::parse(&conn.from), PortAddress::parse(&conn.to))
+                else {
+                    continue;
+                };
+                if to.component == c.name && to.port == "measurement" {
+                    if let Some(sc) = index
+                        .get(from.component.as_str())
+                        .and_then(|&f| s.components[f].sensor.as_ref())
+                    {
+                        default_period.get_or_insert(sc.period);
+                    }
+                }
+                if from.component == c.name
+                    && from.port == "u"
+                    && from.elements == controlsim::graph::Elements::All
+                {
+                    if let Some(l) = index.get(to.component.as_str()).and_then(|t| limits.get(t)) {
+                        lim.get_or_insert(l);
+                    }
+                }
+            }
+            Box::new(ControllerComponent::new(
+                &format!("{key}.controller"),
+                ctrl,
+                ControllerShape {
+                    measurements,
+                    outputs,
+                    reference: &c.reference.0,
+                    model: None,
+                    limits: lim.map(|(lo, hi)| (lo.as_slice(), hi.as_slice())),
+                    default_period,
+                },
+                step,
+            )?)
+        } else {
+            Box::new(ReferenceComponent::new(
+                &format!("{key}.reference"),
+                &c.reference.0,
+            )?)
+        };
+        b.component_keyed(key, &c.name, component);
+    }
+    for (j, conn) in s.connections.iter().enumerate() {
+        b.connect_keyed(format!("connections[{j}]"), &conn.from, &conn.to);
+    }
+    b.build()
+}
+
+/// What a graph run wrote.
+#[derive(Debug)]
+pub struct GraphRunReport {
+    pub out_dir: PathBuf,
+    pub rows: u64,
+}
+
+/// Why a graph run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphRunError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Directory(#[from] crate::run_dir::RunDirError),
+    /// The run stopped; `timeseries.csv` holds what was recorded.
+    #[error("{source}")]
+    Failed {
+        #[source]
+        source: controlsim::graph::GraphError,
+    },
+}
+
+/// Runs a loaded graph scenario, writing `timeseries.csv` into `out_dir`.
+///
+/// # Errors
+/// [`GraphRunError`].
+pub fn run(loaded: &mut LoadedGraph, out_dir: &Path) -> Result<GraphRunReport, GraphRunError> {
+    std::fs::create_dir_all(out_dir)?;
+    let _lock = crate::run_dir::DirLock::acquire(out_dir)?;
+    crate::run_dir::clear_outputs(out_dir)?;
+    let file = std::fs::File::create(out_dir.join("timeseries.csv"))?;
+    let every = NonZeroU64::new(loaded.scenario.record_every).unwrap_or(NonZeroU64::MIN);
+    let mut rec = GraphRecorder::new(&loaded.graph, std::io::BufWriter::new(file), every)?;
+    let g = &mut loaded.graph;
+    let outcome = g.run_to(loaded.end_step, &mut rec).and_then(|()| {
+        // The last boundary too, as the loops' recorder writes it.
+        g.evaluate()?;
+        controlsim::graph::GraphObserver::observe(&mut rec, g).map_err(|source| {
+            controlsim::graph::GraphError::Observer {
+                step: g.k(),
+                source,
+            }
+        })
+    });
+    let rows = rec.rows();
+    rec.finish()?;
+    outcome.map_err(|source| GraphRunError::Failed { source })?;
+    Ok(GraphRunReport {
+        out_dir: out_dir.to_path_buf(),
+        rows,
+    })
+}
+
+/// The resolved graph as Graphviz DOT: one cluster per network node, the
+/// evaluation order in each component's label (`#n`) and as a dashed chain,
+/// connections as edges labelled with their ports. Render with
+/// `dot -Tsvg graph.dot -o graph.svg`.
+pub fn dot(loaded: &LoadedGraph) -> String {
+    let s = &loaded.scenario;
+    let g = &loaded.graph;
+    let mut position = BTreeMap::new();
+    for (n, block) in g.order().iter().enumerate() {
+        for name in block {
+            position.insert(name.to_string(), (n + 1, block.len() > 1));
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph netloop {{");
+    let _ = writeln!(out, "  rankdir=LR;");
+    let _ = writeln!(out, "  node [shape=box, fontname=\"Helvetica\"];");
+    let mut nodes: BTreeMap<&str, Vec<&ComponentScenario>> = BTreeMap::new();
+    for c in &s.components {
+        nodes.entry(c.node()).or_default().push(c);
+    }
+    for (k, (node, members)) in nodes.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph cluster_{k} {{");
+        let _ = writeln!(out, "    label=\"node {node}\";");
+        for c in members {
+            let (n, looped) = position.get(&c.name).copied().unwrap_or((0, false));
+            let _ = writeln!(
+                out,
+                "    \"{}\" [label=\"#{n} {}\\n{}{}\"];",
+                c.name,
+                c.name,
+                c.kind(),
+                if looped { " (algebraic loop)" } else { "" }
+            );
+        }
+        let _ = writeln!(out, "  }}");
+    }
+    for conn in &s.connections {
+        let (Ok(from), Ok(to)) = (PortAddress::parse(&conn.from), PortAddress::parse(&conn.to))
+        else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "  \"{}\" -> \"{}\" [label=\"{} -> {}\"];",
+            from.component,
+            to.component,
+            conn.from.split_once('.').map_or("", |x| x.1),
+            conn.to.split_once('.').map_or("", |x| x.1)
+        );
+    }
+    let order: Vec<String> = g.order().iter().map(|b| format!("\"{}\"", b[0])).collect();
+    if order.len() > 1 {
+        let _ = writeln!(
+            out,
+            "  {} [style=dashed, color=gray, constraint=false, label=\"\"];",
+            order.join(" -> ")
+        );
+    }
+    let _ = writeln!(out, "}}");
+    out
+}

@@ -1,0 +1,196 @@
+//! Any controller as a component.
+
+use protocol::SimTime;
+
+use crate::controller::{BuildContext, Controller, ControllerConfig, StepClock, Trigger};
+use crate::error::ConfigError;
+use crate::graph::component::{
+    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
+    Timing,
+};
+use crate::plant::PlantModel;
+use crate::reference::{Signal, SignalConfig};
+use crate::sensor::SensorSource;
+use crate::time::StepSize;
+
+/// What a controller needs to know about its surroundings, which a loop
+/// takes from its plant, sensor and actuator.
+#[derive(Clone, Copy, Debug)]
+pub struct ControllerShape<'a> {
+    /// Size of the `measurement` input.
+    pub measurements: usize,
+    /// Size of the `u` output.
+    pub outputs: usize,
+    /// The reference signals the law reads (evaluated at the computation
+    /// time, and at the solver's stage times for a continuous law).
+    pub reference: &'a [SignalConfig],
+    /// The default model of an `observer` without `a`, `b`, `c`.
+    pub model: Option<&'a PlantModel>,
+    /// Saturation limits a PID takes as its default `u_min` / `u_max`.
+    pub limits: Option<(&'a [f64], &'a [f64])>,
+    /// The time-triggered default period, and the nominal interval of an
+    /// event-triggered law (a loop's sensor period); `None` makes `period`
+    /// required.
+    pub default_period: Option<SimTime>,
+}
+
+/// A built controller: input `measurement` (and `extra` for CACC's
+/// predecessor acceleration), output `u`; periodic at its `period` and
+/// `phase`, or on every new input with `trigger = "event"`. A continuous
+/// law (`state_space`, `transfer_function`) is integrated by the run's
+/// solver over each step with its input held, as in a loop.
+#[derive(Debug)]
+pub struct ControllerComponent {
+    controller: Controller,
+    references: Vec<Signal>,
+    timing: Timing,
+}
+
+impl ControllerComponent {
+    /// # Errors
+    /// [`ConfigError`] as for a loop's controller (keys under `key`), or a
+    /// missing `period` when there is no default.
+    pub fn new(
+        key: &str,
+        config: &ControllerConfig,
+        shape: ControllerShape,
+        step: StepSize,
+    ) -> Result<Self, ConfigError> {
+        let references = shape
+            .reference
+            .iter()
+            .enumerate()
+            .map(|(j, s)| Signal::new(&format!("{key}.reference[{j}]"), s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let timing = config.timing();
+        let default_period = match (shape.default_period, timing.period) {
+            (Some(p), _) => p,
+            (None, Some(p)) => p,
+            (None, None) => {
+                return Err(ConfigError::invalid(
+                    format!("{key}.period"),
+                    "a controller in a graph needs its `period` (or an event trigger with a period to assume)",
+                ))
+            }
+        };
+        let unlimited_lo = vec![f64::NEG_INFINITY; shape.outputs];
+        let unlimited_hi = vec![f64::INFINITY; shape.outputs];
+        let (lo, hi) = shape.limits.unwrap_or((&unlimited_lo, &unlimited_hi));
+        let cacc = matches!(config, ControllerConfig::Cacc(_));
+        let ctx = BuildContext {
+            key: key.to_string(),
+            reference_key: format!("{key}.reference"),
+            measurements: shape.measurements,
+            plant_inputs: shape.outputs,
+            references: references.len(),
+            plant_linear: shape.model.and_then(PlantModel::linear),
+            actuator_min: lo,
+            actuator_max: hi,
+            // CACC reads a radar's channels from `measurement` and the
+            // predecessor's acceleration from `extra`.
+            sensor_source: if cacc {
+                SensorSource::Radar
+            } else {
+                SensorSource::Plant
+            },
+            predecessor: cacc.then_some(0),
+        };
+        let controller = Controller::new(&ctx, config, step, default_period)?;
+        let timing = match controller.trigger {
+            Trigger::Time(p) => Timing::Periodic {
+                period: SimTime(p.period.get() * step.as_nanos()),
+                offset: SimTime(p.phase * step.as_nanos()),
+            },
+            Trigger::Event => Timing::OnInput,
+        };
+        Ok(ControllerComponent {
+            controller,
+            references,
+            timing,
+        })
+    }
+
+    /// The law's internal state (PID integral and filter, observer
+    /// estimate, continuous state).
+    pub fn state(&self) -> &[f64] {
+        &self.controller.state
+    }
+
+    /// Size of the `extra` input (0: no such port).
+    pub fn declare_extras(&self) -> usize {
+        self.controller.extras.len()
+    }
+
+    pub fn state_names(&self) -> &[String] {
+        &self.controller.state_names
+    }
+}
+
+impl Component for ControllerComponent {
+    fn declare(&self) -> Declaration {
+        let mut inputs = vec![PortSpec::new("measurement", self.controller.measurements)];
+        if !self.controller.extras.is_empty() {
+            inputs.push(PortSpec::new("extra", self.controller.extras.len()).passive());
+        }
+        Declaration {
+            inputs,
+            outputs: vec![PortSpec::new("u", self.controller.output.len())],
+            states: Vec::new(),
+            guards: 0,
+            timing: self.timing,
+        }
+    }
+
+    fn output(&mut self, cx: &mut Ctx, _x: &[f64], u: &Inputs, y: &mut Outputs) {
+        self.controller.input.copy_from_slice(u.all());
+        let mut clock = StepClock {
+            now: cx.now,
+            step: cx.step,
+            solver: cx.solver,
+            ws: cx.ws,
+        };
+        self.controller
+            .compute(&mut clock, &self.references, cx.now);
+        y.port(0).copy_from_slice(&self.controller.output);
+    }
+
+    fn advance(&mut self, cx: &mut Ctx, _u: &Inputs) {
+        let t = cx.now.as_nanos() as f64 * 1e-9;
+        self.controller
+            .integrate(cx.solver, cx.ws, &self.references, t, cx.step.as_secs_f64());
+    }
+
+    fn save(&self, into: &mut SavedState) {
+        let c = &self.controller;
+        for v in [
+            &c.input,
+            &c.state,
+            &c.memory,
+            &c.output,
+            &c.step_start,
+            &c.step_input,
+        ] {
+            into.reals.extend_from_slice(v);
+        }
+        into.words.push(u64::from(c.last_time.is_some()));
+        into.words.push(c.last_time.map_or(0, |t| t.as_nanos()));
+    }
+
+    fn load(&mut self, from: &mut StateReader) -> Result<(), StateMismatch> {
+        let c = &mut self.controller;
+        for v in [
+            &mut c.input,
+            &mut c.state,
+            &mut c.memory,
+            &mut c.output,
+            &mut c.step_start,
+            &mut c.step_input,
+        ] {
+            from.reals(v)?;
+        }
+        let some = from.word()? != 0;
+        let t = from.word()?;
+        c.last_time = some.then_some(SimTime(t));
+        Ok(())
+    }
+}

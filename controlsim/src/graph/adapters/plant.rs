@@ -1,0 +1,207 @@
+//! Any plant as a component.
+
+use std::num::NonZeroU64;
+
+use crate::error::ConfigError;
+use crate::graph::component::{
+    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
+    Timing,
+};
+use crate::plant::{PlantModel, Signature, TimeDomain};
+use crate::time::StepSize;
+
+/// Element names of a `motion` port.
+pub const MOTION: [&str; 4] = ["position", "velocity", "acceleration", "length"];
+
+/// A [`PlantModel`] (built-in or [`Custom`](PlantModel::Custom)) as a
+/// component: input `u`, outputs `y` and (for plants with a body) `motion`.
+///
+/// Its outputs at a boundary are read with the input held over the step
+/// that just ended (the left limit, `y(t_k^-)`): so `u` is not direct
+/// feedthrough and a loop through a plant is never algebraic, and a sensor
+/// sees exactly what a [`System`](crate::System)'s sensor sees. A continuous
+/// plant's states are the component's continuous states; a discrete plant
+/// (period `m` steps) keeps its state inside and updates it as the
+/// [`System`](crate::System) does: input latched at boundaries `n m`, new
+/// state from boundary `(n + 1) m`.
+#[derive(Debug)]
+pub struct PlantComponent {
+    model: PlantModel,
+    signature: Signature,
+    motion: bool,
+    discrete: Option<NonZeroU64>,
+    /// The input over the last step (initially the input at the start).
+    held: Vec<f64>,
+    /// Discrete plants: the state, the input latched for the period, scratch.
+    xd: Vec<f64>,
+    latched: Vec<f64>,
+    next: Vec<f64>,
+}
+
+impl PlantComponent {
+    /// `key` names the component in errors (`components[0]`); `step` is the
+    /// graph's, against which a discrete plant's period is checked.
+    ///
+    /// # Errors
+    /// [`ConfigError`] for a period off the step grid, a non-finite initial
+    /// state or a discrete plant with guards.
+    pub fn new(key: &str, model: PlantModel, step: StepSize) -> Result<Self, ConfigError> {
+        let p = model.as_plant();
+        let signature = p.signature();
+        let n = signature.states.len();
+        let m = signature.inputs.len();
+        let discrete = match p.time_domain() {
+            TimeDomain::Continuous => None,
+            TimeDomain::Discrete { period } => Some(step.period_steps(period).map_err(
+                |source| ConfigError::Time {
+                    key: format!("{key}.period"),
+                    source,
+                },
+            )?),
+        };
+        if discrete.is_some() && p.guard_count() > 0 {
+            return Err(ConfigError::invalid(
+                key,
+                "a discrete plant cannot have guards: events are located in continuous time",
+            ));
+        }
+        let mut x0 = vec![0.0; n];
+        p.initial_state(&mut x0);
+        crate::matrix::check_finite_all(&format!("{key}.x0"), &x0)?;
+        let motion = p.kinematics(&x0).is_some();
+        let (xd, next) = match discrete {
+            Some(_) => (x0, vec![0.0; n]),
+            None => (Vec::new(), Vec::new()),
+        };
+        Ok(PlantComponent {
+            model,
+            signature,
+            motion,
+            discrete,
+            held: vec![0.0; m],
+            xd,
+            latched: if discrete.is_some() {
+                vec![0.0; m]
+            } else {
+                Vec::new()
+            },
+            next,
+        })
+    }
+
+    pub fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    /// The plant's state: the continuous states `x` the engine holds, or a
+    /// discrete plant's own.
+    pub fn state<'a>(&'a self, x: &'a [f64]) -> &'a [f64] {
+        if self.discrete.is_some() {
+            &self.xd
+        } else {
+            x
+        }
+    }
+}
+
+impl Component for PlantComponent {
+    fn declare(&self) -> Declaration {
+        let mut outputs = vec![PortSpec::named("y", &self.signature.outputs)];
+        if self.motion {
+            let names: Vec<String> = MOTION.iter().map(|s| s.to_string()).collect();
+            outputs.push(PortSpec::named("motion", &names));
+        }
+        Declaration {
+            inputs: vec![PortSpec::named("u", &self.signature.inputs).delayed()],
+            outputs,
+            states: if self.discrete.is_some() {
+                Vec::new()
+            } else {
+                self.signature.states.clone()
+            },
+            guards: self.model.as_plant().guard_count(),
+            timing: Timing::EveryStep,
+        }
+    }
+
+    fn initial_state(&self, x: &mut [f64]) {
+        if self.discrete.is_none() {
+            self.model.as_plant().initial_state(x);
+        }
+    }
+
+    fn initial_outputs(&self, y: &mut Outputs) {
+        y.all().fill(0.0);
+    }
+
+    fn start(&mut self, u: &Inputs) {
+        self.held.copy_from_slice(u.port(0));
+    }
+
+    fn output(&mut self, cx: &mut Ctx, x: &[f64], _u: &Inputs, y: &mut Outputs) {
+        let p = self.model.as_plant();
+        let x = if self.discrete.is_some() {
+            &self.xd[..]
+        } else {
+            x
+        };
+        p.output(cx.now.as_secs_f64(), x, &self.held, y.port(0));
+        if self.motion {
+            if let Some(k) = p.kinematics(x) {
+                y.port(1)
+                    .copy_from_slice(&[k.position, k.velocity, k.acceleration, k.length]);
+            }
+        }
+    }
+
+    #[inline]
+    fn derivative(&self, t: f64, x: &[f64], u: &Inputs, dx: &mut [f64]) {
+        self.model.as_plant().derivative(t, x, u.port(0), dx);
+    }
+
+    fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
+        let u = u.port(0);
+        if let Some(m) = self.discrete {
+            let (m, k) = (m.get(), cx.k);
+            if k % m == 0 {
+                self.latched.copy_from_slice(u);
+            }
+            if (k + 1) % m == 0 {
+                let t0 = ((k + 1 - m) * cx.step.as_nanos()) as f64 * 1e-9;
+                self.model
+                    .as_plant()
+                    .update(t0, &self.xd, &self.latched, &mut self.next);
+                std::mem::swap(&mut self.xd, &mut self.next);
+            }
+        }
+        self.held.copy_from_slice(u);
+    }
+
+    fn guards(&self, t: f64, x: &[f64], u: &Inputs, g: &mut [f64]) {
+        self.model.as_plant().guards(t, x, u.port(0), g);
+    }
+
+    fn reset(&self, t: f64, x: &mut [f64], u: &Inputs, guard: usize) {
+        self.model.as_plant().reset(t, x, u.port(0), guard);
+    }
+
+    fn settle(&self, t: f64, x: &mut [f64], u: &Inputs, guard: usize) -> bool {
+        self.model.as_plant().settle(t, x, u.port(0), guard)
+    }
+
+    fn discrete_states(&self) -> &[f64] {
+        &self.xd
+    }
+
+    fn save(&self, into: &mut SavedState) {
+        into.reals.extend_from_slice(&self.held);
+        into.reals.extend_from_slice(&self.xd);
+        into.reals.extend_from_slice(&self.latched);
+    }
+
+    fn load(&mut self, from: &mut StateReader) -> Result<(), StateMismatch> {
+        from.reals(&mut self.held)?;
+        from.reals(&mut self.xd)?;
+        from.reals(&mut self.latched)
+    }
+}

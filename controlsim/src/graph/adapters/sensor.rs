@@ -1,0 +1,139 @@
+//! The sensor as a component.
+
+use protocol::SimTime;
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::plant::MOTION;
+use crate::error::ConfigError;
+use crate::graph::component::{
+    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
+    Timing,
+};
+use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
+use crate::time::StepSize;
+
+/// A sampling sensor at its period and phase: output `y` is
+/// `quantise(input + noise)`. With `source = "plant"` its input is `y`
+/// (connect a plant's `y`, or any output); with `source = "radar"` its
+/// inputs are `own` and `ahead`, two `motion` ports, and the sample is
+/// `[gap, relative_speed, speed, acceleration]` as for a loop's radar.
+/// Noise is ChaCha8 seeded with the run seed and the sensor's stream.
+#[derive(Debug)]
+pub struct SensorComponent {
+    sensor: Sensor,
+    channels: Vec<String>,
+    period: SimTime,
+    phase: SimTime,
+}
+
+impl SensorComponent {
+    /// `channels` names what it measures (a plant's outputs; empty names
+    /// for numbered channels; ignored for a radar, whose channels are
+    /// fixed); `seed` and `stream` pick its noise.
+    ///
+    /// # Errors
+    /// As the loop's sensor: a period or phase off the step grid, bad
+    /// per-channel settings.
+    pub fn new(
+        key: &str,
+        config: &SensorConfig,
+        step: StepSize,
+        channels: &[String],
+        seed: u64,
+        stream: u64,
+    ) -> Result<Self, ConfigError> {
+        let channels: Vec<String> = match config.source {
+            SensorSource::Plant => channels.to_vec(),
+            SensorSource::Radar => RADAR_CHANNELS.iter().map(|s| s.to_string()).collect(),
+        };
+        if channels.is_empty() {
+            return Err(ConfigError::invalid(
+                key,
+                "a sensor needs at least one channel",
+            ));
+        }
+        let sensor = Sensor::new(key, config, step, channels.len(), seed, stream)?;
+        Ok(SensorComponent {
+            sensor,
+            channels,
+            period: config.period,
+            phase: config.phase,
+        })
+    }
+}
+
+impl Component for SensorComponent {
+    fn declare(&self) -> Declaration {
+        // Channels without names (all empty) are numbered: `y[i]`.
+        let port = |name: &str| match self.channels.iter().all(String::is_empty) {
+            true => PortSpec::new(name, self.channels.len()),
+            false => PortSpec::named(name, &self.channels),
+        };
+        let inputs = match self.sensor.source {
+            SensorSource::Plant => vec![port("y")],
+            SensorSource::Radar => {
+                let motion: Vec<String> = MOTION.iter().map(|s| s.to_string()).collect();
+                vec![
+                    PortSpec::named("own", &motion),
+                    PortSpec::named("ahead", &motion),
+                ]
+            }
+        };
+        Declaration {
+            inputs,
+            outputs: vec![port("y")],
+            states: Vec::new(),
+            guards: 0,
+            timing: Timing::Periodic {
+                period: self.period,
+                offset: self.phase,
+            },
+        }
+    }
+
+    fn output(&mut self, _cx: &mut Ctx, _x: &[f64], u: &Inputs, y: &mut Outputs) {
+        match self.sensor.source {
+            SensorSource::Plant => self.sensor.sample.copy_from_slice(u.port(0)),
+            SensorSource::Radar => {
+                let (me, ahead) = (u.port(0), u.port(1));
+                // [position, velocity, acceleration, length]
+                self.sensor.sample.copy_from_slice(&[
+                    ahead[0] - ahead[3] - me[0],
+                    ahead[1] - me[1],
+                    me[1],
+                    me[2],
+                ]);
+            }
+        }
+        self.sensor.corrupt();
+        y.port(0).copy_from_slice(&self.sensor.sample);
+    }
+
+    fn save(&self, into: &mut SavedState) {
+        let rng = &self.sensor.rng;
+        for chunk in rng.get_seed().chunks_exact(8) {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            into.words.push(u64::from_le_bytes(b));
+        }
+        into.words.push(rng.get_stream());
+        let pos = rng.get_word_pos();
+        into.words.push(pos as u64);
+        into.words.push((pos >> 64) as u64);
+    }
+
+    fn load(&mut self, from: &mut StateReader) -> Result<(), StateMismatch> {
+        let mut seed = [0u8; 32];
+        for chunk in seed.chunks_exact_mut(8) {
+            chunk.copy_from_slice(&from.word()?.to_le_bytes());
+        }
+        let stream = from.word()?;
+        let pos = u128::from(from.word()?) | (u128::from(from.word()?) << 64);
+        let mut rng = ChaCha8Rng::from_seed(seed);
+        rng.set_stream(stream);
+        rng.set_word_pos(pos);
+        self.sensor.rng = rng;
+        Ok(())
+    }
+}

@@ -1,0 +1,602 @@
+//! The built [`Graph`] and its step: evaluate a boundary in the evaluation
+//! order, let an observer see it, integrate the step.
+//!
+//! # One step
+//! At boundary `k` ([`Graph::evaluate`]), for each block of the order
+//! ([`order`](super::order)): a component that is due gets its inputs
+//! gathered from the outputs that drive them and computes its outputs; an
+//! algebraic loop is solved ([`newton`](super::newton)). Outputs of a
+//! component that is not due hold their values. Then
+//! ([`Graph::run_to`]) the observer sees the boundary, and the step is
+//! integrated: every component's inputs are gathered again (so each sees the
+//! values as they stand after the whole boundary), its continuous states are
+//! integrated by the run's solver over `[k h, (k + 1) h]` with the inputs
+//! held (guards located inside the step, [`event`](crate::event)), and its
+//! [`advance`](super::Component::advance) is called. Components exchange
+//! values only at boundaries, so integrating each with its inputs held is
+//! integrating them together.
+//!
+//! Per-step work does not allocate: port values live in one vector, each
+//! input is a list of copies from it, and all scratch is sized at build.
+
+use protocol::SimTime;
+
+use super::component::{Component, Ctx, Declaration, Inputs, Outputs, SavedState};
+use super::error::GraphError;
+use super::newton::{Failure, LoopBlock};
+use crate::error::ObserverError;
+use crate::event::Guards;
+use crate::solver::{SolverKind, Workspace};
+use crate::time::{Periodic, StepSize};
+
+/// Marks an output port never evaluated.
+pub(crate) const NEVER: u64 = u64::MAX;
+
+/// When a built component is due.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Schedule {
+    EveryStep,
+    Periodic(Periodic),
+    OnInput,
+}
+
+/// One connection as the engine uses it: copy `len` values from
+/// `values[src..]` to the component's `inputs[dst..]`; `src_port` is the
+/// driving output port (for "has a new value").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Gather {
+    pub(crate) src: usize,
+    pub(crate) dst: usize,
+    pub(crate) len: usize,
+    pub(crate) src_port: usize,
+    /// Whether a new value triggers an on-input component.
+    pub(crate) trigger: bool,
+}
+
+#[derive(Debug)]
+pub(crate) struct Node {
+    pub(crate) name: String,
+    pub(crate) key: String,
+    pub(crate) component: Box<dyn Component>,
+    pub(crate) decl: Declaration,
+    pub(crate) schedule: Schedule,
+    pub(crate) inputs: Vec<f64>,
+    pub(crate) in_offsets: Vec<usize>,
+    pub(crate) out_offsets: Vec<usize>,
+    pub(crate) out_base: usize,
+    pub(crate) port_base: usize,
+    pub(crate) gathers: Vec<Gather>,
+    pub(crate) x: Vec<f64>,
+    pub(crate) guards: Option<Guards>,
+}
+
+impl Node {
+    fn out_len(&self) -> usize {
+        *self.out_offsets.last().unwrap_or(&0)
+    }
+
+    fn gather(&mut self, values: &[f64]) {
+        for g in &self.gathers {
+            self.inputs[g.dst..g.dst + g.len].copy_from_slice(&values[g.src..g.src + g.len]);
+        }
+    }
+}
+
+/// An entry of the evaluation order.
+#[derive(Debug)]
+pub(crate) enum Stage {
+    One(usize),
+    Loop(LoopBlock),
+}
+
+/// Sees the graph at each boundary during [`Graph::run_to`], after the
+/// boundary was evaluated and before its step is integrated.
+pub trait GraphObserver {
+    /// # Errors
+    /// Any error stops the run with [`GraphError::Observer`].
+    fn observe(&mut self, graph: &Graph) -> Result<(), ObserverError>;
+}
+
+impl<F: FnMut(&Graph)> GraphObserver for F {
+    fn observe(&mut self, graph: &Graph) -> Result<(), ObserverError> {
+        self(graph);
+        Ok(())
+    }
+}
+
+/// Components joined by connections, on one step grid. Built by
+/// [`GraphBuilder`](super::GraphBuilder).
+#[derive(Debug)]
+pub struct Graph {
+    pub(crate) step: StepSize,
+    pub(crate) solver: SolverKind,
+    pub(crate) k: u64,
+    /// Whether boundary `k` was evaluated.
+    pub(crate) evaluated: bool,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) stages: Vec<Stage>,
+    pub(crate) values: Vec<f64>,
+    /// Per output port, the boundary it was last evaluated at.
+    pub(crate) fresh: Vec<u64>,
+    port_names: Vec<String>,
+    pub(crate) ws: Workspace,
+    /// Scratch for restore's shape check.
+    pub(crate) scratch: SavedState,
+}
+
+impl Graph {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        step: StepSize,
+        solver: SolverKind,
+        mut nodes: Vec<Node>,
+        stages: Vec<Stage>,
+        values: Vec<f64>,
+        ports: usize,
+        port_names: Vec<String>,
+        ws: Workspace,
+    ) -> Self {
+        for node in &mut nodes {
+            node.gather(&values);
+            node.component.start(&Inputs {
+                data: &node.inputs,
+                offsets: &node.in_offsets,
+            });
+        }
+        Graph {
+            step,
+            solver,
+            k: 0,
+            evaluated: false,
+            nodes,
+            stages,
+            values,
+            fresh: vec![NEVER; ports],
+            port_names,
+            ws,
+            scratch: SavedState::default(),
+        }
+    }
+
+    pub fn step_size(&self) -> StepSize {
+        self.step
+    }
+
+    pub fn solver(&self) -> SolverKind {
+        self.solver
+    }
+
+    /// The current boundary.
+    pub fn k(&self) -> u64 {
+        self.k
+    }
+
+    /// The current time, `k h`.
+    pub fn time(&self) -> SimTime {
+        SimTime(self.k * self.step.as_nanos())
+    }
+
+    /// Component names, in declaration order.
+    pub fn component_names(&self) -> impl Iterator<Item = &str> {
+        self.nodes.iter().map(|n| n.name.as_str())
+    }
+
+    /// Index of the component called `name`.
+    pub fn component_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Component `i`'s declaration.
+    pub fn declaration(&self, i: usize) -> &Declaration {
+        &self.nodes[i].decl
+    }
+
+    /// Component `i`'s continuous states now.
+    pub fn states(&self, i: usize) -> &[f64] {
+        &self.nodes[i].x
+    }
+
+    /// Component `i`'s discrete states worth recording
+    /// ([`Component::discrete_states`]).
+    pub fn discrete_states(&self, i: usize) -> &[f64] {
+        self.nodes[i].component.discrete_states()
+    }
+
+    /// Output port `port` of component `i` (its current value).
+    pub fn output(&self, i: usize, port: usize) -> &[f64] {
+        let n = &self.nodes[i];
+        &self.values[n.out_base + n.out_offsets[port]..n.out_base + n.out_offsets[port + 1]]
+    }
+
+    /// The value of output `component.port`, if both exist.
+    pub fn value(&self, component: &str, port: &str) -> Option<&[f64]> {
+        let i = self.component_index(component)?;
+        let p = self.nodes[i]
+            .decl
+            .outputs
+            .iter()
+            .position(|q| q.name == port)?;
+        Some(self.output(i, p))
+    }
+
+    /// Every output element, components and ports in declaration order.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// A column name per element of [`values`](Self::values):
+    /// `component.port[i]`, `component.port` for a one-element port, or
+    /// `component.port.element` where the port names its elements.
+    pub fn value_names(&self) -> Vec<String> {
+        let mut names = Vec::with_capacity(self.values.len());
+        for n in &self.nodes {
+            for p in &n.decl.outputs {
+                for i in 0..p.size {
+                    names.push(match p.elements.get(i) {
+                        Some(e) => format!("{}.{}.{e}", n.name, p.name),
+                        None if p.size == 1 => format!("{}.{}", n.name, p.name),
+                        None => format!("{}.{}[{i}]", n.name, p.name),
+                    });
+                }
+            }
+        }
+        names
+    }
+
+    /// The evaluation order: one entry per block, a loop's members joined
+    /// by `+`.
+    pub fn order(&self) -> Vec<Vec<&str>> {
+        self.stages
+            .iter()
+            .map(|s| match s {
+                Stage::One(i) => vec![self.nodes[*i].name.as_str()],
+                Stage::Loop(b) => b
+                    .members
+                    .iter()
+                    .map(|&i| self.nodes[i].name.as_str())
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// The key component `i` was added with (`components[i]`), for errors.
+    pub fn component_key(&self, i: usize) -> &str {
+        &self.nodes[i].key
+    }
+
+    /// Names of the output ports, `component.port`, in value order.
+    pub fn port_names(&self) -> &[String] {
+        &self.port_names
+    }
+
+    fn due(&self, i: usize) -> bool {
+        let n = &self.nodes[i];
+        match n.schedule {
+            Schedule::EveryStep => true,
+            Schedule::Periodic(p) => p.is_due(self.k),
+            Schedule::OnInput => n
+                .gathers
+                .iter()
+                .any(|g| g.trigger && self.fresh[g.src_port] == self.k),
+        }
+    }
+
+    /// Computes component `i`'s outputs now (inputs already in place).
+    fn compute(&mut self, i: usize) {
+        let now = self.time();
+        let node = &mut self.nodes[i];
+        let len = node.out_len();
+        let mut cx = Ctx {
+            k: self.k,
+            now,
+            step: self.step,
+            solver: self.solver,
+            ws: &mut self.ws,
+        };
+        node.component.output(
+            &mut cx,
+            &node.x,
+            &Inputs {
+                data: &node.inputs,
+                offsets: &node.in_offsets,
+            },
+            &mut Outputs {
+                data: &mut self.values[node.out_base..node.out_base + len],
+                offsets: &node.out_offsets,
+            },
+        );
+    }
+
+    fn mark_fresh(&mut self, i: usize) {
+        let n = &self.nodes[i];
+        for p in 0..n.decl.outputs.len() {
+            self.fresh[n.port_base + p] = self.k;
+        }
+    }
+
+    /// Evaluates boundary `k` (once; a second call does nothing).
+    ///
+    /// # Errors
+    /// [`GraphError::AlgebraicLoop`] when a loop's solve fails.
+    pub fn evaluate(&mut self) -> Result<(), GraphError> {
+        if self.evaluated {
+            return Ok(());
+        }
+        let mut stages = std::mem::take(&mut self.stages);
+        let mut result = Ok(());
+        for stage in &mut stages {
+            match stage {
+                Stage::One(i) => {
+                    let i = *i;
+                    if self.due(i) {
+                        let node = &mut self.nodes[i];
+                        node.gather(&self.values);
+                        self.compute(i);
+                        self.mark_fresh(i);
+                    }
+                }
+                Stage::Loop(block) => {
+                    if let Err(e) = self.solve_loop(block) {
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+        }
+        self.stages = stages;
+        self.evaluated = result.is_ok();
+        result
+    }
+
+    fn solve_loop(&mut self, block: &mut LoopBlock) -> Result<(), GraphError> {
+        // Who is due: scheduled members, then members on new inputs until
+        // nothing changes (a member's new value is new to the others).
+        for (d, &m) in block.due.iter_mut().zip(&block.members) {
+            *d = match self.nodes[m].schedule {
+                Schedule::OnInput => false,
+                _ => self.due(m),
+            };
+        }
+        loop {
+            let mut changed = false;
+            for j in 0..block.members.len() {
+                let m = block.members[j];
+                if block.due[j] || self.nodes[m].schedule != Schedule::OnInput {
+                    continue;
+                }
+                let fresh = self.nodes[m].gathers.iter().filter(|g| g.trigger).any(|g| {
+                    self.fresh[g.src_port] == self.k
+                        || block.members.iter().zip(&block.due).any(|(&c, &d)| {
+                            let n = &self.nodes[c];
+                            d && g.src_port >= n.port_base
+                                && g.src_port < n.port_base + n.decl.outputs.len()
+                        })
+                });
+                if fresh {
+                    block.due[j] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if !block.due.iter().any(|&d| d) {
+            return Ok(());
+        }
+        for (j, &m) in block.members.iter().enumerate() {
+            if block.due[j] {
+                block.saved[j].clear();
+                self.nodes[m].component.save(&mut block.saved[j]);
+            }
+        }
+        for (z, &(_, _, src)) in block.newton.z.iter_mut().zip(&block.torn) {
+            *z = self.values[src];
+        }
+        let LoopBlock {
+            settings,
+            members,
+            torn,
+            due,
+            saved,
+            newton,
+            description,
+        } = block;
+        let graph = &mut *self;
+        let eval = |z: &[f64], f: &mut [f64]| {
+            for (j, &m) in members.iter().enumerate() {
+                if !due[j] {
+                    continue;
+                }
+                // A state the component saved itself always fits.
+                let _ = graph.nodes[m].component.load(&mut saved[j].reader());
+                let node = &mut graph.nodes[m];
+                node.gather(&graph.values);
+                for (&zi, &(tm, dst, _)) in z.iter().zip(torn.iter()) {
+                    if tm == m {
+                        node.inputs[dst] = zi;
+                    }
+                }
+                graph.compute(m);
+            }
+            for (fi, &(_, _, src)) in f.iter_mut().zip(torn.iter()) {
+                *fi = graph.values[src];
+            }
+        };
+        match newton.solve(*settings, eval) {
+            Ok(_) => {
+                for (j, &m) in members.iter().enumerate() {
+                    if due[j] {
+                        self.mark_fresh(m);
+                    }
+                }
+                Ok(())
+            }
+            Err(failure) => Err(GraphError::AlgebraicLoop {
+                members: description.clone(),
+                time: self.time(),
+                reason: match failure {
+                    Failure::NoConvergence { residual } => format!(
+                        "Newton iteration did not converge in {} steps (residual {residual:e}, tolerance {:e})",
+                        settings.max_iterations, settings.tolerance
+                    ),
+                    Failure::Singular => "the Newton Jacobian is singular: the loop has no unique solution".into(),
+                    Failure::NotFinite => "the loop's values are not finite".into(),
+                },
+            }),
+        }
+    }
+}
+
+/// A component seen by the event locator: its inputs arrive as the flat
+/// slice `u`, cut into ports by `offsets`.
+struct Hybrid<'a> {
+    component: &'a dyn Component,
+    offsets: &'a [usize],
+}
+
+impl crate::event::Hybrid for Hybrid<'_> {
+    #[inline]
+    fn derivative(&self, t: f64, x: &[f64], u: &[f64], dx: &mut [f64]) {
+        let u = Inputs {
+            data: u,
+            offsets: self.offsets,
+        };
+        self.component.derivative(t, x, &u, dx);
+    }
+    fn guards(&self, t: f64, x: &[f64], u: &[f64], g: &mut [f64]) {
+        let u = Inputs {
+            data: u,
+            offsets: self.offsets,
+        };
+        self.component.guards(t, x, &u, g);
+    }
+    fn reset(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize) {
+        let u = Inputs {
+            data: u,
+            offsets: self.offsets,
+        };
+        self.component.reset(t, x, &u, guard);
+    }
+    fn settle(&self, t: f64, x: &mut [f64], u: &[f64], guard: usize) -> bool {
+        let u = Inputs {
+            data: u,
+            offsets: self.offsets,
+        };
+        self.component.settle(t, x, &u, guard)
+    }
+}
+
+impl Graph {
+    /// Runs from the current boundary to `k1`: each boundary `k < k1` is
+    /// evaluated, shown to `observer` and integrated. Boundary `k1` is not
+    /// evaluated (it belongs to the next call).
+    ///
+    /// # Errors
+    /// [`GraphError`]; `Backwards` and `TimeOverflow` change nothing, the
+    /// others stop at the boundary they name.
+    pub fn run_to<O: GraphObserver + ?Sized>(
+        &mut self,
+        k1: u64,
+        observer: &mut O,
+    ) -> Result<(), GraphError> {
+        if k1 < self.k {
+            return Err(GraphError::Backwards {
+                from: self.k,
+                to: k1,
+            });
+        }
+        if self.step.time_of(k1).is_none() {
+            return Err(GraphError::TimeOverflow { to: k1 });
+        }
+        while self.k < k1 {
+            self.evaluate()?;
+            observer
+                .observe(self)
+                .map_err(|source| GraphError::Observer {
+                    step: self.k,
+                    source,
+                })?;
+            self.integrate_step()?;
+        }
+        Ok(())
+    }
+
+    /// Integrates step `k` (evaluating boundary `k` first if that was not
+    /// done) and moves to boundary `k + 1`.
+    ///
+    /// # Errors
+    /// As [`run_to`](Self::run_to).
+    pub fn integrate_step(&mut self) -> Result<(), GraphError> {
+        self.evaluate()?;
+        let k = self.k;
+        let now = self.time();
+        let t = (k * self.step.as_nanos()) as f64 * 1e-9;
+        let h = self.step.as_secs_f64();
+        let mut zeno = None;
+        for node in &mut self.nodes {
+            node.gather(&self.values);
+            let u = Inputs {
+                data: &node.inputs,
+                offsets: &node.in_offsets,
+            };
+            if !node.x.is_empty() {
+                let component = &*node.component;
+                match &mut node.guards {
+                    Some(guards) => {
+                        let hybrid = Hybrid {
+                            component,
+                            offsets: &node.in_offsets,
+                        };
+                        if let Err(e) = guards.step(
+                            &hybrid,
+                            self.solver,
+                            &mut self.ws,
+                            t,
+                            h,
+                            &mut node.x,
+                            &node.inputs,
+                        ) {
+                            zeno.get_or_insert((node.name.clone(), e));
+                        }
+                    }
+                    None => self
+                        .solver
+                        .step(&mut self.ws, t, h, &mut node.x, |t, x, dx| {
+                            component.derivative(t, x, &u, dx)
+                        }),
+                }
+            }
+            let mut cx = Ctx {
+                k,
+                now,
+                step: self.step,
+                solver: self.solver,
+                ws: &mut self.ws,
+            };
+            node.component.advance(&mut cx, &u);
+        }
+        self.k = k + 1;
+        self.evaluated = false;
+        if let Some((component, e)) = zeno {
+            return Err(GraphError::Zeno {
+                component,
+                guard: e.guard,
+                time: e.time,
+                step: k,
+            });
+        }
+        for node in &self.nodes {
+            if let Some(i) = node.x.iter().position(|v| !v.is_finite()) {
+                return Err(GraphError::NonFinite {
+                    component: node.name.clone(),
+                    state: node.decl.states[i].clone(),
+                    value: node.x[i],
+                    time: self.time(),
+                    step: self.k,
+                });
+            }
+        }
+        Ok(())
+    }
+}

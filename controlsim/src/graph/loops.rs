@@ -1,0 +1,173 @@
+//! Today's `[[loops]]` as a graph: the expansion that shows the five-phase
+//! order of [`closed_loop`](crate::closed_loop) is a special case of the
+//! graph's order (the scenario runner still runs loops through
+//! [`ClosedLoop`](crate::ClosedLoop) and the bridge; this is the mapping they
+//! will move to).
+//!
+//! Loop `name` (index `i`) becomes five components at most:
+//!
+//! | component | from | connections |
+//! |-----------|------|-------------|
+//! | `name_plant` | `loops[i].plant` | `name_actuator.u -> name_plant.u` |
+//! | `name_sensor` | `loops[i].sensor` (stream `i`) | `name_plant.y -> name_sensor.y`, or for a radar `name_plant.motion -> .own` and `pred_plant.motion -> .ahead` |
+//! | `name_controller` | `loops[i].controller`, `reference` | `name_sensor.y -> name_controller.measurement` |
+//! | `name_extra` | CACC only: the predecessor's acceleration sampled with the measurement (a noiseless sensor at the sensor's period and phase) | `pred_plant.motion[2] -> name_extra.y -> name_controller.extra` |
+//! | `name_actuator` | `loops[i].actuator` | `name_controller.u -> name_actuator.u` |
+//!
+//! The plant's `u` is not direct feedthrough, so each loop is ordered plant,
+//! sensor, (extra,) controller, actuator: sample, deliver, compute on the
+//! event or the tick, set the actuator; then integrate. That is exactly the
+//! zero-delay [`ClosedLoop`](crate::ClosedLoop), bit for bit (tested for
+//! every plant and controller kind).
+
+use super::adapters::{
+    ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,
+};
+use super::build::GraphBuilder;
+use super::engine::Graph;
+use crate::config::{LoopRef, SystemConfig};
+use crate::error::ConfigError;
+use crate::plant::PlantModel;
+use crate::sensor::{SensorConfig, SensorSource};
+use crate::time::StepSize;
+
+/// The graph of a loops-only system (see the module docs).
+///
+/// # Errors
+/// [`ConfigError`] keyed as for [`System::from_config`](crate::System::from_config).
+pub fn expand(config: &SystemConfig, seed: u64) -> Result<Graph, ConfigError> {
+    // The checks of a System (names, predecessors, vehicles) come first,
+    // with the same keys.
+    crate::System::from_config(config, seed)?;
+    let step = StepSize::new(config.step).map_err(|source| ConfigError::Time {
+        key: "step".into(),
+        source,
+    })?;
+    let mut b = GraphBuilder::new(config.step, config.solver);
+    let names: Vec<&str> = config.loops.iter().map(|l| l.name.as_str()).collect();
+    for (i, l) in config.loops.iter().enumerate() {
+        let key = format!("loops[{i}]");
+        let n = &l.name;
+        let model = PlantModel::from_config(&format!("{key}.plant"), &l.plant)?;
+        let signature = model.as_plant().signature();
+        let m = signature.inputs.len();
+        let actuator = ActuatorComponent::new(&format!("{key}.actuator"), &l.actuator, m)?;
+        let sensor = SensorComponent::new(
+            &format!("{key}.sensor"),
+            &l.sensor,
+            step,
+            &signature.outputs,
+            seed,
+            i as u64,
+        )?;
+        let measurements = match l.sensor.source {
+            SensorSource::Plant => signature.outputs.len(),
+            SensorSource::Radar => 4,
+        };
+        let controller = ControllerComponent::new(
+            &format!("{key}.controller"),
+            &l.controller,
+            ControllerShape {
+                measurements,
+                outputs: m,
+                reference: &l.reference.0,
+                model: Some(&model),
+                limits: Some(actuator.limits()),
+                default_period: Some(l.sensor.period),
+            },
+            step,
+        )?;
+        let predecessor = l.predecessor.as_ref().map(|p| match p {
+            LoopRef::Index(j) => names[*j],
+            LoopRef::Name(s) => s.as_str(),
+        });
+        let extras = controller.declare_extras();
+        b.component_keyed(
+            format!("{key}.plant"),
+            &format!("{n}_plant"),
+            Box::new(PlantComponent::new(&format!("{key}.plant"), model, step)?),
+        );
+        b.component_keyed(
+            format!("{key}.sensor"),
+            &format!("{n}_sensor"),
+            Box::new(sensor),
+        );
+        b.component_keyed(
+            format!("{key}.controller"),
+            &format!("{n}_controller"),
+            Box::new(controller),
+        );
+        b.component_keyed(
+            format!("{key}.actuator"),
+            &format!("{n}_actuator"),
+            Box::new(actuator),
+        );
+        let c = |s: &str| format!("{key}.{s}");
+        match l.sensor.source {
+            SensorSource::Plant => {
+                b.connect_keyed(
+                    c("sensor"),
+                    &format!("{n}_plant.y"),
+                    &format!("{n}_sensor.y"),
+                );
+            }
+            SensorSource::Radar => {
+                let p = predecessor.unwrap_or_default();
+                b.connect_keyed(
+                    c("sensor"),
+                    &format!("{n}_plant.motion"),
+                    &format!("{n}_sensor.own"),
+                );
+                b.connect_keyed(
+                    c("predecessor"),
+                    &format!("{p}_plant.motion"),
+                    &format!("{n}_sensor.ahead"),
+                );
+            }
+        }
+        b.connect_keyed(
+            c("controller"),
+            &format!("{n}_sensor.y"),
+            &format!("{n}_controller.measurement"),
+        );
+        if extras > 0 {
+            let p = predecessor.unwrap_or_default();
+            let held = SensorConfig {
+                noise_std: None,
+                quantization: None,
+                source: SensorSource::Plant,
+                ..l.sensor.clone()
+            };
+            let extra = SensorComponent::new(
+                &c("sensor"),
+                &held,
+                step,
+                &["acceleration".to_string()],
+                seed,
+                i as u64,
+            )?;
+            b.component_keyed(c("predecessor"), &format!("{n}_extra"), Box::new(extra));
+            b.connect_keyed(
+                c("predecessor"),
+                &format!("{p}_plant.motion[2]"),
+                &format!("{n}_extra.y"),
+            );
+            b.connect_keyed(
+                c("predecessor"),
+                &format!("{n}_extra.y"),
+                &format!("{n}_controller.extra"),
+            );
+        }
+        b.connect_keyed(
+            c("actuator"),
+            &format!("{n}_controller.u"),
+            &format!("{n}_actuator.u"),
+        );
+        b.connect_keyed(
+            c("plant"),
+            &format!("{n}_actuator.u"),
+            &format!("{n}_plant.u"),
+        );
+    }
+    b.build()
+}
