@@ -534,6 +534,8 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
         }
     };
     node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
+    crate::run::observation_plan(&resolved, &system)
+        .map_err(|e| locator.error(&e.key, &e.message))?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin)
     {
