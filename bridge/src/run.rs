@@ -245,14 +245,14 @@ impl<W: std::io::Write> RunObserver<W> {
         resolved: &Resolved,
         system: &System,
         recorder: Recorder<W>,
-    ) -> Result<Self, crate::config::ScenarioError> {
-        let (plans, stop) = observation_plan(resolved, system)?;
+        (plans, stop): (Vec<crate::metrics::loops::LoopMetricsPlan>, StopConditions),
+    ) -> Self {
         let metrics = plans
             .into_iter()
             .map(|plan| LoopMetrics::new(plan, SETTLING_BAND))
             .collect();
         let loops = system.loops();
-        Ok(RunObserver {
+        RunObserver {
             recorder,
             metrics,
             platoon: PlatoonMetrics::new(resolved, system),
@@ -264,7 +264,7 @@ impl<W: std::io::Write> RunObserver<W> {
                 .collect(),
             references: loops.iter().map(|l| vec![0.0; l.reference_dim()]).collect(),
             step_s: system.step_size().as_secs_f64(),
-        })
+        }
     }
 }
 
@@ -352,6 +352,8 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let system = System::from_config(&resolved.system, scenario.control_seed())
         .map_err(|e| RunError::Config(e.to_string()))?;
     let motions = node_motions(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
+    let observation =
+        observation_plan(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output {
         dir: dir.clone(),
@@ -389,8 +391,7 @@ pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunEr
     let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
     let recorder = Recorder::new(&system, timeseries, scenario.record_every)
         .map_err(|e| RunError::Config(format!("record_every: {e}")))?;
-    let mut observer = RunObserver::new(resolved, &system, recorder)
-        .map_err(|e| RunError::Config(e.to_string()))?;
+    let mut observer = RunObserver::new(resolved, &system, recorder, observation);
 
     let flows = FlowTable::new(&resolved.loops);
     let network = match started_network {

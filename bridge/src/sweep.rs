@@ -68,6 +68,7 @@
 
 pub mod aggregate;
 pub mod exec;
+pub mod findings;
 pub mod plan;
 pub mod progress;
 pub mod run_state;

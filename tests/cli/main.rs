@@ -7,6 +7,7 @@ mod support;
 mod broken_scenarios;
 mod commands;
 mod docs;
+mod findings;
 mod plots;
 mod run_dir;
 mod sweep_aggregates;
