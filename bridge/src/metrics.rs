@@ -403,6 +403,40 @@ mod tests {
         assert_eq!(f.settled, Some(false), "a NaN output is outside every band");
     }
 
+    /// A second step, from 0.5 to 1 at t = 1 s, with the output at 0.5
+    /// then and peaking at 1.1: the overshoot is 0.1 of the step's size
+    /// 0.5, 20% (not 10% of the distance from the initial output 0), and
+    /// the settling band is 2% of 0.5. Without a step reference, neither.
+    #[test]
+    fn overshoot_is_measured_from_the_output_at_the_step() {
+        let y = |k: u32| match k {
+            0 => 0.0,
+            1..100 => 0.5,
+            100 => 0.5,
+            101 => 1.1,
+            102 => 1.0095,
+            _ => 1.0,
+        };
+        let mut step = ControlMetricsAccumulator::new(0.02);
+        let mut ramp = ControlMetricsAccumulator::with_step(0.02, false);
+        for k in 0..200u32 {
+            let r = if k < 100 { 0.5 } else { 1.0 };
+            step.add(f64::from(k) / 100.0, 0.01, y(k), r);
+            ramp.add(f64::from(k) / 100.0, 0.01, y(k), r);
+        }
+        let f = step.finish();
+        assert!((f.overshoot_percent.unwrap() - 20.0).abs() < 1e-9, "{f:?}");
+        // Outside the 0.01 band at k = 101 (0.1 off), inside from k = 102.
+        assert_eq!(f.settling_time_s, Some(0.02), "{f:?}");
+        assert!((f.peak_deviation - 0.5).abs() < 1e-12);
+        let g = ramp.finish();
+        assert_eq!(
+            (g.overshoot_percent, g.settling_time_s, g.settled),
+            (None, None, None)
+        );
+        assert_eq!(g.iae, f.iae);
+    }
+
     #[test]
     fn delay_percentiles_by_nearest_rank() {
         let s = DelayStats::from_nanos((1..=100).rev().map(|x| x * 1_000_000).collect());
