@@ -1142,12 +1142,22 @@ fn run_with_timeout(
 }
 
 fn print_summary(summary: &bridge::run::RunSummary, dir: &Path) {
-    println!(
-        "run complete: {} simulated, {} syncs ({})",
-        SimTime(summary.reached_ns),
-        summary.sync.syncs,
-        summary.sync.scheme
-    );
+    match &summary.stop {
+        Some(stop) => println!(
+            "run stopped: {} (`{}`) at {}, {} syncs ({})",
+            stop.condition,
+            stop.expression,
+            SimTime(stop.time_ns),
+            summary.sync.syncs,
+            summary.sync.scheme
+        ),
+        None => println!(
+            "run complete: {} simulated, {} syncs ({})",
+            SimTime(summary.reached_ns),
+            summary.sync.syncs,
+            summary.sync.scheme
+        ),
+    }
     println!("network: {}", summary.network.description);
     for lp in &summary.loops {
         for out in &lp.outputs {

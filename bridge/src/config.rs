@@ -84,6 +84,10 @@ pub struct Scenario {
     pub sync: SyncConfig,
     pub network: NetworkConfig,
     pub loops: Vec<LoopScenario>,
+    /// Conditions that end a run early, e.g. `"abs(pendulum.theta) > 1.5"`
+    /// (see [`crate::stop`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_when: Option<crate::stop::StopWhen>,
 }
 
 fn one() -> u64 {
@@ -328,6 +332,9 @@ pub struct LoopScenario {
     pub controller: ControllerConfig,
     #[serde(default, skip_serializing_if = "References::is_empty")]
     pub reference: References,
+    /// Set points and cost weights of the loop's control metrics.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<crate::metrics::loops::LoopMetricsConfig>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -30,6 +30,7 @@ use protocol::{Delivery, DropEvent, DropReason, SimTime};
 use serde::Serialize;
 
 use crate::flows::FlowTable;
+use crate::metrics::aoi::AgeStats;
 use crate::metrics::DelayStats;
 use crate::network::Violation;
 
@@ -204,6 +205,9 @@ pub struct Ledger<W: Write> {
     last_accepted: HashMap<(u32, u16), u64>,
     counts: Vec<FlowCounts>,
     delays: Vec<Vec<u64>>,
+    /// Per flow: `(received_ns, sent_ns)` of every accepted packet, for the
+    /// age of information.
+    updates: Vec<Vec<(u64, u64)>>,
     csv: csv::Writer<W>,
 }
 
@@ -220,6 +224,7 @@ impl<W: Write> Ledger<W> {
             last_accepted: HashMap::new(),
             counts: vec![FlowCounts::default(); n],
             delays: vec![Vec::new(); n],
+            updates: vec![Vec::new(); n],
             csv: csv::WriterBuilder::new().has_headers(true).from_writer(out),
         }
     }
@@ -399,6 +404,7 @@ impl<W: Write> Ledger<W> {
             Verdict::Drop(PolicyDrop::Stale)
         } else {
             counts.accepted += 1;
+            self.updates[d.flow as usize].push((d.received.0, pending.sent.0));
             self.last_accepted.insert(stale_key, d.number);
             let stored = self.values.get(&(d.flow, d.number));
             let values = match stored {
@@ -496,6 +502,11 @@ impl<W: Write> Ledger<W> {
 
     pub fn delay_stats(&self, flow: u32) -> DelayStats {
         DelayStats::from_nanos(self.delays[flow as usize].clone())
+    }
+
+    /// Age of information at the flow's receiver up to `end`.
+    pub fn age_stats(&self, flow: u32, end: SimTime) -> AgeStats {
+        AgeStats::from_updates(self.updates[flow as usize].clone(), end.0)
     }
 
     /// The underlying writer, flushed.

@@ -27,4 +27,5 @@ pub mod scenario_file;
 pub mod server_command;
 pub mod session;
 pub mod shell;
+pub mod stop;
 pub mod sweep;

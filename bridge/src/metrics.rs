@@ -5,27 +5,41 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub mod aoi;
+pub mod loops;
+pub mod platoon;
+
 /// Integral error measures and step-response figures of one loop output,
 /// accumulated step by step (rectangle rule over the solver step, with the
 /// value at the start of each step), so memory is constant in run length.
 ///
-/// Overshoot and settling time are taken against the final reference value
-/// `r_end` and the initial output `y0`: overshoot is the largest excursion
-/// beyond `r_end` in the direction of the step, in percent of `|r_end - y0|`.
-/// Settling time is measured from the step: from the last change of the
-/// reference (the start of the first solver step with its final value; time
-/// zero when it never changes) to the end of the last step at which
-/// `|y - r_end|` exceeded `settling_band` (default 2%) of `|r_end - y0|`.
+/// Overshoot and settling time are measured from the step: the last change
+/// of the reference (the start of the first solver step with its final
+/// value `r_end`; time zero when it never changes), with the output `y_s`
+/// at that step. Overshoot is the largest excursion since the step beyond
+/// `r_end` in the direction of the step, in percent of `|r_end - y_s|`.
+/// Settling time runs from the step to the end of the last step at which
+/// `|y - r_end|` exceeded `settling_band` (default 2%) of `|r_end - y_s|`.
 /// Both are `None` when the reference does not move the output
-/// (`r_end == y0`). An output still outside the band at the end of the run
-/// (or a reference still changing then) has not settled: `settled` is
-/// `false` and the settling time `None`, not the run's length.
+/// (`r_end == y_s`), and for an accumulator made [`with_step`]`(_, false)`
+/// (a reference that is not a step, or a set point). An output still
+/// outside the band at the end of the run (or a reference still changing
+/// then) has not settled: `settled` is `false` and the settling time
+/// `None`, not the run's length.
+///
+/// [`with_step`]: ControlMetricsAccumulator::with_step
 #[derive(Clone, Debug)]
 pub struct ControlMetricsAccumulator {
     iae: f64,
     ise: f64,
     itae: f64,
-    y0: Option<f64>,
+    /// Largest |r - y| (NaN once the error was NaN).
+    peak: f64,
+    /// Whether overshoot and settling are reported at all.
+    step: bool,
+    /// The output at the last reference change (at the start without one).
+    y_step: Option<f64>,
+    /// Extremes of the output since the last reference change.
     max_y: f64,
     min_y: f64,
     /// Reference in force at the last step; a change restarts settling.
@@ -81,6 +95,8 @@ pub struct ControlMetrics {
     /// Whether the output settled by the end of the run; `None` when the
     /// reference does not move the output.
     pub settled: Option<bool>,
+    /// Largest |r - y| over the run.
+    pub peak_deviation: f64,
     /// The metrics above that are infinite or NaN, by name.
     pub non_finite: BTreeMap<&'static str, NonFinite>,
 }
@@ -104,12 +120,21 @@ fn to_nanosecond(x: f64) -> f64 {
 }
 
 impl ControlMetricsAccumulator {
+    /// An accumulator that reports overshoot and settling (a step reference).
     pub fn new(settling_band: f64) -> Self {
+        Self::with_step(settling_band, true)
+    }
+
+    /// `step`: whether the reference is a step, so that overshoot and
+    /// settling mean something; without one they are `None`.
+    pub fn with_step(settling_band: f64, step: bool) -> Self {
         ControlMetricsAccumulator {
             iae: 0.0,
             ise: 0.0,
             itae: 0.0,
-            y0: None,
+            peak: 0.0,
+            step,
+            y_step: None,
             max_y: f64::NEG_INFINITY,
             min_y: f64::INFINITY,
             r: None,
@@ -126,15 +151,21 @@ impl ControlMetricsAccumulator {
         self.iae += e.abs() * h;
         self.ise += e * e * h;
         self.itae += t * e.abs() * h;
-        let y0 = *self.y0.get_or_insert(y);
-        self.max_y = self.max_y.max(y);
-        self.min_y = self.min_y.min(y);
+        if e.abs() > self.peak || e.is_nan() {
+            self.peak = e.abs();
+        }
         let moved = self.r.is_some_and(|previous| previous != r);
         if moved {
             self.step_time = t;
+            self.y_step = Some(y);
+            self.max_y = f64::NEG_INFINITY;
+            self.min_y = f64::INFINITY;
         }
+        let y_step = *self.y_step.get_or_insert(y);
+        self.max_y = self.max_y.max(y);
+        self.min_y = self.min_y.min(y);
         // Not `>`: a NaN output is outside every band.
-        let inside = (y - r).abs() <= self.settling_band * (r - y0).abs();
+        let inside = (y - r).abs() <= self.settling_band * (r - y_step).abs();
         self.outside_at_end = moved || !inside;
         if self.outside_at_end {
             self.last_outside = t + h;
@@ -143,7 +174,7 @@ impl ControlMetricsAccumulator {
     }
 
     pub fn finish(&self) -> ControlMetrics {
-        let (Some(y0), Some(r_end)) = (self.y0, self.r) else {
+        let (Some(y_step), Some(r_end)) = (self.y_step, self.r) else {
             return ControlMetrics {
                 iae: 0.0,
                 ise: 0.0,
@@ -151,11 +182,12 @@ impl ControlMetricsAccumulator {
                 overshoot_percent: None,
                 settling_time_s: None,
                 settled: None,
+                peak_deviation: 0.0,
                 non_finite: BTreeMap::new(),
             };
         };
-        let size = r_end - y0;
-        let (overshoot_percent, settling_time_s, settled) = if size == 0.0 {
+        let size = r_end - y_step;
+        let (overshoot_percent, settling_time_s, settled) = if size == 0.0 || !self.step {
             (None, None, None)
         } else {
             let beyond = if size > 0.0 {
@@ -177,6 +209,7 @@ impl ControlMetricsAccumulator {
             ("ise", Some(self.ise)),
             ("itae", Some(self.itae)),
             ("overshoot_percent", overshoot_percent),
+            ("peak_deviation", Some(self.peak)),
         ]
         .into_iter()
         .filter_map(|(name, x)| Some((name, NonFinite::of(x?)?)))
@@ -188,6 +221,7 @@ impl ControlMetricsAccumulator {
             overshoot_percent,
             settling_time_s,
             settled,
+            peak_deviation: self.peak,
             non_finite,
         }
     }
@@ -367,6 +401,40 @@ mod tests {
         let f = nan.finish();
         assert_eq!(f.non_finite.get("iae"), Some(&NonFinite::NaN));
         assert_eq!(f.settled, Some(false), "a NaN output is outside every band");
+    }
+
+    /// A second step, from 0.5 to 1 at t = 1 s, with the output at 0.5
+    /// then and peaking at 1.1: the overshoot is 0.1 of the step's size
+    /// 0.5, 20% (not 10% of the distance from the initial output 0), and
+    /// the settling band is 2% of 0.5. Without a step reference, neither.
+    #[test]
+    fn overshoot_is_measured_from_the_output_at_the_step() {
+        let y = |k: u32| match k {
+            0 => 0.0,
+            1..100 => 0.5,
+            100 => 0.5,
+            101 => 1.1,
+            102 => 1.0095,
+            _ => 1.0,
+        };
+        let mut step = ControlMetricsAccumulator::new(0.02);
+        let mut ramp = ControlMetricsAccumulator::with_step(0.02, false);
+        for k in 0..200u32 {
+            let r = if k < 100 { 0.5 } else { 1.0 };
+            step.add(f64::from(k) / 100.0, 0.01, y(k), r);
+            ramp.add(f64::from(k) / 100.0, 0.01, y(k), r);
+        }
+        let f = step.finish();
+        assert!((f.overshoot_percent.unwrap() - 20.0).abs() < 1e-9, "{f:?}");
+        // Outside the 0.01 band at k = 101 (0.1 off), inside from k = 102.
+        assert_eq!(f.settling_time_s, Some(0.02), "{f:?}");
+        assert!((f.peak_deviation - 0.5).abs() < 1e-12);
+        let g = ramp.finish();
+        assert_eq!(
+            (g.overshoot_percent, g.settling_time_s, g.settled),
+            (None, None, None)
+        );
+        assert_eq!(g.iae, f.iae);
     }
 
     #[test]

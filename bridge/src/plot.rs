@@ -76,7 +76,11 @@ pub const DEFAULT_SWEEP_METRICS: &[&str] = &[
 pub fn metric_selected(metric: &str, patterns: &[String]) -> bool {
     let matches = |p: &str| p == "all" || metric == p || metric.ends_with(&format!(".{p}"));
     if patterns.is_empty() {
-        DEFAULT_SWEEP_METRICS.iter().any(|p| matches(p))
+        // The states' and inputs' figures (`servo.x.theta.iae`) only when asked.
+        let segments: Vec<&str> = metric.split('.').collect();
+        let of_state_or_input =
+            segments.len() >= 4 && matches!(segments[segments.len() - 3], "x" | "u");
+        !of_state_or_input && DEFAULT_SWEEP_METRICS.iter().any(|p| matches(p))
     } else {
         patterns.iter().any(|p| matches(p))
     }

@@ -29,7 +29,10 @@ use sha2::{Digest, Sha256};
 use crate::config::{Backend, DataFormat, Ns3NetworkConfig, Resolved, Scenario};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::FlowCounts;
-use crate::metrics::{ControlMetrics, ControlMetricsAccumulator, DelayStats};
+use crate::metrics::aoi::AgeStats;
+use crate::metrics::loops::{ControlEffort, LoopMetrics, StateMetrics};
+use crate::metrics::platoon::{PlatoonMetrics, PlatoonSummary};
+use crate::metrics::{ControlMetrics, DelayStats};
 use crate::mobility::node_motions;
 use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
 use crate::ns3::Ns3Error;
@@ -38,6 +41,7 @@ use crate::run_dir::{clear_outputs, DirLock, RunDirError};
 use crate::run_progress::RunProgress;
 use crate::server_command::ns3_options;
 use crate::session::{Session, SessionError};
+use crate::stop::{StopConditions, Stopped};
 
 /// Where and how to run.
 #[derive(Clone, Debug, Default)]
@@ -91,6 +95,12 @@ pub enum RunError {
 pub struct RunSummary {
     pub complete: bool,
     pub error: Option<String>,
+    /// `complete`, `failed`, or the name of the stop condition that ended
+    /// the run (`unstable` for a single `stop_when`).
+    pub status: String,
+    /// The stop condition that ended the run early, and when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Stopped>,
     pub reached_ns: u64,
     pub reached_s: f64,
     pub config_hash: String,
@@ -100,6 +110,9 @@ pub struct RunSummary {
     pub sync: SyncSummary,
     pub network: NetworkSummary,
     pub loops: Vec<LoopSummary>,
+    /// Spacing errors and string stability, when loops have CACC controllers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platoon: Option<PlatoonSummary>,
     pub flows: Vec<FlowSummary>,
     pub totals: FlowCounts,
     /// Delivered / sent over all flows (`null` when nothing was sent).
@@ -131,15 +144,27 @@ pub struct NetworkSummary {
 #[derive(Debug, Serialize)]
 pub struct LoopSummary {
     pub name: String,
-    /// One entry per output that has a reference (output j against reference j).
+    /// One entry per plant output: output j against reference j, or against
+    /// its set point (default 0) when the loop has no reference j.
     pub outputs: Vec<OutputSummary>,
     /// Plant reset events (e.g. bounces) during the run.
     pub resets: u64,
+    /// One entry per plant state, against its set point or reference.
+    pub states: Vec<StateMetrics>,
+    /// Control effort per input channel.
+    pub controls: Vec<ControlEffort>,
+    /// J = ∫ eₓᵀ Q eₓ + uᵀ R u dt, when `[loops.metrics]` gives Q or R.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quadratic_cost: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
 pub struct OutputSummary {
     pub output: String,
+    /// `reference` or `setpoint`.
+    pub against: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setpoint: Option<f64>,
     #[serde(flatten)]
     pub metrics: ControlMetrics,
 }
@@ -158,6 +183,8 @@ pub struct FlowSummary {
     pub counts: FlowCounts,
     pub delivery_ratio: Option<f64>,
     pub delay: DelayStats,
+    /// Age of information at the receiver.
+    pub aoi: AgeStats,
 }
 
 /// Wall-clock figures (`timing.json`): the one output that differs between
@@ -183,37 +210,67 @@ pub struct RunReport {
 struct RunObserver<W: std::io::Write> {
     recorder: Recorder<W>,
     progress: Option<RunProgress>,
-    metrics: Vec<Vec<ControlMetricsAccumulator>>,
-    outputs: Vec<f64>,
-    references: Vec<f64>,
+    metrics: Vec<LoopMetrics>,
+    platoon: Option<PlatoonMetrics>,
+    stop: StopConditions,
+    /// Set when a stop condition held; the run ends at that boundary.
+    stopped: Option<Stopped>,
+    /// Per loop: its outputs and references at the boundary.
+    outputs: Vec<Vec<f64>>,
+    references: Vec<Vec<f64>>,
     step_s: f64,
 }
+
+/// What the observer returns to end the run at a stop condition.
+#[derive(Debug, thiserror::Error)]
+#[error("stop condition `{0}` holds")]
+struct StopRequested(String);
 
 /// Settling band of the settling-time metric: 2% of the step size.
 const SETTLING_BAND: f64 = 0.02;
 
+/// The metrics plans and stop conditions of `resolved`, checked against its
+/// built system (names of outputs, states and inputs).
+///
+/// # Errors
+/// The first bad `[loops.metrics]` or `stop_when`, naming its key.
+pub fn observation_plan(
+    resolved: &Resolved,
+    system: &System,
+) -> Result<
+    (Vec<crate::metrics::loops::LoopMetricsPlan>, StopConditions),
+    crate::config::ScenarioError,
+> {
+    let plans = crate::metrics::loops::plan(resolved, system)?;
+    let stop = StopConditions::new(resolved.scenario.stop_when.as_ref(), system)?;
+    Ok((plans, stop))
+}
+
 impl<W: std::io::Write> RunObserver<W> {
-    fn new(system: &System, recorder: Recorder<W>, progress: Option<RunProgress>) -> Self {
-        let metrics = system
-            .loops()
-            .iter()
-            .map(|lp| {
-                let pairs = lp.signature().outputs.len().min(lp.reference_dim());
-                vec![ControlMetricsAccumulator::new(SETTLING_BAND); pairs]
-            })
+    fn new(
+        resolved: &Resolved,
+        system: &System,
+        recorder: Recorder<W>,
+        progress: Option<RunProgress>,
+        (plans, stop): (Vec<crate::metrics::loops::LoopMetricsPlan>, StopConditions),
+    ) -> Self {
+        let metrics = plans
+            .into_iter()
+            .map(|plan| LoopMetrics::new(plan, SETTLING_BAND))
             .collect();
-        let widest = system
-            .loops()
-            .iter()
-            .map(|l| l.signature().outputs.len().max(l.reference_dim()))
-            .max();
-        let width = widest.unwrap_or(0);
+        let loops = system.loops();
         RunObserver {
             recorder,
             progress,
             metrics,
-            outputs: vec![0.0; width],
-            references: vec![0.0; width],
+            platoon: PlatoonMetrics::new(resolved, system),
+            stop,
+            stopped: None,
+            outputs: loops
+                .iter()
+                .map(|l| vec![0.0; l.signature().outputs.len()])
+                .collect(),
+            references: loops.iter().map(|l| vec![0.0; l.reference_dim()]).collect(),
             step_s: system.step_size().as_secs_f64(),
         }
     }
@@ -226,17 +283,26 @@ impl<W: std::io::Write> Observer for RunObserver<W> {
             p.at(system.time());
         }
         let t = system.time().as_secs_f64();
-        for (i, accs) in self.metrics.iter_mut().enumerate() {
-            if accs.is_empty() {
-                continue;
-            }
-            let lp = &system.loops()[i];
-            let (ny, nr) = (lp.signature().outputs.len(), lp.reference_dim());
-            system.outputs_into(i, &mut self.outputs[..ny])?;
-            system.reference_into(i, &mut self.references[..nr])?;
-            for (j, acc) in accs.iter_mut().enumerate() {
-                acc.add(t, self.step_s, self.outputs[j], self.references[j]);
-            }
+        for i in 0..system.loops().len() {
+            system.outputs_into(i, &mut self.outputs[i])?;
+            system.reference_into(i, &mut self.references[i])?;
+        }
+        if let Some(stopped) = self.stop.check(system, &self.outputs, &self.references)? {
+            let name = stopped.condition.clone();
+            self.stopped = Some(stopped);
+            return Err(Box::new(StopRequested(name)));
+        }
+        for (i, m) in self.metrics.iter_mut().enumerate() {
+            m.add(
+                t,
+                self.step_s,
+                &system.loops()[i],
+                &self.outputs[i],
+                &self.references[i],
+            );
+        }
+        if let Some(p) = &mut self.platoon {
+            p.add(self.step_s, system);
         }
         Ok(())
     }
@@ -310,6 +376,8 @@ pub fn run_with_progress(
     let system = System::from_config(&resolved.system, scenario.control_seed())
         .map_err(|e| RunError::Config(e.to_string()))?;
     let motions = node_motions(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
+    let observation =
+        observation_plan(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output {
         dir: dir.clone(),
@@ -351,7 +419,7 @@ pub fn run_with_progress(
     let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
     let recorder = Recorder::new(&system, timeseries, scenario.record_every)
         .map_err(|e| RunError::Config(format!("record_every: {e}")))?;
-    let mut observer = RunObserver::new(&system, recorder, progress);
+    let mut observer = RunObserver::new(resolved, &system, recorder, progress, observation);
 
     let flows = FlowTable::new(&resolved.loops);
     let network = match started_network {
@@ -396,6 +464,11 @@ pub fn run_with_progress(
     if let Some(p) = observer.progress.take() {
         p.finish();
     }
+    // A stop condition ends the run as planned: its files are whole.
+    let outcome = match (outcome, &observer.stopped) {
+        (Err(SessionError::Step { .. }), Some(_)) => Ok(()),
+        (outcome, _) => outcome,
+    };
     let network_alive = !matches!(outcome, Err(SessionError::Network(_)));
     let description = session.network_description().to_string();
     let syncs = session.syncs();
@@ -454,6 +527,8 @@ pub fn run_with_progress(
     let unwritten = committed.and(timed).err();
     if let (Some(e), true) = (&unwritten, summary.complete) {
         summary.complete = false;
+        summary.status = "failed".into();
+        summary.stop = None;
         summary.error = Some(format!(
             "cannot write the run directory {}: {e}",
             dir.display()
@@ -535,17 +610,26 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
         .loops()
         .iter()
         .zip(&observer.metrics)
-        .map(|(lp, accs)| LoopSummary {
-            name: lp.name().to_string(),
-            outputs: accs
-                .iter()
-                .enumerate()
-                .map(|(j, acc)| OutputSummary {
-                    output: lp.signature().outputs[j].clone(),
-                    metrics: acc.finish(),
-                })
-                .collect(),
-            resets: lp.resets(),
+        .map(|(lp, m)| {
+            let report = m.finish(lp);
+            LoopSummary {
+                name: lp.name().to_string(),
+                outputs: report
+                    .outputs
+                    .into_iter()
+                    .zip(&lp.signature().outputs)
+                    .map(|(o, name)| OutputSummary {
+                        output: name.clone(),
+                        against: o.against,
+                        setpoint: o.setpoint,
+                        metrics: o.metrics,
+                    })
+                    .collect(),
+                resets: lp.resets(),
+                states: report.states,
+                controls: report.controls,
+                quadratic_cost: report.quadratic_cost,
+            }
         })
         .collect();
     let mut totals = FlowCounts::default();
@@ -567,14 +651,23 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
                     size: f.config.size,
                     delivery_ratio: ratio(counts.delivered, counts.sent),
                     delay: ledger.delay_stats(f.id),
+                    aoi: ledger.age_stats(f.id, reached),
                     counts,
                 }
             })
             .collect(),
     };
+    let stop = observer.stopped.clone().filter(|_| error.is_none());
+    let status = match (&error, &stop) {
+        (Some(_), _) => "failed".to_string(),
+        (None, Some(s)) => s.condition.clone(),
+        (None, None) => "complete".to_string(),
+    };
     RunSummary {
         complete: error.is_none(),
         error,
+        status,
+        stop,
         reached_ns: reached.0,
         reached_s: reached.as_secs_f64(),
         config_hash: config_hash(scenario),
@@ -595,6 +688,7 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
             description: description.to_string(),
         },
         loops,
+        platoon: observer.platoon.as_ref().map(|p| p.finish(system)),
         delivery_ratio: ratio(totals.delivered, totals.sent),
         totals,
         flows: flow_summaries,

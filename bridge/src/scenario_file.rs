@@ -607,6 +607,8 @@ fn load_table(
         }
     };
     node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
+    crate::run::observation_plan(&resolved, &system)
+        .map_err(|e| locator.error(&e.key, &e.message))?;
     if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin)
     {
         match BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {

@@ -69,6 +69,7 @@
 
 pub mod aggregate;
 pub mod exec;
+pub mod findings;
 pub mod long_form;
 pub mod overrides;
 pub mod plan;

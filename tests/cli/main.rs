@@ -9,6 +9,7 @@ mod commands;
 mod data_outputs;
 mod docs;
 mod equations;
+mod findings;
 mod fmu;
 mod graph;
 mod limits;

@@ -129,7 +129,8 @@ values = [10.0, 20.0]
         "itae",
     ]);
     assert_exit(&o, 0);
-    assert_eq!(stdout(&o).lines().count(), 2);
+    // Every ITAE: the output theta's and the states theta's and omega's.
+    assert_eq!(stdout(&o).lines().count(), 6, "{}", stdout(&o));
     let o = run(&["plot", out.to_str().unwrap(), "--x", "no.such.key"]);
     assert_exit(&o, 2);
 }

@@ -17,6 +17,11 @@
 //!   but counted in `non_finite`, and a run whose output did not settle has
 //!   no settling time but is counted in `not_settled` (on the
 //!   `settling_time_s` rows), so neither silently leaves a mean.
+//!
+//! A run that a stop condition ended (`stop_when`) has that condition as
+//! its `status` in `sweep.csv`; [`super::findings`] adds its rows to
+//! `sweep_summary.csv` (`<condition>_fraction` with a Wilson interval) and
+//! keeps it out of the other means.
 
 use std::path::{Path, PathBuf};
 
@@ -44,7 +49,12 @@ pub fn metrics_of(summary: &Value) -> Metrics {
             let o = output["output"].as_str().unwrap_or("y");
             let prefix = format!("{name}.{o}");
             let first = out.len();
-            flatten(output, &prefix, &["output", "non_finite"], &mut out);
+            flatten(
+                output,
+                &prefix,
+                &["output", "setpoint", "non_finite"],
+                &mut out,
+            );
             for (metric, value) in output["non_finite"].as_object().into_iter().flatten() {
                 let value = match value.as_str() {
                     Some("inf") => f64::INFINITY,
@@ -75,6 +85,7 @@ pub fn metrics_of(summary: &Value) -> Metrics {
     flatten(&summary["totals"], "totals", &[], &mut out);
     out.push(("delivery_ratio".into(), summary["delivery_ratio"].as_f64()));
     out.push(("syncs".into(), summary["sync"]["syncs"].as_f64()));
+    out.extend(super::findings::metrics_of(summary));
     out
 }
 
@@ -161,12 +172,23 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
     // Per run: its metrics (complete runs only) and its wall time.
     let mut rows: Vec<(Option<Metrics>, Option<f64>)> = Vec::new();
     let mut metrics: Vec<String> = Vec::new();
+    // Per run: the status its summary gives (complete runs only), and the
+    // stop conditions the sweep's scenarios have.
+    let mut statuses: Vec<Option<String>> = Vec::new();
+    let mut conditions: Vec<String> = Vec::new();
     for (run, outcome) in plan.runs.iter().zip(&report.outcomes) {
         let dir = plan.out_dir.join(&run.dir);
-        let figures = outcome
+        let summary = outcome
             .is_complete()
-            .then(|| read_json(&dir.join("summary.json")).map(|s| metrics_of(&s)))
+            .then(|| read_json(&dir.join("summary.json")))
             .flatten();
+        let figures = summary.as_ref().map(metrics_of);
+        statuses.push(summary.as_ref().map(super::findings::status_of));
+        for name in summary.iter().flat_map(super::findings::condition_names) {
+            if !conditions.contains(&name) {
+                conditions.push(name);
+            }
+        }
         if let Some(f) = &figures {
             for (name, _) in f {
                 if !metrics.contains(name) {
@@ -186,7 +208,13 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
     header.extend(metrics.iter().cloned());
     header.push("wall_s".into());
     w.write_record(&header).map_err(csv_error)?;
-    for ((run, outcome), (figures, wall)) in plan.runs.iter().zip(&report.outcomes).zip(&rows) {
+    for (((run, outcome), (figures, wall)), status) in plan
+        .runs
+        .iter()
+        .zip(&report.outcomes)
+        .zip(&rows)
+        .zip(&statuses)
+    {
         let point = plan.point_of(run);
         let mut record = vec![run.dir.display().to_string(), run.point.to_string()];
         record.extend(plan.parameters.iter().map(|p| param_cell(point, p)));
@@ -194,7 +222,9 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
             run.replication.to_string(),
             run.run.to_string(),
             run.seed.to_string(),
-            outcome.status().to_string(),
+            status
+                .clone()
+                .unwrap_or_else(|| outcome.status().to_string()),
             outcome
                 .error()
                 .map(|e| e.replace('\n', " | "))
@@ -239,16 +269,36 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
     );
     w.write_record(&header).map_err(csv_error)?;
     for point in &plan.points {
-        // The complete runs of this point.
-        let runs: Vec<&Metrics> = plan
+        // The complete runs of this point, with their statuses.
+        let finished: Vec<(&Metrics, &str)> = plan
             .runs
             .iter()
             .zip(&rows)
-            .filter(|(run, _)| run.point == point.index)
-            .filter_map(|(_, (figures, _))| figures.as_ref())
+            .zip(&statuses)
+            .filter(|((run, _), _)| run.point == point.index)
+            .filter_map(|((_, (figures, _)), status)| {
+                Some((figures.as_ref()?, status.as_deref().unwrap_or("complete")))
+            })
+            .collect();
+        // Runs that a stop condition ended count in the fractions and the
+        // stop time only.
+        let runs: Vec<&Metrics> = finished
+            .iter()
+            .filter(|(_, status)| *status == "complete")
+            .map(|(f, _)| *f)
+            .collect();
+        let stopped: Vec<&Metrics> = finished
+            .iter()
+            .filter(|(_, status)| *status != "complete")
+            .map(|(f, _)| *f)
             .collect();
         let value = |f: &Metrics, m: &str| f.iter().find(|(n, _)| n == m).and_then(|(_, v)| *v);
         for m in &metrics {
+            let runs = if m.starts_with("stop.") {
+                &stopped
+            } else {
+                &runs
+            };
             let values: Vec<f64> = runs.iter().filter_map(|f| value(f, m)).collect();
             let finite: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
             let non_finite = values.len() - finite.len();
@@ -274,6 +324,24 @@ pub fn write(plan: &Plan, report: &ExecReport) -> Result<Written, SweepError> {
                 cell(s.ci95_half_width),
                 non_finite.to_string(),
                 not_settled.map(|n| n.to_string()).unwrap_or_default(),
+            ]);
+            w.write_record(&record).map_err(csv_error)?;
+        }
+        let statuses: Vec<&str> = finished.iter().map(|(_, s)| *s).collect();
+        for f in super::findings::fractions(&conditions, &statuses) {
+            let interval = super::findings::wilson95(f.k, f.n);
+            let mut record = vec![point.index.to_string()];
+            record.extend(plan.parameters.iter().map(|p| param_cell(point, p)));
+            record.extend([
+                f.metric.clone(),
+                f.n.to_string(),
+                cell(f.mean()),
+                String::new(),
+                cell(interval.map(|i| i.0)),
+                cell(interval.map(|i| i.1)),
+                String::new(),
+                "0".into(),
+                String::new(),
             ]);
             w.write_record(&record).map_err(csv_error)?;
         }
