@@ -341,6 +341,12 @@ fn controller_sizes(c: &ControllerConfig, references: usize) -> (Option<usize>, 
         ControllerConfig::Pid(_) | ControllerConfig::TransferFunction(_) => (None, Some(1)),
         ControllerConfig::StateSpace(c) => (None, Some(rows(&c.c))),
         ControllerConfig::OpenLoop(_) => (None, (references > 0).then_some(references)),
+        // The variables named in the scenario, if it names them; otherwise
+        // the connections size the ports.
+        ControllerConfig::Fmu(c) => (
+            c.measurements.as_ref().map(Vec::len),
+            c.outputs.as_ref().map(Vec::len),
+        ),
     }
 }
 

@@ -78,6 +78,9 @@ pub fn check_loop(key: &str, l: &LoopConfig) -> Result<(), ConfigError> {
         // An equation model's sizes come from its text, whose length the
         // input cap bounds; every allocation is linear in that length.
         PlantConfig::Equations(_) => {}
+        // An FMU's sizes come from its model description, which its own
+        // file (under the input cap) holds.
+        PlantConfig::Fmu(_) => {}
     }
     let sensor = format!("{key}.sensor");
     per_channel(&sensor, "noise_std", l.sensor.noise_std.as_ref())?;
@@ -125,7 +128,10 @@ pub fn check_loop(key: &str, l: &LoopConfig) -> Result<(), ConfigError> {
             polynomial(&controller, "den", c.den.len())?;
             opt_list(&controller, "x0", c.x0.as_ref().map(Vec::len))?;
         }
-        ControllerConfig::Pid(_) | ControllerConfig::Cacc(_) | ControllerConfig::OpenLoop(_) => {}
+        ControllerConfig::Pid(_)
+        | ControllerConfig::Cacc(_)
+        | ControllerConfig::OpenLoop(_)
+        | ControllerConfig::Fmu(_) => {}
     }
     list(key, "reference", l.reference.0.len())
 }

@@ -80,7 +80,7 @@ impl FmuLaw {
         c: &FmuControllerConfig,
         trigger: Trigger,
         step: StepSize,
-        sensor_period: protocol::SimTime,
+        sensor_period: netloop_time::SimTime,
     ) -> Result<(Self, LawShape), ConfigError> {
         let (unpacked, model) = crate::fmu::load(&ctx.key, &c.path)?;
         let all_inputs = model.inputs();

@@ -16,7 +16,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
@@ -35,7 +35,7 @@ pub struct FmuPlantConfig {
     /// run's step.
     #[serde(
         default,
-        with = "protocol::duration::option",
+        with = "netloop_time::duration::option",
         skip_serializing_if = "Option::is_none"
     )]
     pub step: Option<SimTime>,

@@ -290,7 +290,7 @@ impl Slave {
 /// them (`300ms`), or seconds before the run's start.
 fn show_time(t: f64) -> String {
     if t >= 0.0 {
-        protocol::SimTime((t * 1e9).round() as u64).to_string()
+        netloop_time::SimTime((t * 1e9).round() as u64).to_string()
     } else {
         format!("{t} s")
     }

@@ -10,7 +10,7 @@
 //! declarations consistent; and, unless algebraic loops are to be solved,
 //! no cycle of direct-feedthrough connections.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use super::component::{Component, Declaration, Timing};
 use super::engine::{Gather, Graph, Node, Schedule};

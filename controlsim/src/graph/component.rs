@@ -21,7 +21,7 @@
 
 use std::fmt;
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use crate::solver::{SolverKind, Workspace};
 use crate::time::StepSize;

@@ -19,7 +19,7 @@
 //! Per-step work does not allocate: port values live in one vector, each
 //! input is a list of copies from it, and all scratch is sized at build.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use super::component::{Component, Ctx, Declaration, Inputs, Outputs, SavedState};
 use super::error::GraphError;

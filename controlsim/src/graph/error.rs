@@ -1,7 +1,7 @@
 //! Why a graph run stopped. Building errors are [`ConfigError`](crate::ConfigError)s
 //! naming the key; these are the run's.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use crate::error::ObserverError;
 

@@ -1,6 +1,6 @@
 //! Any controller as a component.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 
 use crate::controller::{BuildContext, Controller, ControllerConfig, StepClock, Trigger};
 use crate::error::ConfigError;

@@ -1,6 +1,6 @@
 //! The sensor as a component.
 
-use protocol::SimTime;
+use netloop_time::SimTime;
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
