@@ -574,15 +574,10 @@ LteNetworkBuilder::DeclareArguments(ArgumentTable& table)
                   {"tdtbfq", "tdtbfq"},
                   {"pss", "pss"},
                   {"cqa", "cqa"}});
-    table
-        .Add("bandwidth",
-             "bandwidth",
-             "uplink and downlink bandwidth",
-             m_options.bandwidth)
+    table.Add("bandwidth", "bandwidth", "uplink and downlink bandwidth", m_options.bandwidth)
         .Unit("resource blocks")
         .Allowed({6, 15, 25, 50, 75, 100});
-    table.Add("enbTxPower", "enb_tx_power", "eNB transmit power", m_options.enbTxPower)
-        .Unit("dBm");
+    table.Add("enbTxPower", "enb_tx_power", "eNB transmit power", m_options.enbTxPower).Unit("dBm");
     table.Add("ueTxPower", "ue_tx_power", "UE transmit power", m_options.ueTxPower).Unit("dBm");
     table
         .Add("s1uLinkDataRate",

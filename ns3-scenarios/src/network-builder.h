@@ -81,16 +81,19 @@ class NetworkBuilder
     virtual std::string GetName() const = 0;
     /// \return one paragraph on what this kind builds (for --describe)
     virtual std::string GetDoc() const = 0;
+
     /// \return whether node positions matter (radio propagation)
     virtual bool UsesPositions() const
     {
         return true;
     }
+
     /// \return how the node count is set (default: --nodes, from the highest node used)
     virtual NodeCountRule GetNodeCountRule() const
     {
         return NodeCountRule{};
     }
+
     /// Declares this kind's arguments, each bound to the option it fills.
     virtual void DeclareArguments(ArgumentTable& table) = 0;
 

@@ -219,7 +219,9 @@ ArgumentSpec::Check() const
         std::string list;
         for (std::size_t i = 0; i < m_choices.size(); ++i)
         {
-            list += (i == 0 ? "" : i + 1 == m_choices.size() ? " or " : ", ") +
+            list += (i == 0                      ? ""
+                     : i + 1 == m_choices.size() ? " or "
+                                                 : ", ") +
                     m_choices[i].argument;
         }
         return ArgumentProblem{m_name, head + " is not a choice; use " + list};
@@ -246,7 +248,9 @@ ArgumentSpec::Check() const
         std::string list;
         for (std::size_t i = 0; i < m_allowed.size(); ++i)
         {
-            list += (i == 0 ? "" : i + 1 == m_allowed.size() ? " or " : ", ") +
+            list += (i == 0                      ? ""
+                     : i + 1 == m_allowed.size() ? " or "
+                                                 : ", ") +
                     Number(m_allowed[i]);
         }
         return ArgumentProblem{m_name, head + " is not allowed; use " + list + unit};
@@ -405,8 +409,8 @@ KindDescription::Json() const
        << "\"key\":" << JsonQuote(nodes.key) << ",\"argument\":" << JsonQuote(nodes.argument)
        << ",\"extra\":" << nodes.extra << ",\"min\":" << nodes.min << ",\"max\":" << nodes.max
        << ",\"required\":" << (nodes.required ? "true" : "false")
-       << ",\"doc\":" << JsonQuote(nodes.doc) << "},\"arguments\":"
-       << (arguments ? arguments->Json() : "[]") << "}";
+       << ",\"doc\":" << JsonQuote(nodes.doc)
+       << "},\"arguments\":" << (arguments ? arguments->Json() : "[]") << "}";
     return os.str();
 }
 

@@ -28,7 +28,8 @@ namespace
 
 /// The --info line.
 std::string
-InfoJson(const std::vector<std::unique_ptr<NetworkBuilder>>& builders, const std::string& ns3Modules)
+InfoJson(const std::vector<std::unique_ptr<NetworkBuilder>>& builders,
+         const std::string& ns3Modules)
 {
     std::ostringstream os;
     os << "{\"software\":" << JsonString(ServerSoftware()) << ",\"ns3_version\":\""
@@ -199,9 +200,9 @@ ServerMain(int argc,
     }
     if (!builder)
     {
-        return BadArgument(ArgumentProblem{
-            "network",
-            "--network=" + network + " is not a network kind; use " + kinds});
+        return BadArgument(
+            ArgumentProblem{"network",
+                            "--network=" + network + " is not a network kind; use " + kinds});
     }
     if (auto problem = serve.Validate())
     {

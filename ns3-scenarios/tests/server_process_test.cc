@@ -796,8 +796,9 @@ TEST(ServerProcess, EveryBadArgumentIsAlsoOneStructuredLine)
         ServerProcess server({arg, "--check"});
         EXPECT_EQ(server.Wait(), 2) << arg;
         const std::string err = server.Stderr();
-        EXPECT_EQ(err.rfind("netloop-problem: {\"argument\":\"" + argument + "\",\"message\":\"", 0),
-                  0u)
+        EXPECT_EQ(
+            err.rfind("netloop-problem: {\"argument\":\"" + argument + "\",\"message\":\"", 0),
+            0u)
             << arg << ": " << err;
     }
 }
