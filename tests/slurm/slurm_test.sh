@@ -95,28 +95,34 @@ echo "== cancel one array task while its run runs"
 array=$("$netloop" sweep "$sweep" --out "$work/killed" --slurm -q)
 aggregate=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][-1]["aggregate_job"])' "$work/killed/slurm/jobs.json")
 victim=""
-for _ in $(seq 600); do
-    # A running task whose run has started and not ended.
-    for task in $(squeue -h -r -j "$array" -t RUNNING -o "%i" 2>/dev/null); do
-        index="${task#*_}"
-        hash=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][int(sys.argv[2]) - 1]["hash"])' "$work/killed/sweep.json" "$index")
-        if [ -f "$work/killed/runs/$hash/netloop.log" ] && [ ! -f "$work/killed/runs/$hash/outcome.json" ]; then
-            # A run lasts well under a second: freeze the task (SIGSTOP to
-            # its processes) so that it cannot finish between this check
-            # and the cancel, then check again.
-            scontrol suspend "$task" 2>/dev/null || continue
-            if [ -f "$work/killed/runs/$hash/outcome.json" ]; then
-                scontrol resume "$task" 2>/dev/null || true
-                continue
-            fi
-            victim="$task"
-            break 2
+# Run hash -> array task index, read once: the loop below must be quick,
+# since a run lasts a fraction of a second.
+declare -A task_of
+while read -r index hash; do
+    task_of[$hash]=$index
+done < <(python3 -c 'import json,sys
+for i, r in enumerate(json.load(open(sys.argv[1]))["runs"], 1): print(i, r["hash"])' "$work/killed/sweep.json")
+for _ in $(seq 3000); do
+    # A run that has started and not ended.
+    for log in "$work"/killed/runs/*/netloop.log; do
+        dir="${log%/netloop.log}"
+        [ -f "$log" ] && [ ! -f "$dir/outcome.json" ] || continue
+        hash="${dir##*/}"
+        task="${array}_${task_of[$hash]}"
+        # Freeze the task (SIGSTOP to its processes) so that it cannot
+        # finish between this check and the cancel, then check again.
+        scontrol suspend "$task" 2>/dev/null || continue
+        if [ -f "$dir/outcome.json" ]; then
+            scontrol resume "$task" 2>/dev/null || true
+            continue
         fi
+        victim="$task"
+        break 2
     done
-    sleep 0.1
+    sleep 0.02
 done
 if [ -z "$victim" ]; then
-    echo "FAIL found no running task to cancel within a minute" >&2
+    echo "FAIL found no running task to cancel" >&2
     exit 1
 fi
 scancel "$victim"
