@@ -535,25 +535,16 @@ fn parse_table(path: &Path, text: &str) -> Result<toml::Table, LoadError> {
     })
 }
 
-/// [`load_text`] once `text` is parsed into `table`.
-fn load_table(
-    path: &Path,
-    text: &str,
-    mut table: toml::Table,
-    overrides: &[Override],
-) -> Result<Loaded, LoadError> {
-    for o in overrides {
-        set_value(&mut table, &o.path, o.value.clone()).map_err(|message| LoadError::Override {
+/// Applies `--set` overrides to a parsed file and refuses a non-finite
+/// number anywhere in the result, located by `locator`.
+fn apply_overrides(table: &mut toml::Table, locator: &Locator) -> Result<(), LoadError> {
+    for o in locator.overrides {
+        set_value(table, &o.path, o.value.clone()).map_err(|message| LoadError::Override {
             origin: o.origin.clone(),
             message,
         })?;
     }
-    let locator = Locator {
-        file: path,
-        text,
-        overrides,
-    };
-    if let Some((key, value)) = first_non_finite(&table) {
+    if let Some((key, value)) = first_non_finite(table) {
         let message = format!("must be a finite number, found {value}");
         return Err(locator.located(
             Some(key.to_string()),
@@ -562,6 +553,22 @@ fn load_table(
             Some("a finite number".into()),
         ));
     }
+    Ok(())
+}
+
+/// [`load_text`] once `text` is parsed into `table`.
+fn load_table(
+    path: &Path,
+    text: &str,
+    mut table: toml::Table,
+    overrides: &[Override],
+) -> Result<Loaded, LoadError> {
+    let locator = Locator {
+        file: path,
+        text,
+        overrides,
+    };
+    apply_overrides(&mut table, &locator)?;
 
     // A kind the bridge has no type for is the server's to describe: serde
     // reads the rest, the schema this table.
@@ -710,30 +717,13 @@ pub fn deserialize_with_overrides<T: for<'de> Deserialize<'de>>(
     text: &str,
     overrides: &[Override],
 ) -> Result<T, LoadError> {
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
-        path: path.to_path_buf(),
-        message: shorten_lines(e.to_string().trim_end()),
-    })?;
-    for o in overrides {
-        set_value(&mut table, &o.path, o.value.clone()).map_err(|message| LoadError::Override {
-            origin: o.origin.clone(),
-            message,
-        })?;
-    }
+    let mut table = parse_table(path, text)?;
     let locator = Locator {
         file: path,
         text,
         overrides,
     };
-    if let Some((key, value)) = first_non_finite(&table) {
-        let message = format!("must be a finite number, found {value}");
-        return Err(locator.located(
-            Some(key.to_string()),
-            &key,
-            message,
-            Some("a finite number".into()),
-        ));
-    }
+    apply_overrides(&mut table, &locator)?;
     serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
         let key = KeyPath::from_serde(e.path());
         let message = e.inner().message().trim().to_string();
