@@ -46,9 +46,11 @@ use serde::{Deserialize, Serialize};
 use crate::network::BuiltinConfig;
 
 mod described;
+mod length;
 mod ns3;
 
 pub use described::DescribedConfig;
+pub use length::Metres;
 pub use ns3::{
     key_of_server_message, BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, CustomConfig,
     DataRate, LteConfig, LteScheduler, Ns3NetworkConfig, P2pConfig, PlacementConfig, Propagation,
@@ -144,6 +146,11 @@ pub struct SyncConfig {
     /// Results are bit-identical either way; `false` syncs every period.
     #[serde(default = "enabled")]
     pub lookahead: bool,
+    /// Master-slave with lookahead: how far the network's straight-line
+    /// extrapolation of a moving node may be from the plant's position
+    /// before a sync is needed; 0 (the default) syncs every period.
+    #[serde(default, skip_serializing_if = "Metres::is_zero")]
+    pub position_tolerance: Metres,
 }
 
 fn enabled() -> bool {
@@ -248,6 +255,38 @@ pub struct ServerConfig {
     /// its own (`network.server.params.loss = [0.0, 0.1]`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, ServerParam>,
+    /// The socket the bridge and its server talk over (same wire format).
+    #[serde(default, skip_serializing_if = "Transport::is_default")]
+    pub transport: Transport,
+}
+
+/// `[network.server] transport`: the kind of the connected socket pair the
+/// bridge hands to the server it starts. The frames are the same on both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// TCP on 127.0.0.1 with `TCP_NODELAY`.
+    #[default]
+    Tcp,
+    /// A Unix-domain stream socket pair: no TCP/IP stack on the way.
+    Unix,
+    /// The best for a server on this machine, which the bridge's own server
+    /// always is: Unix.
+    Auto,
+}
+
+impl Transport {
+    fn is_default(&self) -> bool {
+        *self == Transport::default()
+    }
+
+    /// The transport actually used: `Auto` resolved.
+    pub fn resolved(self) -> Transport {
+        match self {
+            Transport::Auto => Transport::Unix,
+            other => other,
+        }
+    }
 }
 
 /// A value of `[network.server] params`: what a command-line flag can hold.
@@ -288,6 +327,7 @@ impl Default for ServerConfig {
             step_timeout: default_step_timeout(),
             args: Vec::new(),
             params: BTreeMap::new(),
+            transport: Transport::default(),
         }
     }
 }
@@ -640,6 +680,15 @@ impl Scenario {
                     return Err(bad(key, "must be a finite number"));
                 }
             }
+        }
+        if !self.sync.position_tolerance.is_zero() && self.sync.scheme != SchemeKind::MasterSlave {
+            return Err(bad(
+                "sync.position_tolerance",
+                format!(
+                    "applies to master_slave sync only, not to {}",
+                    self.sync.scheme
+                ),
+            ));
         }
         let sync_steps = match (self.sync.scheme, self.sync.period) {
             (SchemeKind::EventDriven, None) => None,

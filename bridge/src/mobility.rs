@@ -6,10 +6,13 @@
 //! optionally `mobility.velocity`), e.g. a cart's `x` and `v` or a bouncing
 //! ball's `h` and `v` with a vertical heading.
 
-use controlsim::{Loop, System};
+mod drift;
+
+use controlsim::{ActuatorConfig, Loop, PerChannel, PlantModel, System};
 use protocol::NodeKinematics;
 
 use crate::config::{Mobility, Resolved, ScenarioError};
+use drift::DriftBound;
 
 /// Where a node's position and speed come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +36,9 @@ pub struct NodeMotion {
     origin: [f64; 3],
     heading: [f64; 3],
     source: Source,
+    /// What bounds the node's drift from the network's straight line, when
+    /// anything does (a vehicle with a saturated input).
+    drift: Option<DriftBound>,
 }
 
 impl NodeMotion {
@@ -52,6 +58,16 @@ impl NodeMotion {
             position: std::array::from_fn(|d| self.origin[d] + position * self.heading[d]),
             velocity: self.heading.map(|h| speed * h),
         }
+    }
+
+    /// The farthest (metres) the node can get from the straight line the
+    /// network extrapolates from a sync now, within `seconds`; `None` when
+    /// nothing bounds the plant's acceleration (then it must sync every
+    /// period). See [`drift`] for the bound.
+    pub fn max_drift(&self, plant: &Loop, seconds: f64) -> Option<f64> {
+        let bound = self.drift.as_ref()?;
+        let scale = self.heading.iter().map(|h| h * h).sum::<f64>().sqrt();
+        Some(scale * bound.max_drift(plant.state(), seconds))
     }
 }
 
@@ -73,15 +89,41 @@ pub fn node_motions(
         let Some(source) = source(i, mobility, plant)? else {
             continue;
         };
+        let drift = match (source, plant.plant()) {
+            (Source::Plant, PlantModel::Vehicle(vehicle)) => {
+                let params = vehicle.params();
+                input_limits(&resolved.system.loops[i].actuator).map(|(u_min, u_max)| {
+                    DriftBound::Vehicle {
+                        engine_lag: params.engine_lag,
+                        drag: params.drag,
+                        u_min,
+                        u_max,
+                    }
+                })
+            }
+            _ => None,
+        };
         motions.push(NodeMotion {
             loop_index: i,
             node: network.plant_node,
             origin: mobility.origin,
             heading: mobility.heading,
             source,
+            drift,
         });
     }
     Ok(motions)
+}
+
+/// The saturation limits of a one-input actuator, when both are set.
+fn input_limits(actuator: &ActuatorConfig) -> Option<(f64, f64)> {
+    let single = |limit: &Option<PerChannel>| match limit.as_ref()? {
+        PerChannel::All(x) => Some(*x),
+        PerChannel::Each(v) if v.len() == 1 => Some(v[0]),
+        PerChannel::Each(_) => None,
+    };
+    let (lo, hi) = (single(&actuator.min)?, single(&actuator.max)?);
+    (lo.is_finite() && hi.is_finite() && lo <= hi).then_some((lo, hi))
 }
 
 fn source(i: usize, mobility: &Mobility, plant: &Loop) -> Result<Option<Source>, ScenarioError> {
@@ -186,6 +228,23 @@ kind = "open_loop"
         assert_eq!((k.position, k.velocity), ([7.0, 0.0, 0.0], [3.0, 0.0, 0.0]));
         let (m, _) = motions("kind = \"vehicle\"", "mobility = { enabled = false }").unwrap();
         assert!(m.is_empty());
+    }
+
+    #[test]
+    fn only_a_vehicle_with_a_saturated_input_bounds_its_drift() {
+        let car = "kind = \"vehicle\"\nx0 = [0.0, 20.0, 0.0]";
+        let limited = format!("{car}\n[loops.actuator]\nmin = -5.0\nmax = 3.0");
+        let (m, system) = motions(&limited, "").unwrap();
+        let bound = m[0].max_drift(&system.loops()[0], 0.08).unwrap();
+        // A cruising car (a = 0): 8 m/s^2 of input range through a 0.1 s lag.
+        assert!(
+            (bound - 8.0 * 0.08f64.powi(3) / 0.6).abs() < 1e-12,
+            "{bound}"
+        );
+        let (m, system) = motions(car, "").unwrap();
+        assert_eq!(m[0].max_drift(&system.loops()[0], 0.08), None);
+        let (m, system) = motions(SERVO, r#"mobility = { position = "theta" }"#).unwrap();
+        assert_eq!(m[0].max_drift(&system.loops()[0], 0.08), None);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Client for the ns-3 stepping server (`ns3-scenarios/`, binary `netloop-server`).
 //!
 //! # Lifecycle
-//! 1. [`Ns3Client::start`] makes a connected pair of TCP sockets on 127.0.0.1
-//!    (`handover.rs`), spawns the server with the network's command-line
+//! 1. [`Ns3Client::start`] makes a connected pair of TCP sockets on 127.0.0.1,
+//!    or of Unix-domain sockets ([`Ns3Options::transport`], `handover.rs`), spawns the server with the network's command-line
 //!    arguments and its end of the pair (`--connectionFd=N`), so that the
 //!    server never listens and no other process can reach it; waits for the
 //!    server's first stdout line (it is ready), and exchanges [`Hello`]s
@@ -32,6 +32,7 @@
 mod connection;
 mod handover;
 mod process;
+mod socket;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +45,7 @@ use protocol::{
     StepDone, Summary,
 };
 
+pub use crate::config::Transport;
 use connection::{FramedStream, RecvError, SendError};
 pub use process::{describe_status as describe_exit, server_problem};
 use process::{describe_status, ServerProcess};
@@ -66,6 +68,8 @@ pub struct Ns3Options {
     pub step_timeout: Duration,
     /// When set to true (e.g. by a Ctrl-C handler), waits end with `Interrupted`.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// The kind of socket pair handed to the server (`Auto`: Unix).
+    pub transport: Transport,
 }
 
 impl Ns3Options {
@@ -76,6 +80,7 @@ impl Ns3Options {
             connect_timeout: Duration::from_secs(30),
             step_timeout: Duration::from_secs(300),
             cancel: None,
+            transport: Transport::default(),
         }
     }
 }
@@ -236,7 +241,7 @@ impl Ns3Client {
     /// [`Ns3Error::VersionMismatch`], or a timeout.
     pub fn start(options: &Ns3Options) -> Result<Self, Ns3Error> {
         let deadline = Instant::now() + options.connect_timeout;
-        let pair = handover::connected_pair(options.connect_timeout)
+        let pair = handover::connected_pair(options.transport, options.connect_timeout)
             .map_err(|source| Ns3Error::Connect { source })?;
         let process = ServerProcess::spawn(
             &options.server,

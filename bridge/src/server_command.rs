@@ -99,6 +99,7 @@ pub fn ns3_options(
     options.connect_timeout = Duration::from_nanos(server.connect_timeout.0);
     options.step_timeout = Duration::from_nanos(server.step_timeout.0);
     options.cancel = cancel;
+    options.transport = server.transport;
     options
 }
 

@@ -149,6 +149,9 @@ pub struct Session<W: Write> {
     announce_ahead: bool,
     /// Master-slave may run the network ahead (see `master_slave.rs`).
     lookahead: bool,
+    /// Master-slave: metres a moving node may drift from the network's
+    /// straight-line picture of it before a sync is due; 0 = every period.
+    position_tolerance: f64,
     syncs: u64,
     cancel: Option<Arc<AtomicBool>>,
     /// The network's own description of itself, from its `Configured`
@@ -216,6 +219,7 @@ impl<W: Write> Session<W> {
             outgoing: Vec::new(),
             announce_ahead: scheme == SchemeKind::MasterSlave,
             lookahead: resolved.scenario.sync.lookahead,
+            position_tolerance: resolved.scenario.sync.position_tolerance.0,
             syncs: 0,
             cancel,
             network_description: String::new(),

@@ -5,6 +5,7 @@
 mod support;
 
 mod cosim_ns3;
+mod coupling;
 mod custom_params;
 mod examples;
 mod network_check;

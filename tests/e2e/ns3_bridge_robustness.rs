@@ -2,18 +2,27 @@
 //! gives the bridge a clear error that names the simulated time reached,
 //! within the step timeout, and no server process outlives its bridge: not
 //! on error, not on panic, not when netloop itself is interrupted or killed.
+//! The server's failures are tried over both transports (TCP and Unix).
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bridge::ns3::{Ns3Client, Ns3Error};
+use bridge::ns3::{Ns3Client, Ns3Error, Transport};
 use protocol::SimTime;
 
 use crate::support::*;
 
+/// Both ways the bridge can talk to its server.
+const TRANSPORTS: [Transport; 2] = [Transport::Tcp, Transport::Unix];
+
 fn running_client(step_timeout: Duration) -> Ns3Client {
+    running_client_over(Transport::Tcp, step_timeout)
+}
+
+fn running_client_over(transport: Transport, step_timeout: Duration) -> Ns3Client {
     let mut opts = options(&["--network=p2p", "--nodes=2", "--delay=1ms"]);
     opts.step_timeout = step_timeout;
+    opts.transport = transport;
     let mut client = Ns3Client::start(&opts).unwrap();
     client.configure(vec![udp_flow(0, 0, 1)]).unwrap();
     for i in 1..=3u64 {
@@ -52,7 +61,13 @@ fn wait_until(within: Duration, mut done: impl FnMut() -> bool) -> bool {
 
 #[test]
 fn killed_server_is_a_clear_error_naming_the_time_reached() {
-    let mut client = running_client(Duration::from_secs(30));
+    for transport in TRANSPORTS {
+        killed_server_is_a_clear_error_naming_the_time_reached_over(transport);
+    }
+}
+
+fn killed_server_is_a_clear_error_naming_the_time_reached_over(transport: Transport) {
+    let mut client = running_client_over(transport, Duration::from_secs(30));
     let pid = client.server_pid();
     signal(pid, libc::SIGKILL);
     let started = Instant::now();
@@ -74,7 +89,7 @@ fn killed_server_is_a_clear_error_naming_the_time_reached() {
             err,
             Ns3Error::ServerDied { .. } | Ns3Error::Closed { .. } | Ns3Error::Io { .. }
         ),
-        "{err:?}"
+        "{transport:?}: {err:?}"
     );
     assert_eq!(err.reached(), Some(SimTime::from_millis(30)));
     let text = err.to_string();
@@ -88,8 +103,14 @@ fn killed_server_is_a_clear_error_naming_the_time_reached() {
 
 #[test]
 fn frozen_server_times_out_naming_the_time_reached() {
+    for transport in TRANSPORTS {
+        frozen_server_times_out_naming_the_time_reached_over(transport);
+    }
+}
+
+fn frozen_server_times_out_naming_the_time_reached_over(transport: Transport) {
     let timeout = Duration::from_secs(2);
-    let mut client = running_client(timeout);
+    let mut client = running_client_over(transport, timeout);
     let pid = client.server_pid();
     signal(pid, libc::SIGSTOP);
     let started = Instant::now();
@@ -106,7 +127,10 @@ fn frozen_server_times_out_naming_the_time_reached() {
         waited >= timeout && waited < timeout + Duration::from_secs(2),
         "waited {waited:?}"
     );
-    assert!(matches!(err, Ns3Error::Timeout { .. }), "{err:?}");
+    assert!(
+        matches!(err, Ns3Error::Timeout { .. }),
+        "{transport:?}: {err:?}"
+    );
     assert!(err.to_string().contains("30ms"), "{err}");
     drop(client);
     assert!(
@@ -119,8 +143,16 @@ fn frozen_server_times_out_naming_the_time_reached() {
 /// bridge's write blocks, and it is held to the same step timeout as a read.
 #[test]
 fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached() {
+    for transport in TRANSPORTS {
+        frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached_over(transport);
+    }
+}
+
+fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached_over(
+    transport: Transport,
+) {
     let timeout = Duration::from_secs(2);
-    let mut client = running_client(timeout);
+    let mut client = running_client_over(transport, timeout);
     let pid = client.server_pid();
     signal(pid, libc::SIGSTOP);
     // 400,000 sends of 28 bytes each: an 11 MB frame, well past what loopback
@@ -143,7 +175,10 @@ fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached()
         waited >= timeout && waited < timeout + Duration::from_secs(2),
         "waited {waited:?}"
     );
-    assert!(matches!(err, Ns3Error::Timeout { .. }), "{err:?}");
+    assert!(
+        matches!(err, Ns3Error::Timeout { .. }),
+        "{transport:?}: {err:?}"
+    );
     assert!(err.to_string().contains("30ms"), "{err}");
     drop(client);
     assert!(

@@ -8,6 +8,8 @@
 //! netloop hands it (`--connectionFd=N`) to that socket and prints its port
 //! as the ready line, as a real server does. It behaves as a network
 //! with a 1 ms delay and no loss, except in the one answer it tampers with.
+//! Each case runs over both transports (the relay does not care which
+//! socket netloop hands it).
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -112,7 +114,7 @@ fn serve(mut socket: TcpStream, tamper: Option<Tamper>) {
 
 /// A DC servo over a "p2p" network served by the fake, master-slave every
 /// 10 ms with a time-triggered controller, for 2.5 s.
-fn scenario(server: &Path) -> String {
+fn scenario(server: &Path, transport: &str) -> String {
     format!(
         r#"
 duration = "2500ms"
@@ -127,6 +129,7 @@ kind = "p2p"
 [network.server]
 binary = "{server}"
 step_timeout = "20s"
+transport = "{transport}"
 [[loops]]
 name = "servo"
 plant_node = 0
@@ -149,7 +152,7 @@ final = 1.0
 }
 
 /// Runs netloop against the fake; returns its output and the run directory.
-fn run_against_fake(dir: &Path, tamper: Option<Tamper>) -> Output {
+fn run_against_fake(dir: &Path, tamper: Option<Tamper>, transport: &str) -> Output {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
     let port = listener.local_addr().unwrap().port();
     let (tx, rx) = mpsc::channel();
@@ -172,7 +175,7 @@ fn run_against_fake(dir: &Path, tamper: Option<Tamper>) -> Output {
     .unwrap();
     std::fs::set_permissions(&server, std::fs::Permissions::from_mode(0o755)).unwrap();
     let file = dir.join("scenario.toml");
-    std::fs::write(&file, scenario(&server)).unwrap();
+    std::fs::write(&file, scenario(&server, transport)).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_netloop"))
         .args(["-q", "run"])
         .arg(&file)
@@ -202,8 +205,17 @@ fn delivery(flow: u32, number: u64, sent_ms: u64, received_ms: u64) -> Delivery 
 /// violations below depart from).
 #[test]
 fn an_honest_fake_server_runs_to_the_end() {
+    for transport in TRANSPORTS {
+        an_honest_fake_server_runs_to_the_end_over(transport);
+    }
+}
+
+/// The values of `[network.server] transport` the cases run over.
+const TRANSPORTS: [&str; 2] = ["tcp", "unix"];
+
+fn an_honest_fake_server_runs_to_the_end_over(transport: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let output = run_against_fake(dir.path(), None);
+    let output = run_against_fake(dir.path(), None, transport);
     assert!(
         output.status.success(),
         "{}",
@@ -265,9 +277,12 @@ fn every_protocol_violation_is_a_clear_error_with_partial_results() {
             "it said it reached 2003ms, but the step asked it to run until 2s",
         ),
     ];
-    for (case, tamper, expected) in cases {
+    for ((case, tamper, expected), transport) in
+        cases.iter().flat_map(|c| TRANSPORTS.map(|t| (*c, t)))
+    {
+        let case = format!("{case} ({transport})");
         let dir = tempfile::tempdir().unwrap();
-        let output = run_against_fake(dir.path(), Some(tamper));
+        let output = run_against_fake(dir.path(), Some(tamper), transport);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{case}: {stderr}");
         assert!(!stderr.contains("panicked"), "{case}: {stderr}");

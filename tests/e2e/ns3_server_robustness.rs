@@ -1,9 +1,14 @@
 //! Malformed input never crashes or hangs the server: every bad frame gets an
 //! Error reply or a clean close, and the process exits by itself with an
-//! exit code (not a signal) well within a timeout.
+//! exit code (not a signal) well within a timeout. Every case runs over a
+//! TCP connection to the port the server listens on and over a Unix-domain
+//! socket handed to it (`--connectionFd`, as `transport = "unix"` does).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpStream};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -27,14 +32,96 @@ impl Drop for Reaped {
     }
 }
 
+/// The two transports.
+#[derive(Clone, Copy, Debug)]
+enum Over {
+    Tcp,
+    Unix,
+}
+
+const TRANSPORTS: [Over; 2] = [Over::Tcp, Over::Unix];
+
+/// The test's end of the connection.
+enum Conn {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Conn {
+    fn shutdown(&self, how: Shutdown) -> std::io::Result<()> {
+        match self {
+            Conn::Tcp(s) => s.shutdown(how),
+            Conn::Unix(s) => s.shutdown(how),
+        }
+    }
+}
+
+impl Read for Conn {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Tcp(s) => s.read(buf),
+            Conn::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Conn {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Conn::Tcp(s) => s.write(buf),
+            Conn::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The server driven byte by byte. Dropping it closes the socket, then kills
 /// and reaps the server.
 struct RawServer {
-    stream: TcpStream,
+    stream: Conn,
     child: Reaped,
 }
 
 impl RawServer {
+    fn start_over(over: Over) -> RawServer {
+        match over {
+            Over::Tcp => Self::start(),
+            Over::Unix => Self::start_unix(),
+        }
+    }
+
+    /// A server serving one end of a Unix socket pair, as the bridge starts it.
+    fn start_unix() -> RawServer {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let fd = theirs.as_raw_fd();
+        let mut command = Command::new(server_binary());
+        command
+            .args(["--network=p2p", "--nodes=2"])
+            .arg(format!("--connectionFd={fd}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: one async-signal-safe call between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = Reaped(command.spawn().unwrap());
+        drop(theirs);
+        ours.set_read_timeout(Some(TIMEOUT)).unwrap();
+        ours.set_write_timeout(Some(TIMEOUT)).unwrap();
+        RawServer {
+            stream: Conn::Unix(ours),
+            child,
+        }
+    }
+
     fn start() -> RawServer {
         let mut child = Reaped(
             Command::new(server_binary())
@@ -65,7 +152,10 @@ impl RawServer {
             .unwrap_or_else(|e| panic!("connect to {address}: {e}"));
         stream.set_read_timeout(Some(TIMEOUT)).unwrap();
         stream.set_write_timeout(Some(TIMEOUT)).unwrap();
-        RawServer { stream, child }
+        RawServer {
+            stream: Conn::Tcp(stream),
+            child,
+        }
     }
 
     fn handshake(&mut self) {
@@ -138,16 +228,19 @@ fn every_bad_frame_before_and_after_the_handshake() {
         let err = decode(&bytes, DEFAULT_MAX_PAYLOAD).expect_err(&case);
         assert_eq!(err.class(), class, "{case}");
 
-        for after_handshake in [false, true] {
+        for (over, after_handshake) in TRANSPORTS
+            .into_iter()
+            .flat_map(|over| [(over, false), (over, true)])
+        {
             let label = format!(
-                "{case} ({})",
+                "{case} ({}, {over:?})",
                 if after_handshake {
                     "after handshake"
                 } else {
                     "first frame"
                 }
             );
-            let mut server = RawServer::start();
+            let mut server = RawServer::start_over(over);
             if after_handshake {
                 server.handshake();
             }
@@ -172,7 +265,13 @@ fn every_bad_frame_before_and_after_the_handshake() {
 
 #[test]
 fn a_frame_cut_short_by_the_peer_closing() {
-    let mut server = RawServer::start();
+    for over in TRANSPORTS {
+        a_frame_cut_short_over(over);
+    }
+}
+
+fn a_frame_cut_short_over(over: Over) {
+    let mut server = RawServer::start_over(over);
     server.handshake();
     let frame = encode(
         &Hello {
@@ -229,8 +328,13 @@ fn well_formed_messages_at_the_wrong_time() {
             .into(),
         ),
     ];
-    for (case, handshake, message) in cases {
-        let mut server = RawServer::start();
+    for ((case, handshake, message), over) in cases
+        .iter()
+        .flat_map(|c| TRANSPORTS.map(|over| (c.clone(), over)))
+    {
+        let case = format!("{case} ({over:?})");
+        let case = case.as_str();
+        let mut server = RawServer::start_over(over);
         if handshake {
             server.handshake();
         }

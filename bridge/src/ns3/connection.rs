@@ -1,4 +1,5 @@
-//! Blocking, framed message I/O over the TCP connection to the server.
+//! Blocking, framed message I/O over the connection to the server (TCP or
+//! a Unix-domain socket, [`super::socket`]).
 //!
 //! The lock-step protocol has exactly one request in flight, so plain
 //! blocking sockets are both the simplest and the fastest choice: an async
@@ -9,9 +10,9 @@
 //! Data that is already there, or buffer space that is free, is used at once.
 
 use std::io::{self, Read, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
+use super::socket::Socket;
 use protocol::{
     decode, encode_into, Decoded, EncodeError, FrameError, Message, DEFAULT_MAX_PAYLOAD,
 };
@@ -37,17 +38,15 @@ pub(crate) enum RecvError<A> {
 }
 
 pub(crate) struct FramedStream {
-    stream: TcpStream,
+    stream: Socket,
     inbox: Vec<u8>,
     filled: usize,
     outbox: Vec<u8>,
 }
 
 impl FramedStream {
-    pub(crate) fn new(stream: TcpStream) -> io::Result<Self> {
-        stream.set_nodelay(true)?;
-        stream.set_read_timeout(Some(POLL_INTERVAL))?;
-        stream.set_write_timeout(Some(POLL_INTERVAL))?;
+    pub(crate) fn new(stream: Socket) -> io::Result<Self> {
+        stream.prepare(POLL_INTERVAL)?;
         Ok(FramedStream {
             stream,
             inbox: vec![0; READ_CHUNK],

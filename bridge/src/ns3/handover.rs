@@ -9,25 +9,54 @@
 //! an intruder's connection accepted in that moment is recognised (its peer
 //! address is not our connecting socket's) and closed. The wire format and
 //! the transport (TCP, `TCP_NODELAY`) stay what they were.
+//!
+//! A Unix-domain pair (`transport = "unix"`) is made by `socketpair(2)`: it
+//! has no name or port at all, so nothing else can ever reach it.
 
 use std::io;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
+use super::socket::Socket;
+use crate::config::Transport;
+
 /// A connected pair on 127.0.0.1: the bridge's end and the end for the server.
-pub(crate) struct ConnectedPair {
-    pub(crate) bridge: TcpStream,
-    pub(crate) server: TcpStream,
+struct TcpPair {
+    bridge: TcpStream,
+    server: TcpStream,
 }
 
-/// Makes a connected pair within `timeout`.
-pub(crate) fn connected_pair(timeout: Duration) -> io::Result<ConnectedPair> {
-    pair_through(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?, timeout)
+/// A connected pair of either transport.
+pub(crate) struct ConnectedPair {
+    pub(crate) bridge: Socket,
+    pub(crate) server: Socket,
+}
+
+/// Makes a connected pair of `transport` (`Auto` resolved) within `timeout`.
+pub(crate) fn connected_pair(transport: Transport, timeout: Duration) -> io::Result<ConnectedPair> {
+    match transport.resolved() {
+        Transport::Unix => {
+            // Both ends are close-on-exec (std's socketpair sets SOCK_CLOEXEC).
+            let (bridge, server) = UnixStream::pair()?;
+            Ok(ConnectedPair {
+                bridge: Socket::Unix(bridge),
+                server: Socket::Unix(server),
+            })
+        }
+        Transport::Tcp | Transport::Auto => {
+            let pair = pair_through(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?, timeout)?;
+            Ok(ConnectedPair {
+                bridge: Socket::Tcp(pair.bridge),
+                server: Socket::Tcp(pair.server),
+            })
+        }
+    }
 }
 
 /// Connects to `listener` and accepts our own connection, closing any other
 /// that is already queued; the listener is closed on return.
-fn pair_through(listener: TcpListener, timeout: Duration) -> io::Result<ConnectedPair> {
+fn pair_through(listener: TcpListener, timeout: Duration) -> io::Result<TcpPair> {
     let deadline = Instant::now() + timeout;
     let address = listener.local_addr()?;
     let bridge = TcpStream::connect_timeout(&address, timeout)?;
@@ -38,7 +67,7 @@ fn pair_through(listener: TcpListener, timeout: Duration) -> io::Result<Connecte
             // The 4-tuple is unique: no other socket can have our address.
             Ok((server, peer)) if peer == ours => {
                 server.set_nonblocking(false)?;
-                return Ok(ConnectedPair { bridge, server });
+                return Ok(TcpPair { bridge, server });
             }
             Ok((intruder, peer)) => {
                 tracing::warn!("refused a connection from {peer} to the ns-3 server's port {}: not this netloop", address.port());
@@ -67,7 +96,11 @@ mod tests {
 
     #[test]
     fn the_pair_is_connected_end_to_end_and_nothing_listens_afterwards() {
-        let pair = connected_pair(Duration::from_secs(5)).unwrap();
+        let pair = pair_through(
+            TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap(),
+            Duration::from_secs(5),
+        )
+        .unwrap();
         let port = pair.server.local_addr().unwrap().port();
         assert_eq!(
             pair.bridge.peer_addr().unwrap(),
@@ -87,6 +120,23 @@ mod tests {
             io::ErrorKind::ConnectionRefused,
             "the listener must be closed"
         );
+    }
+
+    #[test]
+    fn a_unix_pair_is_connected_end_to_end() {
+        for transport in [Transport::Unix, Transport::Auto] {
+            let mut pair = connected_pair(transport, Duration::from_secs(5)).unwrap();
+            assert!(matches!(
+                (&pair.bridge, &pair.server),
+                (Socket::Unix(_), Socket::Unix(_))
+            ));
+            pair.bridge.write_all(b"ping").unwrap();
+            let mut got = [0u8; 4];
+            pair.server.read_exact(&mut got).unwrap();
+            assert_eq!(&got, b"ping");
+        }
+        let pair = connected_pair(Transport::Tcp, Duration::from_secs(5)).unwrap();
+        assert!(matches!(pair.bridge, Socket::Tcp(_)));
     }
 
     /// A process that finds the port and connects before the bridge does is

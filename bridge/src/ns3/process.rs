@@ -15,7 +15,6 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
-use std::net::TcpStream;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -87,7 +86,7 @@ impl ServerProcess {
         binary: &Path,
         args: &[String],
         timeout: Duration,
-        connection: &TcpStream,
+        connection: &impl AsRawFd,
         cancel: Option<&AtomicBool>,
     ) -> Result<Self, Ns3Error> {
         let fd = connection.as_raw_fd();

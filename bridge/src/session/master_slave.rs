@@ -27,6 +27,19 @@
 //! bit-identical to syncing every period (a test holds them to it); only the
 //! sync count and the wall time change. `[sync] lookahead = false` turns it
 //! off.
+//!
+//! # Position tolerance
+//! A moving node is what keeps lookahead off in a network where positions
+//! matter: the network moves the node in a straight line from its last sync
+//! and the plant leaves that line. With `[sync] position_tolerance` > 0 (and
+//! lookahead on, and no event-triggered controller answering over the
+//! network) the master lets the network run a window of as many periods as
+//! it can be sure the line stays within the tolerance of every moving plant
+//! ([`crate::mobility::NodeMotion::max_drift`]): ns-3 cannot go back, so the
+//! guarantee comes from what bounds the plants' acceleration, before the
+//! window runs. A plant with no such bound syncs every period. Each window is
+//! one sync and is replayed as lookahead replays its windows; only the
+//! positions the network used differ from syncing every period.
 
 use std::io::Write;
 
@@ -57,6 +70,9 @@ impl<W: Write> Session<W> {
         if self.lookahead && self.nothing_needs_a_sync() {
             return self.run_master_slave_ahead(period, observer);
         }
+        if self.lookahead && self.position_tolerance > 0.0 && !self.has_responders() {
+            return self.run_master_slave_tolerant(period, observer);
+        }
         let mut start = self.system.k();
         while start < self.end_step {
             let end = (start + period).min(self.end_step);
@@ -77,11 +93,59 @@ impl<W: Write> Session<W> {
 
     /// Whether a sync point can ever carry something the network needs.
     fn nothing_needs_a_sync(&self) -> bool {
-        let responders = self.system.loops().iter().enumerate().any(|(i, lp)| {
-            lp.controller_trigger() == Trigger::Event && self.flows.downlink(i).is_some()
-        });
         let movers = self.network.uses_kinematics() && !self.kinematics().is_empty();
-        !responders && !movers
+        !self.has_responders() && !movers
+    }
+
+    /// Whether an event-triggered controller answers over the network.
+    fn has_responders(&self) -> bool {
+        self.system.loops().iter().enumerate().any(|(i, lp)| {
+            lp.controller_trigger() == Trigger::Event && self.flows.downlink(i).is_some()
+        })
+    }
+
+    /// Position tolerance: each sync hands the network the moving nodes'
+    /// positions and a window of whole periods in which none of them can
+    /// drift more than the tolerance from the line the network follows.
+    fn run_master_slave_tolerant<O: Observer>(
+        &mut self,
+        period: u64,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
+        let max_periods = (LOOKAHEAD.0 / (period * self.step_ns)).max(1);
+        let mut start = self.system.k();
+        while start < self.end_step {
+            let periods = self.periods_within_tolerance(period, max_periods);
+            let end = self.announce_window(start, period, periods);
+            self.network_step(self.time_of(end), false)?;
+            self.replay(start, end, observer)?;
+            if end < self.end_step {
+                // As when syncing every period (no responders: a no-op for
+                // the network, kept so the replay is the same).
+                self.apply_controller_events(end, Some(self.time_of(end)))?;
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// The most whole periods (at least one, at most `max_periods`) after
+    /// which no moving node can be farther than the tolerance from the
+    /// network's extrapolation of it from now.
+    fn periods_within_tolerance(&self, period: u64, max_periods: u64) -> u64 {
+        let period_s = SimTime(period * self.step_ns).as_secs_f64();
+        let loops = self.system.loops();
+        let fits = |n: u64| {
+            self.motions.iter().all(|m| {
+                m.max_drift(&loops[m.loop_index], n as f64 * period_s)
+                    .is_some_and(|drift| drift <= self.position_tolerance)
+            })
+        };
+        let mut n = 1;
+        while n < max_periods && fits(n + 1) {
+            n += 1;
+        }
+        n
     }
 
     /// Lookahead: two windows are always with the network, so it runs

@@ -1,0 +1,66 @@
+//! The socket under the framed connection: TCP on loopback, or a Unix-domain
+//! stream pair (`[network.server] transport`). Both carry the same bytes; the
+//! Unix pair skips the TCP/IP stack (checksums, segmentation, the loopback
+//! device's softirq) on every frame, which is most of a small frame's cost.
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::net::UnixStream;
+use std::time::Duration;
+
+/// One end of the bridge's connection to its server.
+#[derive(Debug)]
+pub(crate) enum Socket {
+    Tcp(TcpStream),
+    Unix(UnixStream),
+}
+
+impl Socket {
+    /// Sets `TCP_NODELAY` (TCP only: a Unix socket never delays) and the
+    /// timeout of every blocking read and write.
+    pub(crate) fn prepare(&self, poll: Duration) -> io::Result<()> {
+        match self {
+            Socket::Tcp(s) => {
+                s.set_nodelay(true)?;
+                s.set_read_timeout(Some(poll))?;
+                s.set_write_timeout(Some(poll))
+            }
+            Socket::Unix(s) => {
+                s.set_read_timeout(Some(poll))?;
+                s.set_write_timeout(Some(poll))
+            }
+        }
+    }
+}
+
+impl AsRawFd for Socket {
+    fn as_raw_fd(&self) -> RawFd {
+        match self {
+            Socket::Tcp(s) => s.as_raw_fd(),
+            Socket::Unix(s) => s.as_raw_fd(),
+        }
+    }
+}
+
+impl Read for Socket {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.read(buf),
+            Socket::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.write(buf),
+            Socket::Unix(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}

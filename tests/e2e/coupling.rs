@@ -1,0 +1,353 @@
+//! The coupled cases over the real ns-3 server: the Unix-domain transport
+//! gives byte for byte what TCP gives, and `[sync] position_tolerance` lets a
+//! platoon sync less while the positions ns-3 used stay within the tolerance
+//! of the plants' true trajectories.
+
+use std::cell::RefCell;
+use std::path::Path;
+use std::process::Command;
+use std::rc::Rc;
+
+use bridge::config::Scenario;
+use bridge::mobility::node_motions;
+use bridge::network::{Network, NetworkError, Ns3Network};
+use bridge::server_command::ns3_options;
+use bridge::session::Session;
+use controlsim::System;
+use protocol::{Configured, FlowSpec, NodeKinematics, SimTime, Step, StepDone, Summary};
+
+/// Two vehicles over 802.11p for 3 s: the leader speeds up from 20 to 24 m/s
+/// between 1 s and 2 s, the follower keeps its gap from its radar and its
+/// leader's acceleration sent as packets. `{sync}` is spliced into `[sync]`,
+/// `{server}` into `[network.server]`.
+fn platoon(sync: &str, server: &str) -> String {
+    format!(
+        r#"
+duration = "3s"
+step = "1ms"
+seed = 1
+[sync]
+scheme = "master_slave"
+period = "20ms"
+{sync}
+[network]
+backend = "ns3"
+[network.server]
+{server}
+[network.ns3]
+kind = "wave"
+mac = "ocb"
+[network.radio]
+tx_power = 20.0
+propagation = "log_distance"
+phy_mode = "OfdmRate6MbpsBW10MHz"
+
+[[loops]]
+name = "leader"
+plant_node = 0
+controller_node = 0
+[loops.plant]
+kind = "vehicle"
+x0 = [30.0, 20.0, 0.0]
+outputs = ["v"]
+[loops.sensor]
+period = "20ms"
+[loops.actuator]
+min = -5.0
+max = 3.0
+[loops.controller]
+kind = "pid"
+kp = 1.0
+ki = 0.2
+[loops.reference]
+kind = "piecewise_linear"
+points = [["0s", 20.0], ["1s", 20.0], ["2s", 24.0]]
+
+[[loops]]
+name = "follower"
+plant_node = 1
+controller_node = 1
+predecessor = "leader"
+feedforward = {{ size = 100, max_delay = "100ms", drop_stale = true }}
+[loops.plant]
+kind = "vehicle"
+x0 = [0.0, 20.0, 0.0]
+outputs = ["v"]
+[loops.sensor]
+period = "20ms"
+source = "radar"
+[loops.actuator]
+min = -5.0
+max = 3.0
+[loops.controller]
+kind = "cacc"
+time_gap = 0.7
+standstill = 2.0
+trigger = "time"
+period = "20ms"
+"#
+    )
+}
+
+/// Runs `netloop run` on `text` into `dir/<name>`; returns the run directory.
+fn run_netloop(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join(name);
+    let output = Command::new(env!("CARGO_BIN_EXE_netloop"))
+        .args(["-q", "run"])
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+fn summary(run: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(run.join("summary.json")).unwrap()).unwrap()
+}
+
+/// What a run says that does not depend on how it was configured to talk
+/// to its server: the summary without the scenario echo and its hash.
+fn summary_without_config(run: &Path) -> serde_json::Value {
+    let mut value = summary(run);
+    let object = value.as_object_mut().unwrap();
+    object.remove("scenario");
+    object.remove("config_hash");
+    value
+}
+
+fn read(run: &Path, file: &str) -> Vec<u8> {
+    std::fs::read(run.join(file)).unwrap()
+}
+
+#[test]
+fn outputs_are_byte_identical_over_tcp_and_unix() {
+    let dir = tempfile::tempdir().unwrap();
+    // Syncing every period: the most exchanges, each over the transport.
+    let exact = "lookahead = false";
+    let tcp = run_netloop(dir.path(), "tcp", &platoon(exact, r#"transport = "tcp""#));
+    let default = run_netloop(dir.path(), "default", &platoon(exact, ""));
+    for transport in ["unix", "auto"] {
+        let other = run_netloop(
+            dir.path(),
+            transport,
+            &platoon(exact, &format!("transport = \"{transport}\"")),
+        );
+        for file in ["timeseries.csv", "packets.csv"] {
+            assert!(
+                read(&tcp, file) == read(&other, file),
+                "{file} differs over {transport}"
+            );
+        }
+        assert_eq!(
+            summary_without_config(&tcp),
+            summary_without_config(&other),
+            "{transport}"
+        );
+        assert_eq!(
+            summary(&other)["scenario"]["network"]["server"]["transport"],
+            transport
+        );
+    }
+    // TCP is the default, and the default is not written out.
+    assert_eq!(read(&tcp, "summary.json"), read(&default, "summary.json"));
+    assert_eq!(summary(&tcp)["sync"]["syncs"], 150);
+}
+
+#[test]
+fn a_zero_tolerance_is_todays_exact_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let today = run_netloop(dir.path(), "today", &platoon("", ""));
+    let zero = run_netloop(
+        dir.path(),
+        "zero",
+        &platoon(r#"position_tolerance = "0m""#, ""),
+    );
+    for file in ["timeseries.csv", "packets.csv", "summary.json"] {
+        assert!(read(&today, file) == read(&zero, file), "{file} differs");
+    }
+    // A moving node in a radio network: one sync per 20 ms period.
+    assert_eq!(summary(&zero)["sync"]["syncs"], 150);
+}
+
+/// One step as the network was given it: from when, to when, and the
+/// positions and velocities it moved the nodes with.
+#[derive(Clone, Debug)]
+struct StepSeen {
+    from: SimTime,
+    until: SimTime,
+    kinematics: Vec<NodeKinematics>,
+}
+
+/// The real ns-3 network, with every step request written down.
+struct Recorded {
+    inner: Ns3Network,
+    steps: Rc<RefCell<Vec<StepSeen>>>,
+}
+
+impl Network for Recorded {
+    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
+        self.inner.configure(flows)
+    }
+
+    fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
+        self.steps.borrow_mut().push(StepSeen {
+            from: self.inner.reached(),
+            until: step.until,
+            kinematics: step.kinematics.clone(),
+        });
+        self.inner.begin_step(step)
+    }
+
+    fn end_step(&mut self) -> Result<StepDone, NetworkError> {
+        self.inner.end_step()
+    }
+
+    fn finish(&mut self) -> Result<Summary, NetworkError> {
+        self.inner.finish()
+    }
+
+    fn reached(&self) -> SimTime {
+        self.inner.reached()
+    }
+
+    fn may_deliver_instantly(&self) -> bool {
+        self.inner.may_deliver_instantly()
+    }
+
+    fn uses_kinematics(&self) -> bool {
+        self.inner.uses_kinematics()
+    }
+
+    fn software(&self) -> String {
+        self.inner.software()
+    }
+}
+
+/// Runs the platoon through the bridge's session over the real server;
+/// returns the steps the network saw, the plants' true positions at every
+/// step boundary, and the sync count.
+fn run_recorded(sync: &str) -> (Vec<StepSeen>, Vec<(SimTime, Vec<f64>)>, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let resolved = Scenario::from_toml(&platoon(sync, ""))
+        .unwrap()
+        .resolve()
+        .unwrap();
+    let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
+    let motions = node_motions(&resolved, &system).unwrap();
+    let options = ns3_options(&resolved, dir.path(), dir.path(), None);
+    let steps = Rc::new(RefCell::new(Vec::new()));
+    let network = Recorded {
+        inner: Ns3Network::start(&options, true).unwrap(),
+        steps: Rc::clone(&steps),
+    };
+    let mut session = Session::new(
+        &resolved,
+        system,
+        motions,
+        Box::new(network),
+        Vec::new(),
+        None,
+    );
+    let mut truth = Vec::new();
+    let mut observer = |system: &System| {
+        let positions = system
+            .loops()
+            .iter()
+            .map(|l| l.kinematics().unwrap().position)
+            .collect();
+        truth.push((system.time(), positions));
+    };
+    session.run(&mut observer).unwrap();
+    let syncs = session.syncs();
+    let (_, finished) = session.finish(true);
+    finished.unwrap();
+    let steps = steps.borrow().clone();
+    (steps, truth, syncs)
+}
+
+/// The farthest any node was, at any step boundary, from the straight line
+/// the network moved it on.
+fn worst_drift(steps: &[StepSeen], truth: &[(SimTime, Vec<f64>)]) -> f64 {
+    let mut worst: f64 = 0.0;
+    for step in steps {
+        for k in &step.kinematics {
+            let node = k.node as usize;
+            for (t, positions) in truth
+                .iter()
+                .filter(|(t, _)| *t >= step.from && *t <= step.until)
+            {
+                let elapsed = (t.0 - step.from.0) as f64 * 1e-9;
+                let line = k.position[0] + k.velocity[0] * elapsed;
+                assert_eq!(k.position[1..], [0.0, 0.0]);
+                worst = worst.max((line - positions[node]).abs());
+            }
+        }
+    }
+    worst
+}
+
+#[test]
+fn with_a_tolerance_the_positions_ns3_used_stay_within_it_and_it_syncs_less() {
+    let tolerance = 0.01;
+    let (exact_steps, exact_truth, exact_syncs) = run_recorded("");
+    let (steps, truth, syncs) = run_recorded(r#"position_tolerance = "1cm""#);
+    assert_eq!(exact_syncs, 150);
+    assert_eq!(syncs, steps.len() as u64);
+    // The truth is observed at every boundary of the run, once.
+    assert_eq!(truth.len(), 3000);
+    assert_eq!(truth[2999].0, SimTime::from_millis(2999));
+
+    // Each sync hands the network the plants' positions at that instant...
+    for step in &steps {
+        let (_, at) = truth.iter().find(|(t, _)| *t == step.from).unwrap();
+        for k in &step.kinematics {
+            assert_eq!(k.position[0], at[k.node as usize], "{step:?}");
+        }
+        // ... and covers whole 20 ms periods.
+        assert_eq!((step.until.0 - step.from.0) % 20_000_000, 0, "{step:?}");
+    }
+    let drift = worst_drift(&steps, &truth);
+    assert!(drift <= tolerance, "drifted {drift} m");
+    // Syncing every period keeps the drift far smaller, and it is not zero
+    // (the leader accelerates): the tolerance is what admits the rest.
+    let exact_drift = worst_drift(&exact_steps, &exact_truth);
+    assert!(
+        exact_drift > 0.0 && exact_drift < drift,
+        "{exact_drift} {drift}"
+    );
+    assert!(
+        syncs * 2 < exact_syncs,
+        "{syncs} syncs with a tolerance, {exact_syncs} without"
+    );
+    // Cruising (the first second) the windows are longest; accelerating,
+    // shorter: 1 cm allows 4 periods at a = 0 (8 m/s² of input range
+    // through a 0.1 s engine lag: 8 t³ / 0.6 <= 0.01 for t <= 0.0909 s).
+    assert_eq!(steps[0].until, SimTime::from_millis(80));
+}
+
+#[test]
+fn a_tolerance_is_a_length_of_master_slave_sync() {
+    let resolve = |sync: &str| Scenario::from_toml(&platoon(sync, "")).map(|s| s.resolve());
+    let ok = resolve(r#"position_tolerance = "10mm""#).unwrap().unwrap();
+    assert_eq!(ok.scenario.sync.position_tolerance.0, 0.01);
+    let e = resolve(r#"position_tolerance = "1km""#).unwrap_err();
+    assert!(
+        e.to_string().contains("position_tolerance") && e.to_string().contains("not a unit"),
+        "{e}"
+    );
+    let e = resolve(r#"position_tolerance = "-1cm""#).unwrap_err();
+    assert!(e.to_string().contains("not negative"), "{e}");
+    let text = platoon(r#"position_tolerance = "1cm""#, "")
+        .replace("scheme = \"master_slave\"", "scheme = \"time_stepping\"");
+    let e = Scenario::from_toml(&text).unwrap().resolve().unwrap_err();
+    assert_eq!(e.key, "sync.position_tolerance");
+    assert!(e.message.contains("master_slave"), "{}", e.message);
+}
