@@ -10,9 +10,17 @@
 #   scripts/bench.sh sweep       16-run sweep makespan vs ideal parallel time (issue 6)
 #   scripts/bench.sh slurm       16-run sweep through a local SLURM vs --jobs 2 (issue 17; root)
 #   scripts/bench.sh equations   text-equation plants vs the same models in Rust (issue 13)
+#   scripts/bench.sh coupling    the coupled cases vs ns-3 alone: 1 ms master-slave without lookahead
+#                                over TCP and Unix, a platoon with a position tolerance (issue 18)
 #   scripts/bench.sh all         all of the above
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Issue 18: what a sync costs over each transport, and a platoon that syncs
+# only as often as its position tolerance needs.
+coupling_sync_cases() {
+    cargo bench --quiet -p bridge --bench coupling_sync
+}
 
 run_one() {
     case "$1" in
@@ -23,8 +31,9 @@ run_one() {
         sweep) scripts/bench-sweep.sh ;;
         slurm) scripts/bench-slurm.sh ;;
         equations) cargo bench --quiet -p controlsim --bench equations ;;
+        coupling) coupling_sync_cases ;;
         *)
-            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|all" >&2
+            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|coupling|all" >&2
             exit 2
             ;;
     esac
@@ -32,7 +41,7 @@ run_one() {
 
 scripts/setup.sh >/dev/null
 if [[ "${1:-all}" == all ]]; then
-    for name in roundtrip rk4 overhead scale sweep slurm equations; do
+    for name in roundtrip rk4 overhead scale sweep slurm equations coupling; do
         echo "== $name"
         run_one "$name"
     done

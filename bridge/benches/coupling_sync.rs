@@ -1,0 +1,330 @@
+//! `scripts/bench.sh coupling` (the sync-cost cases, issue 18 items 2 and
+//! 3), each against ns-3 alone with the same traffic (`netloop-server
+//! --standalone`), whole runs as a user starts them, variants alternating in
+//! rounds on a shared machine (ratios are medians of per-round ratios):
+//!
+//! - [`coupled_1ms`]: the 60 s servo of `overhead` under master-slave at
+//!   T = 1 ms with `lookahead = false` (60,000 syncs), over TCP and over a
+//!   Unix socket; the cost of one sync (co-simulation minus ns-3 alone, per
+//!   sync) against a raw ping-pong of the same sizes over the same transport
+//!   between two processes.
+//! - [`platoon_tolerance`]: examples/platoon_wave_bsm.toml (4 vehicles, WAVE,
+//!   BSMs, T = 20 ms, 20 s), exact and with `position_tolerance = "1cm"`:
+//!   both ratios and the syncs made.
+//!
+//! Last lines: `coupled_1ms_ratio=<best transport>`,
+//! `platoon_exact_ratio=...`, `platoon_1cm_ratio=...`.
+
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use bridge::config::{Metres, Resolved, Scenario, Transport};
+use bridge::ns3::default_server_path;
+use bridge::run::{run, RunOptions};
+use protocol::{encode, SimTime, Step, StepDone};
+
+const SERVO_ROUNDS: usize = 5;
+const PLATOON_ROUNDS: usize = 3;
+const PING_PONGS: usize = 20_000;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--list") {
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "--echo-fd") {
+        let fd: i32 = args[i + 1].parse().unwrap();
+        let (request, reply) = (args[i + 2].parse().unwrap(), args[i + 3].parse().unwrap());
+        echo(fd, request, reply);
+        return;
+    }
+    coupled_1ms();
+    platoon_tolerance();
+}
+
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn cosim(resolved: &Resolved, out: &Path) -> (f64, u64) {
+    let options = RunOptions {
+        out_dir: out.to_path_buf(),
+        ..Default::default()
+    };
+    let started = Instant::now();
+    let report = run(resolved, &options).expect("co-simulation runs");
+    (started.elapsed().as_secs_f64(), report.summary.sync.syncs)
+}
+
+fn ns3_alone(args: &[String]) -> f64 {
+    let started = Instant::now();
+    let output = Command::new(default_server_path())
+        .args(args)
+        .output()
+        .expect("start netloop-server (scripts/build-ns3.sh builds it)");
+    let wall = started.elapsed().as_secs_f64();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    wall
+}
+
+// ----- master-slave, T = 1 ms, no lookahead -----
+
+fn servo(transport: Transport) -> Resolved {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/dc_servo_p2p.toml");
+    let mut s = Scenario::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s.duration = SimTime::from_secs(60);
+    s.sync.period = Some(SimTime::from_millis(1));
+    s.sync.lookahead = false;
+    s.network.server.transport = transport;
+    s.resolve().unwrap()
+}
+
+fn servo_alone() -> f64 {
+    let args: Vec<String> = [
+        "--network=p2p",
+        "--nodes=2",
+        "--dataRate=1Mbps",
+        "--delay=2ms",
+        "--standalone",
+        "--standaloneFlows=0>1:9000:64:10ms;1>0:9001:64:10ms",
+        "--stopTime=60s",
+    ]
+    .map(String::from)
+    .to_vec();
+    ns3_alone(&args)
+}
+
+/// The master-slave 1 ms case over both transports, with per-sync costs.
+fn coupled_1ms() {
+    let transports = [("tcp", Transport::Tcp), ("unix", Transport::Unix)];
+    let variants: Vec<Resolved> = transports.iter().map(|(_, t)| servo(*t)).collect();
+    let dir = tempfile::tempdir().unwrap();
+    servo_alone(); // warm the page cache
+    let mut alone = Vec::new();
+    let mut walls = vec![Vec::new(); variants.len()];
+    let mut ratios = vec![Vec::new(); variants.len()];
+    let mut per_sync = vec![Vec::new(); variants.len()];
+    let mut syncs = 0;
+    for _ in 0..SERVO_ROUNDS {
+        let reference = servo_alone();
+        alone.push(reference);
+        for (i, resolved) in variants.iter().enumerate() {
+            let (wall, count) = cosim(resolved, &dir.path().join(i.to_string()));
+            walls[i].push(wall);
+            ratios[i].push(wall / reference);
+            per_sync[i].push((wall - reference) / count as f64 * 1e6);
+            syncs = count;
+        }
+    }
+    let (request, reply) = empty_step_sizes();
+    println!(
+        "# 60 s servo over p2p, master-slave T = 1 ms, lookahead = false; {SERVO_ROUNDS} interleaved rounds, medians"
+    );
+    println!(
+        "{:<28} {:>8} {:>8} {:>8} {:>12} {:>12}",
+        "variant", "wall_s", "syncs", "ratio", "us_per_sync", "raw_rtt_us"
+    );
+    println!(
+        "{:<28} {:>8.3} {:>8} {:>8} {:>12} {:>12}",
+        "ns-3 alone",
+        median(&mut alone),
+        "-",
+        "1",
+        "-",
+        "-"
+    );
+    let mut best = f64::MAX;
+    for (i, (name, transport)) in transports.iter().enumerate() {
+        let rtt = raw_round_trip_us(*transport, request, reply);
+        let ratio = median(&mut ratios[i]);
+        best = best.min(ratio);
+        println!(
+            "{:<28} {:>8.3} {:>8} {:>8.3} {:>12.1} {:>12.1}",
+            format!("co-simulation over {name}"),
+            median(&mut walls[i]),
+            syncs,
+            ratio,
+            median(&mut per_sync[i]),
+            rtt
+        );
+        println!("coupled_1ms_ratio_{name}={ratio:.3}");
+    }
+    println!("coupled_1ms_ratio={best:.3}");
+}
+
+fn empty_step_sizes() -> (usize, usize) {
+    let step = Step {
+        until: SimTime(1),
+        stop_at_delivery: false,
+        sends: vec![],
+        kinematics: vec![],
+    };
+    let done = StepDone {
+        reached: SimTime(1),
+        deliveries: vec![],
+        drops: vec![],
+    };
+    (
+        encode(&step.into()).unwrap().len(),
+        encode(&done.into()).unwrap().len(),
+    )
+}
+
+/// Median µs of a blocking ping-pong of `request`/`reply` bytes with a child
+/// process over a connected pair of `transport`, as the bridge makes it.
+fn raw_round_trip_us(transport: Transport, request: usize, reply: usize) -> f64 {
+    let (mut ours, child): (Box<dyn ReadWrite>, Child) = match transport {
+        Transport::Unix => {
+            let (ours, theirs) = UnixStream::pair().unwrap();
+            let child = spawn_echo(theirs.as_raw_fd(), request, reply);
+            (Box::new(ours), child)
+        }
+        _ => {
+            let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+            let ours = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+            let (theirs, _) = listener.accept().unwrap();
+            ours.set_nodelay(true).unwrap();
+            theirs.set_nodelay(true).unwrap();
+            let child = spawn_echo(theirs.as_raw_fd(), request, reply);
+            (Box::new(ours), child)
+        }
+    };
+    let out = vec![7u8; request];
+    let mut back = vec![0u8; reply];
+    let mut samples = Vec::with_capacity(PING_PONGS);
+    for i in 0..PING_PONGS + 1000 {
+        let started = Instant::now();
+        ours.write_all(&out).unwrap();
+        ours.read_exact(&mut back).unwrap();
+        if i >= 1000 {
+            samples.push(started.elapsed());
+        }
+    }
+    drop(ours);
+    let mut child = child;
+    let _ = child.wait();
+    samples.sort_unstable();
+    samples[samples.len() / 2].as_secs_f64() * 1e6
+}
+
+trait ReadWrite: Read + Write {}
+impl<T: Read + Write> ReadWrite for T {}
+
+/// This binary again, echoing on an inherited descriptor.
+fn spawn_echo(fd: i32, request: usize, reply: usize) -> Child {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args(["--echo-fd", &fd.to_string()])
+        .args([request.to_string(), reply.to_string()])
+        .stdout(Stdio::null());
+    // SAFETY: one async-signal-safe call between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command.spawn().unwrap()
+}
+
+fn echo(fd: i32, request: usize, reply: usize) {
+    use std::os::fd::FromRawFd;
+    // SAFETY: the parent handed us this descriptor and nothing else owns it.
+    let mut stream = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut inbox = vec![0u8; request];
+    let outbox = vec![9u8; reply];
+    while stream.read_exact(&mut inbox).is_ok() && stream.write_all(&outbox).is_ok() {}
+}
+
+// ----- the platoon with and without a position tolerance -----
+
+fn platoon(tolerance: f64) -> Resolved {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/platoon_wave_bsm.toml");
+    let mut s = Scenario::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    s.sync.position_tolerance = Metres(tolerance);
+    s.resolve().unwrap()
+}
+
+/// ns-3 alone with the example's traffic: 4 nodes 30 m apart, the
+/// feed-forward flows vehicle to vehicle every 20 ms, 10 Hz BSMs.
+fn platoon_alone() -> f64 {
+    let args: Vec<String> = [
+        "--network=wave",
+        "--nodes=4",
+        "--waveMac=ocb",
+        "--txPower=20",
+        "--propagation=logDistance",
+        "--phyMode=OfdmRate6MbpsBW10MHz",
+        "--bsmNodes=all",
+        "--bsmRate=10",
+        "--bsmSize=200",
+        "--positions=90,0,0;60,0,0;30,0,0;0,0,0",
+        "--standalone",
+        "--standaloneFlows=0>1:9005:100:20ms;1>2:9008:100:20ms;2>3:9011:100:20ms",
+        "--stopTime=20s",
+    ]
+    .map(String::from)
+    .to_vec();
+    ns3_alone(&args)
+}
+
+fn platoon_tolerance() {
+    let variants = [("exact", platoon(0.0)), ("1cm", platoon(0.01))];
+    let dir = tempfile::tempdir().unwrap();
+    platoon_alone(); // warm the page cache
+    let mut alone = Vec::new();
+    let mut walls = vec![Vec::new(); variants.len()];
+    let mut ratios = vec![Vec::new(); variants.len()];
+    let mut syncs = vec![0; variants.len()];
+    for _ in 0..PLATOON_ROUNDS {
+        let reference = platoon_alone();
+        alone.push(reference);
+        for (i, (_, resolved)) in variants.iter().enumerate() {
+            let (wall, count) = cosim(resolved, &dir.path().join(format!("p{i}")));
+            walls[i].push(wall);
+            ratios[i].push(wall / reference);
+            syncs[i] = count;
+        }
+    }
+    println!(
+        "# examples/platoon_wave_bsm.toml (4 vehicles, WAVE, BSMs, T = 20 ms, 20 s); {PLATOON_ROUNDS} interleaved rounds, medians"
+    );
+    println!(
+        "{:<28} {:>8} {:>8} {:>8}",
+        "variant", "wall_s", "syncs", "ratio"
+    );
+    println!(
+        "{:<28} {:>8.3} {:>8} {:>8}",
+        "ns-3 alone",
+        median(&mut alone),
+        "-",
+        "1"
+    );
+    for (i, (name, _)) in variants.iter().enumerate() {
+        let ratio = median(&mut ratios[i]);
+        println!(
+            "{:<28} {:>8.3} {:>8} {:>8.3}",
+            format!("co-simulation, {name}"),
+            median(&mut walls[i]),
+            syncs[i],
+            ratio
+        );
+        println!(
+            "platoon_{name}_ratio={ratio:.3} platoon_{name}_syncs={}",
+            syncs[i]
+        );
+    }
+}
