@@ -2,8 +2,8 @@
 //!
 //! # Lifecycle
 //! 1. [`Ns3Client::start`] makes a connected pair of TCP sockets on 127.0.0.1,
-//!    or of Unix-domain sockets ([`Ns3Options::transport`], `handover.rs`), spawns the server with the network's command-line
-//!    arguments and its end of the pair (`--connectionFd=N`), so that the
+//!    or of Unix-domain sockets ([`Ns3Options::transport`], `handover.rs`),
+//!    spawns the server with the network's command-line arguments and its end of the pair (`--connectionFd=N`), so that the
 //!    server never listens and no other process can reach it; waits for the
 //!    server's first stdout line (it is ready), and exchanges [`Hello`]s
 //!    (`TCP_NODELAY`); a
@@ -131,7 +131,7 @@ pub enum Ns3Error {
     },
     #[error("the ns-3 server {binary} printed {line:?} where its port number was expected", binary = .binary.display())]
     BadPortLine { binary: PathBuf, line: String },
-    #[error("cannot make the connection to the ns-3 server on 127.0.0.1: {source}")]
+    #[error("cannot make the local connection (TCP or Unix-domain pair) to the ns-3 server: {source}")]
     Connect { source: std::io::Error },
     #[error("protocol version mismatch: the ns-3 server speaks version {server}, netloop speaks version {client}")]
     VersionMismatch { server: u16, client: u16 },
