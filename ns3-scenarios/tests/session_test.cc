@@ -139,7 +139,7 @@ TEST_F(SessionTest, StepBeforeConfigureIsUnexpected)
 TEST_F(SessionTest, ServerMessagesFromTheClientAreUnexpected)
 {
     Handshake();
-    ExpectFatal(StepDone{}, ErrorCode::UnexpectedMessage, "expected Step or Finish");
+    ExpectFatal(StepDone{}, ErrorCode::UnexpectedMessage, "expected Step, Rules or Finish");
 }
 
 TEST_F(SessionTest, ConfiguredFromTheClientIsUnexpected)
