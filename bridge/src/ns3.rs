@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 
 use protocol::client::{Event, Session, SessionError};
 use protocol::{
-    AnswerRule, Configured, EncodeError, ErrorCode, FlowSpec, FrameError, Message, MessageKind, SimTime, Step,
-    StepDone, Summary,
+    AnswerRule, Configured, EncodeError, ErrorCode, FlowSpec, FrameError, Message, MessageKind,
+    SimTime, Step, StepDone, Summary,
 };
 
 use connection::{FramedStream, RecvError, SendError};

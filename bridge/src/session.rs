@@ -435,9 +435,8 @@ impl<W: Write> Session<W> {
     /// Hands one report to the ledger and, if it is the packet's first,
     /// queues it at the boundary where it takes effect (see [`Session::enqueue`]).
     fn take_report(&mut self, event: Event, reached: SimTime) -> Result<(), SessionError> {
-        let violation = |violation| {
-            SessionError::Network(NetworkError::Violation { reached, violation })
-        };
+        let violation =
+            |violation| SessionError::Network(NetworkError::Violation { reached, violation });
         match event {
             Event::Delivery(d) => {
                 if !self.ledger.report_delivery(&d).map_err(violation)? {

@@ -34,11 +34,11 @@
 //! - Errors carry no time; [`Session::reached`] is the time the network had
 //!   reached before the failing message (a failure never moves it).
 
+use crate::{AnswerRule, ErrorCode, Finish, Rules};
 use crate::{
     Configure, Configured, FlowSpec, FrameError, Hello, Message, MessageKind, SimTime, Step,
     StepDone, Summary, PROTOCOL_VERSION,
 };
-use crate::{AnswerRule, ErrorCode, Finish, Rules};
 
 /// Where the conversation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
