@@ -11,10 +11,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <set>
-#include <tuple>
 #include <limits>
+#include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 namespace netloop
@@ -250,9 +250,9 @@ StepEngine::CheckRule(const wire::AnswerRule& rule) const
     const wire::FlowSpec& answer = m_flows.Get(rule.answerFlow);
     if (answer.src != trigger.dst)
     {
-        return what + ": its answer flow " + std::to_string(rule.answerFlow) +
-               " leaves node " + std::to_string(answer.src) +
-               ", not the node the trigger flow reaches (" + std::to_string(trigger.dst) + ")";
+        return what + ": its answer flow " + std::to_string(rule.answerFlow) + " leaves node " +
+               std::to_string(answer.src) + ", not the node the trigger flow reaches (" +
+               std::to_string(trigger.dst) + ")";
     }
     if (rule.stateCount == 0)
     {

@@ -242,22 +242,24 @@ class StepEngine : public DropSink
     /// A rule and what it has answered so far.
     struct RuleState
     {
-        wire::AnswerRule rule;                      //!< as installed
-        uint64_t nextNumber = 0;                    //!< number of the next answer
+        wire::AnswerRule rule;                     //!< as installed
+        uint64_t nextNumber = 0;                   //!< number of the next answer
         std::map<uint16_t, uint64_t> lastAnswered; //!< per state index, for dropStale
     };
+
     /// A delivery a rule may answer, waiting for the end of its instant.
     struct Trigger
     {
         uint32_t flow;        //!< the trigger flow
         ControlPacket packet; //!< what was delivered
     };
-    std::map<uint32_t, RuleState> m_rules;  //!< by trigger flow
-    bool m_rulesClosed = false;             //!< rules set or a step run: no more rules
-    std::vector<Trigger> m_triggers;        //!< candidates of the current instant
-    bool m_answerScheduled = false;         //!< AnswerTriggers is pending
-    std::vector<uint64_t> m_lostNow;        //!< serials of trigger packets lost at m_lostNowNs
-    uint64_t m_lostNowNs = 0;               //!< the instant of m_lostNow
+
+    std::map<uint32_t, RuleState> m_rules; //!< by trigger flow
+    bool m_rulesClosed = false;            //!< rules set or a step run: no more rules
+    std::vector<Trigger> m_triggers;       //!< candidates of the current instant
+    bool m_answerScheduled = false;        //!< AnswerTriggers is pending
+    std::vector<uint64_t> m_lostNow;       //!< serials of trigger packets lost at m_lostNowNs
+    uint64_t m_lostNowNs = 0;              //!< the instant of m_lostNow
 
     // State of the step being run.
     wire::StepDone m_current;                 //!< deliveries and drops so far

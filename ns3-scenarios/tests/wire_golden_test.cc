@@ -62,14 +62,8 @@ GoldenCases()
     cases.emplace_back("error", Error{ErrorCode::InvalidStep, "send at 1ms is before 2ms"});
 
     Rules rules;
-    rules.rules.push_back(AnswerRule{0,
-                                     1,
-                                     250000,
-                                     32,
-                                     1,
-                                     std::numeric_limits<uint64_t>::max(),
-                                     false,
-                                     1999000000});
+    rules.rules.push_back(
+        AnswerRule{0, 1, 250000, 32, 1, std::numeric_limits<uint64_t>::max(), false, 1999000000});
     rules.rules.push_back(
         AnswerRule{2, 3, 0, 1500, 4, 20000000, true, std::numeric_limits<uint64_t>::max() - 1});
     cases.emplace_back("rules", rules);
