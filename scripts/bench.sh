@@ -12,15 +12,10 @@
 #   scripts/bench.sh equations   text-equation plants vs the same models in Rust (issue 13)
 #   scripts/bench.sh coupling    the coupled cases vs ns-3 alone: 1 ms master-slave without lookahead
 #                                over TCP and Unix, a platoon with a position tolerance (issue 18)
+#                                and et_ratio: event-triggered answers as rules
 #   scripts/bench.sh all         all of the above
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-# Issue 18: what a sync costs over each transport, and a platoon that syncs
-# only as often as its position tolerance needs.
-coupling_sync_cases() {
-    cargo bench --quiet -p bridge --bench coupling_sync
-}
 
 run_one() {
     case "$1" in
@@ -31,7 +26,12 @@ run_one() {
         sweep) scripts/bench-sweep.sh ;;
         slurm) scripts/bench-slurm.sh ;;
         equations) cargo bench --quiet -p controlsim --bench equations ;;
-        coupling) coupling_sync_cases ;;
+        coupling)
+            # what a sync costs per transport; the platoon's position tolerance
+            cargo bench --quiet -p bridge --bench coupling_sync
+            # event-triggered answers as rules
+            cargo bench --quiet -p bridge --bench coupling_et
+            ;;
         *)
             echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|coupling|all" >&2
             exit 2

@@ -151,10 +151,22 @@ pub struct SyncConfig {
     /// before a sync is needed; 0 (the default) syncs every period.
     #[serde(default, skip_serializing_if = "Metres::is_zero")]
     pub position_tolerance: Metres,
+    /// Event-driven over ns-3: announce each event-triggered controller's
+    /// answers to the network as a rule, so that it runs ahead instead of
+    /// stopping at every answer (docs/cosimulation.md). Results are
+    /// byte-identical either way; `false` stops at every answer. Left out
+    /// of the serialized scenario when `true`, so that the config hash and
+    /// summary.json of scenarios that do not set it stay as they were.
+    #[serde(default = "enabled", skip_serializing_if = "is_enabled")]
+    pub rules: bool,
 }
 
 fn enabled() -> bool {
     true
+}
+
+fn is_enabled(value: &bool) -> bool {
+    *value
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

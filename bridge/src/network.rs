@@ -39,7 +39,7 @@ pub use builtin::{
 pub use ns3_backend::Ns3Network;
 pub use violation::{check_step, Asked, Violation};
 
-use protocol::{Configured, FlowSpec, SimTime, Step, StepDone, Summary};
+use protocol::{AnswerRule, Configured, FlowSpec, SimTime, Step, StepDone, Summary};
 
 use crate::ns3::Ns3Error;
 
@@ -77,6 +77,18 @@ pub trait Network {
     /// # Errors
     /// Flows that do not fit the network (unknown node, duplicate port).
     fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError>;
+
+    /// Installs event-triggered answer rules ([`AnswerRule`]), once, after
+    /// `configure` and before the first step; returns whether the backend
+    /// carries them out. One that does not (the default) leaves event-driven
+    /// sync stopping at every answer.
+    ///
+    /// # Errors
+    /// Rules the backend rejects.
+    fn install_rules(&mut self, rules: &[AnswerRule]) -> Result<bool, NetworkError> {
+        let _ = rules;
+        Ok(false)
+    }
 
     /// Starts a step; [`Network::end_step`] collects its answer. Time-stepping
     /// and master-slave lookahead run the control side in between, so the two

@@ -41,8 +41,8 @@ use std::time::{Duration, Instant};
 
 use protocol::client::{Event, Session, SessionError};
 use protocol::{
-    Configured, EncodeError, ErrorCode, FlowSpec, FrameError, Message, MessageKind, SimTime, Step,
-    StepDone, Summary,
+    AnswerRule, Configured, EncodeError, ErrorCode, FlowSpec, FrameError, Message, MessageKind,
+    SimTime, Step, StepDone, Summary,
 };
 
 pub use crate::config::Transport;
@@ -283,6 +283,18 @@ impl Ns3Client {
         match self.request(|session| session.configure(flows))? {
             Event::Configured(c) => Ok(c),
             other => unreachable!("the session answered a Configure with {other:?}"),
+        }
+    }
+
+    /// Installs event-triggered answer rules (once, before the first step);
+    /// returns how many the server installed.
+    ///
+    /// # Errors
+    /// [`Ns3Error::Remote`] when the server rejects them.
+    pub fn install_rules(&mut self, rules: Vec<AnswerRule>) -> Result<u32, Ns3Error> {
+        match self.request(|session| session.rules(rules))? {
+            Event::RulesInstalled { count } => Ok(count),
+            other => unreachable!("the session answered Rules with {other:?}"),
         }
     }
 

@@ -37,6 +37,7 @@
 //! here.
 
 mod event_driven;
+mod event_rules;
 mod master_slave;
 mod time_stepping;
 
@@ -152,6 +153,14 @@ pub struct Session<W: Write> {
     /// Master-slave: metres a moving node may drift from the network's
     /// straight-line picture of it before a sync is due; 0 = every period.
     position_tolerance: f64,
+    /// Event-driven may hand event-triggered answers to the network as
+    /// rules (`[sync] rules`); `rules_active` once the network took them
+    /// (see `event_rules.rs`).
+    rules_enabled: bool,
+    rules_active: bool,
+    /// Reports of rule answers the replay has not reached yet, by (flow,
+    /// number), in the order they came.
+    parked: BTreeMap<(u32, u64), Vec<Event>>,
     syncs: u64,
     cancel: Option<Arc<AtomicBool>>,
     /// The network's own description of itself, from its `Configured`
@@ -220,6 +229,9 @@ impl<W: Write> Session<W> {
             announce_ahead: scheme == SchemeKind::MasterSlave,
             lookahead: resolved.scenario.sync.lookahead,
             position_tolerance: resolved.scenario.sync.position_tolerance.0,
+            rules_enabled: resolved.scenario.sync.rules,
+            rules_active: false,
+            parked: BTreeMap::new(),
             syncs: 0,
             cancel,
             network_description: String::new(),
@@ -242,7 +254,13 @@ impl<W: Write> Session<W> {
         match self.scheme {
             SchemeKind::TimeStepping => self.run_time_stepping(observer),
             SchemeKind::MasterSlave => self.run_master_slave(observer),
-            SchemeKind::EventDriven => self.run_event_driven(observer),
+            SchemeKind::EventDriven => {
+                if self.install_answer_rules()? {
+                    self.run_event_driven_ahead(observer)
+                } else {
+                    self.run_event_driven(observer)
+                }
+            }
         }
     }
 
@@ -408,49 +426,56 @@ impl<W: Write> Session<W> {
             Event::Delivery(d) => (d.received, 0),
             Event::Drop(d) => (d.time, 1),
         });
-        let violation = |violation| {
-            SessionError::Network(NetworkError::Violation {
-                reached: done.reached,
-                violation,
-            })
-        };
         for event in events {
-            match event {
-                Event::Delivery(d) => {
-                    if !self.ledger.report_delivery(&d).map_err(violation)? {
-                        continue;
-                    }
-                    let class = match self.flows.get(d.flow).map(|f| f.direction.to_controller()) {
-                        Some(true) => Class::Controller,
-                        _ => Class::Actuator,
-                    };
-                    let key = EventKey {
-                        step: self.effect_step(d.received),
-                        class,
-                        time: d.received,
-                        flow: d.flow,
-                        number: d.number,
-                        state_index: d.state_index,
-                    };
-                    self.queue.insert(key, Event::Delivery(d));
-                }
-                Event::Drop(d) => {
-                    if !self.ledger.report_loss(&d).map_err(violation)? {
-                        continue;
-                    }
-                    let key = EventKey {
-                        step: self.loss_step(&d),
-                        class: Class::Actuator,
-                        time: d.time,
-                        flow: d.flow,
-                        number: d.number,
-                        state_index: d.state_index,
-                    };
-                    self.queue.insert(key, Event::Drop(d));
-                }
+            if self.parks(&event) {
+                self.park(event);
+            } else {
+                self.take_report(event, done.reached)?;
             }
         }
         Ok(done.reached)
+    }
+
+    /// Hands one report to the ledger and, if it is the packet's first,
+    /// queues it at the boundary where it takes effect (see [`Session::enqueue`]).
+    fn take_report(&mut self, event: Event, reached: SimTime) -> Result<(), SessionError> {
+        let violation =
+            |violation| SessionError::Network(NetworkError::Violation { reached, violation });
+        match event {
+            Event::Delivery(d) => {
+                if !self.ledger.report_delivery(&d).map_err(violation)? {
+                    return Ok(());
+                }
+                let class = match self.flows.get(d.flow).map(|f| f.direction.to_controller()) {
+                    Some(true) => Class::Controller,
+                    _ => Class::Actuator,
+                };
+                let key = EventKey {
+                    step: self.effect_step(d.received),
+                    class,
+                    time: d.received,
+                    flow: d.flow,
+                    number: d.number,
+                    state_index: d.state_index,
+                };
+                self.queue.insert(key, Event::Delivery(d));
+            }
+            Event::Drop(d) => {
+                if !self.ledger.report_loss(&d).map_err(violation)? {
+                    return Ok(());
+                }
+                let key = EventKey {
+                    step: self.loss_step(&d),
+                    class: Class::Actuator,
+                    time: d.time,
+                    flow: d.flow,
+                    number: d.number,
+                    state_index: d.state_index,
+                };
+                self.queue.insert(key, Event::Drop(d));
+            }
+        }
+        Ok(())
     }
 
     /// The first boundary after `k` with a queued event, if any.
@@ -785,7 +810,11 @@ impl<W: Write> Session<W> {
                 let number = self.response_numbers[i];
                 self.response_numbers[i] += 1;
                 let time = self.response_send_time(arrival);
-                self.send(flow, number, &u, time, false);
+                if self.rules_active {
+                    self.answer_by_rule(flow, number, &u, time)?;
+                } else {
+                    self.send(flow, number, &u, time, false);
+                }
             }
         }
         Ok(())

@@ -26,7 +26,8 @@ namespace netloop
  * them (they ran in the previous step). The rank makes the order one rule:
  *
  *   the network's events at t (and every event they cause at t), then the
- *   sends at t in the order announced, then the end of a step at t.
+ *   answers the StepEngine's rules send at t, then the sends at t in the
+ *   order announced, then the end of a step at t.
  *
  * A send's own consequences at t are network events, so they run before the
  * next send at t. This is the order the bridge can honour in every sync mode:
@@ -43,9 +44,10 @@ namespace netloop
  */
 enum class InstantRank : uint8_t
 {
-    Network = 0, //!< every ns-3 event not scheduled under another rank
-    Send = 1,    //!< the gate of a control packet's send (StepEngine)
-    StepEnd = 2, //!< the check that ends a step (StepEngine)
+    Network = 0,  //!< every ns-3 event not scheduled under another rank
+    Response = 1, //!< a rule's answers: deciding them, and their gates (StepEngine)
+    Send = 2,     //!< the gate of a control packet's send (StepEngine)
+    StepEnd = 3,  //!< the check that ends a step (StepEngine)
 };
 
 /**

@@ -65,7 +65,7 @@ Session::Expected() const
     case State::AwaitConfigure:
         return "Configure";
     case State::Stepping:
-        return "Step or Finish";
+        return "Step, Rules or Finish";
     case State::Finished:
     case State::Failed:
         break;
@@ -149,6 +149,17 @@ Session::Handle(const wire::Message& message)
             }
             Reply reply;
             reply.message = std::get<wire::StepDone>(std::move(result));
+            return reply;
+        }
+        if (const auto* rules = std::get_if<wire::Rules>(&message))
+        {
+            auto result = m_engine.SetRules(*rules);
+            if (auto* error = std::get_if<wire::Error>(&result))
+            {
+                return Fail(error->code, error->message);
+            }
+            Reply reply;
+            reply.message = std::get<wire::RulesInstalled>(std::move(result));
             return reply;
         }
         if (std::holds_alternative<wire::Finish>(message))

@@ -20,7 +20,8 @@ std::string ServerSoftware();
 /**
  * \brief One bridge conversation (docs/design.md §7.4), over a StepEngine.
  *
- * Hello -> Hello; Configure -> Configured; Step -> StepDone (repeatedly);
+ * Hello -> Hello; Configure -> Configured; optionally, once before the first
+ * Step, Rules -> RulesInstalled; Step -> StepDone (repeatedly);
  * Finish -> Summary, then close. Anything else at a point is fatal: the reply
  * is an Error and the connection closes. An Error from the bridge closes the
  * connection without a reply.
@@ -33,7 +34,7 @@ class Session
     {
         AwaitHello,     //!< nothing received yet
         AwaitConfigure, //!< handshake done
-        Stepping,       //!< configured: Step or Finish
+        Stepping,       //!< configured: Step, Rules (before a Step) or Finish
         Finished,       //!< Summary sent; success
         Failed,         //!< an error ended the conversation
     };

@@ -8,10 +8,13 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 namespace netloop
@@ -234,6 +237,72 @@ StepEngine::Configure(const wire::Configure& configure)
     return wire::Configured{GetNodeCount(), m_description};
 }
 
+std::optional<std::string>
+StepEngine::CheckRule(const wire::AnswerRule& rule) const
+{
+    const std::string what = "rule for flow " + std::to_string(rule.triggerFlow);
+    if (!m_flows.Has(rule.triggerFlow) || !m_flows.Has(rule.answerFlow))
+    {
+        return what + ": answer flow " + std::to_string(rule.answerFlow) + " or trigger flow " +
+               "does not exist; " + std::to_string(m_flows.GetN()) + " flows are configured";
+    }
+    const wire::FlowSpec& trigger = m_flows.Get(rule.triggerFlow);
+    const wire::FlowSpec& answer = m_flows.Get(rule.answerFlow);
+    if (answer.src != trigger.dst)
+    {
+        return what + ": its answer flow " + std::to_string(rule.answerFlow) + " leaves node " +
+               std::to_string(answer.src) + ", not the node the trigger flow reaches (" +
+               std::to_string(trigger.dst) + ")";
+    }
+    if (rule.stateCount == 0)
+    {
+        return what + ": an answer needs at least 1 packet (state count 0)";
+    }
+    const bool tcp = answer.transport == wire::Transport::Tcp;
+    if (rule.size == 0 || (!tcp && rule.size > kMaxUdpPayload))
+    {
+        return what + ": answers of " + std::to_string(rule.size) +
+               " payload bytes; a control packet carries 1 to " +
+               std::to_string(tcp ? std::numeric_limits<uint32_t>::max() : kMaxUdpPayload);
+    }
+    if (rule.delay > kMaxTimeNs)
+    {
+        return what + ": delay " + wire::FormatTime(rule.delay) +
+               " is beyond the largest time ns-3 represents";
+    }
+    return std::nullopt;
+}
+
+StepEngine::Result<wire::RulesInstalled>
+StepEngine::SetRules(const wire::Rules& rules)
+{
+    NS_LOG_FUNCTION(this << rules.rules.size());
+    if (!m_configured || m_rulesClosed)
+    {
+        return MakeError(wire::ErrorCode::UnexpectedMessage,
+                         "rules are installed once, after Configure and before the first Step");
+    }
+    std::map<uint32_t, RuleState> installed;
+    std::set<uint32_t> answerFlows;
+    for (const wire::AnswerRule& rule : rules.rules)
+    {
+        if (auto problem = CheckRule(rule))
+        {
+            return MakeError(wire::ErrorCode::InvalidConfig, *problem);
+        }
+        if (installed.count(rule.triggerFlow) > 0 || !answerFlows.insert(rule.answerFlow).second)
+        {
+            return MakeError(wire::ErrorCode::InvalidConfig,
+                             "rule for flow " + std::to_string(rule.triggerFlow) +
+                                 ": a flow triggers, and a flow answers, one rule at most");
+        }
+        installed[rule.triggerFlow].rule = rule;
+    }
+    m_rules = std::move(installed);
+    m_rulesClosed = true;
+    return wire::RulesInstalled{static_cast<uint32_t>(m_rules.size())};
+}
+
 std::optional<wire::Error>
 StepEngine::ValidateStep(const wire::Step& step) const
 {
@@ -333,6 +402,7 @@ StepEngine::Step(const wire::Step& step)
         return *error;
     }
     const uint64_t now = GetNow();
+    m_rulesClosed = true;
 
     for (const wire::NodeKinematics& k : step.kinematics)
     {
@@ -507,17 +577,27 @@ StepEngine::OnRx(uint32_t flow, Ptr<const ns3::Packet> packet)
     {
         auto it = m_inFlight.find(tag.serial);
         ControlPacket received;
+        bool first = false;
         if (it != m_inFlight.end())
         {
             received = it->second.packet;
             m_inFlight.erase(it);
+            first = true;
         }
         else
         {
             received = TagValues(tag);
             received.size = packet->GetSize();
+            // Lost at this very instant: the bridge takes a delivery before a
+            // loss of the same instant, so this delivery is its first report.
+            auto lost = std::find(m_lostNow.begin(), m_lostNow.end(), tag.serial);
+            if (m_lostNowNs == GetNow() && lost != m_lostNow.end())
+            {
+                m_lostNow.erase(lost);
+                first = true;
+            }
         }
-        Deliver(flow, received);
+        Deliver(flow, received, first);
     }
 }
 
@@ -533,7 +613,7 @@ StepEngine::OnTcpRx(uint32_t flow, uint32_t bytes)
 {
     for (const ControlPacket& message : m_framers.at(flow).Consume(bytes))
     {
-        Deliver(flow, message);
+        Deliver(flow, message, true);
     }
 }
 
@@ -558,7 +638,7 @@ StepEngine::OnTcpFailed(uint32_t flow)
 }
 
 void
-StepEngine::Deliver(uint32_t flow, const ControlPacket& packet)
+StepEngine::Deliver(uint32_t flow, const ControlPacket& packet, bool first)
 {
     const uint64_t now = GetNow();
     m_current.deliveries.push_back(wire::Delivery{flow,
@@ -580,6 +660,75 @@ StepEngine::Deliver(uint32_t flow, const ControlPacket& packet)
             m_lastCheckCount.reset();
             ScopedInstantRank rank(InstantRank::StepEnd);
             m_endEvent = Simulator::ScheduleNow(&StepEngine::EndCheck, this);
+        }
+    }
+    auto rule = first ? m_rules.find(flow) : m_rules.end();
+    if (rule != m_rules.end() && now <= rule->second.rule.lastTrigger)
+    {
+        m_triggers.push_back(Trigger{flow, packet});
+        if (!m_answerScheduled)
+        {
+            m_answerScheduled = true;
+            ScopedInstantRank rank(InstantRank::Response);
+            Simulator::ScheduleNow(&StepEngine::AnswerTriggers, this);
+        }
+    }
+}
+
+void
+StepEngine::AnswerTriggers()
+{
+    m_answerScheduled = false;
+    std::vector<Trigger> triggers;
+    triggers.swap(m_triggers);
+    // The bridge's canonical order of one instant's deliveries.
+    std::stable_sort(triggers.begin(), triggers.end(), [](const Trigger& a, const Trigger& b) {
+        return std::tie(a.flow, a.packet.number, a.packet.stateIndex) <
+               std::tie(b.flow, b.packet.number, b.packet.stateIndex);
+    });
+    const uint64_t now = GetNow();
+    for (const Trigger& trigger : triggers)
+    {
+        RuleState& state = m_rules.at(trigger.flow);
+        const wire::AnswerRule& rule = state.rule;
+        const uint64_t delay = now > trigger.packet.sentNs ? now - trigger.packet.sentNs : 0;
+        if (delay > rule.maxDelay)
+        {
+            continue;
+        }
+        auto last = state.lastAnswered.find(trigger.packet.stateIndex);
+        if (rule.dropStale && last != state.lastAnswered.end() &&
+            trigger.packet.number <= last->second)
+        {
+            continue;
+        }
+        state.lastAnswered[trigger.packet.stateIndex] = trigger.packet.number;
+        const uint64_t number = state.nextNumber++;
+        if (rule.delay > kMaxTimeNs - now)
+        {
+            continue; // beyond the end of representable time: never sent
+        }
+        const wire::FlowSpec& answer = m_flows.Get(rule.answerFlow);
+        const uint32_t context = m_nodes.Get(answer.src)->GetId();
+        for (uint16_t index = 0; index < rule.stateCount; ++index)
+        {
+            ControlPacket packet;
+            packet.number = number;
+            packet.port = answer.port;
+            packet.stateIndex = index;
+            packet.stateCount = rule.stateCount;
+            packet.sentNs = now + rule.delay;
+            packet.size = rule.size;
+            packet.serial = m_nextSerial++;
+            ScopedInstantRank rank(InstantRank::Response);
+            Simulator::ScheduleWithContext(context,
+                                           ns3::NanoSeconds(rule.delay),
+                                           &StepEngine::OpenSendGate,
+                                           context,
+                                           m_apps[answer.src],
+                                           rule.answerFlow,
+                                           m_destinations[rule.answerFlow],
+                                           packet);
         }
     }
 }
@@ -624,6 +773,15 @@ StepEngine::ObserveDrop(Ptr<const ns3::Packet> packet,
             {
                 m_inFlight.erase(it);
                 Drop(record.flow, record.packet, nodeIndex, reason);
+                if (m_rules.count(record.flow) > 0)
+                {
+                    if (m_lostNowNs != GetNow())
+                    {
+                        m_lostNow.clear();
+                        m_lostNowNs = GetNow();
+                    }
+                    m_lostNow.push_back(tag.serial);
+                }
             }
             if (m_dropLog)
             {

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -85,6 +86,20 @@ AddressOf FirstInterfaceAddresses(const ns3::NodeContainer& nodes);
  *   itself schedules at E.
  * - Scheduled sends are never cancelled: after an early stop, sends later than
  *   E stay scheduled and happen in the steps that reach them.
+ *
+ * Answer rules (SetRules, once, before the first step) let the engine send an
+ * event-triggered controller's answers itself, so the bridge need not stop
+ * the network at each delivery (docs/cosimulation.md, "Event-triggered
+ * answers as rules"). The first report of a packet of a rule's trigger flow
+ * (a delivery of a packet not lost before this instant) at or before the
+ * rule's lastTrigger is a candidate. Once the network's events at its instant
+ * have run (InstantRank::Response), the instant's candidates are taken in
+ * (flow, number, state index) order; one whose delay exceeds maxDelay, or,
+ * with dropStale, whose number is not above the last one answered for its
+ * state index, is not answered, as the bridge's receiver drops it; each other
+ * one is answered by stateCount packets of the answer flow, numbered per rule
+ * from 0, sent delay later, at the Response rank of their instant: after the
+ * network's events there and before the sends the bridge announced there.
  */
 class StepEngine : public DropSink
 {
@@ -137,6 +152,8 @@ class StepEngine : public DropSink
 
     /// Validates the flows and opens their sockets.
     Result<wire::Configured> Configure(const wire::Configure& configure);
+    /// Installs answer rules (see the class documentation): once, before the first Step.
+    Result<wire::RulesInstalled> SetRules(const wire::Rules& rules);
     /// Runs one step (see the class documentation).
     Result<wire::StepDone> Step(const wire::Step& step);
     /// The counters of every flow and the time reached.
@@ -186,8 +203,13 @@ class StepEngine : public DropSink
     void OnTcpRx(uint32_t flow, uint32_t bytes);
     /// ControlApp "TcpFailed": a TCP flow's connection failed; its messages are lost.
     void OnTcpFailed(uint32_t flow);
-    /// Records a delivery now (and ends an event-driven step if it should).
-    void Deliver(uint32_t flow, const ControlPacket& packet);
+    /// Records a delivery now (and ends an event-driven step if it should);
+    /// first: the packet's first report, which a rule may answer.
+    void Deliver(uint32_t flow, const ControlPacket& packet, bool first);
+    /// Answers the rule candidates of this instant (InstantRank::Response).
+    void AnswerTriggers();
+    /// \return a problem with a rule, or nullopt
+    std::optional<std::string> CheckRule(const wire::AnswerRule& rule) const;
     /// Records a drop now of a packet this engine sent.
     void Drop(uint32_t flow, const ControlPacket& packet, uint32_t node, wire::DropReason reason);
     /// The tag values a ControlTag carries (size 0: the tag does not know it).
@@ -216,6 +238,28 @@ class StepEngine : public DropSink
     std::vector<MessageFramer> m_framers; //!< per flow (TCP flows use theirs)
     DropLog* m_dropLog = nullptr;         //!< drop log, if any
     uint64_t m_kinematicsApplied = 0;     //!< entries that changed a model
+
+    /// A rule and what it has answered so far.
+    struct RuleState
+    {
+        wire::AnswerRule rule;                     //!< as installed
+        uint64_t nextNumber = 0;                   //!< number of the next answer
+        std::map<uint16_t, uint64_t> lastAnswered; //!< per state index, for dropStale
+    };
+
+    /// A delivery a rule may answer, waiting for the end of its instant.
+    struct Trigger
+    {
+        uint32_t flow;        //!< the trigger flow
+        ControlPacket packet; //!< what was delivered
+    };
+
+    std::map<uint32_t, RuleState> m_rules; //!< by trigger flow
+    bool m_rulesClosed = false;            //!< rules set or a step run: no more rules
+    std::vector<Trigger> m_triggers;       //!< candidates of the current instant
+    bool m_answerScheduled = false;        //!< AnswerTriggers is pending
+    std::vector<uint64_t> m_lostNow;       //!< serials of trigger packets lost at m_lostNowNs
+    uint64_t m_lostNowNs = 0;              //!< the instant of m_lostNow
 
     // State of the step being run.
     wire::StepDone m_current;                 //!< deliveries and drops so far

@@ -42,6 +42,10 @@ ToString(MessageKind kind)
         return "Summary";
     case MessageKind::Error:
         return "Error";
+    case MessageKind::Rules:
+        return "Rules";
+    case MessageKind::RulesInstalled:
+        return "RulesInstalled";
     }
     return "UnknownKind";
 }
@@ -126,7 +130,7 @@ std::optional<MessageKind>
 KindFromWire(uint16_t value)
 {
     if (value >= static_cast<uint16_t>(MessageKind::Hello) &&
-        value <= static_cast<uint16_t>(MessageKind::Error))
+        value <= static_cast<uint16_t>(MessageKind::RulesInstalled))
     {
         return static_cast<MessageKind>(value);
     }
@@ -226,6 +230,26 @@ bool
 operator==(const Error& a, const Error& b)
 {
     return a.code == b.code && a.message == b.message;
+}
+
+bool
+operator==(const AnswerRule& a, const AnswerRule& b)
+{
+    return a.triggerFlow == b.triggerFlow && a.answerFlow == b.answerFlow && a.delay == b.delay &&
+           a.size == b.size && a.stateCount == b.stateCount && a.maxDelay == b.maxDelay &&
+           a.dropStale == b.dropStale && a.lastTrigger == b.lastTrigger;
+}
+
+bool
+operator==(const Rules& a, const Rules& b)
+{
+    return a.rules == b.rules;
+}
+
+bool
+operator==(const RulesInstalled& a, const RulesInstalled& b)
+{
+    return a.count == b.count;
 }
 
 MessageKind
@@ -605,6 +629,31 @@ Write(Writer& w, const Error& m)
     return w.String(m.message);
 }
 
+bool
+Write(Writer& w, const Rules& m)
+{
+    w.Uint(static_cast<uint64_t>(m.rules.size()));
+    for (const auto& r : m.rules)
+    {
+        w.Uint(r.triggerFlow);
+        w.Uint(r.answerFlow);
+        w.Uint(r.delay);
+        w.Uint(r.size);
+        w.Uint(r.stateCount);
+        w.Uint(r.maxDelay);
+        w.Bool(r.dropStale);
+        w.Uint(r.lastTrigger);
+    }
+    return true;
+}
+
+bool
+Write(Writer& w, const RulesInstalled& m)
+{
+    w.Uint(m.count);
+    return true;
+}
+
 Message
 ReadMessage(MessageKind kind, Reader& r)
 {
@@ -712,6 +761,27 @@ ReadMessage(MessageKind kind, Reader& r)
         Error m;
         m.code = r.Enum<ErrorCode>(6, "ErrorCode");
         m.message = r.String();
+        return m;
+    }
+    case MessageKind::Rules: {
+        Rules m;
+        m.rules = r.Vec<AnswerRule>([](Reader& r) {
+            AnswerRule a;
+            a.triggerFlow = r.Uint<uint32_t>();
+            a.answerFlow = r.Uint<uint32_t>();
+            a.delay = r.Uint<uint64_t>();
+            a.size = r.Uint<uint32_t>();
+            a.stateCount = r.Uint<uint16_t>();
+            a.maxDelay = r.Uint<uint64_t>();
+            a.dropStale = r.Bool();
+            a.lastTrigger = r.Uint<uint64_t>();
+            return a;
+        });
+        return m;
+    }
+    case MessageKind::RulesInstalled: {
+        RulesInstalled m;
+        m.count = r.Uint<uint32_t>();
         return m;
     }
     }

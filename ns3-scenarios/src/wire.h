@@ -55,6 +55,8 @@ enum class MessageKind : uint16_t
     Finish = 6,
     Summary = 7,
     Error = 8,
+    Rules = 9,
+    RulesInstalled = 10,
 };
 
 /// Transport a flow uses inside ns-3 (u32 variant index on the wire).
@@ -216,6 +218,35 @@ struct Error
     std::string message;
 };
 
+/**
+ * "On the first delivery of a packet of triggerFlow, send a packet of
+ * answerFlow delay later", with the receiver's policies deciding whether a
+ * delivery is answered (see AnswerRule in protocol/src/message.rs).
+ */
+struct AnswerRule
+{
+    uint32_t triggerFlow = 0;
+    uint32_t answerFlow = 0;
+    uint64_t delay = 0; //!< ns from the delivery to the answer's send
+    uint32_t size = 0;  //!< payload bytes of each answer packet
+    uint16_t stateCount = 1;
+    uint64_t maxDelay = UINT64_MAX; //!< ns; UINT64_MAX: no limit
+    bool dropStale = false;
+    uint64_t lastTrigger = 0; //!< ns; later deliveries are not answered
+};
+
+/// Installs answer rules, once, before the first Step.
+struct Rules
+{
+    std::vector<AnswerRule> rules;
+};
+
+/// The server's answer to Rules.
+struct RulesInstalled
+{
+    uint32_t count = 0;
+};
+
 bool operator==(const Hello& a, const Hello& b);
 bool operator==(const FlowSpec& a, const FlowSpec& b);
 bool operator==(const Configure& a, const Configure& b);
@@ -230,9 +261,21 @@ bool operator==(const Finish& a, const Finish& b);
 bool operator==(const FlowCounters& a, const FlowCounters& b);
 bool operator==(const Summary& a, const Summary& b);
 bool operator==(const Error& a, const Error& b);
+bool operator==(const AnswerRule& a, const AnswerRule& b);
+bool operator==(const Rules& a, const Rules& b);
+bool operator==(const RulesInstalled& a, const RulesInstalled& b);
 
 /// Any message; the alternative order matches MessageKind's values.
-using Message = std::variant<Hello, Configure, Configured, Step, StepDone, Finish, Summary, Error>;
+using Message = std::variant<Hello,
+                             Configure,
+                             Configured,
+                             Step,
+                             StepDone,
+                             Finish,
+                             Summary,
+                             Error,
+                             Rules,
+                             RulesInstalled>;
 
 /// The kind of a message.
 MessageKind KindOf(const Message& message);

@@ -97,6 +97,32 @@ TEST_F(SessionTest, AWholeConversation)
     EXPECT_EQ(m_session->GetState(), Session::State::Finished);
 }
 
+TEST_F(SessionTest, RulesComeOnceBeforeTheFirstStep)
+{
+    Session::Reply r = m_session->Handle(Hello{kProtocolVersion, "test"});
+    r = m_session->Handle(Configure{{FlowSpec{0, 9000, 0, 1, Transport::Udp, false},
+                                     FlowSpec{1, 9001, 1, 0, Transport::Udp, false}}});
+    ASSERT_TRUE(r.message && std::holds_alternative<Configured>(*r.message));
+    Rules rules;
+    rules.rules.push_back(AnswerRule{0, 1, 0, 40, 1, UINT64_MAX, false, 1000000000});
+    r = m_session->Handle(rules);
+    ASSERT_TRUE(r.message && std::holds_alternative<RulesInstalled>(*r.message));
+    EXPECT_EQ(std::get<RulesInstalled>(*r.message).count, 1u);
+    EXPECT_FALSE(r.close);
+    EXPECT_EQ(m_session->GetState(), Session::State::Stepping);
+    ExpectFatal(rules, ErrorCode::UnexpectedMessage, "once, after Configure");
+}
+
+TEST_F(SessionTest, RulesAfterAStepAreUnexpected)
+{
+    Handshake();
+    Step step;
+    step.until = 1000000;
+    Session::Reply r = m_session->Handle(step);
+    ASSERT_TRUE(r.message && std::holds_alternative<StepDone>(*r.message));
+    ExpectFatal(Rules{}, ErrorCode::UnexpectedMessage, "before the first Step");
+}
+
 TEST_F(SessionTest, AnotherProtocolVersionInHelloIsRefusedNamingBoth)
 {
     ExpectFatal(Hello{2, "netloop 9.9"}, ErrorCode::UnsupportedVersion, "version 2");
@@ -139,7 +165,7 @@ TEST_F(SessionTest, StepBeforeConfigureIsUnexpected)
 TEST_F(SessionTest, ServerMessagesFromTheClientAreUnexpected)
 {
     Handshake();
-    ExpectFatal(StepDone{}, ErrorCode::UnexpectedMessage, "expected Step or Finish");
+    ExpectFatal(StepDone{}, ErrorCode::UnexpectedMessage, "expected Step, Rules or Finish");
 }
 
 TEST_F(SessionTest, ConfiguredFromTheClientIsUnexpected)

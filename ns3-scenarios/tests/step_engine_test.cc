@@ -665,4 +665,119 @@ TEST_F(StepEngineTest, AStopLeftInTheSimulatorDoesNotEndAStepEarly)
     EXPECT_EQ(done.deliveries.size(), 1u);
 }
 
+// ----- answer rules: the engine sends event-triggered answers itself -----
+
+/// A rule answering flow 0 (node 0 -> 1) on flow 1 (node 1 -> 0).
+wire::AnswerRule
+Rule(uint64_t delay, uint32_t size, uint64_t maxDelay, bool dropStale, uint64_t lastTrigger)
+{
+    return wire::AnswerRule{0, 1, delay, size, 1, maxDelay, dropStale, lastTrigger};
+}
+
+TEST_F(StepEngineTest, ARuleAnswersEveryDeliveryAfterItsDelayToTheNanosecond)
+{
+    StepEngine& engine = Build(P2p("8Mbps", "2ms"), 2);
+    Configure(engine, {Flow(0, 9000, 0, 1), Flow(1, 9001, 1, 0)});
+    auto installed =
+        engine.SetRules(wire::Rules{{Rule(300 * kUs, 40, UINT64_MAX, false, 30 * kMs)}});
+    ASSERT_TRUE(std::holds_alternative<wire::RulesInstalled>(installed));
+    EXPECT_EQ(std::get<wire::RulesInstalled>(installed).count, 1u);
+    // Measurements at 1, 11, 21 and 31 ms; the last arrives after lastTrigger.
+    std::vector<SendRequest> sends;
+    for (uint64_t n = 0; n < 4; ++n)
+    {
+        sends.push_back(Send(0, 7 + n, (1 + 10 * n) * kMs, 64));
+    }
+    wire::StepDone done = Run(engine, StepTo(50 * kMs, sends));
+    std::vector<Delivery> answers;
+    for (const Delivery& d : done.deliveries)
+    {
+        if (d.flow == 1)
+        {
+            answers.push_back(d);
+        }
+    }
+    ASSERT_EQ(answers.size(), 3u);
+    for (uint64_t n = 0; n < 3; ++n)
+    {
+        SCOPED_TRACE(n);
+        const uint64_t arrival = (1 + 10 * n) * kMs + 2 * kMs + TxNs(64, 8000000);
+        EXPECT_EQ(answers[n].number, n) << "numbered from 0 per rule";
+        EXPECT_EQ(answers[n].sent, arrival + 300 * kUs);
+        EXPECT_EQ(answers[n].received, arrival + 300 * kUs + 2 * kMs + TxNs(40, 8000000));
+        EXPECT_EQ(answers[n].size, 40u);
+        EXPECT_EQ(answers[n].stateCount, 1u);
+    }
+    EXPECT_EQ(engine.Finish().flows[1].sent, 3u);
+}
+
+TEST_F(StepEngineTest, ARuleSkipsWhatTheReceiversPoliciesRefuse)
+{
+    const uint64_t tx = TxNs(64, 8000000);
+    StepEngine& engine = Build(P2p("8Mbps", "2ms"), 2);
+    Configure(engine, {Flow(0, 9000, 0, 1), Flow(1, 9001, 1, 0)});
+    // At most the delay of a packet that does not queue.
+    auto installed = engine.SetRules(wire::Rules{{Rule(0, 40, 2 * kMs + tx, true, 1000 * kMs)}});
+    ASSERT_TRUE(std::holds_alternative<wire::RulesInstalled>(installed));
+    wire::StepDone done = Run(engine,
+                              StepTo(100 * kMs,
+                                     {
+                                         Send(0, 5, 1 * kMs, 64),  // answered: 0
+                                         Send(0, 6, 1 * kMs, 64),  // queues behind 5: too late
+                                         Send(0, 4, 20 * kMs, 64), // not above 5: stale
+                                         Send(0, 9, 40 * kMs, 64), // answered: 1
+                                     }));
+    std::vector<Delivery> answers;
+    for (const Delivery& d : done.deliveries)
+    {
+        if (d.flow == 1)
+        {
+            answers.push_back(d);
+        }
+    }
+    ASSERT_EQ(answers.size(), 2u);
+    EXPECT_EQ(answers[0].number, 0u);
+    EXPECT_EQ(answers[0].sent, 1 * kMs + 2 * kMs + tx);
+    EXPECT_EQ(answers[1].number, 1u);
+    EXPECT_EQ(answers[1].sent, 40 * kMs + 2 * kMs + tx);
+}
+
+TEST_F(StepEngineTest, RulesAreCheckedAndComeOnceBeforeTheFirstStep)
+{
+    StepEngine& engine = Build(P2p("8Mbps", "2ms"), 3);
+    auto early = engine.SetRules(wire::Rules{});
+    ASSERT_TRUE(std::holds_alternative<wire::Error>(early));
+    EXPECT_EQ(std::get<wire::Error>(early).code, ErrorCode::UnexpectedMessage);
+    Configure(engine, {Flow(0, 9000, 0, 1), Flow(1, 9001, 1, 0), Flow(2, 9002, 2, 0)});
+    auto invalid = [&engine](wire::AnswerRule rule, const std::string& needle) {
+        auto r = engine.SetRules(wire::Rules{{rule}});
+        ASSERT_TRUE(std::holds_alternative<wire::Error>(r)) << needle;
+        const wire::Error& e = std::get<wire::Error>(r);
+        EXPECT_EQ(e.code, ErrorCode::InvalidConfig);
+        EXPECT_NE(e.message.find(needle), std::string::npos) << e.message;
+    };
+    wire::AnswerRule rule = Rule(0, 40, UINT64_MAX, false, kMs);
+    rule.answerFlow = 7;
+    invalid(rule, "does not exist");
+    rule.answerFlow = 2; // leaves node 2, but flow 0 reaches node 1
+    invalid(rule, "not the node the trigger flow reaches");
+    rule = Rule(0, 40, UINT64_MAX, false, kMs);
+    rule.stateCount = 0;
+    invalid(rule, "at least 1 packet");
+    rule = Rule(0, 0, UINT64_MAX, false, kMs);
+    invalid(rule, "0 payload bytes");
+    rule = Rule(0, 70000, UINT64_MAX, false, kMs);
+    invalid(rule, "70000 payload bytes");
+    {
+        auto r = engine.SetRules(wire::Rules{
+            {Rule(0, 40, UINT64_MAX, false, kMs), Rule(0, 40, UINT64_MAX, false, kMs)}});
+        ASSERT_TRUE(std::holds_alternative<wire::Error>(r));
+        EXPECT_NE(std::get<wire::Error>(r).message.find("one rule at most"), std::string::npos);
+    }
+    Run(engine, StepTo(kMs));
+    auto late = engine.SetRules(wire::Rules{{Rule(0, 40, UINT64_MAX, false, kMs)}});
+    ASSERT_TRUE(std::holds_alternative<wire::Error>(late));
+    EXPECT_EQ(std::get<wire::Error>(late).code, ErrorCode::UnexpectedMessage);
+}
+
 } // namespace

@@ -60,13 +60,21 @@ GoldenCases()
     cases.emplace_back("summary", summary);
 
     cases.emplace_back("error", Error{ErrorCode::InvalidStep, "send at 1ms is before 2ms"});
+
+    Rules rules;
+    rules.rules.push_back(
+        AnswerRule{0, 1, 250000, 32, 1, std::numeric_limits<uint64_t>::max(), false, 1999000000});
+    rules.rules.push_back(
+        AnswerRule{2, 3, 0, 1500, 4, 20000000, true, std::numeric_limits<uint64_t>::max() - 1});
+    cases.emplace_back("rules", rules);
+    cases.emplace_back("rules_installed", RulesInstalled{2});
     return cases;
 }
 
 TEST(WireGolden, EveryKindHasACase)
 {
     auto cases = GoldenCases();
-    for (uint16_t k = 1; k <= 8; ++k)
+    for (uint16_t k = 1; k <= 10; ++k)
     {
         bool found = false;
         for (const auto& c : cases)

@@ -9,6 +9,9 @@
 //!    the handshake a frame of another version is a version mismatch too.
 //! 2. [`Session::configure`] gives the [`Configure`]; its answer is
 //!    [`Event::Configured`].
+//!    Optionally, before the first step, [`Session::rules`] gives the
+//!    [`Rules`] (event-triggered answers the server sends by itself); its
+//!    answer is [`Event::RulesInstalled`].
 //! 3. [`Session::step`] as often as needed, also before earlier steps are
 //!    answered (pipelining); every [`StepDone`] answers the oldest step
 //!    still open and moves [`Session::reached`] on.
@@ -31,11 +34,11 @@
 //! - Errors carry no time; [`Session::reached`] is the time the network had
 //!   reached before the failing message (a failure never moves it).
 
+use crate::{AnswerRule, ErrorCode, Finish, Rules};
 use crate::{
     Configure, Configured, FlowSpec, FrameError, Hello, Message, MessageKind, SimTime, Step,
     StepDone, Summary, PROTOCOL_VERSION,
 };
-use crate::{ErrorCode, Finish};
 
 /// Where the conversation is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +53,8 @@ pub enum State {
     AwaitConfigured,
     /// Configured: Step or Finish; `open` steps are unanswered.
     Stepping { open: usize },
+    /// Rules sent (before any step), RulesInstalled due.
+    AwaitRulesInstalled,
     /// Finish sent, Summary due.
     AwaitSummary,
     /// Summary received; success.
@@ -66,6 +71,10 @@ pub enum Event {
         software: String,
     },
     Configured(Configured),
+    /// The server installed this many answer rules.
+    RulesInstalled {
+        count: u32,
+    },
     StepDone(StepDone),
     Summary(Summary),
 }
@@ -102,6 +111,8 @@ pub struct Session {
     state: State,
     reached: SimTime,
     server_software: String,
+    /// A step or rules were sent: rules may no longer be.
+    rules_closed: bool,
 }
 
 impl Default for Session {
@@ -116,6 +127,7 @@ impl Session {
             state: State::Start,
             reached: SimTime::ZERO,
             server_software: String::new(),
+            rules_closed: false,
         }
     }
 
@@ -138,6 +150,7 @@ impl Session {
         match self.state {
             State::AwaitHello => Some(MessageKind::Hello),
             State::AwaitConfigured => Some(MessageKind::Configured),
+            State::AwaitRulesInstalled => Some(MessageKind::RulesInstalled),
             State::Stepping { open } if open > 0 => Some(MessageKind::StepDone),
             State::AwaitSummary => Some(MessageKind::Summary),
             _ => None,
@@ -178,7 +191,22 @@ impl Session {
             return Err(self.out_of_turn(MessageKind::Step));
         };
         self.state = State::Stepping { open: open + 1 };
+        self.rules_closed = true;
         Ok(step.into())
+    }
+
+    /// The [`Rules`] installing `rules`; the next answer due is
+    /// [`Event::RulesInstalled`].
+    ///
+    /// # Errors
+    /// [`SessionError::OutOfTurn`] unless configured, with no step and no
+    /// rules sent yet.
+    pub fn rules(&mut self, rules: Vec<AnswerRule>) -> Result<Message, SessionError> {
+        let allowed = self.state == State::Stepping { open: 0 } && !self.rules_closed;
+        self.turn(MessageKind::Rules, allowed)?;
+        self.state = State::AwaitRulesInstalled;
+        self.rules_closed = true;
+        Ok(Rules { rules }.into())
     }
 
     /// The [`Finish`]; the next answer due is the [`Summary`].
@@ -253,6 +281,12 @@ impl Session {
                 self.state = State::Stepping { open: 0 };
                 Ok(Event::Configured(configured))
             }
+            (State::AwaitRulesInstalled, Message::RulesInstalled(installed)) => {
+                self.state = State::Stepping { open: 0 };
+                Ok(Event::RulesInstalled {
+                    count: installed.count,
+                })
+            }
             (State::Stepping { open }, Message::StepDone(done)) => {
                 self.state = State::Stepping { open: open - 1 };
                 self.reached = done.reached;
@@ -285,7 +319,7 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Delivery, Transport};
+    use crate::{Delivery, RulesInstalled, Transport};
 
     fn server_hello() -> Message {
         Hello {
@@ -686,5 +720,68 @@ mod tests {
         };
         assert_eq!(s.receive(done.clone().into()), Ok(Event::StepDone(done)));
         assert_eq!(s.reached(), SimTime::from_millis(3));
+    }
+
+    fn rule() -> AnswerRule {
+        AnswerRule {
+            trigger_flow: 0,
+            answer_flow: 1,
+            delay: SimTime::from_millis(1),
+            size: 16,
+            state_count: 1,
+            max_delay: SimTime::MAX,
+            drop_stale: false,
+            last_trigger: SimTime::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn rules_go_once_before_the_first_step_and_are_answered() {
+        let mut s = configured_session();
+        assert_eq!(
+            s.rules(vec![rule()]).unwrap(),
+            Message::Rules(Rules {
+                rules: vec![rule()]
+            })
+        );
+        assert_eq!(s.expected(), Some(MessageKind::RulesInstalled));
+        // Nothing else may go while they are unanswered.
+        assert!(matches!(
+            s.step(step(1)),
+            Err(SessionError::OutOfTurn { .. })
+        ));
+        assert_eq!(
+            s.receive(RulesInstalled { count: 1 }.into()),
+            Ok(Event::RulesInstalled { count: 1 })
+        );
+        assert_eq!(s.state(), State::Stepping { open: 0 });
+        assert!(matches!(
+            s.rules(vec![rule()]),
+            Err(SessionError::OutOfTurn {
+                request: MessageKind::Rules,
+                ..
+            })
+        ));
+        s.step(step(1)).unwrap();
+    }
+
+    #[test]
+    fn rules_after_a_step_are_out_of_turn_and_a_stray_answer_is_unexpected() {
+        let mut s = configured_session();
+        s.step(step(1)).unwrap();
+        s.receive(step_done(1)).unwrap();
+        assert!(matches!(
+            s.rules(vec![rule()]),
+            Err(SessionError::OutOfTurn { .. })
+        ));
+        let mut s = configured_session();
+        s.step(step(1)).unwrap();
+        assert_eq!(
+            s.receive(RulesInstalled { count: 0 }.into()),
+            Err(SessionError::Unexpected {
+                got: MessageKind::RulesInstalled,
+                expected: MessageKind::StepDone
+            })
+        );
     }
 }

@@ -138,6 +138,8 @@ pub fn encode_into(
         Message::Finish(m) => write_payload(m, out),
         Message::Summary(m) => write_payload(m, out),
         Message::Error(m) => write_payload(m, out),
+        Message::Rules(m) => write_payload(m, out),
+        Message::RulesInstalled(m) => write_payload(m, out),
     };
     if let Err(e) = written {
         out.truncate(start);
@@ -252,6 +254,8 @@ pub fn decode_payload(header: FrameHeader, payload: &[u8]) -> Result<Message, Fr
         MessageKind::Finish => Message::Finish(read_payload(kind, payload)?),
         MessageKind::Summary => Message::Summary(read_payload(kind, payload)?),
         MessageKind::Error => Message::Error(read_payload(kind, payload)?),
+        MessageKind::Rules => Message::Rules(read_payload(kind, payload)?),
+        MessageKind::RulesInstalled => Message::RulesInstalled(read_payload(kind, payload)?),
     })
 }
 

@@ -37,10 +37,12 @@ pub enum MessageKind {
     Finish = 6,
     Summary = 7,
     Error = 8,
+    Rules = 9,
+    RulesInstalled = 10,
 }
 
 impl MessageKind {
-    pub const ALL: [MessageKind; 8] = [
+    pub const ALL: [MessageKind; 10] = [
         MessageKind::Hello,
         MessageKind::Configure,
         MessageKind::Configured,
@@ -49,6 +51,8 @@ impl MessageKind {
         MessageKind::Finish,
         MessageKind::Summary,
         MessageKind::Error,
+        MessageKind::Rules,
+        MessageKind::RulesInstalled,
     ];
 
     pub fn from_u16(value: u16) -> Option<MessageKind> {
@@ -241,6 +245,48 @@ pub struct Error {
     pub message: String,
 }
 
+/// "On the first delivery of a packet of `trigger_flow`, send a packet of
+/// `answer_flow` `delay` later": an event-triggered controller's answers,
+/// announced so that the network can run ahead of the control side, which
+/// fills in the values when it replays the period (docs/cosimulation.md,
+/// "Event-triggered answers as rules").
+///
+/// The rule repeats the receiver's policies, because they decide whether
+/// there is an answer: a delivery whose delay (`received - sent`) exceeds
+/// `max_delay`, or, with `drop_stale`, whose number is not above the last
+/// accepted one of its state index, is not answered. Deliveries at one
+/// instant are taken in (flow, number, state index) order; answers are
+/// numbered 0, 1, ... per rule in that order, and each is `state_count`
+/// packets (state indices 0..state_count) of `size` bytes. At its instant an
+/// answer is sent after the network's own events and before the sends the
+/// bridge announced for that instant. Deliveries after `last_trigger` are
+/// not answered (the end of the run).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AnswerRule {
+    pub trigger_flow: u32,
+    pub answer_flow: u32,
+    pub delay: SimTime,
+    pub size: u32,
+    pub state_count: u16,
+    /// [`SimTime::MAX`]: no limit.
+    pub max_delay: SimTime,
+    pub drop_stale: bool,
+    pub last_trigger: SimTime,
+}
+
+/// Installs answer rules; sent at most once, after [`Configured`] and
+/// before the first [`Step`]. Answered by [`RulesInstalled`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rules {
+    pub rules: Vec<AnswerRule>,
+}
+
+/// The server's answer to [`Rules`]: how many rules it installed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RulesInstalled {
+    pub count: u32,
+}
+
 /// Any message, tagged with its kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
@@ -252,6 +298,8 @@ pub enum Message {
     Finish(Finish),
     Summary(Summary),
     Error(Error),
+    Rules(Rules),
+    RulesInstalled(RulesInstalled),
 }
 
 impl Message {
@@ -265,6 +313,8 @@ impl Message {
             Message::Finish(_) => MessageKind::Finish,
             Message::Summary(_) => MessageKind::Summary,
             Message::Error(_) => MessageKind::Error,
+            Message::Rules(_) => MessageKind::Rules,
+            Message::RulesInstalled(_) => MessageKind::RulesInstalled,
         }
     }
 }
@@ -276,4 +326,15 @@ macro_rules! impl_from {
         }
     )*};
 }
-impl_from!(Hello, Configure, Configured, Step, StepDone, Finish, Summary, Error);
+impl_from!(
+    Hello,
+    Configure,
+    Configured,
+    Step,
+    StepDone,
+    Finish,
+    Summary,
+    Error,
+    Rules,
+    RulesInstalled
+);

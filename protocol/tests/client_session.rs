@@ -79,6 +79,7 @@ fn kinds(events: &[Event]) -> Vec<&'static str> {
         .map(|e| match e {
             Event::Handshaken { .. } => "handshaken",
             Event::Configured(_) => "configured",
+            Event::RulesInstalled { .. } => "rules_installed",
             Event::StepDone(_) => "step_done",
             Event::Summary(_) => "summary",
         })

@@ -139,6 +139,35 @@ fn golden_cases() -> Vec<(&'static str, Message)> {
             }
             .into(),
         ),
+        (
+            "rules",
+            Rules {
+                rules: vec![
+                    AnswerRule {
+                        trigger_flow: 0,
+                        answer_flow: 1,
+                        delay: SimTime(250_000),
+                        size: 32,
+                        state_count: 1,
+                        max_delay: SimTime::MAX,
+                        drop_stale: false,
+                        last_trigger: SimTime(1_999_000_000),
+                    },
+                    AnswerRule {
+                        trigger_flow: 2,
+                        answer_flow: 3,
+                        delay: SimTime(0),
+                        size: 1500,
+                        state_count: 4,
+                        max_delay: SimTime(20_000_000),
+                        drop_stale: true,
+                        last_trigger: SimTime(u64::MAX - 1),
+                    },
+                ],
+            }
+            .into(),
+        ),
+        ("rules_installed", RulesInstalled { count: 2 }.into()),
     ]
 }
 

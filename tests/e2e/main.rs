@@ -11,6 +11,7 @@ mod examples;
 mod network_check;
 mod network_schema;
 mod networks;
+mod ns3_answer_rules;
 mod ns3_bridge_robustness;
 mod ns3_event_time;
 mod ns3_exact_timing;

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use protocol::{Configured, FlowSpec, SimTime, Step, StepDone, Summary};
+use protocol::{AnswerRule, Configured, FlowSpec, SimTime, Step, StepDone, Summary};
 
 use super::{check_step, Asked, Network, NetworkError};
 use crate::ns3::{Ns3Client, Ns3Options};
@@ -63,6 +63,13 @@ impl Network for Ns3Network {
             }
         }
         Ok(self.client().configure(flows.to_vec())?)
+    }
+
+    fn install_rules(&mut self, rules: &[AnswerRule]) -> Result<bool, NetworkError> {
+        if !rules.is_empty() {
+            self.client().install_rules(rules.to_vec())?;
+        }
+        Ok(true)
     }
 
     fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {

@@ -6,6 +6,7 @@
 mod support;
 
 mod accuracy;
+mod answer_rules;
 mod computation_delay;
 mod determinism;
 mod event_time;

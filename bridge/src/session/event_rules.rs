@@ -1,0 +1,243 @@
+//! Event-driven sync with event-triggered answers as rules
+//! (docs/cosimulation.md, "Event-triggered answers as rules").
+//!
+//! The network does not care what a packet carries, only when it is sent
+//! and how big it is. An event-triggered controller answers each accepted
+//! measurement `computation_delay` after it arrived, so its answers can be
+//! announced to the network as a rule ([`AnswerRule`]: "on delivery of a
+//! packet of the uplink, send a packet of the downlink `d` later"). The
+//! network then needs nothing from the control side while it runs, and
+//! event-driven sync runs it ahead in windows, as master-slave lookahead
+//! does, while the control side replays the windows with every event known.
+//!
+//! # One authority per decision
+//! - Whether, when and under which number an answer enters the network is
+//!   the rule's (the server's) decision. The rule carries the receiver's
+//!   policies that decide it (`max_delay`, `drop_stale`; a multi-packet
+//!   sample is answered per accepted packet, as today) and the bridge's
+//!   order of one instant's deliveries, so it answers exactly the
+//!   deliveries the bridge's receiver accepts, in the same order.
+//! - The fate of every packet and the values are the bridge's: the ledger
+//!   applies the policies as it always does, and the replay computes each
+//!   answer's values and numbers them in the order it computes them.
+//!
+//! The two meet in the ledger: the network's reports of an answer are held
+//! back ("parked") until the replay has computed that answer and announced
+//! it; a report of an answer the replay never computes is a protocol
+//! violation at the end of the run, never a silent difference.
+//!
+//! # What stays on per-event sync
+//! A run falls back to stopping at every answer when the network cannot
+//! carry rules (the builtin channel), when a node moves in a network that
+//! depends on positions (positions come from the replay), when a packet
+//! may arrive at its send instant, and when an event-triggered controller
+//! with a networked downlink has no networked uplink (it answers local
+//! samples). `[sync] rules = false` asks for the fallback.
+
+use std::collections::VecDeque;
+use std::io::Write;
+
+use controlsim::Observer;
+use protocol::{AnswerRule, SimTime};
+
+use super::master_slave::LOOKAHEAD;
+use super::{Event, Session, SessionError};
+use crate::flows::Direction;
+use crate::network::{NetworkError, Violation};
+
+/// Windows handed to the network before their answers are read (see
+/// `master_slave.rs`).
+const WINDOWS_IN_FLIGHT: usize = 2;
+
+/// Most packets announced in one window, to keep steps well under the frame limit.
+const WINDOW_MAX_SENDS: usize = 100_000;
+
+impl<W: Write> Session<W> {
+    /// The rules of this run's event-triggered answers, or `None` when the
+    /// run must stop at every answer instead (see the module docs).
+    fn answer_rules(&self) -> Option<Vec<AnswerRule>> {
+        if !self.rules_enabled || self.network.may_deliver_instantly() {
+            return None;
+        }
+        if self.network.uses_kinematics() && !self.kinematics().is_empty() {
+            return None;
+        }
+        let last_trigger = self.time_of(self.end_step.checked_sub(1)?);
+        let mut rules = Vec::new();
+        for (i, lp) in self.system.loops().iter().enumerate() {
+            let Some(answer) = self.flows.downlink(i) else {
+                continue;
+            };
+            if !self.event_triggered[i] {
+                continue;
+            }
+            let trigger = self.flows.uplink(i)?;
+            let uplink = &self.flows.get(trigger).expect("known flow").config;
+            let downlink = &self.flows.get(answer).expect("known flow").config;
+            rules.push(AnswerRule {
+                trigger_flow: trigger,
+                answer_flow: answer,
+                delay: self.computation_delay,
+                size: downlink.size,
+                state_count: self.state_count(answer, lp.held_control().len()),
+                max_delay: uplink.max_delay.unwrap_or(SimTime::MAX),
+                drop_stale: uplink.drop_stale,
+                // A delivery acting at the end boundary is never served, so
+                // it is never answered.
+                last_trigger,
+            });
+        }
+        Some(rules)
+    }
+
+    /// Hands the answer rules to the network; whether it took them, and the
+    /// run can go ahead.
+    pub(super) fn install_answer_rules(&mut self) -> Result<bool, SessionError> {
+        let Some(rules) = self.answer_rules() else {
+            return Ok(false);
+        };
+        if !self.network.install_rules(&rules)? {
+            return Ok(false);
+        }
+        self.rules_active = true;
+        self.announce_ahead = true;
+        Ok(true)
+    }
+
+    /// Event-driven sync with the network running ahead: windows of up to
+    /// [`LOOKAHEAD`], two of them always with the network, each replayed
+    /// with the boundary procedure of event-driven sync once its events are known.
+    pub(super) fn run_event_driven_ahead<O: Observer>(
+        &mut self,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
+        let window = (LOOKAHEAD.0 / self.step_ns).max(1);
+        let mut in_flight = VecDeque::with_capacity(WINDOWS_IN_FLIGHT);
+        let mut announced = self.system.k();
+        while in_flight.len() < WINDOWS_IN_FLIGHT && announced < self.end_step {
+            let end = self.launch_rule_window(announced, window)?;
+            in_flight.push_back((announced, end));
+            announced = end;
+        }
+        while let Some((start, end)) = in_flight.pop_front() {
+            let done = self.network.end_step()?;
+            self.enqueue(done)?;
+            if announced < self.end_step {
+                let next = self.launch_rule_window(announced, window)?;
+                in_flight.push_back((announced, next));
+                announced = next;
+            }
+            self.replay_known(start, end, observer)?;
+            debug_assert!(
+                self.outgoing.is_empty(),
+                "a replay under answer rules produced a packet to send"
+            );
+        }
+        self.check_nothing_parked()
+    }
+
+    /// Announces the time-triggered packets of a window from `start` (at
+    /// most `window` steps, fewer when it would hold too many packets) and
+    /// hands its step to the network; returns the window's end.
+    fn launch_rule_window(&mut self, start: u64, window: u64) -> Result<u64, SessionError> {
+        let limit = (start + window).min(self.end_step);
+        let chunk = (window / 100).max(1);
+        let mut end = start;
+        while end < limit && self.outgoing.len() < WINDOW_MAX_SENDS {
+            let next = (end + chunk).min(limit);
+            self.announce_period(end, next);
+            end = next;
+        }
+        self.check_cancel()?;
+        let request = self.step_request(self.time_of(end), false);
+        self.network.begin_step(request)?;
+        self.syncs += 1;
+        Ok(end)
+    }
+
+    /// Serves boundaries `[start, end)` with every event up to `end` known,
+    /// in event-driven order: at each boundary U, S, T, D; between them, the
+    /// boundaries where packets take effect.
+    fn replay_known<O: Observer>(
+        &mut self,
+        start: u64,
+        end: u64,
+        observer: &mut O,
+    ) -> Result<(), SessionError> {
+        let mut k = start;
+        while k < end {
+            self.serve_boundary(k)?;
+            let next = self
+                .next_action_step(k)
+                .min(self.next_event_step(k).unwrap_or(u64::MAX))
+                .min(end);
+            self.advance(next, observer)?;
+            k = next;
+        }
+        Ok(())
+    }
+
+    /// Whether a report is of a rule's answer the replay has not computed yet.
+    pub(super) fn parks(&self, event: &Event) -> bool {
+        if !self.rules_active {
+            return false;
+        }
+        let (flow, number) = match event {
+            Event::Delivery(d) => (d.flow, d.number),
+            Event::Drop(d) => (d.flow, d.number),
+        };
+        self.flows.get(flow).is_some_and(|f| {
+            f.direction == Direction::Downlink
+                && self.event_triggered[f.loop_index]
+                && number >= self.response_numbers[f.loop_index]
+        })
+    }
+
+    pub(super) fn park(&mut self, event: Event) {
+        let key = match &event {
+            Event::Delivery(d) => (d.flow, d.number),
+            Event::Drop(d) => (d.flow, d.number),
+        };
+        self.parked.entry(key).or_default().push(event);
+    }
+
+    /// Records an answer the network sent by rule: the ledger learns of it
+    /// and its values, then takes the reports of it that came in before.
+    pub(super) fn answer_by_rule(
+        &mut self,
+        flow: u32,
+        number: u64,
+        values: &[f64],
+        time: SimTime,
+    ) -> Result<(), SessionError> {
+        let size = self.flows.get(flow).expect("known flow").config.size;
+        let count = self.state_count(flow, values.len());
+        self.ledger.announce(flow, number, count, time, size);
+        self.ledger.set_values(flow, number, values);
+        let reached = self.network.reached();
+        for event in self.parked.remove(&(flow, number)).unwrap_or_default() {
+            self.take_report(event, reached)?;
+        }
+        Ok(())
+    }
+
+    /// At the end of the run every report of an answer must have met the
+    /// answer the replay computed.
+    fn check_nothing_parked(&self) -> Result<(), SessionError> {
+        let Some(event) = self.parked.values().flatten().next() else {
+            return Ok(());
+        };
+        let (flow, number, state_index) = match event {
+            Event::Delivery(d) => (d.flow, d.number, d.state_index),
+            Event::Drop(d) => (d.flow, d.number, d.state_index),
+        };
+        Err(SessionError::Network(NetworkError::Violation {
+            reached: self.network.reached(),
+            violation: Violation::UnknownPacket {
+                flow,
+                number,
+                state_index,
+            },
+        }))
+    }
+}
