@@ -90,12 +90,13 @@ Writes <out>/runs/<hash>/ per run (named by the hash of its resolved scenario),
 confidence interval per parameter point and metric) and <out>/sweep.json (the plan).
 The sweep file format is in docs/sweeps.md.")]
     Sweep(SweepArgs),
-    /// Plot a run directory or a sweep directory (PNG and SVG, into DIR/plots/).
+    /// Plot a run directory or a sweep directory (PNG, SVG and PDF, into DIR/plots/).
     #[command(after_help = "\
 Examples:
   netloop plot results/servo                 # a run: trajectories, control, delay, delay CDF, fates
   netloop plot results/sweep_delay_gain      # a sweep: every metric against the first parameter
   netloop plot results/sweep_delay_gain --x loops[0].controller.kp
+  netloop plot results/sweep_p2p_link --log-x   # data rates spanning decades
   netloop plot results/sweep_delay_gain --metric iae --metric delay.p99_s
   netloop plot results/sweep_delay_gain --metric all")]
     Plot(PlotArgs),
@@ -249,6 +250,9 @@ struct PlotArgs {
     /// figures, mean and p99 delay and delivery ratios.
     #[arg(long = "metric", value_name = "NAME")]
     metrics: Vec<String>,
+    /// Sweep plots: a logarithmic x axis (every x value must be a positive number).
+    #[arg(long)]
+    log_x: bool,
 }
 
 /// `--format`: the run's data files as CSV (the default) or Parquet.
@@ -993,6 +997,7 @@ fn plot(args: PlotArgs, quiet: bool) -> Result<(), Failure> {
         &PlotOptions {
             x: args.x,
             metrics: args.metrics,
+            log_x: args.log_x,
         },
     )
     .map_err(|e| match e {

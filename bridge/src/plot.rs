@@ -1,4 +1,4 @@
-//! Plots of a run directory or a sweep directory, each as PNG and SVG
+//! Plots of a run directory or a sweep directory, each as PNG, SVG and PDF
 //! (docs/design.md §8.5), written to `<dir>/plots/`.
 //!
 //! - A run ([`run::plot_run`]): `trajectories` (outputs with their
@@ -11,12 +11,18 @@
 //!   confidence bars, one line per value of the other parameters.
 //!
 //! Every figure is [`WIDTH`] x [`HEIGHT`] pixels (the SVG has the same size
-//! in user units). Text uses DejaVu Sans, embedded in the binary
+//! in user units, the PDF page is 900 x 600 pt: [`pdf::POINTS_PER_PIXEL`]),
+//! with its title fitted to the width and its legend right of the data
+//! ([`layout`]). Text uses DejaVu Sans, embedded in the binary
 //! (`bridge/assets/fonts`, Bitstream Vera licence), through plotters'
 //! `ab_glyph` feature: no system font library is needed to build or to draw.
 
+mod interval;
+pub(crate) mod layout;
+pub mod pdf;
 pub mod run;
 pub mod sweep;
+mod table;
 
 use std::path::{Path, PathBuf};
 use std::sync::Once;
@@ -56,6 +62,9 @@ pub struct PlotOptions {
     /// the end of it (`iae`, `delay.p99_s`); `all` for every one. Default:
     /// [`DEFAULT_SWEEP_METRICS`].
     pub metrics: Vec<String>,
+    /// Sweep plots: a logarithmic x axis (for data rates or delays spanning
+    /// decades); needs every x value positive.
+    pub log_x: bool,
 }
 
 /// The metrics a sweep plots unless told otherwise: the control figures of
@@ -72,6 +81,12 @@ pub const DEFAULT_SWEEP_METRICS: &[&str] = &[
     "delivery_ratio",
 ];
 
+/// Whether a metric is the fraction of runs a stop condition ended
+/// (`unstable_fraction`): drawn by default, the finding of a stability study.
+fn is_stop_fraction(metric: &str) -> bool {
+    metric.ends_with("_fraction") && !metric.contains('.')
+}
+
 /// Whether `metric` is selected by `patterns` (see [`PlotOptions::metrics`]).
 pub fn metric_selected(metric: &str, patterns: &[String]) -> bool {
     let matches = |p: &str| p == "all" || metric == p || metric.ends_with(&format!(".{p}"));
@@ -80,7 +95,8 @@ pub fn metric_selected(metric: &str, patterns: &[String]) -> bool {
         let segments: Vec<&str> = metric.split('.').collect();
         let of_state_or_input =
             segments.len() >= 4 && matches!(segments[segments.len() - 3], "x" | "u");
-        !of_state_or_input && DEFAULT_SWEEP_METRICS.iter().any(|p| matches(p))
+        is_stop_fraction(metric)
+            || (!of_state_or_input && DEFAULT_SWEEP_METRICS.iter().any(|p| matches(p)))
     } else {
         patterns.iter().any(|p| matches(p))
     }
@@ -114,7 +130,7 @@ pub(crate) trait Figure {
         DB::ErrorType: 'static;
 }
 
-/// Draws `figure` into `<stem>.png` and `<stem>.svg`.
+/// Draws `figure` into `<stem>.png`, `<stem>.svg` and `<stem>.pdf`.
 pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, PlotError> {
     REGISTER.call_once(|| {
         // The bytes are a valid TTF compiled into the binary; a failure would show in every test.
@@ -135,7 +151,7 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         name.push(format!(".{ext}"));
         stem.with_file_name(name)
     };
-    let (svg, png) = (with("svg"), with("png"));
+    let (svg, png, pdf) = (with("svg"), with("png"), with("pdf"));
     let draw_error = |path: &Path, e: Box<dyn std::error::Error>| PlotError::Draw {
         path: path.to_path_buf(),
         message: e.to_string(),
@@ -178,7 +194,19 @@ pub(crate) fn render(figure: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, 
         path: png.clone(),
         source,
     })?;
-    Ok(vec![png, svg])
+
+    let mut pdf_bytes = Vec::new();
+    {
+        let root = pdf::PdfBackend::new(&mut pdf_bytes, (WIDTH, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| draw_error(&pdf, e.into()))?;
+        figure.draw(&root).map_err(|e| draw_error(&pdf, e))?;
+        root.present().map_err(|e| draw_error(&pdf, e.into()))?;
+    }
+    crate::output::write_atomically(&pdf, &pdf_bytes).map_err(|source| PlotError::Output {
+        path: pdf.clone(),
+        source,
+    })?;
+    Ok(vec![png, svg, pdf])
 }
 
 /// Tableau 10: distinguishable, and readable in print.
@@ -196,26 +224,6 @@ pub(crate) fn color(i: usize) -> RGBColor {
         RGBColor(23, 190, 207),
     ];
     PALETTE[i % PALETTE.len()]
-}
-
-/// The legend of every figure: series labels in a framed white box.
-pub(crate) fn draw_legend<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-) -> Result<(), Box<dyn std::error::Error>>
-where
-    DB: DrawingBackend + 'a,
-    DB::ErrorType: 'static,
-    CT: CoordTranslate,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    Ok(())
 }
 
 /// A range that shows `lo..hi` with a margin, never empty.

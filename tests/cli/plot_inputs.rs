@@ -117,27 +117,64 @@ fn a_corrupt_or_empty_time_series_is_an_error_not_a_blank_figure() {
     assert!(stderr(&o).contains("no rows"), "{}", stderr(&o));
 }
 
-#[test]
-fn a_parquet_run_is_not_plotted_as_if_it_had_no_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("run");
+/// Runs the servo example for 300 ms with lossy links into `out`, in `format`.
+fn lossy_run(out: &Path, format: &str) {
     let o = run(&[
         "run",
         servo_example().to_str().unwrap(),
         "--network",
         "builtin",
         "--set",
-        "duration=100ms",
+        "duration=300ms",
+        "--set",
+        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
         "--format",
-        "parquet",
+        format,
         "--out",
         out.to_str().unwrap(),
         "-q",
     ]);
     assert_exit(&o, 0);
+}
+
+#[test]
+fn a_parquet_run_gives_the_same_figures_as_a_csv_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // The same directory name: the figures' titles name it.
+    let (csv, parquet) = (dir.path().join("a/run"), dir.path().join("b/run"));
+    lossy_run(&csv, "csv");
+    lossy_run(&parquet, "parquet");
+    assert!(!parquet.join("timeseries.csv").exists());
+    assert!(parquet.join("timeseries.parquet").exists());
+    for d in [&csv, &parquet] {
+        let o = run(&["plot", d.to_str().unwrap(), "-q"]);
+        assert_exit(&o, 0);
+    }
+    for name in ["trajectories", "control", "delay", "delay_cdf", "fates"] {
+        let read = |d: &Path| std::fs::read(d.join(format!("plots/{name}.svg"))).unwrap();
+        assert!(
+            read(&csv) == read(&parquet),
+            "{name}: the Parquet run draws differently"
+        );
+    }
+}
+
+#[test]
+fn a_corrupt_parquet_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    lossy_run(&out, "parquet");
+    let ts = out.join("timeseries.parquet");
+    let bytes = std::fs::read(&ts).unwrap();
+    std::fs::write(&ts, &bytes[..bytes.len() / 2]).unwrap();
     let o = run(&["plot", out.to_str().unwrap()]);
     assert_exit(&o, 2);
-    assert!(stderr(&o).contains("--format csv"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("timeseries.parquet") && stderr(&o).contains("corrupt"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.join("plots/trajectories.png").exists());
 }
 
 #[test]

@@ -1,50 +1,12 @@
-//! `netloop plot` on a run and on a sweep: PNG and SVG files of the
-//! documented size (1200 x 800).
+//! `netloop plot` on a run, a grid sweep and a zip sweep: PNG, SVG and PDF
+//! of the documented size (1200 x 800 px, 900 x 600 pt), not blank, with
+//! the expected series, legends and units.
 
-use std::path::Path;
-
+use crate::figures::check_figure;
 use crate::support::{assert_exit, run, servo_example, stdout, write_sweep};
 
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(path: &Path) -> (u32, u32) {
-    let bytes = std::fs::read(path).unwrap();
-    assert!(bytes.len() > 1000, "{} is almost empty", path.display());
-    assert_eq!(
-        &bytes[..8],
-        b"\x89PNG\r\n\x1a\n",
-        "{} is not a PNG",
-        path.display()
-    );
-    assert_eq!(&bytes[12..16], b"IHDR");
-    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
-    (be(16), be(20))
-}
-
-fn check_pair(stem: &Path) {
-    let png = stem.with_file_name(format!(
-        "{}.png",
-        stem.file_name().unwrap().to_string_lossy()
-    ));
-    let svg = stem.with_file_name(format!(
-        "{}.svg",
-        stem.file_name().unwrap().to_string_lossy()
-    ));
-    assert_eq!(png_size(&png), (1200, 800), "{}", png.display());
-    let text = std::fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
-    assert!(
-        text.contains("<svg") && text.contains("width=\"1200\"") && text.contains("height=\"800\""),
-        "{}",
-        svg.display()
-    );
-    assert!(
-        text.contains("<text") && text.contains("<polyline"),
-        "{} has no text or lines",
-        svg.display()
-    );
-}
-
 #[test]
-fn plotting_a_run_draws_five_figures_in_both_formats() {
+fn plotting_a_run_draws_five_figures_in_three_formats() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
     let o = run(&[
@@ -60,16 +22,57 @@ fn plotting_a_run_draws_five_figures_in_both_formats() {
         out.to_str().unwrap(),
     ]);
     assert_exit(&o, 0);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let flow = |i: usize, key: &str| summary["flows"][i][key].as_u64().unwrap();
     let o = run(&["plot", out.to_str().unwrap()]);
     assert_exit(&o, 0);
-    assert_eq!(stdout(&o).lines().count(), 10, "{}", stdout(&o));
+    assert_eq!(stdout(&o).lines().count(), 15, "{}", stdout(&o));
     for name in ["trajectories", "control", "delay", "delay_cdf", "fates"] {
-        check_pair(&out.join("plots").join(name));
+        check_figure(&out.join("plots").join(name));
+    }
+    let plots = out.join("plots");
+
+    // The plant's units on the value axes, the legend beside the data.
+    let t = check_figure(&plots.join("trajectories"));
+    assert!(t.has_text("y, r [rad]"), "{:?}", t.texts);
+    assert!(t.has_text("time [s]") && t.has_text("theta") && t.has_text("reference r0"));
+    let c = check_figure(&plots.join("control"));
+    assert!(c.has_text("u [V]"), "{:?}", c.texts);
+
+    // Lost packets on the delay scatter, counted in the legend as in summary.json.
+    let d = check_figure(&plots.join("delay"));
+    let lost = |i: usize| flow(i, "sent") - flow(i, "delivered");
+    assert!(lost(0) > 0 && lost(1) > 0);
+    for (i, name) in [(0, "servo uplink"), (1, "servo downlink")] {
+        assert!(
+            d.has_text(&format!("{name} ({} lost)", lost(i))),
+            "{:?}",
+            d.texts
+        );
+        assert!(
+            d.has_text(&format!("{name} ({} delivered)", flow(i, "delivered"))),
+            "{:?}",
+            d.texts
+        );
+    }
+    assert!(d.has_text("lost"));
+
+    // Every fate bar says its count.
+    let f = check_figure(&plots.join("fates"));
+    for i in 0..2 {
+        for fate in ["accepted", "lost_phy"] {
+            assert!(
+                f.has_text(&flow(i, fate).to_string()),
+                "{fate} of flow {i}: {:?}",
+                f.texts
+            );
+        }
     }
 }
 
 #[test]
-fn plotting_a_sweep_draws_each_metric_against_the_first_parameter() {
+fn plotting_a_grid_sweep_draws_one_band_per_line_and_n_per_point() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = write_sweep(
         dir.path(),
@@ -82,7 +85,7 @@ duration = "300ms"
 "loops[0].sensor.noise_std" = 0.01
 [[grid]]
 key = "network.builtin.delay.value"
-values = ["1ms", "5ms"]
+values = ["1ms", "5ms", "10ms"]
 [[grid]]
 key = "loops[0].controller.kp"
 values = [10.0, 20.0]
@@ -106,16 +109,21 @@ values = [10.0, 20.0]
         "servo.uplink.delay.mean_s",
         "delivery_ratio",
     ] {
-        check_pair(&out.join("plots").join(metric));
+        check_figure(&out.join("plots").join(metric));
     }
-    // One line per value of the second parameter, named in the legend.
-    let svg = std::fs::read_to_string(out.join("plots/servo.theta.iae.svg")).unwrap();
+    // One line per value of the second parameter, named in the legend,
+    // each with its confidence band; n = 2 at each of the 6 points.
+    let iae = check_figure(&out.join("plots/servo.theta.iae"));
     assert!(
-        svg.contains("loops[0].controller.kp = 10.0")
-            && svg.contains("loops[0].controller.kp = 20.0")
+        iae.has_text("loops[0].controller.kp = 10.0")
+            && iae.has_text("loops[0].controller.kp = 20.0"),
+        "{:?}",
+        iae.texts
     );
+    assert_eq!(iae.bands(), 2);
+    assert_eq!(iae.count_text("n=2"), 6, "{:?}", iae.texts);
     assert!(
-        svg.contains("network.builtin.delay.value [ms]"),
+        iae.has_text("network.builtin.delay.value [ms]"),
         "durations are plotted in the unit the sweep file wrote"
     );
 
@@ -130,9 +138,58 @@ values = [10.0, 20.0]
     ]);
     assert_exit(&o, 0);
     // Every ITAE: the output theta's and the states theta's and omega's.
-    assert_eq!(stdout(&o).lines().count(), 6, "{}", stdout(&o));
+    assert_eq!(stdout(&o).lines().count(), 9, "{}", stdout(&o));
     let o = run(&["plot", out.to_str().unwrap(), "--x", "no.such.key"]);
     assert_exit(&o, 2);
+}
+
+#[test]
+fn a_zip_group_is_one_axis_not_one_line_per_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        dir.path(),
+        "zip.toml",
+        r#"
+network = "builtin"
+replications = 2
+[set]
+duration = "300ms"
+"loops[0].sensor.noise_std" = 0.01
+[[zip]]
+keys = ["network.builtin.delay.value", "loops[0].controller.kp"]
+values = [["1ms", 20.0], ["5ms", 15.0], ["10ms", 10.0]]
+"#,
+    );
+    let out = dir.path().join("sweep");
+    assert_exit(
+        &run(&[
+            "sweep",
+            sweep.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ]),
+        0,
+    );
+    let o = run(&["plot", out.to_str().unwrap(), "--metric", "servo.theta.iae"]);
+    assert_exit(&o, 0);
+    let iae = check_figure(&out.join("plots/servo.theta.iae"));
+    // One line through the three points, with one band and no legend.
+    assert_eq!(iae.bands(), 1, "{:?}", iae.texts);
+    assert_eq!(iae.count_text("n=2"), 3);
+    assert!(
+        !iae.texts.iter().any(|t| t.contains(" = ")),
+        "no line per zip row: {:?}",
+        iae.texts
+    );
+    assert!(
+        iae.has_text("network.builtin.delay.value [ms], zipped with loops[0].controller.kp"),
+        "{:?}",
+        iae.texts
+    );
+    for kp in ["kp=20.0", "kp=15.0", "kp=10.0"] {
+        assert!(iae.has_text(kp), "{kp}: {:?}", iae.texts);
+    }
 }
 
 #[test]

@@ -1,13 +1,18 @@
-//! Figures of one run: trajectories, control input, packet delay, its CDF,
-//! packet fates. A failed run is plotted from its `.csv.partial` files.
+//! Figures of one run: trajectories, control input, packet delay (lost
+//! packets marked), its CDF, packet fates, and the spacing errors of a
+//! platoon. A run that wrote Parquet is read from its Parquet files, a
+//! failed run from its `.csv.partial` files.
 
 use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::Value;
 
-use super::{bounds, color, draw_legend, padded, render, Figure, PlotError};
+use super::layout::{titled, with_legend, LegendEntry, Mark};
+use super::table::Table;
+use super::{bounds, color, padded, render, Figure, PlotError};
 
 /// At most this many points per line: long runs are reduced to the minimum
 /// and maximum of each bucket, which keeps peaks visible.
@@ -40,11 +45,16 @@ pub fn plot_run(dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
     files.extend(render(&DelayOverTime { data: &data }, &out.join("delay"))?);
     files.extend(render(&DelayCdf { data: &data }, &out.join("delay_cdf"))?);
     files.extend(render(&Fates { data: &data }, &out.join("fates"))?);
+    if !data.spacing.is_empty() {
+        files.extend(render(&Spacing { data: &data }, &out.join("spacing"))?);
+    }
     Ok(files)
 }
 
 struct Line {
     name: String,
+    /// The plant's unit for it, when the plant kind is known.
+    unit: Option<String>,
     points: Vec<(f64, f64)>,
 }
 
@@ -61,6 +71,8 @@ struct FlowPackets {
     label: String,
     /// (send time s, delay ms) of delivered packets.
     delays: Vec<(f64, f64)>,
+    /// Send times (s) of packets lost on the way.
+    lost: Vec<f64>,
     /// Packets per fate, in [`FATES`] order.
     fates: Vec<u64>,
 }
@@ -81,6 +93,8 @@ struct RunData {
     title: String,
     loops: Vec<LoopLines>,
     flows: Vec<FlowPackets>,
+    /// The spacing error of each platoon follower (none without a platoon).
+    spacing: Vec<Line>,
     end_s: f64,
 }
 
@@ -89,24 +103,118 @@ fn input(e: impl std::fmt::Display) -> PlotError {
 }
 
 /// A broken row of a data file: an error, not a figure with a gap or none.
-fn corrupt(path: &Path, line: usize, what: String) -> PlotError {
+fn corrupt(path: &Path, place: &str, what: String) -> PlotError {
     input(format!(
-        "{} line {line}: {what}: the file is corrupt, nothing plotted",
+        "{} {place}: {what}: the file is corrupt, nothing plotted",
         path.display()
     ))
 }
 
-/// Whether `path` is a failed run's `.partial` file, which may end mid-row.
-fn is_partial(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "partial")
+/// The unit of each state and of the input of a built-in plant kind
+/// (docs/scenario.md), for axis labels.
+fn plant_units(kind: &str) -> Option<(&'static [(&'static str, &'static str)], &'static str)> {
+    Some(match kind {
+        "dc_servo" => (&[("theta", "rad"), ("omega", "rad/s")], "V"),
+        "inverted_pendulum" => (
+            &[
+                ("x", "m"),
+                ("v", "m/s"),
+                ("theta", "rad"),
+                ("omega", "rad/s"),
+            ],
+            "N",
+        ),
+        "vehicle" => (&[("p", "m"), ("v", "m/s"), ("a", "m/s²")], "m/s²"),
+        "mass_spring_damper" => (&[("x", "m"), ("v", "m/s")], "N"),
+        "bouncing_ball" => (&[("h", "m"), ("v", "m/s")], "N"),
+        _ => return None,
+    })
 }
 
-/// The complete file, or the partial one a failed run left. Only regular
-/// files: a device such as `/dev/zero` in their place would never end.
-fn data_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    [dir.join(name), dir.join(format!("{name}.partial"))]
+/// The axis label of lines with these units: the unit when they share it,
+/// each line's when they do not.
+fn axis_label(what: &str, lines: &[&Line]) -> String {
+    let mut units: Vec<&str> = Vec::new();
+    for l in lines {
+        if let Some(u) = l.unit.as_deref() {
+            if !units.contains(&u) {
+                units.push(u);
+            }
+        }
+    }
+    match units.as_slice() {
+        [] => what.to_string(),
+        [u] => format!("{what} [{u}]"),
+        _ => format!(
+            "{what} [{}]",
+            lines
+                .iter()
+                .filter_map(|l| Some(format!("{}: {}", l.name, l.unit.as_deref()?)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// One CACC follower's spacing policy, from the run's scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SpacingPolicy {
+    pub follower: String,
+    pub predecessor: String,
+    pub standstill_m: f64,
+    pub time_gap_s: f64,
+    /// The predecessor's length: gaps are measured to its rear.
+    pub predecessor_length_m: f64,
+}
+
+/// The spacing error `e = (p_pred − length_pred − p) − (standstill + h v)`
+/// of each sample (docs/analysis.md; the figure the platoon metrics
+/// summarise), from the follower's and predecessor's recorded states.
+pub(crate) fn spacing_errors(
+    policy: &SpacingPolicy,
+    p: &[f64],
+    v: &[f64],
+    p_pred: &[f64],
+) -> Vec<f64> {
+    p.iter()
+        .zip(v)
+        .zip(p_pred)
+        .map(|((&p, &v), &ahead)| {
+            (ahead - policy.predecessor_length_m - p)
+                - (policy.standstill_m + policy.time_gap_s * v)
+        })
+        .collect()
+}
+
+/// The spacing policies of the run's platoon (summary.json `platoon`).
+fn spacing_policies(summary: &Value) -> Vec<SpacingPolicy> {
+    let loops = summary["scenario"]["loops"].as_array();
+    let find = |name: &str| {
+        loops
+            .into_iter()
+            .flatten()
+            .find(|l| l["name"].as_str() == Some(name))
+    };
+    summary["platoon"]["followers"]
+        .as_array()
         .into_iter()
-        .find(|p| p.is_file())
+        .flatten()
+        .filter_map(|f| {
+            let follower = f["loop"].as_str()?.to_string();
+            let predecessor = f["predecessor"].as_str()?.to_string();
+            let controller = &find(&follower)?["controller"];
+            Some(SpacingPolicy {
+                standstill_m: controller["standstill"].as_f64()?,
+                time_gap_s: controller["time_gap"].as_f64()?,
+                // The vehicle plant's default length (docs/scenario.md).
+                predecessor_length_m: find(&predecessor)
+                    .and_then(|l| l["plant"]["length"].as_f64())
+                    .unwrap_or(4.0),
+                follower,
+                predecessor,
+            })
+        })
+        .collect()
 }
 
 impl RunData {
@@ -123,6 +231,15 @@ impl RunData {
             .flatten()
             .filter_map(|l| l["name"].as_str().map(String::from))
             .collect();
+        let plant_kind = |name: &str| {
+            summary["scenario"]["loops"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|l| l["name"].as_str() == Some(name))
+                .and_then(|l| l["plant"]["kind"].as_str())
+                .and_then(plant_units)
+        };
         let network = summary["network"]["description"].as_str().unwrap_or("");
         let title = format!(
             "{}{}",
@@ -141,65 +258,61 @@ impl RunData {
             format!("{title} - {network}")
         };
 
-        let ts = data_file(dir, "timeseries.csv").ok_or_else(|| {
-            if dir.join("timeseries.parquet").is_file() {
-                input(format!(
-                    "{} holds Parquet files (`[output] format = \"parquet\"`); `netloop plot` reads CSV: \
-                     run it again with --format csv, or load it in Python (docs/analysis.md)",
-                    dir.display()
-                ))
-            } else {
-                input(format!("{} has no timeseries.csv", dir.display()))
-            }
-        })?;
-        let partial = is_partial(&ts);
-        let mut reader =
-            csv::Reader::from_path(&ts).map_err(|e| input(format!("{}: {e}", ts.display())))?;
-        let header: Vec<String> = reader
-            .headers()
-            .map_err(|e| input(format!("{}: {e}", ts.display())))?
-            .iter()
-            .map(String::from)
-            .collect();
+        let mut ts = Table::open(dir, "timeseries")?
+            .ok_or_else(|| input(format!("{} has no timeseries.csv", dir.display())))?;
+        let header = ts.header.clone();
         let mut columns: Vec<Vec<f64>> = vec![Vec::new(); header.len()];
-        for (row, record) in reader.records().enumerate() {
+        let mut row = 0;
+        while let Some(record) = ts.next() {
             // A partial file may end mid-row; a complete one may not be broken anywhere.
-            let line = row + 2;
+            let place = ts.place(row);
+            row += 1;
             let record = match record {
                 Ok(r) if r.len() == header.len() => r,
-                _ if partial => break,
+                _ if ts.partial => break,
                 Ok(r) => {
                     return Err(corrupt(
-                        &ts,
-                        line,
+                        &ts.path,
+                        &place,
                         format!("{} fields, the header has {}", r.len(), header.len()),
                     ))
                 }
-                Err(e) => return Err(corrupt(&ts, line, e.to_string())),
+                Err(e) => return Err(corrupt(&ts.path, &place, e)),
             };
             for (c, v) in columns.iter_mut().zip(record.iter()) {
                 match v.parse::<f64>() {
                     Ok(x) => c.push(x),
-                    Err(_) if partial => c.push(f64::NAN),
-                    Err(_) => return Err(corrupt(&ts, line, format!("`{v}` is not a number"))),
+                    Err(_) if ts.partial => c.push(f64::NAN),
+                    Err(_) => {
+                        return Err(corrupt(&ts.path, &place, format!("`{v}` is not a number")))
+                    }
                 }
             }
         }
         if header.is_empty() || columns[0].is_empty() {
             return Err(input(format!(
                 "{} holds no rows: nothing to plot",
-                ts.display()
+                ts.path.display()
             )));
         }
         let time = columns.first().cloned().unwrap_or_default();
         let end_s = time.last().copied().unwrap_or(0.0);
-        let line = |i: usize, name: &str| Line {
+        let column = |name: &str| header.iter().position(|h| h == name);
+        let line = |i: usize, name: &str, unit: Option<&str>| Line {
             name: name.to_string(),
+            unit: unit.map(String::from),
             points: reduce(&time, &columns[i]),
         };
         let loops = loop_names
             .iter()
             .map(|name| {
+                let units = plant_kind(name);
+                let state_unit = |s: &str| {
+                    units.and_then(|(states, _)| {
+                        states.iter().find(|(n, _)| *n == s).map(|(_, u)| *u)
+                    })
+                };
+                let input_unit = units.map(|(_, u)| u);
                 let mut l = LoopLines {
                     name: name.clone(),
                     outputs: vec![],
@@ -212,29 +325,43 @@ impl RunData {
                         continue;
                     };
                     if let Some(o) = rest.strip_prefix("y.") {
-                        l.outputs.push(line(i, o));
+                        l.outputs.push(line(i, o, state_unit(o)));
                     } else if let Some(u) = rest.strip_prefix("uc.") {
-                        l.computed.push(line(i, u));
+                        l.computed.push(line(i, u, input_unit));
                     } else if let Some(u) = rest.strip_prefix("u.") {
-                        l.applied.push(line(i, u));
+                        l.applied.push(line(i, u, input_unit));
                     } else if rest.starts_with('r') && rest[1..].chars().all(|c| c.is_ascii_digit())
                     {
-                        l.references.push(line(i, rest));
+                        l.references.push(line(i, rest, None));
                     }
+                }
+                // A reference r<k> follows output k: it has that output's unit.
+                for r in &mut l.references {
+                    let k: usize = r.name[1..].parse().unwrap_or(usize::MAX);
+                    r.unit = l.outputs.get(k).and_then(|o| o.unit.clone());
                 }
                 l
             })
             .collect();
 
+        let spacing = spacing_policies(&summary)
+            .into_iter()
+            .filter_map(|policy| {
+                let p = column(&format!("{}.x.p", policy.follower))?;
+                let v = column(&format!("{}.x.v", policy.follower))?;
+                let ahead = column(&format!("{}.x.p", policy.predecessor))?;
+                let e = spacing_errors(&policy, &columns[p], &columns[v], &columns[ahead]);
+                Some(Line {
+                    name: format!("{} behind {}", policy.follower, policy.predecessor),
+                    unit: Some("m".into()),
+                    points: reduce(&time, &e),
+                })
+            })
+            .collect();
+
         let mut flows: Vec<FlowPackets> = Vec::new();
-        if let Some(p) = data_file(dir, "packets.csv") {
-            let mut reader =
-                csv::Reader::from_path(&p).map_err(|e| input(format!("{}: {e}", p.display())))?;
-            let header = reader
-                .headers()
-                .map_err(|e| input(format!("{}: {e}", p.display())))?
-                .clone();
-            let col = |name: &str| header.iter().position(|h| h == name);
+        if let Some(mut p) = Table::open(dir, "packets")? {
+            let col = |name: &str| p.header.iter().position(|h| h == name);
             let (Some(flow), Some(lp), Some(direction), Some(sent), Some(delay), Some(fate)) = (
                 col("flow"),
                 col("loop"),
@@ -243,45 +370,46 @@ impl RunData {
                 col("delay_ns"),
                 col("fate"),
             ) else {
-                return Err(input(format!("{}: unexpected columns", p.display())));
+                return Err(input(format!("{}: unexpected columns", p.path.display())));
             };
-            let partial = is_partial(&p);
-            for (row, record) in reader.records().enumerate() {
-                let line = row + 2;
+            let mut row = 0;
+            while let Some(record) = p.next() {
+                let place = p.place(row);
+                row += 1;
                 let r = match record {
                     Ok(r) => r,
-                    Err(_) if partial => break,
-                    Err(e) => return Err(corrupt(&p, line, e.to_string())),
+                    Err(_) if p.partial => break,
+                    Err(e) => return Err(corrupt(&p.path, &place, e)),
                 };
-                let Ok(id) = r.get(flow).unwrap_or("").parse::<usize>() else {
-                    if partial {
+                let get = |i: usize| r.get(i).map(String::as_str).unwrap_or("");
+                let Ok(id) = get(flow).parse::<usize>() else {
+                    if p.partial {
                         break;
                     }
-                    return Err(corrupt(&p, line, "no flow number".into()));
+                    return Err(corrupt(&p.path, &place, "no flow number".into()));
                 };
                 while flows.len() <= id {
                     flows.push(FlowPackets {
                         label: String::new(),
                         delays: vec![],
+                        lost: vec![],
                         fates: vec![0; FATES.len()],
                     });
                 }
                 let f = &mut flows[id];
                 if f.label.is_empty() {
-                    f.label = format!(
-                        "{} {}",
-                        r.get(lp).unwrap_or(""),
-                        r.get(direction).unwrap_or("")
-                    );
+                    f.label = format!("{} {}", get(lp), get(direction));
                 }
-                if let Some(k) = FATES.iter().position(|x| Some(*x) == r.get(fate)) {
+                if let Some(k) = FATES.iter().position(|x| *x == get(fate)) {
                     f.fates[k] += 1;
                 }
-                if let (Ok(s), Ok(d)) = (
-                    r.get(sent).unwrap_or("").parse::<f64>(),
-                    r.get(delay).unwrap_or("").parse::<f64>(),
-                ) {
-                    f.delays.push((s / 1e9, d / 1e6));
+                if let Ok(s) = get(sent).parse::<f64>() {
+                    match get(delay).parse::<f64>() {
+                        Ok(d) => f.delays.push((s / 1e9, d / 1e6)),
+                        // Lost on the way: no delay, but a send time to mark.
+                        Err(_) if get(fate).starts_with("lost_") => f.lost.push(s / 1e9),
+                        Err(_) => {}
+                    }
                 }
             }
         }
@@ -290,6 +418,7 @@ impl RunData {
             title,
             loops,
             flows,
+            spacing,
             end_s,
         })
     }
@@ -328,6 +457,9 @@ fn reduce(time: &[f64], values: &[f64]) -> Vec<(f64, f64)> {
     out
 }
 
+/// Where a panel's first legend entry goes: below its caption.
+const LEGEND_TOP: i32 = 36;
+
 struct Trajectories<'a> {
     data: &'a RunData,
     control: bool,
@@ -346,10 +478,7 @@ impl Figure for Trajectories<'_> {
         } else {
             "Outputs (solid) and references (dashed)"
         };
-        let root = root.titled(
-            &format!("{what}  |  {}", self.data.title),
-            ("sans-serif", 18),
-        )?;
+        let root = titled(root, &format!("{what}  |  {}", self.data.title))?;
         let n = self.data.loops.len().max(1);
         let panels = root.split_evenly((n, 1));
         for (lp, area) in self.data.loops.iter().zip(panels.iter()) {
@@ -358,12 +487,36 @@ impl Figure for Trajectories<'_> {
             } else {
                 (&lp.outputs, &lp.references)
             };
-            let all = solid
-                .iter()
-                .chain(dashed.iter())
-                .flat_map(|l| l.points.iter().map(|p| p.1));
-            let (lo, hi) = bounds(all).unwrap_or((0.0, 1.0));
-            let mut chart = ChartBuilder::on(area)
+            let solid_mark = Mark::Line {
+                width: 2,
+                dashed: false,
+            };
+            let dashed_mark = Mark::Line {
+                width: 1,
+                dashed: true,
+            };
+            let mut entries = Vec::new();
+            for (i, l) in solid.iter().enumerate() {
+                let label = if self.control {
+                    format!("{} applied", l.name)
+                } else {
+                    l.name.clone()
+                };
+                entries.push(LegendEntry::new(label, color(i), solid_mark));
+            }
+            for (i, l) in dashed.iter().enumerate() {
+                let label = if self.control {
+                    format!("{} computed", l.name)
+                } else {
+                    format!("reference {}", l.name)
+                };
+                entries.push(LegendEntry::new(label, color(i), dashed_mark));
+            }
+            let plot_area = with_legend(area, &entries, LEGEND_TOP)?;
+            let lines: Vec<&Line> = solid.iter().chain(dashed.iter()).collect();
+            let (lo, hi) = bounds(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)))
+                .unwrap_or((0.0, 1.0));
+            let mut chart = ChartBuilder::on(&plot_area)
                 .caption(&lp.name, ("sans-serif", 16))
                 .margin(8)
                 .x_label_area_size(36)
@@ -371,43 +524,23 @@ impl Figure for Trajectories<'_> {
                 .build_cartesian_2d(0.0..self.data.end_s.max(1e-9), padded(lo, hi))?;
             chart
                 .configure_mesh()
-                .x_desc("time (s)")
-                .y_desc(if self.control { "u" } else { "y, r" })
+                .x_desc("time [s]")
+                .y_desc(axis_label(if self.control { "u" } else { "y, r" }, &lines))
                 .label_style(("sans-serif", 13))
                 .draw()?;
             for (i, l) in solid.iter().enumerate() {
-                let c = color(i);
-                chart
-                    .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(2)))?
-                    .label(if self.control {
-                        format!("{} applied", l.name)
-                    } else {
-                        l.name.clone()
-                    })
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                    });
+                chart.draw_series(LineSeries::new(
+                    l.points.iter().copied(),
+                    color(i).stroke_width(2),
+                ))?;
             }
             for (i, l) in dashed.iter().enumerate() {
-                let c = color(i);
-                chart
-                    .draw_series(DashedLineSeries::new(
-                        l.points.iter().copied(),
-                        6,
-                        4,
-                        c.stroke_width(1),
-                    ))?
-                    .label(if self.control {
-                        format!("{} computed", l.name)
-                    } else {
-                        format!("reference {}", l.name)
-                    })
-                    .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(1))
-                    });
-            }
-            if !solid.is_empty() || !dashed.is_empty() {
-                draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+                chart.draw_series(DashedLineSeries::new(
+                    l.points.iter().copied(),
+                    6,
+                    4,
+                    color(i).stroke_width(1),
+                ))?;
             }
         }
         Ok(())
@@ -427,38 +560,93 @@ impl Figure for DelayOverTime<'_> {
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
+        let root = titled(
+            root,
+            &format!(
+                "Packet delay, lost packets marked x above  |  {}",
+                self.data.title
+            ),
+        )?;
+        let mut entries = Vec::new();
+        for (i, f) in flows.iter().enumerate() {
+            entries.push(LegendEntry::new(
+                format!("{} ({} delivered)", f.label, f.delays.len()),
+                color(i),
+                Mark::Dot,
+            ));
+            if !f.lost.is_empty() {
+                entries.push(LegendEntry::new(
+                    format!("{} ({} lost)", f.label, f.lost.len()),
+                    color(i),
+                    Mark::Cross,
+                ));
+            }
+        }
+        let area = with_legend(&root, &entries, 20)?;
         let (lo, hi) =
             bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("Packet delay of delivered packets  |  {}", self.data.title),
-                ("sans-serif", 18),
-            )
+        let y = padded(lo.min(0.0), hi);
+        // Lost packets have no delay: a row of their own above the delays.
+        let any_lost = flows.iter().any(|f| !f.lost.is_empty());
+        let span = y.end - y.start;
+        let lost_y = y.end + span * 0.06;
+        let y_range = if any_lost {
+            y.start..(y.end + span * 0.12)
+        } else {
+            y.clone()
+        };
+        let top = y.end;
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d(0.0..self.data.end_s.max(1e-9), padded(lo.min(0.0), hi))?;
+            .build_cartesian_2d(0.0..self.data.end_s.max(1e-9), y_range)?;
         chart
             .configure_mesh()
-            .x_desc("send time (s)")
-            .y_desc("delay (ms)")
+            .x_desc("send time [s]")
+            .y_desc("delay [ms]")
+            .y_label_formatter(&|v: &f64| {
+                if *v > top {
+                    String::new()
+                } else {
+                    format!("{v}")
+                }
+            })
             .label_style(("sans-serif", 13))
             .draw()?;
+        if any_lost {
+            let end = self.data.end_s.max(1e-9);
+            chart.draw_series(DashedLineSeries::new(
+                [(0.0, top), (end, top)],
+                4,
+                4,
+                BLACK.mix(0.4).stroke_width(1),
+            ))?;
+            chart.draw_series([Text::new(
+                "lost".to_string(),
+                (0.0, lost_y + span * 0.02),
+                ("sans-serif", 12)
+                    .into_font()
+                    .color(&BLACK.mix(0.6))
+                    .pos(Pos::new(HPos::Left, VPos::Bottom)),
+            )])?;
+        }
         for (i, f) in flows.iter().enumerate() {
             let c = color(i);
             let stride = f.delays.len().div_ceil(MAX_PACKETS).max(1);
-            chart
-                .draw_series(
-                    f.delays
-                        .iter()
-                        .step_by(stride)
-                        .map(|&(x, y)| Circle::new((x, y), 2, c.filled())),
-                )?
-                .label(f.label.clone())
-                .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
-        }
-        if !flows.is_empty() {
-            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+            chart.draw_series(
+                f.delays
+                    .iter()
+                    .step_by(stride)
+                    .map(|&(x, y)| Circle::new((x, y), 2, c.filled())),
+            )?;
+            let stride = f.lost.len().div_ceil(MAX_PACKETS).max(1);
+            chart.draw_series(
+                f.lost
+                    .iter()
+                    .step_by(stride)
+                    .map(|&x| Cross::new((x, lost_y), 4, c.stroke_width(1))),
+            )?;
         }
         Ok(())
     }
@@ -477,20 +665,35 @@ impl Figure for DelayCdf<'_> {
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
+        let root = titled(
+            root,
+            &format!("Delay CDF of delivered packets  |  {}", self.data.title),
+        )?;
+        let entries: Vec<LegendEntry> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                LegendEntry::new(
+                    format!("{} (n = {})", f.label, f.delays.len()),
+                    color(i),
+                    Mark::Line {
+                        width: 2,
+                        dashed: false,
+                    },
+                )
+            })
+            .collect();
+        let area = with_legend(&root, &entries, 20)?;
         let (lo, hi) =
             bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("Delay CDF of delivered packets  |  {}", self.data.title),
-                ("sans-serif", 18),
-            )
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(60)
             .build_cartesian_2d(padded(lo, hi), 0.0..1.02)?;
         chart
             .configure_mesh()
-            .x_desc("delay (ms)")
+            .x_desc("delay [ms]")
             .y_desc("P(delay <= x)")
             .label_style(("sans-serif", 13))
             .draw()?;
@@ -507,16 +710,7 @@ impl Figure for DelayCdf<'_> {
             if let Some(&last) = d.last() {
                 steps.push((last, 1.0));
             }
-            let c = color(i);
-            chart
-                .draw_series(LineSeries::new(steps, c.stroke_width(2)))?
-                .label(format!("{} (n = {})", f.label, d.len()))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
-        }
-        if !flows.is_empty() {
-            draw_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
+            chart.draw_series(LineSeries::new(steps, color(i).stroke_width(2)))?;
         }
         Ok(())
     }
@@ -535,6 +729,16 @@ impl Figure for Fates<'_> {
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
+        let root = titled(
+            root,
+            &format!("Packet fates per flow  |  {}", self.data.title),
+        )?;
+        let entries: Vec<LegendEntry> = flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| LegendEntry::new(f.label.clone(), color(i), Mark::Bar))
+            .collect();
+        let area = with_legend(&root, &entries, 20)?;
         // Only fates that happened, but always "accepted" so the axis is never empty.
         let shown: Vec<usize> = (0..FATES.len())
             .filter(|&k| k == 0 || flows.iter().any(|f| f.fates[k] > 0))
@@ -546,15 +750,12 @@ impl Figure for Fates<'_> {
             .unwrap_or(0)
             .max(1) as f64;
         let labels: Vec<&str> = shown.iter().map(|&k| FATES[k]).collect();
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!("Packet fates per flow  |  {}", self.data.title),
-                ("sans-serif", 18),
-            )
+        let mut chart = ChartBuilder::on(&area)
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
-            .build_cartesian_2d(-0.5..shown.len() as f64 - 0.5, 0.0..top * 1.1)?;
+            // Room above the tallest bar for its value.
+            .build_cartesian_2d(-0.5..shown.len() as f64 - 0.5, 0.0..top * 1.12)?;
         // Category k sits at x = k; plotters puts labels on round numbers,
         // and with this many labels requested every integer gets one.
         chart
@@ -575,20 +776,132 @@ impl Figure for Fates<'_> {
         let width = 0.8 / flows.len().max(1) as f64;
         for (i, f) in flows.iter().enumerate() {
             let c = color(i);
-            chart
-                .draw_series(shown.iter().enumerate().map(|(slot, &k)| {
-                    let x0 = slot as f64 - 0.4 + i as f64 * width;
-                    Rectangle::new(
-                        [(x0, 0.0), (x0 + width * 0.9, f.fates[k] as f64)],
-                        c.filled(),
-                    )
-                }))?
-                .label(f.label.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
-        }
-        if !flows.is_empty() {
-            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
+            let bar = |slot: usize| slot as f64 - 0.4 + i as f64 * width;
+            chart.draw_series(shown.iter().enumerate().map(|(slot, &k)| {
+                Rectangle::new(
+                    [
+                        (bar(slot), 0.0),
+                        (bar(slot) + width * 0.9, f.fates[k] as f64),
+                    ],
+                    c.filled(),
+                )
+            }))?;
+            // Each bar's count above it: the figure is read for its numbers.
+            chart.draw_series(shown.iter().enumerate().map(|(slot, &k)| {
+                Text::new(
+                    f.fates[k].to_string(),
+                    (bar(slot) + width * 0.45, f.fates[k] as f64),
+                    ("sans-serif", 11)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Center, VPos::Bottom)),
+                )
+            }))?;
         }
         Ok(())
+    }
+}
+
+/// The spacing error of each platoon follower against time.
+struct Spacing<'a> {
+    data: &'a RunData,
+}
+
+impl Figure for Spacing<'_> {
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> Result<(), Box<dyn std::error::Error>>
+    where
+        DB::ErrorType: 'static,
+    {
+        let lines = &self.data.spacing;
+        let root = titled(
+            root,
+            &format!(
+                "Spacing error (gap minus the policy's gap)  |  {}",
+                self.data.title
+            ),
+        )?;
+        let solid = Mark::Line {
+            width: 2,
+            dashed: false,
+        };
+        let entries: Vec<LegendEntry> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| LegendEntry::new(l.name.clone(), color(i), solid))
+            .collect();
+        let area = with_legend(&root, &entries, 20)?;
+        let (lo, hi) =
+            bounds(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1))).unwrap_or((0.0, 1.0));
+        let end = self.data.end_s.max(1e-9);
+        let mut chart = ChartBuilder::on(&area)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..end, padded(lo.min(0.0), hi.max(0.0)))?;
+        chart
+            .configure_mesh()
+            .x_desc("time [s]")
+            .y_desc("spacing error [m]")
+            .label_style(("sans-serif", 13))
+            .draw()?;
+        chart.draw_series(DashedLineSeries::new(
+            [(0.0, 0.0), (end, 0.0)],
+            4,
+            4,
+            BLACK.mix(0.4).stroke_width(1),
+        ))?;
+        for (i, l) in lines.iter().enumerate() {
+            chart.draw_series(LineSeries::new(
+                l.points.iter().copied(),
+                color(i).stroke_width(2),
+            ))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spacing_error_is_the_gap_minus_the_policy_gap() {
+        let policy = SpacingPolicy {
+            follower: "f".into(),
+            predecessor: "l".into(),
+            standstill_m: 2.0,
+            time_gap_s: 0.7,
+            predecessor_length_m: 4.0,
+        };
+        // Gap 100 - 4 - 80 = 16 m, policy 2 + 0.7 * 10 = 9 m: 7 m too far.
+        // Gap 50 - 4 - 40 = 6 m, policy 2 + 0.7 * 20 = 16 m: 10 m too close.
+        let e = spacing_errors(&policy, &[80.0, 40.0], &[10.0, 20.0], &[100.0, 50.0]);
+        assert_eq!(e.len(), 2);
+        assert!(
+            (e[0] - 7.0).abs() < 1e-12 && (e[1] + 10.0).abs() < 1e-12,
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn axis_labels_carry_the_plant_units() {
+        let line = |name: &str, unit: Option<&str>| Line {
+            name: name.into(),
+            unit: unit.map(String::from),
+            points: vec![],
+        };
+        let (theta, r0, x) = (
+            line("theta", Some("rad")),
+            line("r0", Some("rad")),
+            line("x", Some("m")),
+        );
+        assert_eq!(axis_label("y, r", &[&theta, &r0]), "y, r [rad]");
+        assert_eq!(axis_label("y, r", &[&x, &theta]), "y, r [x: m, theta: rad]");
+        assert_eq!(axis_label("u", &[&line("u", None)]), "u");
+        assert_eq!(plant_units("dc_servo").map(|u| u.1), Some("V"));
+        assert!(plant_units("transfer_function").is_none());
     }
 }

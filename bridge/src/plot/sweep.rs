@@ -1,6 +1,11 @@
 //! Figures of a sweep: each metric of `sweep_summary.csv` against a swept
-//! parameter, with 95% confidence bars, one line per combination of the
-//! other parameters (with two parameters: one line per value of the second).
+//! parameter, with its 95% confidence interval (a band on a numeric axis,
+//! bars on a categorical one) and the number of runs at every point, one
+//! line per combination of the other parameters (with two parameters: one
+//! line per value of the second). Parameters that advance with the x
+//! parameter (a zip group) share its axis instead of splitting the lines.
+//! A stop condition's `<condition>_fraction` rows give the instability
+//! figure: the fraction of runs it ended, with its Wilson interval.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,11 +14,19 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use protocol::SimTime;
 
-use super::{bounds, color, draw_legend, padded, render, Figure, PlotError, PlotOptions};
+use plotters::coord::combinators::{IntoLogRange, LogCoord};
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::interval::{choose, metric_bounds, Method};
+use super::layout::{titled, with_legend, LegendEntry, Mark};
+use super::{bounds, color, padded, render, Figure, PlotError, PlotOptions};
 use crate::config::DataRate;
 
 /// One row of `sweep_summary.csv`.
 struct Row {
+    point: String,
     params: Vec<String>,
     metric: String,
     n: usize,
@@ -64,6 +77,24 @@ fn common_unit(values: &[String], units: &[(&'static str, f64)]) -> Option<(&'st
         .then_some(first)
 }
 
+/// Without a common unit: the largest of `units` in which every non-zero
+/// value is at least one (500us and 2ms in us: 500 and 2000), else the
+/// smallest.
+fn readable_unit(si: &[f64], units: &[(&'static str, f64)]) -> (&'static str, f64) {
+    let smallest = si
+        .iter()
+        .map(|v| v.abs())
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let mut by_size: Vec<(&'static str, f64)> = units.to_vec();
+    by_size.sort_by(|a, b| b.1.total_cmp(&a.1));
+    by_size
+        .iter()
+        .copied()
+        .find(|(_, scale)| smallest / scale >= 1.0 - 1e-9)
+        .unwrap_or(by_size[by_size.len() - 1])
+}
+
 impl Axis {
     fn of(values: &[String]) -> Axis {
         if let Some(v) = values
@@ -78,12 +109,21 @@ impl Axis {
         }
         if let Some(v) = values
             .iter()
-            .map(|s| s.trim().parse::<SimTime>().ok().map(SimTime::as_secs_f64))
-            .collect::<Option<Vec<f64>>>()
+            .map(|s| s.trim().parse::<SimTime>().ok().map(|t| t.0))
+            .collect::<Option<Vec<u64>>>()
         {
-            let (unit, scale) = common_unit(values, &TIME_UNITS).unwrap_or(("s", 1.0));
+            let ns = v;
+            let v: Vec<f64> = ns.iter().map(|&n| n as f64 / 1e9).collect();
+            // Minutes and hours only when written: a readable default is at most seconds.
+            let (unit, scale) = common_unit(values, &TIME_UNITS).unwrap_or_else(|| {
+                let up_to_seconds: Vec<(&'static str, f64)> =
+                    TIME_UNITS.iter().copied().filter(|u| u.1 <= 1.0).collect();
+                readable_unit(&v, &up_to_seconds)
+            });
+            // From whole nanoseconds, so that 500us in us is 500 exactly.
+            let unit_ns = (scale * 1e9).round();
             return Axis::Numeric {
-                values: v.into_iter().map(|x| x / scale).collect(),
+                values: ns.iter().map(|&n| n as f64 / unit_ns).collect(),
                 unit: Some(unit),
             };
         }
@@ -92,7 +132,8 @@ impl Axis {
             .map(|s| s.trim().parse::<DataRate>().ok().map(|r| r.0 as f64))
             .collect::<Option<Vec<f64>>>()
         {
-            let (unit, scale) = common_unit(values, &RATE_UNITS).unwrap_or(("bps", 1.0));
+            let (unit, scale) =
+                common_unit(values, &RATE_UNITS).unwrap_or_else(|| readable_unit(&v, &RATE_UNITS));
             return Axis::Numeric {
                 values: v.into_iter().map(|x| x / scale).collect(),
                 unit: Some(unit),
@@ -115,7 +156,7 @@ impl Axis {
     }
 }
 
-/// Plots the sweep in `dir` into `dir/plots/`, one PNG and one SVG per metric.
+/// Plots the sweep in `dir` into `dir/plots/`, one PNG, SVG and PDF per metric.
 ///
 /// # Errors
 /// [`PlotError::Input`] when `sweep_summary.csv` is missing or malformed, or
@@ -169,6 +210,7 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         }
         let num = |i: usize| r.get(i).and_then(|s| s.parse::<f64>().ok());
         rows.push(Row {
+            point: r.get(0).unwrap_or("").to_string(),
             params: (1..metric_col)
                 .map(|i| r.get(i).unwrap_or("").to_string())
                 .collect(),
@@ -215,6 +257,7 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
             options.metrics.join(", ")
         )));
     }
+    let runs = run_values(dir);
     for metric in chosen {
         let selected: Vec<&Row> = rows
             .iter()
@@ -223,13 +266,15 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         if selected.is_empty() {
             continue;
         }
-        let figure = MetricFigure {
-            metric: &metric,
-            rows: selected,
-            parameters: &parameters,
+        let figure = MetricFigure::new(
+            &metric,
+            selected,
+            &parameters,
             x_index,
-            title: dir_title(dir),
-        };
+            dir_title(dir),
+            runs.as_ref(),
+            options.log_x,
+        )?;
         files.extend(render(&figure, &out.join(file_name(&metric)))?);
     }
     if files.is_empty() {
@@ -239,6 +284,45 @@ pub fn plot_sweep(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, Plo
         )));
     }
     Ok(files)
+}
+
+/// Every run's value of every metric, by point and metric, from
+/// `sweep.csv`: what a bootstrap interval resamples. Runs a stop condition
+/// ended count for `stop.*` only, as in `sweep_summary.csv`. `None` when
+/// the file cannot be read: the figures then clamp instead.
+type RunValues = BTreeMap<(String, String), Vec<f64>>;
+
+fn run_values(dir: &Path) -> Option<RunValues> {
+    let mut reader = csv::Reader::from_path(dir.join("sweep.csv")).ok()?;
+    let header: Vec<String> = reader.headers().ok()?.iter().map(String::from).collect();
+    let at = |name: &str| header.iter().position(|h| h == name);
+    let (point, status, error) = (at("point")?, at("status")?, at("error")?);
+    let last = at("wall_s").unwrap_or(header.len());
+    let mut out = RunValues::new();
+    for record in reader.records() {
+        let r = record.ok()?;
+        let complete = r.get(status) == Some("complete");
+        for (i, metric) in header.iter().enumerate().take(last).skip(error + 1) {
+            if !complete && !metric.starts_with("stop.") {
+                continue;
+            }
+            if let Some(v) = r.get(i).and_then(|c| c.parse::<f64>().ok()) {
+                if v.is_finite() {
+                    out.entry((r.get(point)?.to_string(), metric.clone()))
+                        .or_default()
+                        .push(v);
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A fixed seed per point and metric: the same sweep gives the same figure.
+fn bootstrap_seed(point: &str, metric: &str) -> u64 {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{point}\0{metric}").as_bytes());
+    u64::from_le_bytes(digest[..8].try_into().unwrap_or([0; 8]))
 }
 
 /// The unit a metric's name says it has (`..._s`, `..._percent`), if any.
@@ -275,12 +359,221 @@ fn file_name(metric: &str) -> String {
         .collect()
 }
 
+/// One point of a line: its x, mean, interval and how the interval was made.
+#[derive(Clone, Debug)]
+struct Point {
+    x: f64,
+    n: usize,
+    mean: f64,
+    interval: Option<(f64, f64, Method)>,
+}
+
+struct Series {
+    label: String,
+    points: Vec<Point>,
+}
+
 struct MetricFigure<'a> {
     metric: &'a str,
-    rows: Vec<&'a Row>,
-    parameters: &'a [String],
-    x_index: Option<usize>,
     title: String,
+    axis: Axis,
+    x_desc: String,
+    /// Along a zip group: the values of the parameters that advance with x,
+    /// written at each x.
+    partners: Vec<(f64, String)>,
+    series: Vec<Series>,
+    log_x: bool,
+}
+
+/// The last part of a key, for a label inside the figure.
+fn short_key(key: &str) -> &str {
+    key.rsplit('.').next().unwrap_or(key)
+}
+
+/// Whether parameter `j` advances with parameter `x` over `rows`: each
+/// value of one goes with exactly one value of the other, and x takes more
+/// than one value (a zip group, or explicit points that pair them).
+fn tied(rows: &[&Row], x: usize, j: usize) -> bool {
+    let mut pairs: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.params[x].as_str(), r.params[j].as_str()))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    // Each side's value appears in exactly one pair: one value of x, one of j.
+    let distinct = |side: usize| {
+        let mut keys: Vec<&str> = pairs
+            .iter()
+            .map(|p| if side == 0 { p.0 } else { p.1 })
+            .collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    };
+    pairs.len() > 1 && distinct(0) == pairs.len() && distinct(1) == pairs.len()
+}
+
+impl<'a> MetricFigure<'a> {
+    fn new(
+        metric: &'a str,
+        rows: Vec<&'a Row>,
+        parameters: &'a [String],
+        x_index: Option<usize>,
+        title: String,
+        runs: Option<&RunValues>,
+        log_x: bool,
+    ) -> Result<Self, PlotError> {
+        let x_texts: Vec<String> = rows
+            .iter()
+            .map(|r| x_index.map(|i| r.params[i].clone()).unwrap_or_default())
+            .collect();
+        let axis = Axis::of(&x_texts);
+        let xs: Vec<f64> = x_texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| axis.position(i, t))
+            .collect();
+        if log_x {
+            let numeric = matches!(axis, Axis::Numeric { .. });
+            if x_index.is_none() || !numeric || xs.iter().any(|x| *x <= 0.0) {
+                return Err(PlotError::Input(format!(
+                    "--log-x needs positive numbers on the x axis; {} has {}",
+                    x_index.map_or("the sweep", |i| parameters[i].as_str()),
+                    x_texts.join(", ")
+                )));
+            }
+        }
+        let partners_of_x: Vec<usize> = match x_index {
+            Some(x) => (0..parameters.len())
+                .filter(|&j| j != x && tied(&rows, x, j))
+                .collect(),
+            None => Vec::new(),
+        };
+        let bounds = metric_bounds(metric);
+        // One line per combination of the parameters that neither are x nor
+        // advance with it.
+        let mut series: Vec<Series> = Vec::new();
+        let mut partners: Vec<(f64, String)> = Vec::new();
+        for (r, &x) in rows.iter().zip(&xs) {
+            let label = parameters
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| Some(*i) != x_index && !partners_of_x.contains(i))
+                .map(|(i, p)| format!("{p} = {}", r.params[i]))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if !partners_of_x.is_empty() && !partners.iter().any(|(px, _)| *px == x) {
+                let text = partners_of_x
+                    .iter()
+                    .map(|&j| format!("{}={}", short_key(&parameters[j]), r.params[j]))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                partners.push((x, text));
+            }
+            let Some(mean) = r.mean else { continue };
+            let interval = r.lo.zip(r.hi).map(|t| {
+                let values = runs.and_then(|v| v.get(&(r.point.clone(), metric.to_string())));
+                choose(
+                    t,
+                    bounds,
+                    values.map(Vec::as_slice),
+                    bootstrap_seed(&r.point, metric),
+                )
+            });
+            let point = Point {
+                x,
+                n: r.n,
+                mean,
+                interval,
+            };
+            match series.iter_mut().find(|s| s.label == label) {
+                Some(s) => s.points.push(point),
+                None => series.push(Series {
+                    label,
+                    points: vec![point],
+                }),
+            }
+        }
+        for s in &mut series {
+            s.points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        }
+        let x_desc = match (&axis, x_index) {
+            (_, None) => "(no swept parameter)".to_string(),
+            (Axis::Numeric { unit: Some(u), .. }, Some(i)) => {
+                format!("{} [{u}]", parameters[i])
+            }
+            (_, Some(i)) => parameters[i].clone(),
+        };
+        let x_desc = if partners_of_x.is_empty() {
+            x_desc
+        } else {
+            let names: Vec<&str> = partners_of_x
+                .iter()
+                .map(|&j| parameters[j].as_str())
+                .collect();
+            format!("{x_desc}, zipped with {}", names.join(", "))
+        };
+        Ok(MetricFigure {
+            metric,
+            title,
+            axis,
+            x_desc,
+            partners,
+            series,
+            log_x,
+        })
+    }
+
+    /// `unstable_fraction` and the like: the fraction of runs a stop
+    /// condition ended.
+    fn condition(&self) -> Option<&str> {
+        let c = self.metric.strip_suffix("_fraction")?;
+        (!c.contains('.')).then_some(c)
+    }
+
+    fn heading(&self, methods: &[Method]) -> String {
+        let count = |m: Method| methods.iter().filter(|x| **x == m).count();
+        let mut notes = Vec::new();
+        if count(Method::Bootstrap) > 0 {
+            notes.push(format!(
+                "bootstrap at {} points where the t interval left the possible values",
+                count(Method::Bootstrap)
+            ));
+        }
+        if count(Method::Clamped) > 0 {
+            notes.push(format!("clamped at {} points", count(Method::Clamped)));
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", notes.join("; "))
+        };
+        match self.condition() {
+            Some("stopped") => format!(
+                "Fraction of runs a stop condition ended (95% Wilson interval)  |  {}",
+                self.title
+            ),
+            Some(c) => format!(
+                "Fraction of runs ended by `{c}` (95% Wilson interval)  |  {}",
+                self.title
+            ),
+            None => format!(
+                "{} (mean, 95% confidence interval{notes})  |  {}",
+                self.metric, self.title
+            ),
+        }
+    }
+
+    fn y_desc(&self) -> String {
+        match self.condition() {
+            Some("stopped") => "fraction of runs stopped".to_string(),
+            Some(c) => format!("fraction of runs {c}"),
+            None => match metric_unit(self.metric) {
+                Some(unit) => format!("{} [{unit}]", self.metric),
+                None => self.metric.to_string(),
+            },
+        }
+    }
 }
 
 impl Figure for MetricFigure<'_> {
@@ -291,79 +584,85 @@ impl Figure for MetricFigure<'_> {
     where
         DB::ErrorType: 'static,
     {
-        let x_texts: Vec<String> = self
-            .rows
+        let methods: Vec<Method> = self
+            .series
             .iter()
-            .map(|r| {
-                self.x_index
-                    .map(|i| r.params[i].clone())
-                    .unwrap_or_default()
-            })
+            .flat_map(|s| s.points.iter().filter_map(|p| p.interval.map(|i| i.2)))
             .collect();
-        let axis = Axis::of(&x_texts);
-        let xs: Vec<f64> = x_texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| axis.position(i, t))
-            .collect();
-        // One line per combination of the other parameters.
-        let mut series: BTreeMap<String, Vec<(f64, &Row)>> = BTreeMap::new();
-        let mut order: Vec<String> = Vec::new();
-        for (r, &x) in self.rows.iter().zip(&xs) {
-            let label = self
-                .parameters
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| Some(*i) != self.x_index)
-                .map(|(i, p)| format!("{p} = {}", r.params[i]))
-                .collect::<Vec<_>>()
-                .join(", ");
-            if !series.contains_key(&label) {
-                order.push(label.clone());
+        let root = titled(root, &self.heading(&methods))?;
+        let named =
+            self.series.len() > 1 || self.series.first().is_some_and(|s| !s.label.is_empty());
+        let mut entries: Vec<LegendEntry> = Vec::new();
+        if named {
+            for (k, s) in self.series.iter().enumerate() {
+                entries.push(LegendEntry::new(s.label.clone(), color(k), Mark::Band));
             }
-            series.entry(label).or_default().push((x, r));
         }
-        let ys = self
-            .rows
-            .iter()
-            .flat_map(|r| [r.mean, r.lo, r.hi])
-            .flatten();
-        let (ylo, yhi) = bounds(ys).unwrap_or((0.0, 1.0));
-        let (xlo, xhi) = bounds(xs.iter().copied()).unwrap_or((0.0, 1.0));
-        let x_range = match &axis {
-            Axis::Categorical(d) => -0.5..(d.len() as f64 - 0.5),
-            Axis::Numeric { .. } => padded(xlo, xhi),
+        let area = with_legend(&root, &entries, 20)?;
+
+        let ys = self.series.iter().flat_map(|s| {
+            s.points.iter().flat_map(|p| {
+                let (lo, hi) = p.interval.map_or((p.mean, p.mean), |i| (i.0, i.1));
+                [p.mean, lo, hi]
+            })
+        });
+        let y_range = if self.condition().is_some() {
+            -0.02..1.02
+        } else {
+            let (lo, hi) = bounds(ys).unwrap_or((0.0, 1.0));
+            padded(lo, hi)
         };
-        let x_desc = match (&axis, self.x_index) {
-            (_, None) => "(no swept parameter)".to_string(),
-            (Axis::Numeric { unit: Some(u), .. }, Some(i)) => {
-                format!("{} [{u}]", self.parameters[i])
+        let (xlo, xhi) = bounds(
+            self.series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.x)),
+        )
+        .unwrap_or((0.0, 1.0));
+        match &self.axis {
+            Axis::Categorical(d) => {
+                let x = RangedCoordf64::from(-0.5..(d.len() as f64 - 0.5));
+                self.chart(&area, x, y_range, d.len().max(1) as f64)
             }
-            (_, Some(i)) => self.parameters[i].clone(),
-        };
-        let mut chart = ChartBuilder::on(root)
-            .caption(
-                format!(
-                    "{} (mean, 95% confidence interval)  |  {}",
-                    self.metric, self.title
-                ),
-                ("sans-serif", 18),
-            )
+            Axis::Numeric { .. } if self.log_x => {
+                let x = LogCoord::from((xlo / 1.25..xhi * 1.25).log_scale());
+                self.chart(&area, x, y_range, xhi / xlo.max(1e-300))
+            }
+            Axis::Numeric { .. } => {
+                let x = RangedCoordf64::from(padded(xlo, xhi));
+                self.chart(&area, x, y_range, (xhi - xlo).max(1e-12))
+            }
+        }
+    }
+}
+
+impl MetricFigure<'_> {
+    /// Draws the chart on an x coordinate of either kind (linear or log);
+    /// `span` sizes the caps of error bars.
+    fn chart<DB, X>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        x: X,
+        y_range: std::ops::Range<f64>,
+        span: f64,
+    ) -> Result<(), Box<dyn std::error::Error>>
+    where
+        DB: DrawingBackend,
+        DB::ErrorType: 'static,
+        X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let y_bottom = y_range.start;
+        let mut chart = ChartBuilder::on(area)
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size(80)
-            .build_cartesian_2d(x_range, padded(ylo, yhi))?;
-        let categories: Vec<String> = match &axis {
+            .build_cartesian_2d(x, y_range)?;
+        let categories: Vec<String> = match &self.axis {
             Axis::Categorical(d) => d.clone(),
             Axis::Numeric { .. } => Vec::new(),
         };
         let mut mesh = chart.configure_mesh();
-        let y_desc = match metric_unit(self.metric) {
-            Some(unit) => format!("{} [{unit}]", self.metric),
-            None => self.metric.to_string(),
-        };
-        mesh.x_desc(x_desc)
-            .y_desc(y_desc)
+        mesh.x_desc(self.x_desc.clone())
+            .y_desc(self.y_desc())
             .label_style(("sans-serif", 13));
         let formatter = |x: &f64| {
             let i = x.round();
@@ -380,49 +679,63 @@ impl Figure for MetricFigure<'_> {
         }
         mesh.draw()?;
 
-        let span = match &axis {
-            Axis::Categorical(d) => d.len().max(1) as f64,
-            Axis::Numeric { .. } => (xhi - xlo).max(1e-12),
-        };
-        let cap = span * 0.008;
-        let named = order.len() > 1 || order.first().is_some_and(|l| !l.is_empty());
-        for (k, label) in order.iter().enumerate() {
+        // The zip partners' values at their x, along the bottom.
+        chart.draw_series(self.partners.iter().map(|(x, text)| {
+            Text::new(
+                text.clone(),
+                (*x, y_bottom),
+                ("sans-serif", 11)
+                    .into_font()
+                    .color(&BLACK.mix(0.6))
+                    .pos(Pos::new(HPos::Center, VPos::Bottom)),
+            )
+        }))?;
+
+        let numeric = matches!(self.axis, Axis::Numeric { .. });
+        let cap = if self.log_x { 0.0 } else { span * 0.008 };
+        for (k, s) in self.series.iter().enumerate() {
             let c = color(k);
-            let mut points = series[label].clone();
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let line: Vec<(f64, f64)> = points
+            let with_interval: Vec<(f64, f64, f64)> = s
+                .points
                 .iter()
-                .filter_map(|(x, r)| r.mean.map(|m| (*x, m)))
+                .filter_map(|p| p.interval.map(|i| (p.x, i.0, i.1)))
                 .collect();
-            let drawn = chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
-            if named {
-                drawn.label(label.clone()).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
+            if numeric && with_interval.len() > 1 {
+                // A band: the interval's lower edge left to right, its upper one back.
+                let outline: Vec<(f64, f64)> = with_interval
+                    .iter()
+                    .map(|&(x, lo, _)| (x, lo))
+                    .chain(with_interval.iter().rev().map(|&(x, _, hi)| (x, hi)))
+                    .collect();
+                chart.draw_series([Polygon::new(outline, c.mix(0.18).filled())])?;
             }
+            let line: Vec<(f64, f64)> = s.points.iter().map(|p| (p.x, p.mean)).collect();
+            chart.draw_series(LineSeries::new(line.clone(), c.stroke_width(2)))?;
             chart.draw_series(line.iter().map(|&p| Circle::new(p, 4, c.filled())))?;
             // How many runs each point averages: a mean of 2 is not one of 30.
-            chart.draw_series(points.iter().filter_map(|(x, r)| {
-                r.mean.map(|m| {
-                    Text::new(
-                        format!("n={}", r.n),
-                        (*x, m),
-                        ("sans-serif", 11).into_font().color(&c),
+            // Up and right of the marker, so that the marker does not hide it.
+            chart.draw_series(s.points.iter().map(|p| {
+                EmptyElement::at((p.x, p.mean))
+                    + Text::new(
+                        format!("n={}", p.n),
+                        (6, -6),
+                        ("sans-serif", 11)
+                            .into_font()
+                            .color(&c)
+                            .pos(Pos::new(HPos::Left, VPos::Bottom)),
                     )
-                })
             }))?;
-            for (x, r) in &points {
-                if let (Some(lo), Some(hi)) = (r.lo, r.hi) {
-                    chart.draw_series([
-                        PathElement::new(vec![(*x, lo), (*x, hi)], c.stroke_width(1)),
-                        PathElement::new(vec![(*x - cap, lo), (*x + cap, lo)], c.stroke_width(1)),
-                        PathElement::new(vec![(*x - cap, hi), (*x + cap, hi)], c.stroke_width(1)),
-                    ])?;
-                }
+            for p in &s.points {
+                let Some((lo, hi, _)) = p.interval else {
+                    continue;
+                };
+                let x = p.x;
+                chart.draw_series([
+                    PathElement::new(vec![(x, lo), (x, hi)], c.stroke_width(1)),
+                    PathElement::new(vec![(x - cap, lo), (x + cap, lo)], c.stroke_width(1)),
+                    PathElement::new(vec![(x - cap, hi), (x + cap, hi)], c.stroke_width(1)),
+                ])?;
             }
-        }
-        if named {
-            draw_legend(&mut chart, SeriesLabelPosition::UpperRight)?;
         }
         Ok(())
     }
@@ -449,9 +762,14 @@ mod tests {
             numeric(Axis::of(&texts(&["2ms", "10ms"]))),
             (vec![2.0, 10.0], Some("ms"))
         );
+        // Mixed units: the largest in which every value is at least one.
         assert_eq!(
             numeric(Axis::of(&texts(&["500us", "2ms"]))),
-            (vec![0.0005, 0.002], Some("s"))
+            (vec![500.0, 2000.0], Some("us"))
+        );
+        assert_eq!(
+            numeric(Axis::of(&texts(&["1500ms", "2s"]))),
+            (vec![1.5, 2.0], Some("s"))
         );
         assert_eq!(
             numeric(Axis::of(&texts(&["1s", "3s"]))),
@@ -462,8 +780,8 @@ mod tests {
             (vec![1.0, 2.5, 10.0], Some("Mbps"))
         );
         assert_eq!(
-            numeric(Axis::of(&texts(&["500kbps", "1Mbps"]))),
-            (vec![500e3, 1e6], Some("bps"))
+            numeric(Axis::of(&texts(&["500kbps", "1Mbps", "2Gbps"]))),
+            (vec![500.0, 1000.0, 2e6], Some("kbps"))
         );
         assert_eq!(
             numeric(Axis::of(&texts(&["10.0", "2"]))),
@@ -473,6 +791,41 @@ mod tests {
             Axis::of(&texts(&["fast", "slow"])),
             Axis::Categorical(_)
         ));
+    }
+
+    fn row(params: &[&str]) -> Row {
+        Row {
+            point: String::new(),
+            params: texts(params),
+            metric: "m".into(),
+            n: 1,
+            mean: Some(0.0),
+            lo: None,
+            hi: None,
+        }
+    }
+
+    #[test]
+    fn zipped_parameters_advance_together_and_grid_ones_do_not() {
+        let zip = [
+            row(&["1ms", "10"]),
+            row(&["2ms", "20"]),
+            row(&["4ms", "40"]),
+        ];
+        let zip: Vec<&Row> = zip.iter().collect();
+        assert!(tied(&zip, 0, 1) && tied(&zip, 1, 0));
+        let grid = [
+            row(&["1ms", "10"]),
+            row(&["1ms", "20"]),
+            row(&["2ms", "10"]),
+            row(&["2ms", "20"]),
+        ];
+        let grid: Vec<&Row> = grid.iter().collect();
+        assert!(!tied(&grid, 0, 1));
+        // A parameter with one value is constant, not zipped.
+        let constant = [row(&["1ms", "10"]), row(&["2ms", "10"])];
+        let constant: Vec<&Row> = constant.iter().collect();
+        assert!(!tied(&constant, 0, 1));
     }
 
     #[test]
