@@ -9,6 +9,7 @@
 #   - FMPy:    fmpy.simulate_fmu on the same FMU, for the record.
 # Five runs each, medians. Both final outputs must agree bit for bit.
 # Prints key=value lines; the last is `fmu_ratio=<netloop / driver>` (goal <= 1.2).
+# NETLOOP_BENCH_NO_BUILD=1 skips building the example (already built).
 # Python: $NETLOOP_PYTHON, else .venv, else python3 (needs fmpy and pythonfmu,
 # for tests/fmu/build.sh).
 set -euo pipefail
