@@ -13,6 +13,7 @@
 #   scripts/bench.sh coupling    the coupled cases vs ns-3 alone: 1 ms master-slave without lookahead
 #                                over TCP and Unix, a platoon with a position tolerance (issue 18)
 #                                and et_ratio: event-triggered answers as rules
+#   scripts/bench.sh fmu         a C Co-Simulation FMU stepped by netloop vs a C FMI driver (issue 14)
 #   scripts/bench.sh all         all of the above
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,8 +33,9 @@ run_one() {
             # event-triggered answers as rules
             cargo bench --quiet -p bridge --bench coupling_et
             ;;
+        fmu) scripts/bench-fmu.sh ;;
         *)
-            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|coupling|all" >&2
+            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|coupling|fmu|all" >&2
             exit 2
             ;;
     esac
@@ -41,7 +43,7 @@ run_one() {
 
 scripts/setup.sh >/dev/null
 if [[ "${1:-all}" == all ]]; then
-    for name in roundtrip rk4 overhead scale sweep slurm equations coupling; do
+    for name in roundtrip rk4 overhead scale sweep slurm equations coupling fmu; do
         echo "== $name"
         run_one "$name"
     done

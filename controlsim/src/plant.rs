@@ -176,7 +176,8 @@ pub enum PlantConfig {
     BouncingBall(BouncingBallParams),
     /// A model in the text-equation language ([`crate::equations`]).
     Equations(EquationsConfig),
-    /// A Co-Simulation FMU (FMI 2.0 or 3.0); see [`crate::fmu`].
+    /// An FMU (FMI 2.0 or 3.0 Co-Simulation, FMI 2.0 Model Exchange); see
+    /// [`crate::fmu`].
     Fmu(crate::fmu::FmuPlantConfig),
 }
 
@@ -268,9 +269,7 @@ impl PlantModel {
             }
             PlantConfig::BouncingBall(p) => PlantModel::BouncingBall(BouncingBall::new(key, p)?),
             PlantConfig::Equations(c) => PlantModel::Equations(EquationModel::from_config(key, c)?),
-            PlantConfig::Fmu(c) => {
-                PlantModel::Custom(Box::new(crate::fmu::FmuPlant::new(key, c, run_step)?))
-            }
+            PlantConfig::Fmu(c) => PlantModel::Custom(crate::fmu::plant::build(key, c, run_step)?),
         })
     }
 

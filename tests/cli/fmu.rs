@@ -455,3 +455,224 @@ fn the_fmu_is_unpacked_once_into_a_cache_keyed_by_its_hash() {
         .join("binaries/linux64/Linear4.so")
         .is_file());
 }
+
+/// The bouncing ball (an FMI 2.0 Model Exchange FMU): dropped from 1 m,
+/// kicked by a time event at `t_kick`, `duration` long.
+fn ball_scenario(extra_plant: &str) -> String {
+    format!(
+        r#"
+duration = "2s"
+step = "1ms"
+[sync]
+scheme = "time_stepping"
+period = "10ms"
+[network]
+backend = "builtin"
+[network.builtin]
+delay = {{ kind = "constant", value = "3ms" }}
+[[loops]]
+name = "ball"
+plant_node = 0
+controller_node = 1
+[loops.plant]
+kind = "fmu"
+path = "models/BouncingBall.fmu"
+parameters = {{ e = 0.7, t_kick = 1.2345, kick = 2.0 }}
+{extra_plant}
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+[loops.reference]
+kind = "constant"
+value = 0.0
+"#
+    )
+}
+
+/// The ball's exact height and velocity at `t`: parabolic flights from
+/// h = 1, v = 0 under g = 9.81, each impact `v -> -0.7 v` at the exact root
+/// of the flight's parabola, the kick `v += 2` at t = 1.2345 s.
+fn exact_ball(t: f64) -> (f64, f64) {
+    let (g, e, t_kick, kick): (f64, f64, f64, f64) = (9.81, 0.7, 1.2345, 2.0);
+    let (mut t0, mut h0, mut v0, mut kicked): (f64, f64, f64, bool) = (0.0, 1.0, 0.0, false);
+    loop {
+        let land = t0 + (v0 + (v0 * v0 + 2.0 * g * h0).sqrt()) / g;
+        let next = if !kicked && t_kick < land {
+            t_kick
+        } else {
+            land
+        };
+        if t < next {
+            let s = t - t0;
+            return (h0 + v0 * s - 0.5 * g * s * s, v0 - g * s);
+        }
+        let s = next - t0;
+        let v = v0 - g * s;
+        if next == t_kick && !kicked {
+            h0 += v0 * s - 0.5 * g * s * s;
+            v0 = v + kick;
+            kicked = true;
+        } else {
+            h0 = 0.0;
+            v0 = -e * v;
+        }
+        t0 = next;
+    }
+}
+
+fn run_ball(extra_plant: &str) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
+    let dir = scenario(&["BouncingBall.fmu"], &ball_scenario(extra_plant));
+    let out = dir.path().join("out");
+    let o = netloop_in(dir.path())
+        .arg("run")
+        .arg(dir.path().join("scenario.toml"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+    let (h, rows) = read_csv(&out.join("timeseries.csv"));
+    (dir, h, rows)
+}
+
+/// Model Exchange: netloop's solver integrates the FMU's states and locates
+/// its state events (impacts) and its time event (the kick) inside the
+/// step. The flights are parabolas, which RK4 integrates exactly, so the
+/// only error is the event location (1e-14 s): the recorded height and
+/// velocity equal the exact ones to 1e-9 at every millisecond, through three
+/// impacts and the kick (an event handled at the step's end instead would
+/// be off by up to a step, ~1e-3 m/s * 4 m/s).
+#[test]
+fn model_exchange_ball_events_are_located_inside_the_step() {
+    let (_dir, h, rows) = run_ball("");
+    let time = column(&h, &rows, "time");
+    let height = column(&h, &rows, "ball.x.h");
+    let velocity = column(&h, &rows, "ball.x.v");
+    assert_eq!(column(&h, &rows, "ball.y.h"), height, "output h is state h");
+    assert_eq!(time.len(), 2001);
+    for ((t, hh), v) in time.iter().zip(&height).zip(&velocity) {
+        let (want_h, want_v) = exact_ball(*t);
+        assert!(
+            (hh - want_h).abs() < 1e-9 && (v - want_v).abs() < 1e-9,
+            "t = {t}: h {hh} v {v}, exact {want_h} {want_v}"
+        );
+    }
+    // Impacts at 0.45 s, 1.08 s and 1.85 s (the kick at 1.2345 s, rising,
+    // does not turn the velocity).
+    let impacts = velocity
+        .windows(2)
+        .filter(|w| w[0] < 0.0 && w[1] > 0.0)
+        .count();
+    assert_eq!(
+        impacts, 3,
+        "impacts seen as sign changes at 1 ms resolution"
+    );
+}
+
+/// The same FMU simulated by FMPy (CVode with root finding, relative
+/// tolerance 1e-10): the trajectories agree to 1e-7 m and m/s at every
+/// millisecond. The tolerance is CVode's: a variable-order BDF/Adams error
+/// at rtol 1e-10 accumulated over the flights, plus its event location;
+/// netloop's trajectory is exact to 1e-9 (the test above).
+#[test]
+fn model_exchange_plant_agrees_with_fmpy() {
+    let (dir, h, rows) = run_ball("");
+    let reference = dir.path().join("fmpy.csv");
+    let o = Command::new(python())
+        .arg(root().join("tests/fmu/fmpy_me_reference.py"))
+        .arg(fmus().join("BouncingBall.fmu"))
+        .arg("2.0")
+        .arg("0.001")
+        .arg("1e-10")
+        .arg(r#"{"e": 0.7, "t_kick": 1.2345, "kick": 2.0}"#)
+        .arg(&reference)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "FMPy failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let time = column(&h, &rows, "time");
+    let (rh, rrows) = read_csv(&reference);
+    let rtime = column(&rh, &rrows, "time");
+    let mut compared = 0;
+    for name in ["h", "v"] {
+        let ours = column(&h, &rows, &format!("ball.x.{name}"));
+        let theirs = column(&rh, &rrows, name);
+        for (t, got) in time.iter().zip(&ours) {
+            // FMPy also writes rows at its events; take the grid's.
+            let Some(j) = rtime.iter().rposition(|s| (s - t).abs() < 1e-9) else {
+                continue;
+            };
+            let want = theirs[j];
+            assert!(
+                (got - want).abs() < 1e-7,
+                "{name} at t = {t}: netloop {got} FMPy {want}"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 3900, "compared {compared} points");
+}
+
+/// Model Exchange mapping errors exit 2 naming the key: a communication
+/// step (Co-Simulation only), a Co-Simulation interface the FMU lacks, a
+/// Model Exchange FMU as a controller.
+#[test]
+fn check_rejects_model_exchange_misuse_naming_the_key() {
+    let controller = r#"
+duration = "1s"
+step = "1ms"
+[sync]
+scheme = "time_stepping"
+period = "10ms"
+[network]
+backend = "builtin"
+[network.builtin]
+delay = { kind = "constant", value = "0s" }
+[[loops]]
+name = "c"
+plant_node = 0
+controller_node = 1
+[loops.plant]
+kind = "state_space"
+a = [[-1.0]]
+b = [[1.0]]
+c = [[1.0]]
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "fmu"
+path = "models/BouncingBall.fmu"
+"#;
+    let cases = [
+        (
+            ball_scenario("step = \"10ms\""),
+            "`loops[0].plant.step`",
+            "a Model Exchange FMU is integrated by the run's solver",
+        ),
+        (
+            ball_scenario("interface = \"co_simulation\""),
+            "`loops[0].plant.path`",
+            "has no Co-Simulation interface, only Model Exchange",
+        ),
+        (
+            controller.to_string(),
+            "`loops[0].controller.path`",
+            "a controller needs Co-Simulation",
+        ),
+    ];
+    for (text, key, message) in cases {
+        let dir = scenario(&["BouncingBall.fmu"], &text);
+        let o = netloop_in(dir.path())
+            .arg("check")
+            .arg(dir.path().join("scenario.toml"))
+            .output()
+            .unwrap();
+        assert_exit(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(key) && err.contains(message), "{err}");
+    }
+}

@@ -5,6 +5,7 @@
 #   NoLinux.fmu        Linear4 with a Windows binary only
 #   BrokenXml.fmu      Linear4 with a truncated modelDescription.xml
 #   MissingStart.fmu   Linear4 whose parameter k1 has no start value
+#   BouncingBall.fmu   a bouncing ball with a state and a time event, FMI 2.0 Model Exchange, C
 #   PiController.fmu   a PI controller written in Python, exported by pythonfmu
 # The FMI headers come from FMPy's package (fmpy/c-code); the compiler is cc.
 # Python: $NETLOOP_PYTHON, else the repository's .venv (scripts/setup.sh), else python3.
@@ -27,9 +28,9 @@ package() {
     (cd "$2" && "$python" -m zipfile -c "$out/$1.fmu" $(ls))
 }
 
-# c_fmu NAME SOURCE XML PLATFORM [XML_EDIT]
+# c_fmu NAME SOURCE XML PLATFORM [MODEL_IDENTIFIER (default Linear4)]
 c_fmu() {
-    local name=$1 source=$2 xml=$3 platform=$4 stage="$work/$1"
+    local name=$1 source=$2 xml=$3 platform=$4 identifier=${5:-Linear4} stage="$work/$1"
     mkdir -p "$stage/binaries/$platform"
     local sources=("$here/$source")
     case $source in
@@ -39,7 +40,7 @@ c_fmu() {
         ;;
     esac
     cc -shared -fPIC -O2 -std=c99 -Wall -Werror -I"$headers" -I"$here" \
-        -o "$stage/binaries/$platform/Linear4.so" "${sources[@]}"
+        -o "$stage/binaries/$platform/$identifier.so" "${sources[@]}"
     cp "$here/$xml" "$stage/modelDescription.xml"
 }
 
@@ -62,6 +63,9 @@ sed -e 's|name="k1" valueReference="3" causality="parameter" variability="fixed"
     "$here/linear4_fmi2.xml" > "$work/MissingStart/modelDescription.xml"
 grep -q 'name="k1" valueReference="3" causality="parameter" variability="fixed"><Real/>' "$work/MissingStart/modelDescription.xml"
 package MissingStart "$work/MissingStart"
+
+c_fmu BouncingBall bouncing_ball_fmi2.c bouncing_ball_fmi2.xml linux64 BouncingBall
+package BouncingBall "$work/BouncingBall"
 
 # pythonfmu writes NAME.fmu into --dest.
 (cd "$work" && "$python" -m pythonfmu build -f "$here/pi_controller.py" --dest "$out" --no-external-tool >/dev/null)

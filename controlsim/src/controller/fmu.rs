@@ -83,6 +83,16 @@ impl FmuLaw {
         sensor_period: netloop_time::SimTime,
     ) -> Result<(Self, LawShape), ConfigError> {
         let (unpacked, model) = crate::fmu::load(&ctx.key, &c.path)?;
+        if !model.co_simulation {
+            return Err(ConfigError::invalid(
+                ctx.k("path"),
+                format!(
+                    "FMU {}: has no Co-Simulation interface, only Model Exchange: a controller \
+                     needs Co-Simulation",
+                    crate::fmu::slave::file_name(&unpacked.file)
+                ),
+            ));
+        }
         let all_inputs = model.inputs();
         let ny = ctx.measurements;
         let default_measurements: Vec<String> = all_inputs.iter().take(ny).cloned().collect();

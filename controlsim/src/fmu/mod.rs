@@ -1,4 +1,5 @@
-//! FMU import: a Functional Mock-up Unit (FMI 2.0 or 3.0, Co-Simulation) as
+//! FMU import: a Functional Mock-up Unit (FMI 2.0 or 3.0 Co-Simulation, FMI
+//! 2.0 Model Exchange) as
 //! a loop's plant (`[loops.plant] kind = "fmu"`) or controller
 //! (`[loops.controller] kind = "fmu"`).
 //!
@@ -13,7 +14,10 @@
 //!   call turned into an [`FmuCallError`] naming the FMU, the call and the
 //!   simulated time;
 //! - [`plant`]: the plant kind, a discrete plant whose period is the
-//!   communication step.
+//!   communication step;
+//! - [`exchange`]: the plant kind with `interface = "model_exchange"` (FMI
+//!   2.0): netloop's solver integrates the FMU's states and locates its
+//!   state and time events like every guard.
 //!
 //! The controller kind is [`controller::fmu`](crate::controller::fmu).
 //!
@@ -32,6 +36,7 @@
 //!   checked against the variable's type.
 
 pub mod archive;
+pub mod exchange;
 pub mod model;
 pub mod plant;
 pub mod python;
@@ -42,7 +47,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-pub use plant::{FmuPlant, FmuPlantConfig};
+pub use plant::{FmuInterface, FmuPlant, FmuPlantConfig};
 pub use slave::FmuCallError;
 
 /// A value in `parameters` or `start`: the TOML type decides which FMU

@@ -78,13 +78,32 @@ pub struct Variable {
     pub array: bool,
 }
 
-/// The Co-Simulation interface of an FMU, as netloop uses it.
+/// The Model Exchange interface of an FMU (FMI 2.0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelExchange {
+    pub model_identifier: String,
+    /// `canGetAndSetFMUstate`.
+    pub can_get_and_set_state: bool,
+    /// The continuous states, by name, in the order of
+    /// `ModelStructure/Derivatives` (the order of the state vector).
+    pub states: Vec<String>,
+    /// `numberOfEventIndicators`.
+    pub event_indicators: usize,
+}
+
+/// An FMU's interfaces and variables, as netloop uses them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     pub version: FmiVersion,
     pub model_name: String,
+    /// The identifier of the Co-Simulation interface (of Model Exchange
+    /// when the FMU has no Co-Simulation): the binary's name.
     pub model_identifier: String,
-    /// `canGetAndSetFMUstate`.
+    /// A Co-Simulation interface is declared.
+    pub co_simulation: bool,
+    /// The Model Exchange interface, when declared (FMI 2.0 only for now).
+    pub model_exchange: Option<ModelExchange>,
+    /// `canGetAndSetFMUstate` of the Co-Simulation interface.
     pub can_get_and_set_state: bool,
     /// `canHandleVariableCommunicationStepSize` (FMI 2.0; always true in 3.0).
     pub variable_step: bool,
@@ -100,7 +119,8 @@ impl Model {
     ///
     /// # Errors
     /// [`ConfigError`] at `key` for a broken or non-conforming
-    /// `modelDescription.xml` or an FMU without Co-Simulation.
+    /// `modelDescription.xml` or an FMU with neither Co-Simulation nor
+    /// (FMI 2.0) Model Exchange.
     pub fn read(key: &str, unpacked: &Unpacked) -> Result<Self, ConfigError> {
         let xml = unpacked.model_description(key)?;
         let broken = |why: String| {
@@ -129,8 +149,8 @@ impl Model {
             ConfigError::invalid(
                 key,
                 format!(
-                    "the FMU {} has no Co-Simulation interface; netloop runs Co-Simulation FMUs \
-                     (Model Exchange is not supported yet)",
+                    "the FMU {} has neither a Co-Simulation nor an FMI 2.0 Model Exchange \
+                     interface; netloop runs those (FMI 3.0 Model Exchange is not supported yet)",
                     unpacked.file.display()
                 ),
             )
@@ -383,7 +403,16 @@ fn fmi_version(xml: &str) -> Result<FmiVersion, String> {
 }
 
 fn from_fmi2(md: &s2::Fmi2ModelDescription, xml: String) -> Option<Model> {
-    let cs = md.co_simulation.as_ref()?;
+    let cs = md.co_simulation.as_ref();
+    let model_exchange = md.model_exchange.as_ref().map(|me| ModelExchange {
+        model_identifier: me.model_identifier.clone(),
+        can_get_and_set_state: me.can_get_and_set_fmu_state == Some(true),
+        states: fmi2_states(md),
+        event_indicators: md.num_event_indicators(),
+    });
+    if cs.is_none() && model_exchange.is_none() {
+        return None;
+    }
     let variables = md
         .model_variables
         .variables
@@ -433,13 +462,44 @@ fn from_fmi2(md: &s2::Fmi2ModelDescription, xml: String) -> Option<Model> {
     Some(Model {
         version: FmiVersion::V2,
         model_name: md.model_name.clone(),
-        model_identifier: cs.model_identifier.clone(),
-        can_get_and_set_state: cs.can_get_and_set_fmu_state == Some(true),
-        variable_step: cs.can_handle_variable_communication_step_size == Some(true),
+        model_identifier: match (cs, &model_exchange) {
+            (Some(cs), _) => cs.model_identifier.clone(),
+            (None, Some(me)) => me.model_identifier.clone(),
+            (None, None) => unreachable!(),
+        },
+        co_simulation: cs.is_some(),
+        model_exchange,
+        can_get_and_set_state: cs.is_some_and(|cs| cs.can_get_and_set_fmu_state == Some(true)),
+        variable_step: cs
+            .is_some_and(|cs| cs.can_handle_variable_communication_step_size == Some(true)),
         variables,
         generation_tool: md.generation_tool.clone(),
         xml,
     })
+}
+
+/// The names of the continuous states of an FMI 2.0 model: for each
+/// `ModelStructure/Derivatives` entry, the variable its `derivative`
+/// attribute names (indices are 1-based); `x{i}` when the file does not say.
+fn fmi2_states(md: &s2::Fmi2ModelDescription) -> Vec<String> {
+    let vars = &md.model_variables.variables;
+    let by_index = |i: u32| vars.get((i as usize).checked_sub(1)?);
+    md.model_structure
+        .derivatives
+        .unknowns
+        .iter()
+        .enumerate()
+        .map(|(n, d)| {
+            by_index(d.index)
+                .and_then(|der| match &der.elem {
+                    s2::ScalarVariableElement::Real(r) => r.derivative,
+                    _ => None,
+                })
+                .and_then(by_index)
+                .map(|state| state.name.clone())
+                .unwrap_or_else(|| format!("x{n}"))
+        })
+        .collect()
 }
 
 fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
@@ -529,6 +589,8 @@ fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
         version: FmiVersion::V3,
         model_name: md.model_name.clone(),
         model_identifier: cs.model_identifier.clone(),
+        co_simulation: true,
+        model_exchange: None,
         can_get_and_set_state: cs.can_get_and_set_fmu_state == Some(true),
         variable_step: true,
         variables,

@@ -1,5 +1,6 @@
 //! `kind = "fmu"` as a plant: a Co-Simulation FMU stepped at its
-//! communication step `step`, as a discrete plant of that period.
+//! communication step `step`, as a discrete plant of that period (a Model
+//! Exchange FMU is [`crate::fmu::exchange`]; [`build`] picks the interface).
 //!
 //! At each communication point `t_n = n * step` the engine latches the
 //! actuator's applied values (as for every discrete plant); the FMU gets
@@ -20,7 +21,7 @@ use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
-use crate::fmu::model::Causality;
+use crate::fmu::model::{Causality, Variable};
 use crate::fmu::slave::{FmuCallError, Slave};
 use crate::fmu::FmuValues;
 use crate::plant::{Plant, Signature, TimeDomain};
@@ -52,6 +53,88 @@ pub struct FmuPlantConfig {
     /// Start values by name (states, inputs, locals with a start value).
     #[serde(default, skip_serializing_if = "FmuValues::is_empty")]
     pub start: FmuValues,
+    /// Which FMI interface runs the FMU. Default: Co-Simulation when the
+    /// FMU has it, else Model Exchange.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<FmuInterface>,
+}
+
+/// `interface = "co_simulation" | "model_exchange"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FmuInterface {
+    /// The FMU steps itself (`doStep`) at the communication step.
+    CoSimulation,
+    /// netloop integrates the FMU's states ([`crate::fmu::exchange`]).
+    ModelExchange,
+}
+
+/// Builds an FMU plant with the interface the config asks for (see
+/// [`FmuPlantConfig::interface`]); `step` is the run's step.
+///
+/// # Errors
+/// [`ConfigError`] naming the key (and the FMU variable) of the first
+/// problem.
+pub fn build(
+    key: &str,
+    config: &FmuPlantConfig,
+    step: SimTime,
+) -> Result<Box<dyn Plant>, ConfigError> {
+    let interface = match config.interface {
+        Some(i) => i,
+        None => {
+            let (_, model) = crate::fmu::load(key, &config.path)?;
+            if model.co_simulation {
+                FmuInterface::CoSimulation
+            } else {
+                FmuInterface::ModelExchange
+            }
+        }
+    };
+    Ok(match interface {
+        FmuInterface::CoSimulation => Box::new(FmuPlant::new(key, config, step)?),
+        FmuInterface::ModelExchange => {
+            let (unpacked, model) = crate::fmu::load(key, &config.path)?;
+            let (inputs, outputs) = select(key, config, &model)?;
+            let start_values = model.start_values(key, &config.parameters, &config.start)?;
+            Box::new(crate::fmu::exchange::FmuMePlant::new(
+                key,
+                config,
+                &unpacked,
+                &model,
+                &inputs,
+                &outputs,
+                &start_values,
+            )?)
+        }
+    })
+}
+
+/// The FMU variables of the plant's inputs and outputs (at least one output).
+fn select(
+    key: &str,
+    config: &FmuPlantConfig,
+    model: &crate::fmu::model::Model,
+) -> Result<(Vec<Variable>, Vec<Variable>), ConfigError> {
+    let inputs = model.select(
+        &format!("{key}.inputs"),
+        config.inputs.as_deref(),
+        Causality::Input,
+        model.inputs(),
+    )?;
+    let outputs = model.select(
+        &format!("{key}.outputs"),
+        config.outputs.as_deref(),
+        Causality::Output,
+        model.outputs(),
+    )?;
+    if outputs.is_empty() {
+        return Err(ConfigError::invalid(
+            format!("{key}.outputs"),
+            "an FMU plant needs at least one output; the FMU declares none",
+        ));
+    }
+    Ok((inputs, outputs))
 }
 
 struct Inner {
@@ -90,24 +173,7 @@ impl FmuPlant {
     /// problem.
     pub fn new(key: &str, config: &FmuPlantConfig, step: SimTime) -> Result<Self, ConfigError> {
         let (unpacked, model) = crate::fmu::load(key, &config.path)?;
-        let inputs = model.select(
-            &format!("{key}.inputs"),
-            config.inputs.as_deref(),
-            Causality::Input,
-            model.inputs(),
-        )?;
-        let outputs = model.select(
-            &format!("{key}.outputs"),
-            config.outputs.as_deref(),
-            Causality::Output,
-            model.outputs(),
-        )?;
-        if outputs.is_empty() {
-            return Err(ConfigError::invalid(
-                format!("{key}.outputs"),
-                "an FMU plant needs at least one output; the FMU declares none",
-            ));
-        }
+        let (inputs, outputs) = select(key, config, &model)?;
         let period = config.step.unwrap_or(step);
         if period == SimTime::ZERO || period.as_nanos() % step.as_nanos() != 0 {
             return Err(ConfigError::invalid(

@@ -85,6 +85,13 @@ impl Slave {
         let fail = |what: String| {
             ConfigError::invalid(format!("{key}.path"), format!("FMU {name}: {what}"))
         };
+        if !model.co_simulation {
+            return Err(fail(
+                "has no Co-Simulation interface, only Model Exchange: a plant runs it with \
+                 interface = \"model_exchange\"; a controller needs Co-Simulation"
+                    .into(),
+            ));
+        }
         let view =
             linked_view(unpacked).map_err(|e| fail(format!("cannot prepare the FMU: {e}")))?;
         if model
@@ -288,7 +295,7 @@ impl Slave {
 
 /// A simulated time for a message: integer nanoseconds as netloop prints
 /// them (`300ms`), or seconds before the run's start.
-fn show_time(t: f64) -> String {
+pub(crate) fn show_time(t: f64) -> String {
     if t >= 0.0 {
         netloop_time::SimTime((t * 1e9).round() as u64).to_string()
     } else {

@@ -1,0 +1,415 @@
+//! `kind = "fmu"` with `interface = "model_exchange"`: an FMI 2.0 Model
+//! Exchange FMU as a continuous, hybrid plant. netloop's solver integrates
+//! the FMU's continuous states like any other plant's, and the FMU's events
+//! go through the same event location as every guard ([`crate::event`]).
+//!
+//! # The FMU as a [`Plant`]
+//! - The plant's state vector is the FMU's continuous states (named after
+//!   the variables `ModelStructure/Derivatives` points at), so snapshots and
+//!   recording see them as they see a built-in plant's states.
+//! - `derivative(t, x, u)`: `fmi2SetTime(t)`, `fmi2SetContinuousStates(x)`,
+//!   `fmi2SetReal(inputs, u)`, `fmi2GetDerivatives`; `output` likewise, then
+//!   `fmi2GetReal(outputs)`.
+//! - Guards: one per event indicator `z_i`, and one for time events.
+//!   FMI 2.0 has an event where `z_i` changes sign (the domains `z >= 0`
+//!   and `z < 0` here; FMI says `z > 0` and `z <= 0`, which differ only at
+//!   an exact zero). netloop's guards fire when they fall to zero or below,
+//!   so guard `i` is `s_i z_i`, with `s_i` the sign of `z_i`'s domain after
+//!   the last event (or initialisation): it falls through zero exactly when
+//!   `z_i` leaves its domain, in either direction. The time-event guard is
+//!   `nextEventTime - t` (1 when the FMU has no time event pending), so a
+//!   time event is located inside the step to [`LOCATION_TOLERANCE`] like a
+//!   state event, at or just after `nextEventTime` as FMI requires.
+//! - `reset` at a located event is FMI 2.0's event mode: `fmi2EnterEventMode`,
+//!   `fmi2NewDiscreteStates` until it needs no further iteration,
+//!   `fmi2EnterContinuousTimeMode`, then the new continuous states, the next
+//!   time event and the indicators' domains are read back.
+//! - Initialisation (FMI 2.0 §3.2.2): `fmi2SetupExperiment` at 0, start
+//!   values, initialisation mode, then the event iteration as above.
+//!
+//! `fmi2CompletedIntegratorStep` is not called: an FMU that asks for step
+//! events through it is not supported. A failed call (or `terminateSimulation`)
+//! stops the plant; [`Plant::fault`] reports it and the run stops at that step.
+//!
+//! [`LOCATION_TOLERANCE`]: crate::event::LOCATION_TOLERANCE
+
+use std::sync::Mutex;
+
+use fmi::fmi2::import::Fmi2Import;
+use fmi::fmi2::instance::{Common as _, InstanceME, ModelExchange as _};
+use fmi::traits::FmiImport;
+use fmi::EventFlags;
+
+use crate::error::ConfigError;
+use crate::fmu::archive::{linked_view, Unpacked};
+use crate::fmu::model::{FmiVersion, Model, VarType, Variable};
+use crate::fmu::plant::FmuPlantConfig;
+use crate::fmu::slave::{file_name, FmuCallError};
+use crate::fmu::FmuValue;
+use crate::plant::{Plant, Signature};
+
+/// Event iterations at one instant before netloop gives up on an FMU that
+/// keeps asking for another (`newDiscreteStatesNeeded`).
+const MAX_EVENT_ITERATIONS: u32 = 10_000;
+
+struct Inner {
+    // The instance goes before the import, which holds the unpacked files.
+    instance: InstanceME,
+    _import: Fmi2Import,
+    name: String,
+    /// The FMU's time as last set, for messages.
+    time: f64,
+    /// Indicator values (scratch).
+    z: Vec<f64>,
+    /// `s_i`: +1 or -1, the domain of indicator `i` after the last event.
+    sign: Vec<f64>,
+    /// The pending time event, seconds.
+    next_time: Option<f64>,
+    fault: Option<FmuCallError>,
+}
+
+impl Inner {
+    fn error(&self, call: &'static str, status: impl std::fmt::Debug) -> FmuCallError {
+        FmuCallError {
+            fmu: self.name.clone(),
+            call,
+            status: format!("{status:?}"),
+            time: self.time,
+        }
+    }
+
+    /// Time, continuous states and inputs of one evaluation.
+    fn prepare(&mut self, t: f64, x: &[f64], refs: &[u32], u: &[f64]) -> Result<(), FmuCallError> {
+        self.time = t;
+        let r = self.instance.set_time(t);
+        r.map_err(|e| self.error("fmi2SetTime", e))?;
+        let r = self.instance.set_continuous_states(x);
+        r.map_err(|e| self.error("fmi2SetContinuousStates", e))?;
+        if !refs.is_empty() {
+            let r = self.instance.set_real(refs, u);
+            r.map_err(|e| self.error("fmi2SetReal", e))?;
+        }
+        Ok(())
+    }
+
+    /// The event iteration of FMI 2.0 event mode (the FMU is in it), then
+    /// back to continuous time with the new states in `x`.
+    fn event_iteration(&mut self, x: &mut [f64]) -> Result<(), FmuCallError> {
+        let mut flags = EventFlags::default();
+        let mut iterations = 0;
+        loop {
+            flags.reset();
+            let r = self.instance.new_discrete_states(&mut flags);
+            r.map_err(|e| self.error("fmi2NewDiscreteStates", e))?;
+            if flags.terminate_simulation {
+                return Err(self.error("fmi2NewDiscreteStates", "terminateSimulation = true"));
+            }
+            if !flags.discrete_states_need_update {
+                break;
+            }
+            iterations += 1;
+            if iterations >= MAX_EVENT_ITERATIONS {
+                return Err(self.error(
+                    "fmi2NewDiscreteStates",
+                    format!("newDiscreteStatesNeeded after {MAX_EVENT_ITERATIONS} iterations"),
+                ));
+            }
+        }
+        self.next_time = flags.next_event_time;
+        let r = self.instance.enter_continuous_time_mode();
+        r.map_err(|e| self.error("fmi2EnterContinuousTimeMode", e))?;
+        let r = self.instance.get_continuous_states(x);
+        r.map_err(|e| self.error("fmi2GetContinuousStates", e))?;
+        self.read_domains(x)
+    }
+
+    /// `s_i` from the indicators at the current state.
+    fn read_domains(&mut self, x: &[f64]) -> Result<(), FmuCallError> {
+        let r = self.instance.set_continuous_states(x);
+        r.map_err(|e| self.error("fmi2SetContinuousStates", e))?;
+        self.indicators()?;
+        for (s, z) in self.sign.iter_mut().zip(&self.z) {
+            *s = if *z >= 0.0 { 1.0 } else { -1.0 };
+        }
+        Ok(())
+    }
+
+    fn indicators(&mut self) -> Result<(), FmuCallError> {
+        if self.z.is_empty() {
+            return Ok(());
+        }
+        let mut z = std::mem::take(&mut self.z);
+        let r = self.instance.get_event_indicators(&mut z);
+        self.z = z;
+        match r {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(self.error("fmi2GetEventIndicators", "Discard")),
+            Err(e) => Err(self.error("fmi2GetEventIndicators", e)),
+        }
+    }
+}
+
+/// A built Model Exchange FMU plant.
+pub struct FmuMePlant {
+    inner: Mutex<Inner>,
+    state_names: Vec<String>,
+    input_names: Vec<String>,
+    output_names: Vec<String>,
+    input_refs: Vec<u32>,
+    output_refs: Vec<u32>,
+    /// Continuous states after initialisation.
+    x0: Vec<f64>,
+}
+
+impl std::fmt::Debug for FmuMePlant {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.debug_struct("FmuMePlant")
+            .field("states", &self.state_names)
+            .field("inputs", &self.input_names)
+            .field("outputs", &self.output_names)
+            .finish()
+    }
+}
+
+// SAFETY: as for `Slave`: FMI instances may move between threads as long as
+// calls are not concurrent, and every call goes through the `Mutex`.
+unsafe impl Send for Inner {}
+
+impl FmuMePlant {
+    /// Loads, checks and initialises the FMU at time 0; `key` is the plant's
+    /// table.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the key (and the FMU variable) of the first
+    /// problem.
+    pub(crate) fn new(
+        key: &str,
+        config: &FmuPlantConfig,
+        unpacked: &Unpacked,
+        model: &Model,
+        inputs: &[Variable],
+        outputs: &[Variable],
+        start_values: &[(Variable, FmuValue)],
+    ) -> Result<Self, ConfigError> {
+        let path_key = format!("{key}.path");
+        let name = file_name(&unpacked.file);
+        let fail = |what: String| ConfigError::invalid(&path_key, format!("FMU {name}: {what}"));
+        let me = match (&model.model_exchange, model.version) {
+            (Some(me), FmiVersion::V2) => me,
+            _ => {
+                return Err(ConfigError::invalid(
+                    format!("{key}.interface"),
+                    format!(
+                        "the FMU {name} has no {} Model Exchange interface{}",
+                        model.version_text(),
+                        if model.version == FmiVersion::V3 {
+                            " netloop can run (FMI 3.0 Model Exchange is not supported yet)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ))
+            }
+        };
+        if config.step.is_some() {
+            return Err(ConfigError::invalid(
+                format!("{key}.step"),
+                "a Model Exchange FMU is integrated by the run's solver at the run's step; \
+                 `step` is the communication step of interface = \"co_simulation\"",
+            ));
+        }
+        // The binary of the Model Exchange interface may differ from the
+        // Co-Simulation one that `load` checked.
+        let mut me_model = model.clone();
+        me_model.model_identifier = me.model_identifier.clone();
+        unpacked.check_binary(&path_key, &me_model)?;
+
+        let view =
+            linked_view(unpacked).map_err(|e| fail(format!("cannot prepare the FMU: {e}")))?;
+        let import =
+            <Fmi2Import as FmiImport>::new(view, &model.xml).map_err(|e| fail(e.to_string()))?;
+        let instance = import
+            .instantiate_me("plant", false, false)
+            .map_err(|e| fail(format!("fmi2Instantiate failed: {e}")))?;
+        let mut inner = Inner {
+            instance,
+            _import: import,
+            name,
+            time: 0.0,
+            z: vec![0.0; me.event_indicators],
+            sign: vec![1.0; me.event_indicators],
+            next_time: None,
+            fault: None,
+        };
+        let mut x0 = vec![0.0; me.states.len()];
+        initialise(&mut inner, start_values, &mut x0)
+            .map_err(|e| ConfigError::invalid(&path_key, format!("initialisation failed: {e}")))?;
+        if let Some(i) = x0.iter().position(|x| !x.is_finite()) {
+            return Err(ConfigError::invalid(
+                &path_key,
+                format!(
+                    "FMU state \"{}\" is {} after initialisation",
+                    me.states[i], x0[i]
+                ),
+            ));
+        }
+        Ok(FmuMePlant {
+            inner: Mutex::new(inner),
+            state_names: me.states.clone(),
+            input_names: inputs.iter().map(|v| v.name.clone()).collect(),
+            output_names: outputs.iter().map(|v| v.name.clone()).collect(),
+            input_refs: inputs.iter().map(|v| v.value_reference).collect(),
+            output_refs: outputs.iter().map(|v| v.value_reference).collect(),
+            x0,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        // Every field is replaced whole, so a poisoned lock holds nothing
+        // half-written.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs `f` unless the plant already failed; a failure is kept.
+    fn with<R>(&self, f: impl FnOnce(&mut Inner) -> Result<R, FmuCallError>) -> Option<R> {
+        let mut inner = self.lock();
+        if inner.fault.is_some() {
+            return None;
+        }
+        match f(&mut inner) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                inner.fault = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// Start values, initialisation mode, the first event iteration (FMI 2.0
+/// §3.2.2), the initial continuous states into `x0`.
+fn initialise(
+    inner: &mut Inner,
+    start_values: &[(Variable, FmuValue)],
+    x0: &mut [f64],
+) -> Result<(), FmuCallError> {
+    let r = inner.instance.setup_experiment(None, 0.0, None);
+    r.map_err(|e| inner.error("fmi2SetupExperiment", e))?;
+    for (v, value) in start_values {
+        let vr = [v.value_reference];
+        let (call, r) = match (v.ty, value) {
+            (VarType::Real, FmuValue::Real(x)) => {
+                ("fmi2SetReal", inner.instance.set_real(&vr, &[*x]))
+            }
+            (VarType::Real, FmuValue::Integer(i)) => {
+                ("fmi2SetReal", inner.instance.set_real(&vr, &[*i as f64]))
+            }
+            (VarType::Integer, FmuValue::Integer(i)) => (
+                "fmi2SetInteger",
+                inner.instance.set_integer(&vr, &[*i as i32]),
+            ),
+            (VarType::Boolean, FmuValue::Boolean(b)) => (
+                "fmi2SetBoolean",
+                inner.instance.set_boolean(&vr, &[*b as i32]),
+            ),
+            (VarType::String, FmuValue::Text(s)) => (
+                "fmi2SetString",
+                inner
+                    .instance
+                    .set_string(
+                        &vr,
+                        &[std::ffi::CString::new(s.as_str()).unwrap_or_default()],
+                    )
+                    .map(|()| fmi::fmi2::Fmi2Res::OK),
+            ),
+            // Model::start_values checked every pair.
+            _ => continue,
+        };
+        r.map_err(|e| FmuCallError {
+            status: format!("{e:?} (setting \"{}\")", v.name),
+            ..inner.error(call, "")
+        })?;
+    }
+    let r = inner.instance.enter_initialization_mode();
+    r.map_err(|e| inner.error("fmi2EnterInitializationMode", e))?;
+    let r = inner.instance.exit_initialization_mode();
+    r.map_err(|e| inner.error("fmi2ExitInitializationMode", e))?;
+    // Exiting initialisation mode enters event mode.
+    let r = inner.instance.get_continuous_states(x0);
+    r.map_err(|e| inner.error("fmi2GetContinuousStates", e))?;
+    inner.event_iteration(x0)
+}
+
+impl Plant for FmuMePlant {
+    fn signature(&self) -> Signature {
+        Signature {
+            states: self.state_names.clone(),
+            inputs: self.input_names.clone(),
+            outputs: self.output_names.clone(),
+        }
+    }
+
+    fn initial_state(&self, x0: &mut [f64]) {
+        x0.copy_from_slice(&self.x0);
+    }
+
+    fn derivative(&self, t: f64, x: &[f64], u: &[f64], dx: &mut [f64]) {
+        let ok = self.with(|inner| {
+            inner.prepare(t, x, &self.input_refs, u)?;
+            let r = inner.instance.get_derivatives(dx);
+            r.map_err(|e| inner.error("fmi2GetDerivatives", e))?;
+            Ok(())
+        });
+        if ok.is_none() {
+            dx.fill(0.0);
+        }
+    }
+
+    fn output(&self, t: f64, x: &[f64], u: &[f64], y: &mut [f64]) {
+        let ok = self.with(|inner| {
+            inner.prepare(t, x, &self.input_refs, u)?;
+            let r = inner.instance.get_real(&self.output_refs, y);
+            r.map_err(|e| inner.error("fmi2GetReal", e))?;
+            Ok(())
+        });
+        if ok.is_none() {
+            y.fill(f64::NAN);
+        }
+    }
+
+    fn guard_count(&self) -> usize {
+        self.lock().sign.len() + 1
+    }
+
+    fn guards(&self, t: f64, x: &[f64], u: &[f64], g: &mut [f64]) {
+        let nz = g.len() - 1;
+        let ok = self.with(|inner| {
+            if nz > 0 {
+                inner.prepare(t, x, &self.input_refs, u)?;
+                inner.indicators()?;
+                for i in 0..nz {
+                    g[i] = inner.sign[i] * inner.z[i];
+                }
+            }
+            g[nz] = inner.next_time.map_or(1.0, |te| te - t);
+            Ok(())
+        });
+        if ok.is_none() {
+            // A failed plant fires nothing; the run stops at this step.
+            g.fill(1.0);
+        }
+    }
+
+    fn reset(&self, t: f64, x: &mut [f64], u: &[f64], _guard: usize) {
+        self.with(|inner| {
+            inner.prepare(t, x, &self.input_refs, u)?;
+            let r = inner.instance.enter_event_mode();
+            r.map_err(|e| inner.error("fmi2EnterEventMode", e))?;
+            inner.event_iteration(x)
+        });
+    }
+
+    fn fault(&self) -> Option<String> {
+        self.lock().fault.as_ref().map(ToString::to_string)
+    }
+}

@@ -1,0 +1,240 @@
+/* A bouncing ball as an FMI 2.0 Model Exchange FMU (model identifier
+ * BouncingBall), with canGetAndSetFMUstate. Written for netloop's tests,
+ * compiled by tests/fmu/build.sh.
+ *
+ * States h (height, m) and v (velocity, m/s): der(h) = v, der(v) = f - g,
+ * f an input (acceleration). A state event (event indicator z = h) bounces
+ * the ball: h = 0, v = -e v; below v_min it comes to rest (z = 1, no more
+ * motion). A time event at t_kick (when t_kick >= 0) adds kick to v. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi2Functions.h"
+
+enum { VR_H, VR_DER_H, VR_V, VR_DER_V, VR_G, VR_E, VR_V_MIN, VR_F, VR_T_KICK, VR_KICK, N_VR };
+
+typedef struct {
+    double r[N_VR];
+    double time;
+    int kicked, resting;
+} Model;
+
+typedef struct {
+    Model m;
+    int initialised;
+} Instance;
+
+static void defaults(Model *m) {
+    memset(m, 0, sizeof *m);
+    m->r[VR_H] = 1.0;
+    m->r[VR_G] = 9.81;
+    m->r[VR_E] = 0.7;
+    m->r[VR_V_MIN] = 0.1;
+    m->r[VR_T_KICK] = -1.0;
+}
+
+static void derivatives(Model *m) {
+    m->r[VR_DER_H] = m->resting ? 0.0 : m->r[VR_V];
+    m->r[VR_DER_V] = m->resting ? 0.0 : m->r[VR_F] - m->r[VR_G];
+}
+
+const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
+const char *fmi2GetVersion(void) { return fmi2Version; }
+fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cat[]) {
+    (void)c; (void)on; (void)n; (void)cat;
+    return fmi2OK;
+}
+
+fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid, fmi2String res,
+                              const fmi2CallbackFunctions *cb, fmi2Boolean visible, fmi2Boolean logging) {
+    (void)name; (void)guid; (void)res; (void)cb; (void)visible; (void)logging;
+    if (type != fmi2ModelExchange) return NULL;
+    Instance *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    defaults(&c->m);
+    return c;
+}
+
+void fmi2FreeInstance(fmi2Component c) { free(c); }
+
+fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean tol_defined, fmi2Real tol, fmi2Real start,
+                               fmi2Boolean stop_defined, fmi2Real stop) {
+    (void)tol_defined; (void)tol; (void)stop_defined; (void)stop;
+    ((Instance *)c)->m.time = start;
+    return fmi2OK;
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component c) { (void)c; return fmi2OK; }
+fmi2Status fmi2ExitInitializationMode(fmi2Component c) {
+    ((Instance *)c)->initialised = 1;
+    return fmi2OK;
+}
+fmi2Status fmi2Terminate(fmi2Component c) { (void)c; return fmi2OK; }
+fmi2Status fmi2Reset(fmi2Component c) {
+    defaults(&((Instance *)c)->m);
+    ((Instance *)c)->initialised = 0;
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
+    Model *m = &((Instance *)c)->m;
+    derivatives(m);
+    for (size_t k = 0; k < n; k++) {
+        if (vr[k] >= N_VR) return fmi2Error;
+        v[k] = m->r[vr[k]];
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[]) {
+    Model *m = &((Instance *)c)->m;
+    for (size_t k = 0; k < n; k++) {
+        if (vr[k] >= N_VR || vr[k] == VR_DER_H || vr[k] == VR_DER_V) return fmi2Error;
+        m->r[vr[k]] = v[k];
+    }
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
+    (void)c; (void)vr; (void)v;
+    return n ? fmi2Error : fmi2OK;
+}
+
+/* The FMU state is a copy of the model. */
+fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state) {
+    if (!*state) *state = malloc(sizeof(Model));
+    if (!*state) return fmi2Fatal;
+    memcpy(*state, &((Instance *)c)->m, sizeof(Model));
+    return fmi2OK;
+}
+fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
+    if (!state) return fmi2Error;
+    memcpy(&((Instance *)c)->m, state, sizeof(Model));
+    return fmi2OK;
+}
+fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state) {
+    (void)c;
+    free(*state);
+    *state = NULL;
+    return fmi2OK;
+}
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *size) {
+    (void)c; (void)s; (void)size;
+    return fmi2Error;
+}
+fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t size) {
+    (void)c; (void)s; (void)b; (void)size;
+    return fmi2Error;
+}
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t size, fmi2FMUstate *s) {
+    (void)c; (void)b; (void)size; (void)s;
+    return fmi2Error;
+}
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
+                                        const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
+                                        fmi2Real dz[]) {
+    (void)c; (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz;
+    return fmi2Error;
+}
+
+/* Model Exchange */
+fmi2Status fmi2EnterEventMode(fmi2Component c) { (void)c; return fmi2OK; }
+
+fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
+    Model *m = &((Instance *)c)->m;
+    info->newDiscreteStatesNeeded = fmi2False;
+    info->terminateSimulation = fmi2False;
+    info->nominalsOfContinuousStatesChanged = fmi2False;
+    info->valuesOfContinuousStatesChanged = fmi2False;
+    if (!m->kicked && m->r[VR_T_KICK] >= 0.0 && m->time >= m->r[VR_T_KICK]) {
+        m->kicked = 1;
+        m->r[VR_V] += m->r[VR_KICK];
+        if (m->r[VR_KICK] > 0.0) m->resting = 0;
+        info->valuesOfContinuousStatesChanged = fmi2True;
+    }
+    if (!m->resting && m->r[VR_H] <= 0.0 && m->r[VR_V] < 0.0) {
+        m->r[VR_H] = 0.0;
+        m->r[VR_V] = -m->r[VR_E] * m->r[VR_V];
+        if (m->r[VR_V] < m->r[VR_V_MIN]) {
+            m->r[VR_V] = 0.0;
+            m->resting = 1;
+        }
+        info->valuesOfContinuousStatesChanged = fmi2True;
+    }
+    info->nextEventTimeDefined = !m->kicked && m->r[VR_T_KICK] >= 0.0;
+    info->nextEventTime = info->nextEventTimeDefined ? m->r[VR_T_KICK] : 0.0;
+    return fmi2OK;
+}
+
+fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) { (void)c; return fmi2OK; }
+
+fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean no_prior, fmi2Boolean *enter_event,
+                                       fmi2Boolean *terminate) {
+    (void)c; (void)no_prior;
+    *enter_event = fmi2False;
+    *terminate = fmi2False;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) {
+    ((Instance *)c)->m.time = t;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n) {
+    Model *m = &((Instance *)c)->m;
+    if (n != 2) return fmi2Error;
+    m->r[VR_H] = x[0];
+    m->r[VR_V] = x[1];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t n) {
+    Model *m = &((Instance *)c)->m;
+    if (n != 2) return fmi2Error;
+    x[0] = m->r[VR_H];
+    x[1] = m->r[VR_V];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t n) {
+    Model *m = &((Instance *)c)->m;
+    if (n != 2) return fmi2Error;
+    derivatives(m);
+    dx[0] = m->r[VR_DER_H];
+    dx[1] = m->r[VR_DER_V];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real z[], size_t n) {
+    Model *m = &((Instance *)c)->m;
+    if (n != 1) return fmi2Error;
+    z[0] = m->resting ? 1.0 : m->r[VR_H];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x[], size_t n) {
+    (void)c;
+    for (size_t k = 0; k < n; k++) x[k] = 1.0;
+    return fmi2OK;
+}
