@@ -340,6 +340,13 @@ pub trait Component: fmt::Debug + Send {
         false
     }
 
+    /// A failure the component reports after a step (a failed FMU call);
+    /// the run then stops with [`GraphError::Component`](super::GraphError::Component)
+    /// carrying this message. Default: none.
+    fn fault(&self) -> Option<String> {
+        None
+    }
+
     /// Discrete states worth recording (a discrete plant's state), as
     /// opposed to the continuous states the engine holds. Default: none.
     fn discrete_states(&self) -> &[f64] {

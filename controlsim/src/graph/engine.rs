@@ -611,6 +611,17 @@ impl Graph {
                 step: k,
             });
         }
+        // Faults before non-finite states, as in a System's step.
+        for node in &self.nodes {
+            if let Some(message) = node.component.fault() {
+                return Err(GraphError::Component {
+                    component: node.name.clone(),
+                    message,
+                    time: self.time(),
+                    step: self.k,
+                });
+            }
+        }
         for node in &self.nodes {
             if let Some(i) = node.x.iter().position(|v| !v.is_finite()) {
                 return Err(GraphError::NonFinite {

@@ -206,6 +206,10 @@ impl Component for PlantComponent {
         self.model.as_plant().settle(t, x, u.port(0), guard)
     }
 
+    fn fault(&self) -> Option<String> {
+        with_plant!(&self.model, p => p.fault())
+    }
+
     fn discrete_states(&self) -> &[f64] {
         &self.xd
     }
