@@ -14,10 +14,18 @@
 //! held (guards located inside the step, [`event`](crate::event)), and its
 //! [`advance`](super::Component::advance) is called. Components exchange
 //! values only at boundaries, so integrating each with its inputs held is
-//! integrating them together.
+//! integrating them together. A component's fault
+//! ([`Component::fault`](super::Component::fault)), then a non-finite state,
+//! stops the run at the new boundary.
+//!
+//! The target check, the step's interval and a plant's step (continuous or
+//! discrete) are the (crate-private) `advance` module's, shared with
+//! [`System`](crate::System), so a plant gives the same bits in both.
 //!
 //! Per-step work does not allocate: port values live in one vector, each
-//! input is a list of copies from it, and all scratch is sized at build.
+//! input is a list of copies from it, and all scratch is sized at build. A
+//! periodic component keeps its next due boundary, so the per-boundary
+//! check is a comparison, not a division.
 
 use netloop_time::SimTime;
 

@@ -162,7 +162,7 @@ impl Component for PlantComponent {
     }
 
     /// The step a [`System`](crate::System) takes for the same plant
-    /// ([`advance`](crate::advance)), size-specialised and inlined.
+    /// (the crate's `advance` module), size-specialised and inlined.
     #[inline]
     fn integrate(
         &self,
