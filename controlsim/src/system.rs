@@ -43,6 +43,7 @@ use std::num::NonZeroU64;
 use netloop_time::SimTime;
 
 use crate::actuator::{Actuator, ActuatorConfig};
+use crate::advance::{self, BadTarget};
 use crate::config::{LoopConfig, LoopRef, SystemConfig};
 use crate::controller::{
     BuildContext, Controller, ControllerConfig, ExtraInput, StepClock, Trigger,
@@ -52,7 +53,7 @@ use crate::event::{Event, Guards, ZenoError};
 use crate::plant::{with_plant, Kinematics, Plant, PlantModel, Signature, TimeDomain};
 use crate::reference::{Signal, SignalConfig};
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
-use crate::solver::{FixedRhs, SolverKind, Workspace};
+use crate::solver::{SolverKind, Workspace};
 use crate::time::{Periodic, StepSize};
 
 /// Sees the system at each boundary during [`System::advance_to`].
@@ -269,49 +270,31 @@ impl Loop {
         ws: &mut Workspace,
     ) -> Result<(), ZenoError> {
         let mut outcome = Ok(());
+        let u = &self.actuator.applied;
         match self.discrete {
-            None if self.guards.is_some() => {
-                if let Some(guards) = &mut self.guards {
-                    let (x, u) = (&mut self.x[..], &self.actuator.applied[..]);
-                    let plant = &self.plant;
-                    match with_plant!(plant, p => guards.step(p, solver, ws, t, h, x, u)) {
-                        Ok(n) => self.resets += n,
-                        Err(e) => outcome = Err(e),
-                    }
-                }
-            }
-            None => {
-                let u = &self.actuator.applied;
-                let x = &mut self.x[..];
-                // Small states take the fixed-size path (same bits, unrolled).
-                macro_rules! fixed {
-                    ($n:literal) => {
-                        if let Some(x) = x.first_chunk_mut::<$n>() {
-                            with_plant!(&self.plant, p => integrate_fixed(p, solver, t, h, x, u));
-                        }
-                    };
-                }
-                match x.len() {
-                    1 => fixed!(1),
-                    2 => fixed!(2),
-                    3 => fixed!(3),
-                    4 => fixed!(4),
-                    _ => {
-                        with_plant!(&self.plant, p => solver.step(ws, t, h, x, |t, x, dx| p.derivative(t, x, u, dx)))
-                    }
-                }
-            }
-            Some(m) => {
-                let m = m.get();
-                if k % m == 0 {
-                    self.latched.copy_from_slice(&self.actuator.applied);
-                }
-                if (k + 1) % m == 0 {
-                    let t0 = ((k + 1 - m) * step.as_nanos()) as f64 * 1e-9;
-                    with_plant!(&self.plant, p => p.update(t0, &self.x, &self.latched, &mut self.x_next));
-                    std::mem::swap(&mut self.x, &mut self.x_next);
-                }
-            }
+            None => match advance::integrate_plant(
+                &self.plant,
+                self.guards.as_mut(),
+                solver,
+                ws,
+                t,
+                h,
+                &mut self.x,
+                u,
+            ) {
+                Ok(n) => self.resets += n,
+                Err(e) => outcome = Err(e),
+            },
+            Some(m) => advance::advance_discrete(
+                &self.plant,
+                m.get(),
+                k,
+                step,
+                &mut self.x,
+                &mut self.latched,
+                &mut self.x_next,
+                u,
+            ),
         }
         self.controller
             .integrate(solver, ws, &self.references, t, h);
@@ -339,30 +322,6 @@ impl Loop {
             )
         })
     }
-}
-
-/// One step of a continuous plant with `N` states, monomorphised per plant
-/// type and size so the right-hand side is inlined into the stages.
-#[inline]
-fn integrate_fixed<P: Plant + ?Sized, const N: usize>(
-    p: &P,
-    solver: SolverKind,
-    t: f64,
-    h: f64,
-    x: &mut [f64; N],
-    u: &[f64],
-) {
-    struct Rhs<'a, P: ?Sized> {
-        p: &'a P,
-        u: &'a [f64],
-    }
-    impl<P: Plant + ?Sized, const N: usize> FixedRhs<N> for Rhs<'_, P> {
-        #[inline(always)]
-        fn eval(&mut self, t: f64, x: &[f64; N], dx: &mut [f64; N]) {
-            self.p.derivative(t, x, self.u, dx);
-        }
-    }
-    solver.step_fixed(t, h, x, Rhs { p, u });
 }
 
 /// N loops, one step, one solver. See the module docs.
@@ -500,17 +459,20 @@ impl System {
         k1: u64,
         observer: &mut O,
     ) -> Result<(), StepError> {
-        if k1 < self.k {
-            return Err(StepError::Backwards {
-                from: self.k,
-                to: k1,
-            });
-        }
-        if self.step.time_of(k1).is_none() {
-            return Err(StepError::TimeOverflow {
-                to: k1,
-                step: self.step.get(),
-            });
+        match advance::check_target(self.step, self.k, k1) {
+            Ok(()) => {}
+            Err(BadTarget::Backwards) => {
+                return Err(StepError::Backwards {
+                    from: self.k,
+                    to: k1,
+                })
+            }
+            Err(BadTarget::TimeOverflow) => {
+                return Err(StepError::TimeOverflow {
+                    to: k1,
+                    step: self.step.get(),
+                })
+            }
         }
         while self.k < k1 {
             if let Err(source) = observer.observe(self) {
@@ -535,9 +497,7 @@ impl System {
     #[inline]
     fn integrate_step(&mut self) -> Result<(), StepError> {
         let k = self.k;
-        let hn = self.step.as_nanos();
-        let t = (k * hn) as f64 * 1e-9;
-        let h = self.step.as_secs_f64();
+        let (t, h) = advance::interval(self.step, k);
         let (step, solver) = (self.step, self.solver);
         let mut zeno = None;
         for lp in &mut self.loops {

@@ -155,6 +155,8 @@ const BAD: &[(&str, &str, &str, &str)] = &[
     ),
     // A period off the step grid.
     ("period = \"1ms\"\n\n[[components]]\nname = \"motor\"", "period = \"1500us\"\n\n[[components]]\nname = \"motor\"", "components[4].controller.period", "period = \"1500us\""),
+    // A sensor's period off the step grid.
+    ("period = \"10ms\"", "period = \"10500us\"", "components[2].sensor.period", "period = \"10500us\""),
 ];
 
 #[test]

@@ -334,6 +334,7 @@ impl GraphBuilder {
                 x,
                 guards,
                 decl: d,
+                next_due: 0,
             });
         }
         Ok(Graph::new(

@@ -297,6 +297,25 @@ pub trait Component: fmt::Debug + Send {
         dx.fill(0.0);
     }
 
+    /// Integrates the continuous states `x` over one step from `t` over `h`
+    /// (seconds) with the inputs held; called for components without
+    /// guards (the engine locates guards itself). The default runs the
+    /// run's solver on [`derivative`](Self::derivative); a kind overrides it
+    /// only to do the same arithmetic faster (a plant takes the
+    /// size-specialised path a [`System`](crate::System) takes).
+    #[inline]
+    fn integrate(
+        &self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        t: f64,
+        h: f64,
+        x: &mut [f64],
+        u: &Inputs,
+    ) {
+        solver.step(ws, t, h, x, |t, x, dx| self.derivative(t, x, u, dx));
+    }
+
     /// Discrete bookkeeping for step `cx.k` (from `cx.now` to the next
     /// boundary), after the continuous states were integrated over it.
     fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
@@ -319,6 +338,13 @@ pub trait Component: fmt::Debug + Send {
     fn settle(&self, t: f64, x: &mut [f64], u: &Inputs, guard: usize) -> bool {
         let _ = (t, x, u, guard);
         false
+    }
+
+    /// A failure the component reports after a step (a failed FMU call);
+    /// the run then stops with [`GraphError::Component`](super::GraphError::Component)
+    /// carrying this message. Default: none.
+    fn fault(&self) -> Option<String> {
+        None
     }
 
     /// Discrete states worth recording (a discrete plant's state), as

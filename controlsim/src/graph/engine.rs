@@ -14,16 +14,25 @@
 //! held (guards located inside the step, [`event`](crate::event)), and its
 //! [`advance`](super::Component::advance) is called. Components exchange
 //! values only at boundaries, so integrating each with its inputs held is
-//! integrating them together.
+//! integrating them together. A component's fault
+//! ([`Component::fault`](super::Component::fault)), then a non-finite state,
+//! stops the run at the new boundary.
+//!
+//! The target check, the step's interval and a plant's step (continuous or
+//! discrete) are the (crate-private) `advance` module's, shared with
+//! [`System`](crate::System), so a plant gives the same bits in both.
 //!
 //! Per-step work does not allocate: port values live in one vector, each
-//! input is a list of copies from it, and all scratch is sized at build.
+//! input is a list of copies from it, and all scratch is sized at build. A
+//! periodic component keeps its next due boundary, so the per-boundary
+//! check is a comparison, not a division.
 
 use netloop_time::SimTime;
 
 use super::component::{Component, Ctx, Declaration, Inputs, Outputs, SavedState};
 use super::error::GraphError;
 use super::newton::{Failure, LoopBlock};
+use crate::advance::{self, BadTarget};
 use crate::error::ObserverError;
 use crate::event::Guards;
 use crate::solver::{SolverKind, Workspace};
@@ -68,6 +77,10 @@ pub(crate) struct Node {
     pub(crate) gathers: Vec<Gather>,
     pub(crate) x: Vec<f64>,
     pub(crate) guards: Option<Guards>,
+    /// A periodic component's next boundary not yet evaluated (kept so that
+    /// the per-boundary check is a comparison, not a division); see
+    /// [`Graph::reschedule`].
+    pub(crate) next_due: u64,
 }
 
 impl Node {
@@ -75,9 +88,15 @@ impl Node {
         *self.out_offsets.last().unwrap_or(&0)
     }
 
+    #[inline]
     fn gather(&mut self, values: &[f64]) {
         for g in &self.gathers {
-            self.inputs[g.dst..g.dst + g.len].copy_from_slice(&values[g.src..g.src + g.len]);
+            // Single elements (the common case) without a call to memcpy.
+            if g.len == 1 {
+                self.inputs[g.dst] = values[g.src];
+            } else {
+                self.inputs[g.dst..g.dst + g.len].copy_from_slice(&values[g.src..g.src + g.len]);
+            }
         }
     }
 }
@@ -143,7 +162,7 @@ impl Graph {
                 offsets: &node.in_offsets,
             });
         }
-        Graph {
+        let mut graph = Graph {
             step,
             solver,
             k: 0,
@@ -155,7 +174,9 @@ impl Graph {
             port_names,
             ws,
             scratch: SavedState::default(),
-        }
+        };
+        graph.reschedule();
+        graph
     }
 
     pub fn step_size(&self) -> StepSize {
@@ -273,7 +294,7 @@ impl Graph {
         let n = &self.nodes[i];
         match n.schedule {
             Schedule::EveryStep => true,
-            Schedule::Periodic(p) => p.is_due(self.k),
+            Schedule::Periodic(_) => n.next_due == self.k,
             Schedule::OnInput => n
                 .gathers
                 .iter()
@@ -307,10 +328,26 @@ impl Graph {
         );
     }
 
+    /// Records that component `i` was evaluated at the current boundary.
     fn mark_fresh(&mut self, i: usize) {
-        let n = &self.nodes[i];
+        let n = &mut self.nodes[i];
         for p in 0..n.decl.outputs.len() {
             self.fresh[n.port_base + p] = self.k;
+        }
+        if let Schedule::Periodic(p) = n.schedule {
+            n.next_due = self.k + p.period.get();
+        }
+    }
+
+    /// Sets every periodic component's next boundary from the current one:
+    /// the first instant at or after `k`, or after it when boundary `k` was
+    /// already evaluated.
+    pub(crate) fn reschedule(&mut self) {
+        let from = self.k + u64::from(self.evaluated);
+        for n in &mut self.nodes {
+            if let Schedule::Periodic(p) = n.schedule {
+                n.next_due = p.next_at_or_after(from);
+            }
         }
     }
 
@@ -500,14 +537,15 @@ impl Graph {
         k1: u64,
         observer: &mut O,
     ) -> Result<(), GraphError> {
-        if k1 < self.k {
-            return Err(GraphError::Backwards {
-                from: self.k,
-                to: k1,
-            });
-        }
-        if self.step.time_of(k1).is_none() {
-            return Err(GraphError::TimeOverflow { to: k1 });
+        match advance::check_target(self.step, self.k, k1) {
+            Ok(()) => {}
+            Err(BadTarget::Backwards) => {
+                return Err(GraphError::Backwards {
+                    from: self.k,
+                    to: k1,
+                })
+            }
+            Err(BadTarget::TimeOverflow) => return Err(GraphError::TimeOverflow { to: k1 }),
         }
         while self.k < k1 {
             self.evaluate()?;
@@ -531,8 +569,7 @@ impl Graph {
         self.evaluate()?;
         let k = self.k;
         let now = self.time();
-        let t = (k * self.step.as_nanos()) as f64 * 1e-9;
-        let h = self.step.as_secs_f64();
+        let (t, h) = advance::interval(self.step, k);
         let mut zeno = None;
         for node in &mut self.nodes {
             node.gather(&self.values);
@@ -560,11 +597,7 @@ impl Graph {
                             zeno.get_or_insert((node.name.clone(), e));
                         }
                     }
-                    None => self
-                        .solver
-                        .step(&mut self.ws, t, h, &mut node.x, |t, x, dx| {
-                            component.derivative(t, x, &u, dx)
-                        }),
+                    None => component.integrate(self.solver, &mut self.ws, t, h, &mut node.x, &u),
                 }
             }
             let mut cx = Ctx {
@@ -585,6 +618,17 @@ impl Graph {
                 time: e.time,
                 step: k,
             });
+        }
+        // Faults before non-finite states, as in a System's step.
+        for node in &self.nodes {
+            if let Some(message) = node.component.fault() {
+                return Err(GraphError::Component {
+                    component: node.name.clone(),
+                    message,
+                    time: self.time(),
+                    step: self.k,
+                });
+            }
         }
         for node in &self.nodes {
             if let Some(i) = node.x.iter().position(|v| !v.is_finite()) {

@@ -26,6 +26,17 @@ pub enum GraphError {
         time: SimTime,
         step: u64,
     },
+    /// A component failed inside step `step - 1` (an FMU call returned an
+    /// error, [`Component::fault`](super::Component::fault)): the graph
+    /// stops at boundary `step` (time `time`), as a [`System`](crate::System)
+    /// does with [`StepError::Component`](crate::StepError::Component).
+    #[error("component `{component}`: {message}; stopped at t = {time} (step {step})")]
+    Component {
+        component: String,
+        message: String,
+        time: SimTime,
+        step: u64,
+    },
     /// Guard events accumulated and the component does not settle.
     #[error(
         "component `{component}`: events of guard {guard} accumulate (Zeno) at t = {time} s in step {step} \

@@ -152,6 +152,7 @@ impl Graph {
         self.fresh.copy_from_slice(&snapshot.fresh);
         self.k = snapshot.k;
         self.evaluated = snapshot.evaluated;
+        self.reschedule();
         Ok(())
     }
 }

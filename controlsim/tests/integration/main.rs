@@ -13,6 +13,7 @@ mod delay_margin;
 mod equations;
 mod events;
 mod graph;
+mod graph_step;
 mod linear;
 mod plants;
 mod record;

@@ -160,6 +160,10 @@ impl Component for ControllerComponent {
             .integrate(cx.solver, cx.ws, &self.references, t, cx.step.as_secs_f64());
     }
 
+    fn fault(&self) -> Option<String> {
+        self.controller.fault()
+    }
+
     fn save(&self, into: &mut SavedState) {
         let c = &self.controller;
         for v in [

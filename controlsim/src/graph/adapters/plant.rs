@@ -2,12 +2,14 @@
 
 use std::num::NonZeroU64;
 
+use crate::advance;
 use crate::error::ConfigError;
 use crate::graph::component::{
     Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
     Timing,
 };
-use crate::plant::{PlantModel, Signature, TimeDomain};
+use crate::plant::{with_plant, Plant, PlantModel, Signature, TimeDomain};
+use crate::solver::{SolverKind, Workspace};
 use crate::time::StepSize;
 
 /// Element names of a `motion` port.
@@ -139,15 +141,15 @@ impl Component for PlantComponent {
     }
 
     fn output(&mut self, cx: &mut Ctx, x: &[f64], _u: &Inputs, y: &mut Outputs) {
-        let p = self.model.as_plant();
         let x = if self.discrete.is_some() {
             &self.xd[..]
         } else {
             x
         };
-        p.output(cx.now.as_secs_f64(), x, &self.held, y.port(0));
+        let t = cx.now.as_secs_f64();
+        with_plant!(&self.model, p => p.output(t, x, &self.held, y.port(0)));
         if self.motion {
-            if let Some(k) = p.kinematics(x) {
+            if let Some(k) = with_plant!(&self.model, p => p.kinematics(x)) {
                 y.port(1)
                     .copy_from_slice(&[k.position, k.velocity, k.acceleration, k.length]);
             }
@@ -159,20 +161,35 @@ impl Component for PlantComponent {
         self.model.as_plant().derivative(t, x, u.port(0), dx);
     }
 
+    /// The step a [`System`](crate::System) takes for the same plant
+    /// (the crate's `advance` module), size-specialised and inlined.
+    #[inline]
+    fn integrate(
+        &self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        t: f64,
+        h: f64,
+        x: &mut [f64],
+        u: &Inputs,
+    ) {
+        // Without guards there is no event, so no error to report.
+        let _ = advance::integrate_plant(&self.model, None, solver, ws, t, h, x, u.port(0));
+    }
+
     fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
         let u = u.port(0);
         if let Some(m) = self.discrete {
-            let (m, k) = (m.get(), cx.k);
-            if k % m == 0 {
-                self.latched.copy_from_slice(u);
-            }
-            if (k + 1) % m == 0 {
-                let t0 = ((k + 1 - m) * cx.step.as_nanos()) as f64 * 1e-9;
-                self.model
-                    .as_plant()
-                    .update(t0, &self.xd, &self.latched, &mut self.next);
-                std::mem::swap(&mut self.xd, &mut self.next);
-            }
+            advance::advance_discrete(
+                &self.model,
+                m.get(),
+                cx.k,
+                cx.step,
+                &mut self.xd,
+                &mut self.latched,
+                &mut self.next,
+                u,
+            );
         }
         self.held.copy_from_slice(u);
     }
@@ -187,6 +204,10 @@ impl Component for PlantComponent {
 
     fn settle(&self, t: f64, x: &mut [f64], u: &Inputs, guard: usize) -> bool {
         self.model.as_plant().settle(t, x, u.port(0), guard)
+    }
+
+    fn fault(&self) -> Option<String> {
+        with_plant!(&self.model, p => p.fault())
     }
 
     fn discrete_states(&self) -> &[f64] {
