@@ -46,6 +46,7 @@ pub mod build;
 pub mod component;
 pub mod engine;
 pub mod error;
+pub mod inlet;
 pub mod loops;
 pub mod newton;
 pub mod order;
@@ -60,6 +61,7 @@ pub use component::{
 };
 pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
+pub use inlet::Inlet;
 pub use newton::NewtonSettings;
 pub use order::Block;
 pub use port::{Elements, PortAddress};
