@@ -12,6 +12,7 @@ mod equations;
 mod findings;
 mod fmu;
 mod graph;
+mod graph_flows;
 mod limits;
 mod plot_inputs;
 mod plots;
