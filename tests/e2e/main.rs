@@ -7,6 +7,7 @@ mod support;
 mod cosim_ns3;
 mod custom_params;
 mod examples;
+mod graph_flows_ns3;
 mod network_check;
 mod network_schema;
 mod networks;
