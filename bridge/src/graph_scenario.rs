@@ -353,10 +353,20 @@ pub fn load_text(
     let (graph, ends) = build_with_flows(&scenario).map_err(config)?;
     let network = match &scenario.network {
         None => None,
-        Some(_) => Some(
-            crate::graph_flows::resolve(&scenario, &graph, &ends, end_step)
-                .map_err(|e| locate(&e.key, &e.message))?,
-        ),
+        Some(network) => {
+            let side = crate::graph_flows::resolve(&scenario, &graph, &ends, end_step)
+                .map_err(|e| locate(&e.key, &e.message))?;
+            let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            scenario_file::check_builtin(
+                network,
+                scenario.seed,
+                scenario.run,
+                scenario.duration,
+                &base_dir,
+            )
+            .map_err(|(key, message)| locate(&key, &message))?;
+            Some(side)
+        }
     };
     Ok(LoadedGraph {
         path: path.to_path_buf(),

@@ -265,6 +265,13 @@ const BAD: &[(&str, &str, &str, &str)] = &[
         "components[2].node",
         "node = \"remote\"",
     ),
+    // The builtin channel is checked when the file is read.
+    (
+        "delay = { kind = \"constant\", value = \"2752us\" }\n",
+        "delay = { kind = \"constant\", value = \"2752us\" }\nloss = { kind = \"bernoulli\", p = 1.5 }\n",
+        "network.builtin.loss",
+        "",
+    ),
     // A flow needs [sync].
     (
         "[sync]\nscheme = \"master_slave\"\nperiod = \"10ms\"\n",
