@@ -454,7 +454,7 @@ fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
 
 fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
     if graph_scenario::is_graph_file(&args.scenario.scenario) {
-        return run_graph_scenario(args, quiet);
+        return run_graph_scenario(args, quiet, cancel);
     }
     let mut all = overrides(&args.scenario)?;
     if let Some(format) = args.format {
@@ -515,12 +515,17 @@ fn run_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(
     }
 }
 
-/// `netloop run` on a graph scenario (`[[components]]`): one node, no network.
-fn run_graph_scenario(args: RunArgs, quiet: bool) -> Result<(), Failure> {
+/// `netloop run` on a graph scenario (`[[components]]`): on one node, or
+/// with a `[network]` carrying the flows between nodes.
+fn run_graph_scenario(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
     let path = &args.scenario.scenario;
-    if args.scenario.network.is_some() {
+    let has_network = bridge::input::read_input(path)
+        .ok()
+        .and_then(|t| toml::from_str::<toml::Table>(&t).ok())
+        .is_some_and(|t| t.contains_key("network"));
+    if args.scenario.network.is_some() && !has_network {
         return Err(Failure::BadInput(format!(
-            "{}: --network: a graph scenario has no network yet (all its components are on one node)",
+            "{}: --network: this graph scenario has no [network] (all its components are on one node)",
             path.display()
         )));
     }
@@ -532,6 +537,35 @@ fn run_graph_scenario(args: RunArgs, quiet: bool) -> Result<(), Failure> {
     let out_dir = args
         .out
         .unwrap_or_else(|| PathBuf::from("results").join(stem));
+    if loaded.network.is_some() {
+        let base_dir = path.parent().map(PathBuf::from).unwrap_or_default();
+        let components = loaded.scenario.components.len();
+        return match bridge::graph_run::run(loaded, &out_dir, &base_dir, Some(cancel)) {
+            Ok(summary) => {
+                if !quiet {
+                    println!(
+                        "{}: {components} components, {} flows over {} ({} syncs), delivery ratio {} in {}",
+                        path.display(),
+                        summary.flows.len(),
+                        summary.network.backend,
+                        summary.sync.syncs,
+                        summary
+                            .delivery_ratio
+                            .map_or_else(|| "-".to_string(), |r| format!("{r:.3}")),
+                        out_dir.display()
+                    );
+                }
+                Ok(())
+            }
+            Err(bridge::graph_run::GraphNetRunError::Failed { source, reached, out_dir }) => {
+                Err(Failure::Run(format!(
+                    "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
+                    out_dir.display()
+                )))
+            }
+            Err(e) => Err(Failure::Run(e.to_string())),
+        };
+    }
     match graph_scenario::run(&mut loaded, &out_dir) {
         Ok(report) => {
             if !quiet {

@@ -947,7 +947,7 @@ impl Scenario {
     }
 }
 
-fn resolve_flow(
+pub(crate) fn resolve_flow(
     flow: &FlowConfig,
     key: &str,
     default_port: u32,

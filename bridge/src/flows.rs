@@ -16,6 +16,8 @@ pub enum Direction {
     Downlink,
     /// Predecessor's vehicle → controller: a platoon's feed-forward values.
     Feedforward,
+    /// A graph scenario's connection between nodes ([`crate::graph_flows`]).
+    Flow,
 }
 
 impl Direction {
@@ -24,6 +26,7 @@ impl Direction {
             Direction::Uplink => "uplink",
             Direction::Downlink => "downlink",
             Direction::Feedforward => "feedforward",
+            Direction::Flow => "flow",
         }
     }
 
@@ -99,6 +102,15 @@ impl FlowTable {
             table.by_loop.push(ids);
         }
         table
+    }
+
+    /// A table of flows made elsewhere (a graph scenario's), numbered
+    /// `0..` in order; they belong to no loop's slots.
+    pub fn from_flows(flows: Vec<Flow>) -> Self {
+        FlowTable {
+            flows,
+            by_loop: Vec::new(),
+        }
     }
 
     pub fn get(&self, id: u32) -> Option<&Flow> {

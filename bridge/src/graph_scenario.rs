@@ -1,7 +1,7 @@
 //! Graph scenarios: `[[components]]` and `[[connections]]` instead of
-//! `[[loops]]`, all on one node (issue 11, stage B). Networked connections
-//! (flows between nodes) are later work; a connection between components on
-//! different nodes is refused, naming its key.
+//! `[[loops]]` (issue 11). Components sit on nodes; a connection between
+//! components on different nodes is a network flow (see
+//! [`crate::graph_flows`]), which needs a `[network]` and a `[sync]` table.
 //!
 //! A component is one of the kinds controlsim has, written as the table of
 //! the same name a loop has: `plant`, `sensor`, `actuator`, `controller`
@@ -31,6 +31,8 @@ use controlsim::{
 use protocol::SimTime;
 use serde::{Deserialize, Serialize};
 
+use crate::config::{NetworkConfig, OnLoss, SyncConfig, TransportKind};
+use crate::graph_flows::{FlowEnds, NetworkSide};
 use crate::scenario_file::{self, LoadError, Override};
 
 /// A graph scenario file.
@@ -44,15 +46,27 @@ pub struct GraphScenario {
     pub step: SimTime,
     #[serde(default)]
     pub solver: SolverKind,
-    /// Seeds sensor noise (sensor `components[i]` draws from stream `i`).
+    /// Seeds sensor noise (sensor `components[i]` draws from stream `i`)
+    /// and the network (as a loop scenario's `seed`).
     #[serde(default = "one")]
     pub seed: u64,
+    /// Replication number of the network, from 1 (as a loop scenario's `run`).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub run: u64,
     /// Write every n-th step to `timeseries.csv`.
     #[serde(default = "one")]
     pub record_every: u64,
     /// How algebraic loops are treated; default: they are errors.
     #[serde(default)]
     pub algebraic_loops: AlgebraicLoops,
+    /// How the control side and the network are synchronised; needed with
+    /// a `[network]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<SyncConfig>,
+    /// The network that carries the flows between nodes (as in a loop
+    /// scenario); without it every component must be on one node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkConfig>,
     pub components: Vec<ComponentScenario>,
     #[serde(default)]
     pub connections: Vec<ConnectionScenario>,
@@ -60,6 +74,28 @@ pub struct GraphScenario {
 
 fn one() -> u64 {
     1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
+}
+
+/// A component's node: a network node index, or (without a `[network]`)
+/// any name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum NodeName {
+    Index(u32),
+    Name(String),
+}
+
+impl std::fmt::Display for NodeName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NodeName::Index(i) => write!(f, "{i}"),
+            NodeName::Name(n) => f.write_str(n),
+        }
+    }
 }
 
 /// `[algebraic_loops]`.
@@ -100,9 +136,10 @@ impl Default for AlgebraicLoops {
 #[serde(deny_unknown_fields)]
 pub struct ComponentScenario {
     pub name: String,
-    /// The network node it runs on; default `"local"`.
+    /// The node it runs on: a network node index with a `[network]`, else
+    /// any name; default `"local"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node: Option<String>,
+    pub node: Option<NodeName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plant: Option<PlantConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,8 +154,10 @@ pub struct ComponentScenario {
 
 impl ComponentScenario {
     /// The node's name.
-    pub fn node(&self) -> &str {
-        self.node.as_deref().unwrap_or("local")
+    pub fn node(&self) -> String {
+        self.node
+            .as_ref()
+            .map_or_else(|| "local".to_string(), NodeName::to_string)
     }
 
     /// `plant`, `sensor`, `actuator`, `controller` or `reference`.
@@ -137,14 +176,106 @@ impl ComponentScenario {
     }
 }
 
-/// `[[connections]]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// `[[connections]]`. Between components on different nodes it is a
+/// network flow, and the flow keys (all optional) say how it is sent and
+/// received; on one node they are refused.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConnectionScenario {
     /// An output: `component.port`, `component.port[i]`, `component.port[a..b]`.
     pub from: String,
     /// An input, addressed the same way.
     pub to: String,
+    /// The flow's name (packets.csv, summary.json, `on_arrival_of`, the
+    /// receiving end's columns); default `flow<j>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// When a packet is sent; default `update`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<FlowTrigger>,
+    /// `trigger = "periodic"`: the send period, a multiple of `step`.
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub period: Option<SimTime>,
+    /// `trigger = "periodic"`: the first send, a multiple of `step` below `period`.
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub offset: Option<SimTime>,
+    /// `trigger = "arrival"`: the flow whose accepted packets trigger a send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_arrival_of: Option<String>,
+    /// Destination port; default 9000 + the flow's number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    /// Payload bytes of each packet; default 64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
+    /// One packet per value instead of one per sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multi_packet: Option<bool>,
+    /// `udp` (default) or `tcp` (ns-3 only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<TransportKind>,
+    /// Drop a packet whose delay exceeds this.
+    #[serde(
+        default,
+        with = "protocol::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_delay: Option<SimTime>,
+    /// Drop a packet whose number is not above the last accepted one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_stale: Option<bool>,
+    /// What the receiving end holds when a packet is lost or dropped: the
+    /// last value (`hold`, default) or zero (`zero`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_loss: Option<OnLoss>,
+}
+
+/// When a flow sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowTrigger {
+    /// At `offset + n period`, whatever the source did.
+    Periodic,
+    /// At every boundary where the source computed a new value.
+    Update,
+    /// When a packet of flow `on_arrival_of` is accepted.
+    Arrival,
+}
+
+impl ConnectionScenario {
+    /// The first flow key set, if any (for "not a flow" errors).
+    pub fn first_flow_key(&self) -> Option<&'static str> {
+        [
+            ("name", self.name.is_some()),
+            ("trigger", self.trigger.is_some()),
+            ("period", self.period.is_some()),
+            ("offset", self.offset.is_some()),
+            ("on_arrival_of", self.on_arrival_of.is_some()),
+            ("port", self.port.is_some()),
+            ("size", self.size.is_some()),
+            ("multi_packet", self.multi_packet.is_some()),
+            ("transport", self.transport.is_some()),
+            ("max_delay", self.max_delay.is_some()),
+            ("drop_stale", self.drop_stale.is_some()),
+            ("on_loss", self.on_loss.is_some()),
+        ]
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map(|(k, _)| k)
+    }
+
+    /// The flow's name.
+    pub fn flow_name(&self, j: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("flow{j}"))
+    }
 }
 
 /// A graph scenario read, checked and built.
@@ -154,6 +285,8 @@ pub struct LoadedGraph {
     pub scenario: GraphScenario,
     pub graph: Graph,
     pub end_step: u64,
+    /// The flows and the network, when the scenario has a `[network]`.
+    pub network: Option<NetworkSide>,
     text: String,
     overrides: Vec<Override>,
 }
@@ -217,12 +350,30 @@ pub fn load_text(
     if scenario.record_every == 0 {
         return Err(locate("record_every", "must be at least 1"));
     }
-    let graph = build(&scenario).map_err(config)?;
+    let (graph, ends) = build_with_flows(&scenario).map_err(config)?;
+    let network = match &scenario.network {
+        None => None,
+        Some(network) => {
+            let side = crate::graph_flows::resolve(&scenario, &graph, &ends, end_step)
+                .map_err(|e| locate(&e.key, &e.message))?;
+            let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            scenario_file::check_builtin(
+                network,
+                scenario.seed,
+                scenario.run,
+                scenario.duration,
+                &base_dir,
+            )
+            .map_err(|(key, message)| locate(&key, &message))?;
+            Some(side)
+        }
+    };
     Ok(LoadedGraph {
         path: path.to_path_buf(),
         scenario,
         graph,
         end_step,
+        network,
         text: text.to_string(),
         overrides: overrides.to_vec(),
     })
@@ -355,6 +506,18 @@ fn controller_sizes(c: &ControllerConfig, references: usize) -> (Option<usize>, 
 /// # Errors
 /// [`ConfigError`] keyed `components[i]...`, `connections[j].from|to`.
 pub fn build(s: &GraphScenario) -> Result<Graph, ConfigError> {
+    build_with_flows(s).map(|(graph, _)| graph)
+}
+
+/// Builds the graph of a scenario with a receiving end ([`controlsim::graph::Inlet`])
+/// in place of every connection between nodes; returns the graph and those
+/// connections' ends.
+///
+/// # Errors
+/// As [`build`]; also a connection between nodes without a `[network]`,
+/// flow keys on a connection within a node, and a node that is not a
+/// network node index.
+pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), ConfigError> {
     let step = StepSize::new(s.step).map_err(|source| ConfigError::Time {
         key: "step".into(),
         source,
@@ -408,6 +571,22 @@ pub fn build(s: &GraphScenario) -> Result<Graph, ConfigError> {
             .find(|(n, _, o)| *n == addr.port && *o == output)
             .map(|p| p.1)
     };
+    if s.network.is_some() {
+        if let Some((i, _)) = s
+            .components
+            .iter()
+            .enumerate()
+            .find(|(_, c)| !matches!(c.node, Some(NodeName::Index(_))))
+        {
+            return Err(ConfigError::Invalid {
+                key: format!("components[{i}].node"),
+                reason:
+                    "with a [network], every component's node is a network node index (0, 1, ...)"
+                        .into(),
+            });
+        }
+    }
+    let mut flow_connections = Vec::new();
     let mut names_from: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for (j, conn) in s.connections.iter().enumerate() {
         let (Ok(from), Ok(to)) = (PortAddress::parse(&conn.from), PortAddress::parse(&conn.to))
@@ -419,15 +598,29 @@ pub fn build(s: &GraphScenario) -> Result<Graph, ConfigError> {
         };
         let (fi, ti) = (index[from.component.as_str()], index[to.component.as_str()]);
         if s.components[fi].node() != s.components[ti].node() {
+            if s.network.is_none() {
+                return Err(ConfigError::Invalid {
+                    key: format!("connections[{j}].to"),
+                    reason: format!(
+                        "`{}` is on node `{}` and `{}` on node `{}`: a connection between nodes is a network flow, \
+                         which needs a [network] (and a [sync]) table; or put both on one node",
+                        from.component,
+                        s.components[fi].node(),
+                        to.component,
+                        s.components[ti].node()
+                    ),
+                });
+            }
+            flow_connections.push(j);
+        } else if let Some(key) = conn.first_flow_key() {
             return Err(ConfigError::Invalid {
-                key: format!("connections[{j}].to"),
+                key: format!("connections[{j}].{key}"),
                 reason: format!(
-                    "`{}` is on node `{}` and `{}` on node `{}`: a connection between nodes is a network flow, \
-                     which graph scenarios do not have yet; put both on one node or use [[loops]]",
+                    "is a flow key, but `{}` and `{}` are both on node `{}`: only a connection between nodes \
+                     is a network flow",
                     from.component,
-                    s.components[fi].node(),
                     to.component,
-                    s.components[ti].node()
+                    s.components[fi].node()
                 ),
             });
         }
@@ -470,6 +663,28 @@ pub fn build(s: &GraphScenario) -> Result<Graph, ConfigError> {
             ),
         })
     };
+
+    // The receiving end of each flow is as wide as what is sent.
+    let mut ends = Vec::with_capacity(flow_connections.len());
+    for &j in &flow_connections {
+        let conn = &s.connections[j];
+        let from = PortAddress::parse(&conn.from).map_err(|reason| ConfigError::Invalid {
+            key: format!("connections[{j}].from"),
+            reason,
+        })?;
+        let fi = index[from.component.as_str()];
+        let range = match &from.elements {
+            controlsim::graph::Elements::Range(r) => r.clone(),
+            controlsim::graph::Elements::All => 0..size_of(fi, &from.port, true)?,
+        };
+        ends.push(FlowEnds {
+            connection: j,
+            name: conn.flow_name(j),
+            source: from.component.clone(),
+            port: from.port.clone(),
+            range,
+        });
+    }
 
     let mut b = GraphBuilder::new(s.step, s.solver);
     if s.algebraic_loops.solve {
@@ -579,10 +794,24 @@ pub fn build(s: &GraphScenario) -> Result<Graph, ConfigError> {
         };
         b.component_keyed(key, &c.name, component);
     }
-    for (j, conn) in s.connections.iter().enumerate() {
-        b.connect_keyed(format!("connections[{j}]"), &conn.from, &conn.to);
+    for end in &ends {
+        b.component_keyed(
+            format!("connections[{}].name", end.connection),
+            &end.name,
+            Box::new(controlsim::graph::Inlet::new(end.range.len())),
+        );
     }
-    b.build()
+    for (j, conn) in s.connections.iter().enumerate() {
+        match ends.iter().find(|e| e.connection == j) {
+            Some(end) => b.connect_keyed(
+                format!("connections[{j}]"),
+                &format!("{}.y", end.name),
+                &conn.to,
+            ),
+            None => b.connect_keyed(format!("connections[{j}]"), &conn.from, &conn.to),
+        };
+    }
+    Ok((b.build()?, ends))
 }
 
 /// What a graph run wrote.
@@ -655,7 +884,7 @@ pub fn dot(loaded: &LoadedGraph) -> String {
     let _ = writeln!(out, "digraph netloop {{");
     let _ = writeln!(out, "  rankdir=LR;");
     let _ = writeln!(out, "  node [shape=box, fontname=\"Helvetica\"];");
-    let mut nodes: BTreeMap<&str, Vec<&ComponentScenario>> = BTreeMap::new();
+    let mut nodes: BTreeMap<String, Vec<&ComponentScenario>> = BTreeMap::new();
     for c in &s.components {
         nodes.entry(c.node()).or_default().push(c);
     }
@@ -675,21 +904,46 @@ pub fn dot(loaded: &LoadedGraph) -> String {
         }
         let _ = writeln!(out, "  }}");
     }
-    for conn in &s.connections {
+    for (j, conn) in s.connections.iter().enumerate() {
         let (Ok(from), Ok(to)) = (PortAddress::parse(&conn.from), PortAddress::parse(&conn.to))
         else {
             continue;
         };
-        let _ = writeln!(
-            out,
-            "  \"{}\" -> \"{}\" [label=\"{} -> {}\"];",
-            from.component,
-            to.component,
+        let ports = format!(
+            "{} -> {}",
             conn.from.split_once('.').map_or("", |x| x.1),
             conn.to.split_once('.').map_or("", |x| x.1)
         );
+        let flow = loaded
+            .network
+            .as_ref()
+            .and_then(|n| n.flows.iter().find(|f| f.connection == j));
+        match flow {
+            // A flow is a network edge: bold, blue, named, with its trigger.
+            Some(f) => {
+                let _ = writeln!(
+                    out,
+                    "  \"{}\" -> \"{}\" [label=\"{}: {ports}\\n{}, port {}\", style=bold, color=blue, fontcolor=blue];",
+                    from.component, to.component, f.name, f.trigger_text, f.config.port
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  \"{}\" -> \"{}\" [label=\"{ports}\"];",
+                    from.component, to.component
+                );
+            }
+        }
     }
-    let order: Vec<String> = g.order().iter().map(|b| format!("\"{}\"", b[0])).collect();
+    // The order of the scenario's own components (a flow's receiving end is
+    // drawn as its edge).
+    let order: Vec<String> = g
+        .order()
+        .iter()
+        .filter(|b| s.components.iter().any(|c| c.name == b[0]))
+        .map(|b| format!("\"{}\"", b[0]))
+        .collect();
     if order.len() > 1 {
         let _ = writeln!(
             out,

@@ -6,7 +6,10 @@
 
 pub mod config;
 pub mod flows;
+pub mod graph_flows;
+pub mod graph_run;
 pub mod graph_scenario;
+pub mod graph_session;
 pub mod input;
 pub mod ledger;
 pub mod limits;

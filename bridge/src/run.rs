@@ -314,7 +314,7 @@ pub fn config_hash(scenario: &Scenario) -> String {
     hex::encode(&Sha256::digest(&json)[..8])
 }
 
-fn start_network(
+pub(crate) fn start_network(
     resolved: &Resolved,
     options: &RunOptions,
 ) -> Result<Box<dyn Network>, NetworkError> {

@@ -616,21 +616,14 @@ fn load_table(
     node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
     crate::run::observation_plan(&resolved, &system)
         .map_err(|e| locator.error(&e.key, &e.message))?;
-    if let (Backend::Builtin, Some(builtin)) = (scenario.network.backend, &scenario.network.builtin)
-    {
-        match BuiltinNetwork::new(builtin, scenario.seed, scenario.run, &base_dir) {
-            Err(e) => {
-                let (key, message) = match &e {
-                    BuiltinError::Delay(m) => ("network.builtin.delay", m.clone()),
-                    BuiltinError::Loss(m) => ("network.builtin.loss", m.clone()),
-                    other => ("network.builtin", other.to_string()),
-                };
-                return Err(locator.error(key, &message));
-            }
-            Ok(network) => check_delay_reach(network.delay_reach(), scenario.duration)
-                .map_err(|(key, message)| locator.error(&key, &message))?,
-        }
-    }
+    check_builtin(
+        &scenario.network,
+        scenario.seed,
+        scenario.run,
+        scenario.duration,
+        &base_dir,
+    )
+    .map_err(|(key, message)| locator.error(&key, &message))?;
     tracing::debug!(
         file = %path.display(),
         overrides = overrides.len(),
@@ -745,6 +738,31 @@ pub fn locate_error(
         overrides,
     }
     .error(key, message)
+}
+
+/// That a builtin network's channel can be built and its delays fit the
+/// run (loop and graph scenarios): the bad key and the message, if not.
+pub(crate) fn check_builtin(
+    network: &crate::config::NetworkConfig,
+    seed: u64,
+    run: u64,
+    duration: SimTime,
+    base_dir: &Path,
+) -> Result<(), (String, String)> {
+    let (Backend::Builtin, Some(builtin)) = (network.backend, &network.builtin) else {
+        return Ok(());
+    };
+    match BuiltinNetwork::new(builtin, seed, run, base_dir) {
+        Err(e) => {
+            let (key, message) = match &e {
+                BuiltinError::Delay(m) => ("network.builtin.delay", m.clone()),
+                BuiltinError::Loss(m) => ("network.builtin.loss", m.clone()),
+                other => ("network.builtin", other.to_string()),
+            };
+            Err((key.to_string(), message))
+        }
+        Ok(network) => check_delay_reach(network.delay_reach(), duration),
+    }
 }
 
 /// Every arrival time of the builtin channel must fit in simulated time:

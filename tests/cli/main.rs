@@ -13,6 +13,7 @@ mod figures;
 mod findings;
 mod fmu;
 mod graph;
+mod graph_flows;
 mod limits;
 mod plot_figures;
 mod plot_inputs;

@@ -26,15 +26,15 @@ fn is_sweep(path: &std::path::Path) -> bool {
 #[test]
 fn every_example_scenario_runs() {
     let out = tempfile::tempdir().unwrap();
-    // Graph scenarios ([[components]]) have no network yet, so no packets and
-    // no summary.json: tests/cli/graph.rs runs them.
+    // Graph scenarios ([[components]]) on one node have no network, so no
+    // packets and no summary.json: tests/cli/graph.rs runs them. Those with
+    // a [network] run here.
     let scenarios: Vec<PathBuf> = examples()
         .into_iter()
         .filter(|p| !is_sweep(p))
         .filter(|p| {
-            !std::fs::read_to_string(p)
-                .unwrap()
-                .contains("\n[[components]]")
+            let text = std::fs::read_to_string(p).unwrap();
+            !text.contains("\n[[components]]") || text.contains("\n[network]")
         })
         .collect();
     assert!(scenarios.len() >= 4, "{scenarios:?}");

@@ -8,6 +8,7 @@ mod cosim_ns3;
 mod coupling;
 mod custom_params;
 mod examples;
+mod graph_flows_ns3;
 mod network_check;
 mod network_schema;
 mod networks;

@@ -38,14 +38,20 @@
 //! actuator), then integrate. A periodic sensor, a time- or event-triggered
 //! controller and an actuator that takes each new control give the same
 //! calls in the same order, so the same bits (tested against
-//! [`ClosedLoop`](crate::ClosedLoop)). Network delays are later work: a
-//! connection between nodes becomes a flow (issue 11 item 3).
+//! [`ClosedLoop`](crate::ClosedLoop)).
+//!
+//! # Flows between nodes
+//! A connection between components on different nodes is not evaluated by
+//! the graph: the bridge carries its values over the network and writes
+//! what arrives into an [`Inlet`] that drives the destination in its place
+//! ([`inlet`]).
 
 pub mod adapters;
 pub mod build;
 pub mod component;
 pub mod engine;
 pub mod error;
+pub mod inlet;
 pub mod loops;
 pub mod newton;
 pub mod order;
@@ -60,6 +66,7 @@ pub use component::{
 };
 pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
+pub use inlet::Inlet;
 pub use newton::NewtonSettings;
 pub use order::Block;
 pub use port::{Elements, PortAddress};

@@ -1,0 +1,410 @@
+//! Network flows of graph scenarios (issue 11 item 3): a connection between
+//! components on different nodes, resolved into a flow of the one
+//! [`FlowTable`] the ledger and the networks know, with its trigger, its
+//! receiver's policies and where its values come from and go.
+//!
+//! The network side of a graph scenario (`seed`, `run`, `[sync]`,
+//! `[network]`) is checked and shaped as a loop scenario's [`Resolved`]
+//! without loops, so that the same code starts the builtin channel or the
+//! ns-3 server and writes the same `summary.json` figures.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use controlsim::graph::{Graph, Timing};
+use controlsim::{StepSize, SystemConfig};
+use protocol::SimTime;
+
+use crate::config::{
+    resolve_flow, Backend, FlowConfig, OnLoss, Resolved, ResolvedFlow, Scenario, ScenarioError,
+    SchemeKind, TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
+};
+use crate::flows::{Direction, Flow, FlowTable};
+use crate::graph_scenario::{FlowTrigger, GraphScenario, NodeName};
+
+/// A connection between nodes as the graph builder left it: the source it
+/// reads and the name of the [`controlsim::graph::Inlet`] that stands in
+/// for it at the destination.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowEnds {
+    /// Index in `connections`.
+    pub connection: usize,
+    /// The flow's name, also the inlet component's.
+    pub name: String,
+    pub source: String,
+    pub port: String,
+    /// The source port's elements sent.
+    pub range: Range<usize>,
+}
+
+/// When a flow sends, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendRule {
+    /// At `phase + n period` (steps).
+    Periodic { period: u64, phase: u64 },
+    /// When the source port has a new value.
+    Update,
+    /// When a packet of this flow is accepted.
+    Arrival(u32),
+}
+
+/// One flow of a graph scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphFlow {
+    pub id: u32,
+    pub connection: usize,
+    pub name: String,
+    pub src_node: u32,
+    pub dst_node: u32,
+    /// Source component index, output port index, elements.
+    pub source: (usize, usize, Range<usize>),
+    /// The inlet component that receives it.
+    pub inlet: usize,
+    pub rule: SendRule,
+    /// Where a packet number is the index of its boundary in a fixed
+    /// schedule (period, phase in steps): periodic flows and flows on new
+    /// values of a periodic or every-step source. Those packets are known
+    /// before the boundary is served (master-slave announces them ahead);
+    /// the others are numbered in the order they are sent.
+    pub schedule: Option<(u64, u64)>,
+    pub config: ResolvedFlow,
+    /// For `check --graph`: `update`, `periodic 10ms`, `on arrival of x`.
+    pub trigger_text: String,
+}
+
+/// Everything a networked graph run needs besides the graph.
+#[derive(Clone, Debug)]
+pub struct NetworkSide {
+    /// The network side as a loop-less scenario.
+    pub resolved: Resolved,
+    pub flows: Vec<GraphFlow>,
+}
+
+impl NetworkSide {
+    /// The flows as the ledger and the networks see them: flow `id` is
+    /// "loop" `id`, named after the flow.
+    pub fn table(&self) -> FlowTable {
+        FlowTable::from_flows(
+            self.flows
+                .iter()
+                .map(|f| Flow {
+                    id: f.id,
+                    loop_index: f.id as usize,
+                    direction: Direction::Flow,
+                    src: f.src_node,
+                    dst: f.dst_node,
+                    config: f.config.clone(),
+                })
+                .collect(),
+        )
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.flows.iter().map(|f| f.name.clone()).collect()
+    }
+}
+
+fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+fn node_of(s: &GraphScenario, component: &str) -> u32 {
+    s.components
+        .iter()
+        .find(|c| c.name == component)
+        .and_then(|c| match c.node {
+            Some(NodeName::Index(n)) => Some(n),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+/// Resolves the flows and the network side of a graph scenario with a
+/// `[network]` whose graph was built with [`crate::graph_scenario::build_with_flows`].
+///
+/// # Errors
+/// The first bad key: `sync...`, `network...`, `connections[j]...`.
+pub fn resolve(
+    s: &GraphScenario,
+    graph: &Graph,
+    ends: &[FlowEnds],
+    end_step: u64,
+) -> Result<NetworkSide, ScenarioError> {
+    let network = s.network.clone().ok_or_else(|| bad("network", "missing"))?;
+    let sync = s.sync.clone().ok_or_else(|| {
+        bad(
+            "sync",
+            "a graph scenario with a [network] needs a [sync] table (scheme, period)",
+        )
+    })?;
+    let step = StepSize::new(s.step).map_err(|e| bad("step", e.to_string()))?;
+    if end_step == 0 {
+        return Err(bad("duration", "must be longer than zero"));
+    }
+    if s.duration > LAST_TIME {
+        return Err(bad("duration", format!("must be at most {LAST_TIME_TEXT}")));
+    }
+    if s.seed == 0 {
+        return Err(bad(
+            "seed",
+            "must be at least 1 (ns-3 refuses seed 0, and the builtin backend follows it)",
+        ));
+    }
+    if s.run == 0 {
+        return Err(bad(
+            "run",
+            "must be at least 1: replications are numbered from 1",
+        ));
+    }
+    let sync_steps = match (sync.scheme, sync.period) {
+        (SchemeKind::EventDriven, None) => None,
+        (scheme, None) => {
+            return Err(bad(
+                "sync.period",
+                format!("required by the {scheme} scheme"),
+            ))
+        }
+        (_, Some(period)) => Some(
+            step.period_steps(period)
+                .map_err(|e| bad("sync.period", e.to_string()))?
+                .get(),
+        ),
+    };
+    if sync.computation_delay != SimTime::ZERO {
+        return Err(bad(
+            "sync.computation_delay",
+            "graph scenarios evaluate every component at step boundaries; computation_delay is for \
+             event-triggered [[loops]] controllers",
+        ));
+    }
+    for (i, c) in s.components.iter().enumerate() {
+        if let Some(NodeName::Index(n)) = c.node {
+            if n >= MAX_NODES {
+                return Err(bad(
+                    format!("components[{i}].node"),
+                    format!(
+                        "node {n} is out of range: node indices go up to {}",
+                        MAX_NODES - 1
+                    ),
+                ));
+            }
+        }
+    }
+
+    let mut flows = Vec::with_capacity(ends.len());
+    let mut used: BTreeMap<(u32, u16), String> = BTreeMap::new();
+    for (id, end) in ends.iter().enumerate() {
+        let j = end.connection;
+        let conn = &s.connections[j];
+        let key = |k: &str| format!("connections[{j}].{k}");
+        let id = id as u32;
+        let to = controlsim::graph::PortAddress::parse(&conn.to)
+            .map_err(|message| bad(key("to"), message))?;
+        let (src_node, dst_node) = (node_of(s, &end.source), node_of(s, &to.component));
+        let config = resolve_flow(
+            &FlowConfig {
+                port: conn.port,
+                size: conn.size,
+                multi_packet: conn.multi_packet.unwrap_or(false),
+                transport: conn.transport.unwrap_or_default(),
+                max_delay: conn.max_delay,
+                drop_stale: conn.drop_stale.unwrap_or(false),
+                on_loss: conn.on_loss,
+            },
+            &format!("connections[{j}]"),
+            DEFAULT_BASE_PORT as u32 + id,
+            true,
+        )?;
+        if network.backend == Backend::Builtin && config.transport == TransportKind::Tcp {
+            return Err(bad(
+                key("transport"),
+                "tcp needs the ns3 backend: the builtin channel models independent packets",
+            ));
+        }
+        if config.multi_packet && end.range.len() > usize::from(u16::MAX) {
+            return Err(bad(
+                key("multi_packet"),
+                "more values than packet state indices",
+            ));
+        }
+        if let Some(other) = used.insert((dst_node, config.port), key("port")) {
+            return Err(bad(
+                key("port"),
+                format!(
+                    "port {} on node {dst_node} is already used by {other}",
+                    config.port
+                ),
+            ));
+        }
+        let src_component = graph
+            .component_index(&end.source)
+            .ok_or_else(|| bad(key("from"), "unknown component"))?;
+        let src_port = graph
+            .output_index(src_component, &end.port)
+            .ok_or_else(|| bad(key("from"), "unknown port"))?;
+        let inlet = graph
+            .component_index(&end.name)
+            .ok_or_else(|| bad(key("name"), "unknown flow"))?;
+        let trigger = conn.trigger.unwrap_or(FlowTrigger::Update);
+        if trigger != FlowTrigger::Periodic {
+            for (k, set) in [
+                ("period", conn.period.is_some()),
+                ("offset", conn.offset.is_some()),
+            ] {
+                if set {
+                    return Err(bad(key(k), "is for trigger = \"periodic\""));
+                }
+            }
+        }
+        if trigger != FlowTrigger::Arrival && conn.on_arrival_of.is_some() {
+            return Err(bad(key("on_arrival_of"), "is for trigger = \"arrival\""));
+        }
+        let (rule, trigger_text) = match trigger {
+            FlowTrigger::Periodic => {
+                let Some(period) = conn.period else {
+                    return Err(bad(key("trigger"), "\"periodic\" needs `period`"));
+                };
+                let p = step
+                    .period_steps(period)
+                    .map_err(|e| bad(key("period"), e.to_string()))?
+                    .get();
+                let offset = conn.offset.unwrap_or(SimTime::ZERO);
+                if offset.0 % step.as_nanos() != 0 {
+                    return Err(bad(
+                        key("offset"),
+                        format!("{offset} is not a whole number of steps of {}", s.step),
+                    ));
+                }
+                let phase = offset.0 / step.as_nanos();
+                if phase >= p {
+                    return Err(bad(key("offset"), "must be shorter than `period`"));
+                }
+                (
+                    SendRule::Periodic { period: p, phase },
+                    format!("periodic {period}"),
+                )
+            }
+            FlowTrigger::Update => (SendRule::Update, "on update".to_string()),
+            FlowTrigger::Arrival => {
+                let Some(other) = &conn.on_arrival_of else {
+                    return Err(bad(key("trigger"), "\"arrival\" needs `on_arrival_of`"));
+                };
+                let Some(g) = ends.iter().position(|e| &e.name == other) else {
+                    return Err(bad(
+                        key("on_arrival_of"),
+                        format!("`{other}` is not the name of a flow"),
+                    ));
+                };
+                (
+                    SendRule::Arrival(g as u32),
+                    format!("on arrival of {other}"),
+                )
+            }
+        };
+        let schedule = match rule {
+            SendRule::Periodic { period, phase } => Some((period, phase)),
+            SendRule::Update => match graph.declaration(src_component).timing {
+                Timing::EveryStep => Some((1, 0)),
+                Timing::Periodic { period, offset } => {
+                    Some((period.0 / step.as_nanos(), offset.0 / step.as_nanos()))
+                }
+                Timing::OnInput => None,
+            },
+            SendRule::Arrival(_) => None,
+        };
+        flows.push(GraphFlow {
+            id,
+            connection: j,
+            name: end.name.clone(),
+            src_node,
+            dst_node,
+            source: (src_component, src_port, end.range.clone()),
+            inlet,
+            rule,
+            schedule,
+            config,
+            trigger_text,
+        });
+    }
+
+    // The network side as a scenario without loops: what starts the network
+    // and fills summary.json.
+    let scenario = Scenario {
+        duration: s.duration,
+        step: s.step,
+        solver: s.solver,
+        seed: s.seed,
+        run: s.run,
+        record_every: s.record_every,
+        output: Default::default(),
+        sync,
+        network: network.clone(),
+        loops: Vec::new(),
+        stop_when: None,
+    };
+    let highest = s
+        .components
+        .iter()
+        .filter_map(|c| match c.node {
+            Some(NodeName::Index(n)) => Some(n),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let node_count = match (&network.backend, &network.ns3) {
+        (Backend::Ns3, None) => {
+            return Err(bad(
+                "network.ns3",
+                "backend = \"ns3\" needs a [network.ns3] table",
+            ))
+        }
+        (Backend::Builtin, _) if network.builtin.is_none() => {
+            return Err(bad(
+                "network.builtin",
+                "backend = \"builtin\" needs a [network.builtin] table",
+            ))
+        }
+        (Backend::Ns3, Some(ns3)) => {
+            let nodes = ns3.node_count(highest);
+            ns3.validate_node_count(nodes)?;
+            if let Some(i) = s
+                .components
+                .iter()
+                .position(|c| matches!(c.node, Some(NodeName::Index(n)) if n >= nodes))
+            {
+                return Err(bad(
+                    format!("components[{i}].node"),
+                    format!(
+                        "node {highest} is out of range: the {} network has {nodes} nodes (0..{})",
+                        ns3.kind_name(),
+                        nodes - 1
+                    ),
+                ));
+            }
+            ns3.validate(&network.extras(), nodes)?;
+            nodes
+        }
+        _ => highest + 1,
+    };
+    let resolved = Resolved {
+        scenario,
+        system: SystemConfig {
+            step: s.step,
+            solver: s.solver,
+            loops: Vec::new(),
+        },
+        loops: Vec::new(),
+        end_step,
+        sync_steps,
+        node_count,
+    };
+    Ok(NetworkSide { resolved, flows })
+}
+
+/// Whether `on_loss = "zero"`.
+pub fn zero_on_loss(f: &GraphFlow) -> bool {
+    f.config.on_loss == OnLoss::Zero
+}

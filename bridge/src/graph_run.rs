@@ -1,0 +1,267 @@
+//! One run of a graph scenario with a `[network]`: `timeseries.csv` (the
+//! graph's columns, a flow's receiving end as `<flow>.y`), `packets.csv`
+//! (the loops' columns; `loop` is the flow's name and `direction` is
+//! `flow`) and `summary.json` (the network figures of a loop run, per flow).
+//!
+//! As for loop runs, a run that fails part-way keeps its data files under
+//! their `.partial` names and says `"complete": false` in `summary.json`,
+//! which is written last.
+
+use std::num::NonZeroU64;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use controlsim::graph::GraphRecorder;
+use protocol::SimTime;
+use serde::Serialize;
+
+use crate::flows::Direction;
+use crate::graph_scenario::{GraphScenario, LoadedGraph};
+use crate::graph_session::{GraphSession, GraphSessionError};
+use crate::ledger::FlowCounts;
+use crate::output::{write_atomically, AtomicFile};
+use crate::run::{FlowSummary, NetworkSummary, RunOptions, SyncSummary, Versions};
+use crate::run_dir::{clear_outputs, DirLock, RunDirError};
+
+/// `summary.json` of a networked graph run.
+#[derive(Debug, Serialize)]
+pub struct GraphRunSummary {
+    pub complete: bool,
+    pub error: Option<String>,
+    /// `complete` or `failed`.
+    pub status: String,
+    pub reached_ns: u64,
+    pub reached_s: f64,
+    pub versions: Versions,
+    pub seed: u64,
+    pub run: u64,
+    pub sync: SyncSummary,
+    pub network: NetworkSummary,
+    pub flows: Vec<FlowSummary>,
+    pub totals: FlowCounts,
+    /// Delivered / sent over all flows (`null` when nothing was sent).
+    pub delivery_ratio: Option<f64>,
+    pub scenario: GraphScenario,
+}
+
+/// Why a networked graph run did not complete.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphNetRunError {
+    #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
+    Output {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Directory(#[from] RunDirError),
+    /// The run started (or its network did not) and failed; partial results
+    /// and `summary.json` are on disk.
+    #[error("{source}")]
+    Failed {
+        source: Box<GraphSessionError>,
+        reached: SimTime,
+        out_dir: PathBuf,
+    },
+}
+
+/// Runs a loaded graph scenario that has a `[network]` into `out_dir`.
+///
+/// # Errors
+/// [`GraphNetRunError`].
+///
+/// # Panics
+/// When the scenario has no `[network]` (see [`crate::graph_scenario::run`]).
+pub fn run(
+    loaded: LoadedGraph,
+    out_dir: &Path,
+    base_dir: &Path,
+    cancel: Option<Arc<AtomicBool>>,
+) -> Result<GraphRunSummary, GraphNetRunError> {
+    let side = loaded
+        .network
+        .clone()
+        .expect("graph_run::run is for scenarios with a [network]");
+    let dir = out_dir.to_path_buf();
+    let io = |source| GraphNetRunError::Output {
+        dir: dir.clone(),
+        source,
+    };
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let _lock = DirLock::acquire(&dir)?;
+    clear_outputs(&dir)?;
+    let network_config = &side.resolved.scenario.network;
+    if network_config.traces.as_ref().is_some_and(|t| t.any()) {
+        std::fs::create_dir_all(dir.join("ns3")).map_err(io)?;
+    }
+    let options = RunOptions {
+        out_dir: dir.clone(),
+        base_dir: base_dir.to_path_buf(),
+        cancel: cancel.clone(),
+    };
+    let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
+    let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
+    let every = NonZeroU64::new(loaded.scenario.record_every).unwrap_or(NonZeroU64::MIN);
+    let mut recorder = GraphRecorder::new(&loaded.graph, timeseries, every).map_err(io)?;
+    let scenario = loaded.scenario.clone();
+    let summary_of = |error: Option<String>,
+                      reached: SimTime,
+                      ledger: Option<&crate::ledger::Ledger<AtomicFile>>,
+                      syncs: u64,
+                      software: &str,
+                      description: &str| {
+        let table = side.table();
+        let mut totals = FlowCounts::default();
+        let flows = match ledger {
+            None => Vec::new(),
+            Some(ledger) => table
+                .all()
+                .iter()
+                .map(|f| {
+                    let counts = ledger.counts()[f.id as usize].clone();
+                    add_counts(&mut totals, &counts);
+                    FlowSummary {
+                        flow: f.id,
+                        loop_name: side.flows[f.id as usize].name.clone(),
+                        direction: Direction::Flow,
+                        src: f.src,
+                        dst: f.dst,
+                        port: f.config.port,
+                        size: f.config.size,
+                        delivery_ratio: ratio(counts.delivered, counts.sent),
+                        delay: ledger.delay_stats(f.id),
+                        aoi: ledger.age_stats(f.id, reached),
+                        counts,
+                    }
+                })
+                .collect(),
+        };
+        let sync = &side.resolved.scenario.sync;
+        GraphRunSummary {
+            complete: error.is_none(),
+            status: if error.is_none() {
+                "complete"
+            } else {
+                "failed"
+            }
+            .into(),
+            error,
+            reached_ns: reached.0,
+            reached_s: reached.as_secs_f64(),
+            versions: Versions {
+                netloop: env!("CARGO_PKG_VERSION"),
+                protocol: protocol::PROTOCOL_VERSION,
+                network: software.to_string(),
+            },
+            seed: scenario.seed,
+            run: scenario.run,
+            sync: SyncSummary {
+                scheme: sync.scheme.to_string(),
+                period_s: sync.period.map(SimTime::as_secs_f64),
+                syncs,
+            },
+            network: NetworkSummary {
+                backend: network_config.backend.to_string(),
+                description: description.to_string(),
+            },
+            delivery_ratio: ratio(totals.delivered, totals.sent),
+            totals,
+            flows,
+            scenario: scenario.clone(),
+        }
+    };
+    let network = match crate::run::start_network(&side.resolved, &options) {
+        Ok(n) => n,
+        Err(e) => {
+            let summary = summary_of(Some(e.to_string()), SimTime::ZERO, None, 0, "", "");
+            if let Ok(ts) = recorder.finish() {
+                ts.abandon();
+            }
+            let _ = write_summary(&dir, &summary);
+            return Err(GraphNetRunError::Failed {
+                source: Box::new(GraphSessionError::Network(e)),
+                reached: SimTime::ZERO,
+                out_dir: dir,
+            });
+        }
+    };
+    let software = network.software();
+    let mut session = GraphSession::new(loaded.graph, &side, network, packets, cancel);
+    let outcome = session.run(&mut recorder);
+    let network_alive = !matches!(outcome, Err(GraphSessionError::Network(_)));
+    let description = session.network_description().to_string();
+    let syncs = session.syncs();
+    let (parts, finished) = session.finish(network_alive);
+    let outcome = outcome.and(finished.map(drop));
+    let reached = parts.graph.time();
+    let mut summary = summary_of(
+        outcome.as_ref().err().map(ToString::to_string),
+        reached,
+        Some(&parts.ledger),
+        syncs,
+        &software,
+        &description,
+    );
+    let packets_file = parts.ledger.into_inner();
+    let timeseries_file = recorder.finish();
+    let committed = if outcome.is_ok() {
+        match (timeseries_file, packets_file) {
+            (Ok(ts), Ok(p)) => ts.commit().and_then(|_| p.commit()).map(drop),
+            (Err(e), _) => Err(e),
+            (_, Err(e)) => Err(std::io::Error::other(e.to_string())),
+        }
+    } else {
+        if let Ok(ts) = timeseries_file {
+            ts.abandon();
+        }
+        if let Ok(p) = packets_file {
+            p.abandon();
+        }
+        Ok(())
+    };
+    if let (Err(e), true) = (&committed, summary.complete) {
+        summary.complete = false;
+        summary.status = "failed".into();
+        summary.error = Some(format!(
+            "cannot write the run directory {}: {e}",
+            dir.display()
+        ));
+    }
+    write_summary(&dir, &summary).map_err(io)?;
+    committed.map_err(io)?;
+    match outcome {
+        Ok(()) => Ok(summary),
+        Err(source) => Err(GraphNetRunError::Failed {
+            source: Box::new(source),
+            reached,
+            out_dir: dir,
+        }),
+    }
+}
+
+fn write_summary(dir: &Path, summary: &GraphRunSummary) -> std::io::Result<()> {
+    let mut json = serde_json::to_vec_pretty(summary).expect("a summary always serialises");
+    json.push(b'\n');
+    write_atomically(&dir.join("summary.json"), &json)
+}
+
+fn ratio(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+fn add_counts(total: &mut FlowCounts, c: &FlowCounts) {
+    total.sent += c.sent;
+    total.delivered += c.delivered;
+    total.accepted += c.accepted;
+    total.dropped_max_delay += c.dropped_max_delay;
+    total.dropped_stale += c.dropped_stale;
+    total.lost_queue += c.lost_queue;
+    total.lost_phy += c.lost_phy;
+    total.lost_mac += c.lost_mac;
+    total.lost_routing += c.lost_routing;
+    total.lost_other += c.lost_other;
+    total.in_flight += c.in_flight;
+    total.late_deliveries += c.late_deliveries;
+    total.duplicate_deliveries += c.duplicate_deliveries;
+    total.late_losses += c.late_losses;
+}

@@ -1,0 +1,322 @@
+//! Graph scenarios with flows between nodes (issue 11 item 3) over the
+//! builtin network: a flow is the same packet stream as a loop's uplink or
+//! downlink, so a graph that is a loop gives the loop's numbers bit for bit,
+//! and a block-diagonal central controller gives two independent loops.
+
+use std::path::{Path, PathBuf};
+
+use crate::support::{assert_exit, column, read_csv, root, run, stderr, stdout, summary};
+
+fn file(name: &str) -> PathBuf {
+    root().join("tests/cli/graph_flows").join(name)
+}
+
+/// Runs `scenario` with `--set` overrides into `out`.
+fn run_into(scenario: &Path, out: &Path, sets: &[&str]) {
+    let mut args = vec![
+        "run".to_string(),
+        scenario.to_str().unwrap().to_string(),
+        "--out".to_string(),
+        out.to_str().unwrap().to_string(),
+        "-q".to_string(),
+    ];
+    for s in sets {
+        args.push("--set".into());
+        args.push(s.to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = run(&args);
+    assert_exit(&o, 0);
+}
+
+/// One column of a time series, as written.
+fn series(dir: &Path, name: &str) -> Vec<String> {
+    let (header, rows) = read_csv(&dir.join("timeseries.csv"));
+    let c = column(&header, name);
+    rows.into_iter().map(|r| r[c].clone()).collect()
+}
+
+/// packets.csv rows of one flow (by the `loop` column), without the flow
+/// id, loop and direction, which name the stream differently.
+fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+    let (header, rows) = read_csv(&dir.join("packets.csv"));
+    let l = column(&header, "loop");
+    let d = column(&header, "direction");
+    let mut rows: Vec<Vec<String>> = rows
+        .into_iter()
+        .filter(|r| r[l] == stream || format!("{}:{}", r[l], r[d]) == stream)
+        .map(|r| r[3..].to_vec())
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// The servo loop written as a graph (sensor and actuator on node 0, PID on
+/// node 1) equals the `[[loops]]` form under every sync scheme, with a
+/// fixed delay and with random delays, losses and receive policies: every
+/// plant value and control value, and every packets.csv row.
+#[test]
+fn a_graph_flow_equals_the_same_loop_written_as_loops() {
+    let lossy_channel = [
+        "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
+        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
+    ];
+    let cases: Vec<(&str, Vec<&str>, Vec<&str>)> = vec![
+        ("master_slave", vec![], vec![]),
+        (
+            "time_stepping",
+            vec!["sync.scheme=\"time_stepping\""],
+            vec!["sync.scheme=\"time_stepping\""],
+        ),
+        (
+            "event_driven",
+            vec!["sync.scheme=\"event_driven\""],
+            vec!["sync.scheme=\"event_driven\""],
+        ),
+        (
+            "lossy",
+            [
+                &lossy_channel[..],
+                &[
+                    "loops[0].uplink.drop_stale=true",
+                    "loops[0].uplink.max_delay=\"12ms\"",
+                    "loops[0].downlink.on_loss=\"zero\"",
+                    "loops[0].downlink.multi_packet=true",
+                ],
+            ]
+            .concat(),
+            [
+                &lossy_channel[..],
+                &[
+                    "connections[1].drop_stale=true",
+                    "connections[1].max_delay=\"12ms\"",
+                    "connections[2].on_loss=\"zero\"",
+                    "connections[2].multi_packet=true",
+                ],
+            ]
+            .concat(),
+        ),
+    ];
+    for (name, loop_sets, graph_sets) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, g) = (dir.path().join("loops"), dir.path().join("graph"));
+        run_into(&file("servo_loops.toml"), &l, &loop_sets);
+        run_into(&file("servo_graph.toml"), &g, &graph_sets);
+        for (a, b) in [
+            ("servo.y.theta", "servo.y.theta"),
+            ("servo.x.theta", "servo.x.theta"),
+            ("servo.x.omega", "servo.x.omega"),
+            ("servo.u.voltage", "motor.u"),
+        ] {
+            assert_eq!(series(&l, a), series(&g, b), "{name}: {a} vs {b}");
+        }
+        let (up, down) = (packets(&l, "servo:uplink"), packets(&l, "servo:downlink"));
+        assert!(up.len() >= 99, "{name}: {} uplink packets", up.len());
+        assert_eq!(up, packets(&g, "uplink"), "{name}: uplink rows");
+        assert_eq!(down, packets(&g, "downlink"), "{name}: downlink rows");
+        if name == "lossy" {
+            let fates: Vec<&str> = up.iter().chain(&down).map(|r| r[9].as_str()).collect();
+            for fate in ["lost_phy", "dropped_max_delay", "accepted"] {
+                assert!(fates.contains(&fate), "lossy: no {fate}");
+            }
+        }
+        let s = summary(&g);
+        assert_eq!(s["complete"], true, "{name}");
+        assert_eq!(s["flows"][0]["loop"], "uplink");
+        assert_eq!(s["flows"][1]["direction"], "flow");
+        let ls = summary(&l);
+        assert_eq!(s["totals"], ls["totals"], "{name}: totals");
+    }
+}
+
+/// One controller on node 1 for two servos, K block-diagonal: each servo's
+/// states, control and packets equal those of its loop run alone, bit for bit.
+#[test]
+fn a_block_diagonal_central_controller_equals_two_independent_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("central"),
+    );
+    run_into(&file("two_loops_a.toml"), &a, &[]);
+    run_into(&file("two_loops_b.toml"), &b, &[]);
+    run_into(&file("central_graph.toml"), &c, &[]);
+    for (alone, name) in [(&a, "a"), (&b, "b")] {
+        for (x, y) in [
+            ("y.theta", "y.theta"),
+            ("y.omega", "y.omega"),
+            ("x.theta", "x.theta"),
+            ("x.omega", "x.omega"),
+        ] {
+            assert_eq!(
+                series(alone, &format!("{name}.{x}")),
+                series(&c, &format!("servo_{name}.{y}")),
+                "{name}.{x}"
+            );
+        }
+        assert_eq!(
+            series(alone, &format!("{name}.u.voltage")),
+            series(&c, &format!("motor_{name}.u")),
+            "{name}: control"
+        );
+        assert_eq!(
+            packets(alone, &format!("{name}:uplink")),
+            packets(&c, &format!("up_{name}")),
+            "{name}: uplink rows"
+        );
+        assert_eq!(
+            packets(alone, &format!("{name}:downlink")),
+            packets(&c, &format!("down_{name}")),
+            "{name}: downlink rows"
+        );
+    }
+    // The two servos really are controlled: both move towards zero.
+    for name in ["a", "b"] {
+        let theta: Vec<f64> = series(&c, &format!("servo_{name}.x.theta"))
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let (first, last) = (theta[0], *theta.last().unwrap());
+        assert!(
+            last.abs() < 0.8 * first.abs(),
+            "{name}: theta {first} -> {last}"
+        );
+    }
+}
+
+/// `check --graph` draws a flow as a network edge, named, with its trigger
+/// and port, between the node clusters.
+#[test]
+fn check_draws_flows_as_network_edges() {
+    let o = run(&[
+        "check",
+        file("servo_graph.toml").to_str().unwrap(),
+        "--graph",
+    ]);
+    assert_exit(&o, 0);
+    let dot = stdout(&o);
+    assert!(
+        dot.contains("\"sensor\" -> \"pid\" [label=\"uplink: y -> measurement\\non update, port 9000\", style=bold, color=blue, fontcolor=blue];"),
+        "{dot}"
+    );
+    assert!(dot.contains("label=\"node 1\";"), "{dot}");
+    assert!(
+        dot.contains("\"servo\" -> \"sensor\" [label=\"y -> y\"];"),
+        "{dot}"
+    );
+}
+
+/// (what to replace, with what, the key named, the text of the line named).
+const BAD: &[(&str, &str, &str, &str)] = &[
+    // Flow keys on a connection within one node.
+    (
+        "from = \"servo.y\"\nto = \"sensor.y\"\n",
+        "from = \"servo.y\"\nto = \"sensor.y\"\nsize = 32\n",
+        "connections[0].size",
+        "size = 32",
+    ),
+    // No such trigger.
+    (
+        "name = \"uplink\"\n",
+        "name = \"uplink\"\ntrigger = \"sometimes\"\n",
+        "connections[1].trigger",
+        "trigger = \"sometimes\"",
+    ),
+    // A period off the step grid.
+    (
+        "name = \"uplink\"\n",
+        "name = \"uplink\"\ntrigger = \"periodic\"\nperiod = \"1500us\"\n",
+        "connections[1].period",
+        "period = \"1500us\"",
+    ),
+    // A periodic trigger without a period.
+    (
+        "name = \"uplink\"\n",
+        "name = \"uplink\"\ntrigger = \"periodic\"\n",
+        "connections[1].trigger",
+        "trigger = \"periodic\"",
+    ),
+    // A period for a flow that is not periodic.
+    (
+        "name = \"uplink\"\n",
+        "name = \"uplink\"\nperiod = \"10ms\"\n",
+        "connections[1].period",
+        "period = \"10ms\"",
+    ),
+    // Arrival of a flow that does not exist.
+    (
+        "name = \"downlink\"\n",
+        "name = \"downlink\"\ntrigger = \"arrival\"\non_arrival_of = \"upward\"\n",
+        "connections[2].on_arrival_of",
+        "on_arrival_of = \"upward\"",
+    ),
+    // No port 0.
+    (
+        "name = \"downlink\"\n",
+        "name = \"downlink\"\nport = 0\n",
+        "connections[2].port",
+        "port = 0",
+    ),
+    // A node that is not a network node index.
+    (
+        "name = \"pid\"\nnode = 1\n",
+        "name = \"pid\"\nnode = \"remote\"\n",
+        "components[2].node",
+        "node = \"remote\"",
+    ),
+    // The builtin channel is checked when the file is read.
+    (
+        "delay = { kind = \"constant\", value = \"2752us\" }\n",
+        "delay = { kind = \"constant\", value = \"2752us\" }\nloss = { kind = \"bernoulli\", p = 1.5 }\n",
+        "network.builtin.loss",
+        "",
+    ),
+    // A flow needs [sync].
+    (
+        "[sync]\nscheme = \"master_slave\"\nperiod = \"10ms\"\n",
+        "",
+        "sync",
+        "",
+    ),
+];
+
+#[test]
+fn bad_flows_exit_2_naming_key_and_line() {
+    let base = std::fs::read_to_string(file("servo_graph.toml")).unwrap();
+    for (from, to, key, line_text) in BAD {
+        assert!(base.contains(from), "{from}");
+        let text = base.replacen(from, to, 1);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.toml");
+        std::fs::write(&path, &text).unwrap();
+        for cmd in ["check", "run"] {
+            let out = dir.path().join("out");
+            let o = match cmd {
+                "run" => run(&[cmd, path.to_str().unwrap(), "--out", out.to_str().unwrap()]),
+                _ => run(&[cmd, path.to_str().unwrap()]),
+            };
+            assert_exit(&o, 2);
+            let err = stderr(&o);
+            assert!(err.contains(&format!("`{key}`")), "{key}:\n{err}");
+            if !line_text.is_empty() {
+                let line = text
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, l)| l == line_text)
+                    .last()
+                    .unwrap_or_else(|| panic!("no line {line_text}"))
+                    .0
+                    + 1;
+                assert!(
+                    err.contains(&format!("graph.toml:{line}:")),
+                    "{key} at line {line}:\n{err}"
+                );
+            }
+            assert!(
+                !out.exists(),
+                "{key}: a bad scenario leaves no run directory"
+            );
+        }
+    }
+}

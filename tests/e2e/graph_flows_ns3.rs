@@ -1,0 +1,132 @@
+//! Graph scenarios with flows over the real ns-3 server (issue 11 item 3):
+//! the servo loop written as a graph gives the `[[loops]]` form's numbers
+//! over an ns-3 point-to-point link under every sync scheme, and the central
+//! controller example stabilises both servos over Wi-Fi.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::server_binary;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
+    c.env_remove("NETLOOP_NS3_SERVER")
+        .args(["-q", "run"])
+        .arg(scenario)
+        .arg("--out")
+        .arg(out);
+    for s in sets {
+        c.args(["--set", s]);
+    }
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{}: {}",
+        scenario.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// One column of a time series.
+fn series(dir: &Path, name: &str) -> Vec<String> {
+    let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
+    let c = r.headers().unwrap().iter().position(|h| h == name).unwrap();
+    r.records().map(|x| x.unwrap()[c].to_string()).collect()
+}
+
+/// packets.csv rows whose `loop` (and `direction`) match, from `number` on.
+fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
+    let mut rows: Vec<Vec<String>> = r
+        .records()
+        .map(|x| x.unwrap().iter().map(str::to_string).collect::<Vec<_>>())
+        .filter(|x| x[1] == stream || format!("{}:{}", x[1], x[2]) == stream)
+        .map(|x| x[3..].to_vec())
+        .collect();
+    rows.sort();
+    rows
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
+    let server = server_binary();
+    let dir = root().join("tests/cli/graph_flows");
+    for scheme in ["master_slave", "time_stepping", "event_driven"] {
+        let sets = vec![
+            format!("sync.scheme=\"{scheme}\""),
+            "network.backend=\"ns3\"".to_string(),
+            "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
+                .to_string(),
+            format!("network.server.binary={:?}", server.display().to_string()),
+        ];
+        let out = tempfile::tempdir().unwrap();
+        let (l, g) = (out.path().join("loops"), out.path().join("graph"));
+        netloop(&dir.join("servo_loops.toml"), &l, &sets);
+        netloop(&dir.join("servo_graph.toml"), &g, &sets);
+        let s = summary(&g);
+        assert_eq!(s["complete"], true, "{scheme}");
+        assert_eq!(s["network"]["backend"], "ns3", "{scheme}");
+        assert!(
+            s["versions"]["network"].as_str().unwrap().contains("ns-3"),
+            "{scheme}: {}",
+            s["versions"]["network"]
+        );
+        for (a, b) in [
+            ("servo.x.theta", "servo.x.theta"),
+            ("servo.x.omega", "servo.x.omega"),
+            ("servo.u.voltage", "motor.u"),
+        ] {
+            assert_eq!(series(&l, a), series(&g, b), "{scheme}: {a}");
+        }
+        let up = packets(&l, "servo:uplink");
+        assert!(up.len() >= 99, "{scheme}: {} uplink rows", up.len());
+        assert_eq!(up, packets(&g, "uplink"), "{scheme}: uplink rows");
+        assert_eq!(
+            packets(&l, "servo:downlink"),
+            packets(&g, "downlink"),
+            "{scheme}: downlink rows"
+        );
+    }
+}
+
+#[test]
+fn the_central_controller_stabilises_two_servos_over_wifi() {
+    let out = tempfile::tempdir().unwrap();
+    let server = server_binary();
+    netloop(
+        &root().join("examples/central_servos_wifi_graph.toml"),
+        out.path(),
+        &[format!(
+            "network.server.binary={:?}",
+            server.display().to_string()
+        )],
+    );
+    let s = summary(out.path());
+    assert_eq!(s["complete"], true);
+    let flows = s["flows"].as_array().unwrap();
+    let names: Vec<&str> = flows.iter().map(|f| f["loop"].as_str().unwrap()).collect();
+    assert_eq!(names, ["up_a", "up_b", "down_a", "down_b"]);
+    for f in flows {
+        assert!(f["sent"].as_u64().unwrap() >= 299, "{f}");
+        assert!(f["delivery_ratio"].as_f64().unwrap() > 0.9, "{f}");
+        // Over Wi-Fi a packet takes time: never zero, well under a period.
+        let mean = f["delay"]["mean_s"].as_f64().unwrap();
+        assert!(mean > 0.0 && mean < 0.01, "{f}");
+    }
+    for (servo, target) in [("servo_a", 1.0), ("servo_b", -0.5)] {
+        let theta: f64 = series(out.path(), &format!("{servo}.x.theta"))
+            .last()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((theta - target).abs() < 0.01, "{servo}: theta {theta}");
+    }
+}
