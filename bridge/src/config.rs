@@ -50,10 +50,9 @@ mod ns3;
 
 pub use described::DescribedConfig;
 pub use ns3::{
-    key_of_server_message, BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, CustomConfig,
-    DataRate, LteConfig, LteScheduler, Ns3NetworkConfig, P2pConfig, PlacementConfig, Propagation,
-    RadioConfig, RateManager, ServerArgument, Topology, TracesConfig, WaveChannelAccess,
-    WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard, TYPED_KINDS,
+    key_of_server_message, BackgroundConfig, BackgroundTraffic, CustomConfig, DataRate,
+    Ns3NetworkConfig, PlacementConfig, Propagation, RadioConfig, ServerArgument, TracesConfig,
+    CUSTOM_KIND,
 };
 
 /// A whole scenario file.
