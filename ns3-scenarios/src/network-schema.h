@@ -132,7 +132,7 @@ class ArgumentSpec
     std::optional<double> m_max;
     std::vector<double> m_allowed;
     std::vector<Choice> m_choices;
-    std::optional<std::string> m_unset; //!< what the default ("not set") means
+    std::optional<std::string> m_unset;        //!< what the default ("not set") means
     std::optional<std::string> m_tableDefault; //!< see TableDefault()
 };
 
