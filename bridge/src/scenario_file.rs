@@ -573,7 +573,7 @@ fn load_table(
     // A kind the bridge has no type for is the server's to describe: serde
     // reads the rest, the schema this table.
     let mut typed = table.clone();
-    let described = take_described_kind(&mut typed);
+    let described = crate::config::take_described_kind(&mut typed);
     let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(typed))
         .map_err(|e| {
             let key = KeyPath::from_serde(e.path());
@@ -642,19 +642,6 @@ fn load_table(
         text: text.to_string(),
         overrides: overrides.to_vec(),
     })
-}
-
-/// Takes `[network.ns3]` out of the tree unless its `kind` is `custom`
-/// (the one kind the bridge reads itself): its kind and its other keys.
-fn take_described_kind(table: &mut toml::Table) -> Option<(String, toml::Table)> {
-    let network = table.get_mut("network")?.as_table_mut()?;
-    let kind = network.get("ns3")?.get("kind")?.as_str()?.to_string();
-    if kind == CUSTOM_KIND {
-        return None;
-    }
-    let mut keys = network.remove("ns3")?.as_table()?.clone();
-    keys.remove("kind");
-    Some((kind, keys))
 }
 
 /// A kind's table, checked against its schema: this checkout's server's
