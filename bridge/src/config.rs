@@ -52,10 +52,9 @@ mod ns3;
 pub use described::DescribedConfig;
 pub use length::Metres;
 pub use ns3::{
-    key_of_server_message, BackgroundConfig, BackgroundTraffic, BsmConfig, BsmNodes, CustomConfig,
-    DataRate, LteConfig, LteScheduler, Ns3NetworkConfig, P2pConfig, PlacementConfig, Propagation,
-    RadioConfig, RateManager, ServerArgument, Topology, TracesConfig, WaveChannelAccess,
-    WaveConfig, WaveMac, WifiBand, WifiConfig, WifiStandard, TYPED_KINDS,
+    key_of_server_message, BackgroundConfig, BackgroundTraffic, CustomConfig, DataRate,
+    Ns3NetworkConfig, PlacementConfig, Propagation, RadioConfig, ServerArgument, TracesConfig,
+    CUSTOM_KIND,
 };
 
 /// A whole scenario file.
@@ -606,14 +605,48 @@ pub struct Resolved {
     pub node_count: u32,
 }
 
+/// Takes `[network.ns3]` out of a scenario's tree unless its `kind` is
+/// `custom` (the one kind serde reads): its kind and its other keys, which
+/// a schema reads ([`DescribedConfig`]).
+pub(crate) fn take_described_kind(table: &mut toml::Table) -> Option<(String, toml::Table)> {
+    let network = table.get_mut("network")?.as_table_mut()?;
+    let kind = network.get("ns3")?.get("kind")?.as_str()?.to_string();
+    if kind == CUSTOM_KIND {
+        return None;
+    }
+    let mut keys = network.remove("ns3")?.as_table()?.clone();
+    keys.remove("kind");
+    Some((kind, keys))
+}
+
 impl Scenario {
     /// Parses a scenario from TOML text.
     ///
     /// # Errors
     /// The toml crate's error, which names the line, the key and what was
     /// expected.
+    ///
+    /// `[network.ns3]` is read from this checkout's schema
+    /// ([`crate::network_schema::standard`]); a kind it does not have is an
+    /// error here ([`crate::scenario_file`] asks the scenario's server).
     pub fn from_toml(text: &str) -> Result<Self, toml::de::Error> {
-        toml::from_str(text)
+        use serde::de::Error;
+        let mut table: toml::Table = toml::from_str(text)?;
+        let described = take_described_kind(&mut table);
+        let mut scenario: Scenario = table.try_into()?;
+        if let Some((kind, keys)) = described {
+            let standard = crate::network_schema::standard();
+            let Some(schema) = standard.kind(&kind) else {
+                return Err(toml::de::Error::custom(format!(
+                    "unknown network kind `{kind}`, expected one of {}, `{CUSTOM_KIND}`",
+                    standard.kind_list()
+                )));
+            };
+            let config = DescribedConfig::new(std::sync::Arc::new(schema.clone()), keys)
+                .map_err(|e| toml::de::Error::custom(format!("`{}`: {}", e.key, e.message)))?;
+            scenario.network.ns3 = Some(Ns3NetworkConfig::Described(config));
+        }
+        Ok(scenario)
     }
 
     /// Seed of the control side's random streams (sensor noise) for this

@@ -85,6 +85,11 @@ pub struct ArgumentSchema {
     /// What the server does when the argument is not given.
     #[serde(default)]
     pub unset: Option<String>,
+    /// For a key in a nested table (`bsm.nodes`): its value when the
+    /// scenario writes the table but not the key (writing `bsm` turns BSMs
+    /// on for every node); else `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table_default: Option<String>,
     #[serde(default)]
     pub min: Option<f64>,
     #[serde(default)]
@@ -212,22 +217,20 @@ impl ArgumentSchema {
     }
 }
 
-/// Checks the arguments a scenario became against the kind's declared
-/// limits; the arguments the kind does not declare (seed, radio, traces,
-/// ...) are not its business.
-///
-/// # Errors
-/// The scenario key of the first argument out of its limits, and why.
-pub fn check_arguments(
-    kind: &KindSchema,
-    arguments: &[crate::config::ServerArgument],
-) -> Result<(), (String, String)> {
-    for a in arguments {
-        if let Some(schema) = kind.argument(&a.name) {
-            schema.check(&a.value).map_err(|m| (a.key.clone(), m))?;
-        }
-    }
-    Ok(())
+/// The schema of this checkout's `netloop-server`, as committed in
+/// `ns3-scenarios/network-schema.json` (tests/e2e/network_schema.rs checks
+/// it is what the server describes). The kinds it has are read without
+/// asking a server, so that a scenario's config hash and its checks do not
+/// depend on whether a server is built or found; a kind it lacks (a toy
+/// kind, a user's server) is asked of the scenario's server ([`describe`]).
+pub fn standard() -> Arc<NetworkSchema> {
+    static STANDARD: std::sync::OnceLock<Arc<NetworkSchema>> = std::sync::OnceLock::new();
+    STANDARD
+        .get_or_init(|| {
+            let json = include_str!("../../ns3-scenarios/network-schema.json");
+            Arc::new(NetworkSchema::parse(json).expect("the committed network schema parses"))
+        })
+        .clone()
 }
 
 /// Why there is no schema.

@@ -471,25 +471,31 @@ impl Ns3Client {
 
     /// The session's verdict as this module's error, at the time reached.
     fn failed(&self, error: SessionError) -> Ns3Error {
-        let reached = self.reached();
-        match error {
-            SessionError::VersionMismatch { server, client } => {
-                Ns3Error::VersionMismatch { server, client }
-            }
-            SessionError::Remote { code, message } => Ns3Error::Remote {
-                reached,
-                code,
-                message,
-            },
-            SessionError::Unexpected { got, expected } => Ns3Error::Unexpected {
-                reached,
-                got,
-                expected,
-            },
-            SessionError::Frame(source) => Ns3Error::Frame { reached, source },
-            source @ (SessionError::Unsolicited { .. } | SessionError::OutOfTurn { .. }) => {
-                Ns3Error::Protocol { reached, source }
-            }
+        session_error(error, self.reached())
+    }
+}
+
+/// The client session's verdict as this module's error, at the time the
+/// network had `reached`; public so that the `server_replies` fuzz target
+/// (tests/fuzz) judges replies exactly as [`Ns3Client`] does.
+pub fn session_error(error: SessionError, reached: SimTime) -> Ns3Error {
+    match error {
+        SessionError::VersionMismatch { server, client } => {
+            Ns3Error::VersionMismatch { server, client }
+        }
+        SessionError::Remote { code, message } => Ns3Error::Remote {
+            reached,
+            code,
+            message,
+        },
+        SessionError::Unexpected { got, expected } => Ns3Error::Unexpected {
+            reached,
+            got,
+            expected,
+        },
+        SessionError::Frame(source) => Ns3Error::Frame { reached, source },
+        source @ (SessionError::Unsolicited { .. } | SessionError::OutOfTurn { .. }) => {
+            Ns3Error::Protocol { reached, source }
         }
     }
 }

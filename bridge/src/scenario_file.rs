@@ -40,8 +40,8 @@ use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
 use crate::config::{
-    Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, ScenarioError, LAST_TIME,
-    LAST_TIME_TEXT, TYPED_KINDS,
+    Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, ScenarioError, CUSTOM_KIND,
+    LAST_TIME, LAST_TIME_TEXT,
 };
 use crate::input::{read_input, shorten_line, shorten_lines, ReadError, MAX_ECHOED_CHARS};
 use crate::mobility::node_motions;
@@ -573,7 +573,7 @@ fn load_table(
     // A kind the bridge has no type for is the server's to describe: serde
     // reads the rest, the schema this table.
     let mut typed = table.clone();
-    let described = take_described_kind(&mut typed);
+    let described = crate::config::take_described_kind(&mut typed);
     let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(typed))
         .map_err(|e| {
             let key = KeyPath::from_serde(e.path());
@@ -589,8 +589,6 @@ fn load_table(
     let mut resolved = scenario
         .resolve()
         .map_err(|e| locator.error(&e.key, &e.message))?;
-    server_command::check_against_schema(&resolved, &base_dir)
-        .map_err(|(key, message)| locator.error(&key, &message))?;
     // FMU paths are relative to the scenario file.
     resolved.system.resolve_paths(&base_dir);
     let line_of = |key: &str| match KeyPath::parse(key).map(|k| locator.find(&k)) {
@@ -639,57 +637,59 @@ fn load_table(
     })
 }
 
-/// Takes `[network.ns3]` out of the tree when its `kind` is not one the
-/// bridge has a type for: its kind and its other keys.
-fn take_described_kind(table: &mut toml::Table) -> Option<(String, toml::Table)> {
-    let network = table.get_mut("network")?.as_table_mut()?;
-    let kind = network.get("ns3")?.get("kind")?.as_str()?.to_string();
-    if TYPED_KINDS.contains(&kind.as_str()) {
-        return None;
-    }
-    let mut keys = network.remove("ns3")?.as_table()?.clone();
-    keys.remove("kind");
-    Some((kind, keys))
-}
-
-/// A described kind's table, checked against the schema of the server the
-/// scenario runs (`--describe`, cached); unchecked when it runs on the
-/// builtin channel.
+/// A kind's table, checked against its schema: this checkout's server's
+/// ([`network_schema::standard`]) if it has the kind, else that of the
+/// server the scenario runs (`--describe`, cached); unchecked when that
+/// server is not run (the builtin channel).
 fn described_network(
     scenario: &Scenario,
     base_dir: &Path,
     kind: String,
     keys: toml::Table,
 ) -> Result<Ns3NetworkConfig, ScenarioError> {
+    let standard = network_schema::standard();
+    if let Some(kind_schema) = standard.kind(&kind) {
+        return DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys)
+            .map(Ns3NetworkConfig::Described);
+    }
     if scenario.network.backend != Backend::Ns3 {
         return Ok(Ns3NetworkConfig::Described(DescribedConfig::unchecked(
             kind, keys,
         )));
     }
-    let typed = TYPED_KINDS.map(|k| format!("`{k}`")).join(", ");
+    let known: Vec<String> = standard
+        .kinds
+        .iter()
+        .map(|k| k.name.clone())
+        .chain(std::iter::once(CUSTOM_KIND.to_string()))
+        .collect();
+    let listed = |kinds: &[String]| {
+        kinds
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let binary = server_command::server_binary(&scenario.network.server, base_dir);
     let schema = network_schema::describe(&binary).map_err(|e| ScenarioError {
         key: "network.ns3.kind".into(),
         message: format!(
-            "`{kind}` is not one of the kinds netloop knows ({typed}), so the server must describe it: {e}"
+            "`{kind}` is not one of the kinds of this checkout's server ({}), so the server must describe it: {e}",
+            listed(&known)
         ),
     })?;
     let Some(kind_schema) = schema.kind(&kind) else {
-        let mut all: Vec<String> = TYPED_KINDS.iter().map(|k| k.to_string()).collect();
+        let mut all = known;
         for k in &schema.kinds {
             if !all.contains(&k.name) {
                 all.push(k.name.clone());
             }
         }
-        let list = all
-            .iter()
-            .map(|k| format!("`{k}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
         return Err(ScenarioError {
             key: "network.ns3.kind".into(),
             message: format!(
-                "unknown network kind `{kind}`, expected one of {list} (the kinds of {})",
+                "unknown network kind `{kind}`, expected one of {} (the kinds of {})",
+                listed(&all),
                 binary.display()
             ),
         });

@@ -136,48 +136,6 @@ fn key_of_argument<'a>(
     }
 }
 
-/// Checks the arguments of a typed kind against the limits its server
-/// declares (`--describe`). Nothing is checked when the server cannot
-/// describe itself (the run will say why it cannot start it) or is the
-/// scenario's own program (not run while checking).
-///
-/// # Errors
-/// The scenario key of the first argument out of its limits, and why.
-pub fn check_against_schema(resolved: &Resolved, base_dir: &Path) -> Result<(), (String, String)> {
-    let scenario = &resolved.scenario;
-    let Some(ns3) = scenario
-        .network
-        .ns3
-        .as_ref()
-        .filter(|_| scenario.network.backend == Backend::Ns3)
-    else {
-        return Ok(());
-    };
-    if matches!(
-        ns3,
-        Ns3NetworkConfig::Custom(_) | Ns3NetworkConfig::Described(_)
-    ) || scenario.network.server.binary.is_some()
-    {
-        // A described kind was checked against the schema when it was read.
-        return Ok(());
-    }
-    let Ok(schema) = network_schema::describe(&server_binary(&scenario.network.server, base_dir))
-    else {
-        return Ok(());
-    };
-    let Some(kind) = schema.kind(ns3.kind_name()) else {
-        return Err((
-            "network.ns3.kind".into(),
-            format!(
-                "the server does not build `{}` networks: it builds {}",
-                ns3.kind_name(),
-                schema.kind_list()
-            ),
-        ));
-    };
-    network_schema::check_arguments(kind, &server_arguments(resolved, base_dir, Path::new(".")))
-}
-
 /// What `--check` found.
 #[derive(Debug, PartialEq, Eq)]
 pub enum NetworkCheck {

@@ -175,6 +175,13 @@ ArgumentSpec::Unset(std::string meaning)
     return *this;
 }
 
+ArgumentSpec&
+ArgumentSpec::TableDefault(std::string value)
+{
+    m_tableDefault = std::move(value);
+    return *this;
+}
+
 std::string
 ArgumentSpec::ValueText() const
 {
@@ -307,6 +314,10 @@ ArgumentSpec::Help(const std::string& kind) const
     {
         notes.push_back(m_default + " = " + *m_unset);
     }
+    if (m_tableDefault)
+    {
+        notes.push_back(*m_tableDefault + " when its table is given without it");
+    }
     if (!notes.empty())
     {
         os << " (";
@@ -335,6 +346,10 @@ ArgumentSpec::Json() const
     if (m_unset)
     {
         os << ",\"unset\":" << JsonQuote(*m_unset);
+    }
+    if (m_tableDefault)
+    {
+        os << ",\"table_default\":" << JsonQuote(*m_tableDefault);
     }
     if (m_min)
     {

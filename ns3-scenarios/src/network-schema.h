@@ -97,6 +97,12 @@ class ArgumentSpec
      * the standard's width); `meaning` says what the server does then.
      */
     ArgumentSpec& Unset(std::string meaning);
+    /**
+     * The value the bridge passes when the scenario writes the argument's
+     * table (e.g. `bsm = { rate = 5.0 }` for "bsm.nodes") but not its key:
+     * writing the table turns the feature on. Only for dotted keys.
+     */
+    ArgumentSpec& TableDefault(std::string value);
 
     /// \return the problem with the current value, if any
     std::optional<ArgumentProblem> Check() const;
@@ -126,7 +132,8 @@ class ArgumentSpec
     std::optional<double> m_max;
     std::vector<double> m_allowed;
     std::vector<Choice> m_choices;
-    std::optional<std::string> m_unset; //!< what the default ("not set") means
+    std::optional<std::string> m_unset;        //!< what the default ("not set") means
+    std::optional<std::string> m_tableDefault; //!< see TableDefault()
 };
 
 /// The arguments of one kind, in declaration order.

@@ -403,7 +403,8 @@ WaveNetworkBuilder::DeclareArguments(ArgumentTable& table)
              "nodes that broadcast BSMs (ns-3 WaveBsmHelper): none, all, or indices such as "
              "0,1,2 (control nodes, then background nodes and their sink). BSMs start at 1 s",
              m_options.bsmNodes)
-        .Type(ArgumentType::NodeList);
+        .Type(ArgumentType::NodeList)
+        .TableDefault("all");
     table.Add("bsmRate", "bsm.rate", "BSMs per second per node", m_options.bsmRate)
         .Unit("1/s")
         .Min(0)

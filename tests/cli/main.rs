@@ -6,6 +6,7 @@ mod support;
 
 mod broken_scenarios;
 mod commands;
+mod config_hashes;
 mod data_outputs;
 mod docs;
 mod equations;

@@ -239,7 +239,12 @@ fn zero_and_absurd_counts_are_rejected_by_key() {
             "loops[0].plant_node",
             "node indices go up to 65533",
         ),
-        ("network.ns3.nodes=0", "network.ns3.nodes", "at least 1"),
+        // p2p links need two ends.
+        (
+            "network.ns3.nodes=0",
+            "network.ns3.nodes",
+            "0 is not in [2, 65534]",
+        ),
         (
             "network.ns3.nodes=65535",
             "network.ns3.nodes",

@@ -22,3 +22,4 @@ mod ns3_private_connection;
 mod ns3_protocol_violations;
 mod ns3_server_robustness;
 mod server_startup;
+mod sweep_before_schema;

@@ -35,48 +35,34 @@ use serde::{Deserialize, Serialize};
 use super::described::DescribedConfig;
 use super::{bad, ScenarioError};
 
-/// The kinds the bridge has a type for; any other `kind` is a
-/// [`DescribedConfig`], checked against the server's schema.
-pub const TYPED_KINDS: [&str; 5] = ["p2p", "wifi", "wave", "lte", "custom"];
+/// The one kind the bridge reads itself: a user's own program, whose
+/// arguments no schema describes. Every other `kind` is the server's to
+/// describe ([`DescribedConfig`]).
+pub const CUSTOM_KIND: &str = "custom";
 
 /// An ns-3 network, by kind.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Ns3NetworkConfig {
-    /// Point-to-point links between `nodes` nodes in a chain or a star.
-    P2p(P2pConfig),
-    /// IEEE 802.11 ad hoc, one hop.
-    Wifi(WifiConfig),
-    /// IEEE 802.11p (WAVE), OCB or with 1609.4 channel access.
-    Wave(WaveConfig),
-    /// LTE with EPC: UEs, eNBs and a remote host behind the PGW.
-    Lte(LteConfig),
     /// A user's own ns-3 program (bring your own script).
     Custom(CustomConfig),
-    /// A kind only the server's schema describes (`netloop-server
-    /// --describe`); made by [`crate::scenario_file`], never by serde.
+    /// A kind the server's schema describes (`netloop-server --describe`):
+    /// p2p, wifi, wave, lte and any kind a server adds; made by
+    /// [`crate::scenario_file`], never by serde.
     #[serde(skip_deserializing)]
     Described(DescribedConfig),
 }
 
-/// As derived for the typed kinds (`kind` first, then the fields), so
-/// that config hashes stay as they were; a described kind is its table.
+/// `kind` first, then the fields, as derived; a described kind is its
+/// canonical form.
 impl Serialize for Ns3NetworkConfig {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         #[serde(tag = "kind", rename_all = "snake_case")]
         enum Typed<'a> {
-            P2p(&'a P2pConfig),
-            Wifi(&'a WifiConfig),
-            Wave(&'a WaveConfig),
-            Lte(&'a LteConfig),
             Custom(&'a CustomConfig),
         }
         match self {
-            Ns3NetworkConfig::P2p(c) => Typed::P2p(c).serialize(s),
-            Ns3NetworkConfig::Wifi(c) => Typed::Wifi(c).serialize(s),
-            Ns3NetworkConfig::Wave(c) => Typed::Wave(c).serialize(s),
-            Ns3NetworkConfig::Lte(c) => Typed::Lte(c).serialize(s),
             Ns3NetworkConfig::Custom(c) => Typed::Custom(c).serialize(s),
             Ns3NetworkConfig::Described(d) => d.serialize(s),
         }
@@ -92,269 +78,6 @@ pub struct CustomConfig {
     /// Nodes the program serves (the size of the `NodeContainer` it hands
     /// to `netloop::Serve`); flows address them as `0..nodes`.
     pub nodes: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct P2pConfig {
-    /// Node count; default: the highest node a loop uses, plus one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u32>,
-    #[serde(default)]
-    pub topology: Topology,
-    /// Link rate, e.g. "1Mbps".
-    #[serde(default = "default_data_rate")]
-    pub data_rate: DataRate,
-    /// Propagation delay of each link.
-    #[serde(default = "default_link_delay", with = "protocol::duration")]
-    pub delay: SimTime,
-    /// Device queue, packets.
-    #[serde(default = "default_queue_size")]
-    pub queue_size: u32,
-    /// Probability that a link loses a packet at reception.
-    #[serde(default)]
-    pub loss_rate: f64,
-}
-
-fn default_data_rate() -> DataRate {
-    DataRate(10_000_000)
-}
-
-fn default_link_delay() -> SimTime {
-    SimTime::from_millis(2)
-}
-
-fn default_queue_size() -> u32 {
-    100
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Topology {
-    /// 0 - 1 - 2 - ... - (n-1)
-    #[default]
-    Chain,
-    /// Node 0 is the hub.
-    Star,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WifiConfig {
-    /// Control nodes; default: the highest node a loop uses, plus one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u32>,
-    #[serde(default)]
-    pub standard: WifiStandard,
-    /// 802.11n only; default 5 GHz.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub band: Option<WifiBand>,
-    #[serde(default)]
-    pub rate_manager: RateManager,
-    /// MHz; default: the standard's (802.11n may use 40).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channel_width: Option<u32>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum WifiStandard {
-    #[default]
-    #[serde(rename = "802.11a")]
-    A,
-    #[serde(rename = "802.11b")]
-    B,
-    #[serde(rename = "802.11g")]
-    G,
-    #[serde(rename = "802.11n")]
-    N,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum WifiBand {
-    #[serde(rename = "2.4GHz")]
-    Band2_4GHz,
-    #[serde(rename = "5GHz")]
-    Band5GHz,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RateManager {
-    /// Always `[network.radio] phy_mode`.
-    #[default]
-    Constant,
-    Ideal,
-    Thompson,
-    MinstrelHt,
-    Minstrel,
-    Arf,
-    Aarf,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WaveConfig {
-    /// Control nodes; default: the highest node a loop uses, plus one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u32>,
-    #[serde(default)]
-    pub mac: WaveMac,
-    /// With `mac = "wave"`.
-    #[serde(default)]
-    pub channel_access: WaveChannelAccess,
-    /// Basic safety messages from ns-3's WAVE BSM helper, as background load.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bsm: Option<BsmConfig>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaveMac {
-    /// 802.11p helper: OCB MAC on one channel.
-    #[default]
-    Ocb,
-    /// WAVE helper: IEEE 1609.4 channel access, IP on SCH1.
-    Wave,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WaveChannelAccess {
-    #[default]
-    Continuous,
-    /// 50 ms control channel, 50 ms service channel, with guard intervals.
-    Alternating,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BsmConfig {
-    /// `"all"`, `"none"`, or a list of node indices.
-    #[serde(default)]
-    pub nodes: BsmNodes,
-    /// Messages per second per node.
-    #[serde(default = "default_bsm_rate")]
-    pub rate: f64,
-    /// Bytes.
-    #[serde(default = "default_bsm_size")]
-    pub size: u32,
-    /// Metres; only for ns-3's own delivery statistics.
-    #[serde(default = "default_bsm_range")]
-    pub range: f64,
-    /// Random offset of each BSM in its interval, at most this.
-    #[serde(default = "default_bsm_jitter", with = "protocol::duration")]
-    pub max_jitter: SimTime,
-}
-
-fn default_bsm_rate() -> f64 {
-    10.0
-}
-fn default_bsm_size() -> u32 {
-    200
-}
-fn default_bsm_range() -> f64 {
-    50.0
-}
-fn default_bsm_jitter() -> SimTime {
-    SimTime::from_millis(10)
-}
-
-/// Which nodes broadcast BSMs: `"all"`, `"none"` or a list of indices.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum BsmNodes {
-    Named(BsmNodeSet),
-    List(Vec<u32>),
-}
-
-impl Default for BsmNodes {
-    fn default() -> Self {
-        BsmNodes::Named(BsmNodeSet::All)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BsmNodeSet {
-    All,
-    None,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LteConfig {
-    /// Number of UEs: nodes `0..ues`; the remote host is node `ues`.
-    pub ues: u32,
-    #[serde(default = "one_enb")]
-    pub enbs: u32,
-    /// Metres; default eNB k at (500 k, 0, 0). UEs attach to the closest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enb_positions: Option<Vec<[f64; 3]>>,
-    #[serde(default)]
-    pub scheduler: LteScheduler,
-    /// Resource blocks: 6, 15, 25, 50, 75 or 100.
-    #[serde(default = "default_bandwidth")]
-    pub bandwidth: u32,
-    /// dBm.
-    #[serde(default = "default_enb_power")]
-    pub enb_tx_power: f64,
-    /// dBm.
-    #[serde(default = "default_ue_power")]
-    pub ue_tx_power: f64,
-    #[serde(default = "ten_gbps")]
-    pub s1u_link_data_rate: DataRate,
-    #[serde(default, with = "protocol::duration")]
-    pub s1u_link_delay: SimTime,
-    #[serde(default = "ten_gbps")]
-    pub s5_link_data_rate: DataRate,
-    #[serde(default, with = "protocol::duration")]
-    pub s5_link_delay: SimTime,
-    #[serde(default = "hundred_gbps")]
-    pub remote_host_data_rate: DataRate,
-    #[serde(default = "ten_milliseconds", with = "protocol::duration")]
-    pub remote_host_delay: SimTime,
-}
-
-fn one_enb() -> u32 {
-    1
-}
-fn default_bandwidth() -> u32 {
-    25
-}
-fn default_enb_power() -> f64 {
-    30.0
-}
-fn default_ue_power() -> f64 {
-    10.0
-}
-fn ten_gbps() -> DataRate {
-    DataRate(10_000_000_000)
-}
-fn hundred_gbps() -> DataRate {
-    DataRate(100_000_000_000)
-}
-fn ten_milliseconds() -> SimTime {
-    SimTime::from_millis(10)
-}
-
-/// ns-3's LTE MAC schedulers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LteScheduler {
-    /// Proportional fair.
-    #[default]
-    Pf,
-    /// Round robin.
-    Rr,
-    Fdmt,
-    Tdmt,
-    Tta,
-    Fdbet,
-    Tdbet,
-    Fdtbfq,
-    Tdtbfq,
-    Pss,
-    Cqa,
 }
 
 /// The radio of wifi and wave nodes (lte uses `propagation` only).
@@ -573,11 +296,7 @@ pub(crate) struct NetworkExtras<'a> {
 impl Ns3NetworkConfig {
     pub fn kind_name(&self) -> &str {
         match self {
-            Ns3NetworkConfig::P2p(_) => "p2p",
-            Ns3NetworkConfig::Wifi(_) => "wifi",
-            Ns3NetworkConfig::Wave(_) => "wave",
-            Ns3NetworkConfig::Lte(_) => "lte",
-            Ns3NetworkConfig::Custom(_) => "custom",
+            Ns3NetworkConfig::Custom(_) => CUSTOM_KIND,
             Ns3NetworkConfig::Described(d) => &d.kind,
         }
     }
@@ -585,19 +304,14 @@ impl Ns3NetworkConfig {
     /// Whether node positions matter (radio propagation).
     pub fn uses_positions(&self) -> bool {
         match self {
-            Ns3NetworkConfig::P2p(_) => false,
+            Ns3NetworkConfig::Custom(_) => true,
             Ns3NetworkConfig::Described(d) => d.uses_positions(),
-            _ => true,
         }
     }
 
     /// The number of addressable nodes, given the highest node a loop uses.
     pub(crate) fn node_count(&self, highest: u32) -> u32 {
         match self {
-            Ns3NetworkConfig::P2p(c) => c.nodes.unwrap_or(highest + 1),
-            Ns3NetworkConfig::Wifi(c) => c.nodes.unwrap_or(highest + 1),
-            Ns3NetworkConfig::Wave(c) => c.nodes.unwrap_or(highest + 1),
-            Ns3NetworkConfig::Lte(c) => c.ues.saturating_add(1),
             Ns3NetworkConfig::Custom(c) => c.nodes,
             Ns3NetworkConfig::Described(d) => d.node_count(highest),
         }
@@ -607,44 +321,34 @@ impl Ns3NetworkConfig {
     /// [`MAX_NODES`](super::MAX_NODES), naming the key that set it.
     pub(crate) fn validate_node_count(&self, node_count: u32) -> Result<(), ScenarioError> {
         let max = super::MAX_NODES;
-        let (name, count, limit) = match self {
-            Ns3NetworkConfig::P2p(c) => ("nodes", c.nodes, max),
-            Ns3NetworkConfig::Wifi(c) => ("nodes", c.nodes, max),
-            Ns3NetworkConfig::Wave(c) => ("nodes", c.nodes, max),
-            // The remote host is a node too.
-            Ns3NetworkConfig::Lte(c) => ("ues", Some(c.ues), max - 1),
-            Ns3NetworkConfig::Custom(c) => ("nodes", Some(c.nodes), max),
+        match self {
             // The schema's limits were checked when the table was read.
-            Ns3NetworkConfig::Described(d) => return d.validate_node_count(),
-        };
-        match count {
-            Some(0) if name == "nodes" => Err(bad(
-                format!("network.ns3.{name}"),
+            Ns3NetworkConfig::Described(d) => d.validate_node_count(),
+            Ns3NetworkConfig::Custom(c) if c.nodes == 0 => Err(bad(
+                "network.ns3.nodes",
                 "must be at least 1: the network needs a node",
             )),
-            // Before the loops' nodes are checked against the count it makes.
-            Some(0) => Err(bad(
-                format!("network.ns3.{name}"),
-                format!("0 is not in [1, {limit}]: at least one UE is needed"),
+            Ns3NetworkConfig::Custom(c) if c.nodes > max => Err(bad(
+                "network.ns3.nodes",
+                format!("{} is too many: at most {max}", c.nodes),
             )),
-            Some(n) if n > limit => Err(bad(
-                format!("network.ns3.{name}"),
-                format!("{n} is too many: at most {limit}"),
-            )),
-            _ => {
+            Ns3NetworkConfig::Custom(_) => {
                 debug_assert!(node_count <= max);
                 Ok(())
             }
         }
     }
 
-    /// Checks the values serde accepted; names the key of the first problem.
+    /// Checks what the kind's schema cannot: how `[network.ns3]` goes with
+    /// the radio, placement and background tables; names the key of the
+    /// first problem. Each argument's own limits were checked against the
+    /// schema when the table was read, and what depends on ns-3 (PHY modes,
+    /// bands, BSM senders, eNB positions) is the server's (`--check`).
     pub(crate) fn validate(
         &self,
         extras: &NetworkExtras,
         node_count: u32,
     ) -> Result<(), ScenarioError> {
-        let key = |k: &str| format!("network.ns3.{k}");
         // First, so that the node arithmetic below cannot wrap.
         if let Some(b) = extras.background {
             // With wifi and wave, control nodes, background nodes and their sink share one subnet.
@@ -662,11 +366,9 @@ impl Ns3NetworkConfig {
                 ));
             }
         }
+        let kind = self.kind_name();
         match self {
-            Ns3NetworkConfig::Custom(c) => {
-                if c.nodes == 0 {
-                    return Err(bad(key("nodes"), "the program serves at least one node"));
-                }
+            Ns3NetworkConfig::Custom(_) => {
                 let built_here = [
                     ("network.radio", extras.radio.is_some()),
                     ("network.placement", extras.placement.is_some()),
@@ -679,69 +381,21 @@ impl Ns3NetworkConfig {
                     ));
                 }
             }
-            // Each argument's own limits (loss_rate in [0, 1], queue_size >= 1, ...) are the
-            // server's: checked against its schema (crate::network_schema) and by `--check`.
-            Ns3NetworkConfig::Described(_) => {}
-            Ns3NetworkConfig::P2p(_) => {
+            // Links (p2p): nothing is on the air, nothing is shared.
+            Ns3NetworkConfig::Described(d) if !d.uses_positions() => {
                 if extras.background.is_some() {
                     return Err(bad(
                         "network.background",
-                        "p2p links are not shared: background traffic needs wifi, wave or lte",
+                        format!("{kind} links are not shared: background traffic needs a radio network (wifi, wave or lte)"),
                     ));
                 }
                 if extras.radio.is_some() {
-                    return Err(bad("network.radio", "p2p has no radio"));
+                    return Err(bad("network.radio", format!("{kind} has no radio")));
                 }
             }
-            Ns3NetworkConfig::Wifi(w) => {
-                if w.band.is_some() && w.standard != WifiStandard::N {
-                    return Err(bad(key("band"), "only 802.11n has a choice of band"));
-                }
-            }
-            Ns3NetworkConfig::Wave(w) => {
-                if let Some(b) = &w.bsm {
-                    if let BsmNodes::List(nodes) = &b.nodes {
-                        // Control nodes, then background nodes, then their sink (only if there are any).
-                        let background = extras.background.map_or(0, |b| b.nodes);
-                        let all = node_count + background + u32::from(background > 0);
-                        if let Some(n) = nodes.iter().find(|&&n| n >= all) {
-                            let numbering = match background {
-                                0 => format!("the control nodes 0..{node_count}"),
-                                b => format!(
-                                    "the control nodes 0..{node_count}, the background nodes {node_count}..{} \
-                                     and their sink {}",
-                                    node_count + b,
-                                    node_count + b
-                                ),
-                            };
-                            return Err(bad(
-                                key("bsm.nodes"),
-                                format!("node {n} does not exist: expected {numbering}"),
-                            ));
-                        }
-                    }
-                }
-                if w.channel_access == WaveChannelAccess::Alternating && w.mac != WaveMac::Wave {
-                    return Err(bad(
-                        key("channel_access"),
-                        "alternating channel access needs mac = \"wave\"",
-                    ));
-                }
-            }
-            Ns3NetworkConfig::Lte(l) => {
-                if let Some(p) = &l.enb_positions {
-                    if p.len() != l.enbs as usize {
-                        return Err(bad(
-                            key("enb_positions"),
-                            format!(
-                                "{} positions for {} eNBs: expected {}, one per eNB",
-                                p.len(),
-                                l.enbs,
-                                l.enbs
-                            ),
-                        ));
-                    }
-                }
+            // The radio table is not in the schema yet (it is shared by the
+            // radio kinds): LTE's eNBs and UEs set their powers themselves.
+            Ns3NetworkConfig::Described(d) if d.kind == "lte" => {
                 if let Some(radio) = extras.radio {
                     if radio
                         .propagation
@@ -760,12 +414,17 @@ impl Ns3NetworkConfig {
                     }
                 }
             }
+            Ns3NetworkConfig::Described(_) => {}
         }
         if let Some(p) = extras.placement {
             if let Some(positions) = &p.positions {
-                // LTE places its UEs; the remote host is not on the radio map.
+                // Nodes besides the counted ones (LTE's remote host) are not on the radio map.
                 let (placed, what, each) = match self {
-                    Ns3NetworkConfig::Lte(l) => (l.ues, "UEs", "UE"),
+                    Ns3NetworkConfig::Described(d) if d.extra_nodes() > 0 => (
+                        node_count - d.extra_nodes().min(node_count),
+                        "counted nodes",
+                        "counted node",
+                    ),
                     _ => (node_count, "nodes", "node"),
                 };
                 let background = extras.background.map_or(0, |b| b.nodes);
@@ -818,169 +477,13 @@ impl Ns3NetworkConfig {
         base_dir: &Path,
         trace_dir: &Path,
     ) -> Vec<ServerArgument> {
+        // A custom program builds its own network from `[network.server] args`.
         let mut a = match self {
             Ns3NetworkConfig::Described(d) => d.server_arguments(node_count),
-            _ => Vec::new(),
+            Ns3NetworkConfig::Custom(_) => Vec::new(),
         };
         let mut arg =
             |name: &str, value: String, key: &str| a.push(ServerArgument::new(name, value, key));
-        let ns3 = |k: &str| format!("network.ns3.{k}");
-        if matches!(
-            self,
-            Ns3NetworkConfig::P2p(_)
-                | Ns3NetworkConfig::Wifi(_)
-                | Ns3NetworkConfig::Wave(_)
-                | Ns3NetworkConfig::Lte(_)
-        ) {
-            arg("network", self.kind_name().into(), &ns3("kind"));
-        }
-        match self {
-            Ns3NetworkConfig::P2p(p) => {
-                arg("nodes", node_count.to_string(), &ns3("nodes"));
-                arg(
-                    "topology",
-                    if p.topology == Topology::Star {
-                        "star"
-                    } else {
-                        "chain"
-                    }
-                    .into(),
-                    &ns3("topology"),
-                );
-                arg("dataRate", p.data_rate.to_string(), &ns3("data_rate"));
-                arg("delay", p.delay.to_string(), &ns3("delay"));
-                arg("queueSize", p.queue_size.to_string(), &ns3("queue_size"));
-                arg("lossRate", p.loss_rate.to_string(), &ns3("loss_rate"));
-            }
-            Ns3NetworkConfig::Wifi(w) => {
-                arg("nodes", node_count.to_string(), &ns3("nodes"));
-                let standard = match w.standard {
-                    WifiStandard::A => "80211a",
-                    WifiStandard::B => "80211b",
-                    WifiStandard::G => "80211g",
-                    WifiStandard::N => "80211n",
-                };
-                arg("wifiStandard", standard.into(), &ns3("standard"));
-                if let Some(band) = w.band {
-                    arg(
-                        "wifiBand",
-                        if band == WifiBand::Band2_4GHz {
-                            "2.4GHz"
-                        } else {
-                            "5GHz"
-                        }
-                        .into(),
-                        &ns3("band"),
-                    );
-                }
-                let manager = match w.rate_manager {
-                    RateManager::Constant => "constant",
-                    RateManager::Ideal => "ideal",
-                    RateManager::Thompson => "thompson",
-                    RateManager::MinstrelHt => "minstrelHt",
-                    RateManager::Minstrel => "minstrel",
-                    RateManager::Arf => "arf",
-                    RateManager::Aarf => "aarf",
-                };
-                arg("rateManager", manager.into(), &ns3("rate_manager"));
-                if let Some(width) = w.channel_width {
-                    arg("channelWidth", width.to_string(), &ns3("channel_width"));
-                }
-            }
-            Ns3NetworkConfig::Wave(w) => {
-                arg("nodes", node_count.to_string(), &ns3("nodes"));
-                arg(
-                    "waveMac",
-                    if w.mac == WaveMac::Wave {
-                        "wave"
-                    } else {
-                        "ocb"
-                    }
-                    .into(),
-                    &ns3("mac"),
-                );
-                if w.mac == WaveMac::Wave {
-                    let access = if w.channel_access == WaveChannelAccess::Alternating {
-                        "alternating"
-                    } else {
-                        "continuous"
-                    };
-                    arg("waveChannelAccess", access.into(), &ns3("channel_access"));
-                }
-                if let Some(b) = &w.bsm {
-                    let nodes = match &b.nodes {
-                        BsmNodes::Named(BsmNodeSet::All) => "all".to_string(),
-                        BsmNodes::Named(BsmNodeSet::None) => "none".to_string(),
-                        BsmNodes::List(list) => list
-                            .iter()
-                            .map(u32::to_string)
-                            .collect::<Vec<_>>()
-                            .join(","),
-                    };
-                    arg("bsmNodes", nodes, &ns3("bsm.nodes"));
-                    arg("bsmRate", b.rate.to_string(), &ns3("bsm.rate"));
-                    arg("bsmSize", b.size.to_string(), &ns3("bsm.size"));
-                    arg("bsmRange", b.range.to_string(), &ns3("bsm.range"));
-                    arg(
-                        "bsmTxMaxDelay",
-                        b.max_jitter.to_string(),
-                        &ns3("bsm.max_jitter"),
-                    );
-                }
-            }
-            Ns3NetworkConfig::Lte(l) => {
-                arg("ues", l.ues.to_string(), &ns3("ues"));
-                arg("enbs", l.enbs.to_string(), &ns3("enbs"));
-                if let Some(p) = &l.enb_positions {
-                    arg("enbPositions", positions_argument(p), &ns3("enb_positions"));
-                }
-                arg(
-                    "scheduler",
-                    format!("{:?}", l.scheduler).to_lowercase(),
-                    &ns3("scheduler"),
-                );
-                arg("bandwidth", l.bandwidth.to_string(), &ns3("bandwidth"));
-                arg(
-                    "enbTxPower",
-                    l.enb_tx_power.to_string(),
-                    &ns3("enb_tx_power"),
-                );
-                arg("ueTxPower", l.ue_tx_power.to_string(), &ns3("ue_tx_power"));
-                arg(
-                    "s1uLinkDataRate",
-                    l.s1u_link_data_rate.to_string(),
-                    &ns3("s1u_link_data_rate"),
-                );
-                arg(
-                    "s1uLinkDelay",
-                    l.s1u_link_delay.to_string(),
-                    &ns3("s1u_link_delay"),
-                );
-                arg(
-                    "s5LinkDataRate",
-                    l.s5_link_data_rate.to_string(),
-                    &ns3("s5_link_data_rate"),
-                );
-                arg(
-                    "s5LinkDelay",
-                    l.s5_link_delay.to_string(),
-                    &ns3("s5_link_delay"),
-                );
-                arg(
-                    "remoteHostDataRate",
-                    l.remote_host_data_rate.to_string(),
-                    &ns3("remote_host_data_rate"),
-                );
-                arg(
-                    "remoteHostDelay",
-                    l.remote_host_delay.to_string(),
-                    &ns3("remote_host_delay"),
-                );
-            }
-            // The program builds its own network from `[network.server] args`;
-            // a described kind's arguments came first.
-            Ns3NetworkConfig::Custom(_) | Ns3NetworkConfig::Described(_) => {}
-        }
         if let Some(r) = extras.radio {
             let mut opt = |name: &str, value: Option<String>, key: &str| {
                 if let Some(v) = value {
@@ -1225,41 +728,5 @@ mod tests {
         for bad in ["", "fast", "1 Mbit", "0bps", "1.0000000001kbps", "-1Mbps"] {
             assert!(bad.parse::<DataRate>().is_err(), "{bad}");
         }
-    }
-
-    /// BSM senders are numbered control nodes, background nodes, then the
-    /// sink, which exists only when there are background nodes.
-    #[test]
-    fn bsm_nodes_may_name_background_nodes_and_their_sink() {
-        let wave = |nodes: &[u32]| {
-            toml::from_str::<Ns3NetworkConfig>(&format!(
-                "kind = \"wave\"\nbsm = {{ nodes = {nodes:?} }}"
-            ))
-            .unwrap()
-        };
-        let background =
-            |n: u32| toml::from_str::<BackgroundConfig>(&format!("nodes = {n}")).unwrap();
-        let check = |nodes: &[u32], b: Option<&BackgroundConfig>| {
-            let extras = NetworkExtras {
-                radio: None,
-                placement: None,
-                background: b,
-                traces: None,
-            };
-            wave(nodes).validate(&extras, 2).map_err(|e| e.to_string())
-        };
-        let four = background(4);
-        assert!(check(&[0, 1, 2, 5, 6], Some(&four)).is_ok());
-        let err = check(&[7], Some(&four)).unwrap_err();
-        assert!(
-            err.contains("bsm.nodes") && err.contains("background nodes 2..6 and their sink 6"),
-            "{err}"
-        );
-        let err = check(&[2], Some(&background(0))).unwrap_err();
-        assert!(
-            err.contains("expected the control nodes 0..2"),
-            "no background nodes, no sink: {err}"
-        );
-        assert!(check(&[1], None).is_ok());
     }
 }

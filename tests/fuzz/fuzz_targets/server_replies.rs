@@ -1,11 +1,13 @@
 //! The master's handling of a server's replies: a whole co-simulation (the
 //! DC servo example, shortened) whose network answers each step with the
-//! next frame of the fuzzed byte stream, decoded as the bridge's client
-//! decodes it (`bridge/src/ns3/connection.rs`) and mapped to the client's
-//! errors as `Ns3Client` maps them (an Error frame is `Remote`, another kind
-//! `Unexpected`, a bad frame `Frame`, the end of the stream `Closed`). The
-//! session must end with a result or an error, never a panic or a hang, and
-//! still account for every packet (`Session::finish`).
+//! next frame of the fuzzed byte stream. The replies go through the
+//! bridge's own conversation state machine, `protocol::client::Session`,
+//! and its verdicts become the client's errors by `bridge::ns3::session_error`,
+//! exactly as `Ns3Client` handles them (only the socket is replaced: the
+//! stream is cut into reads, and its end is `Closed`). The handshake and
+//! the Configure are answered by the script itself, so that every input
+//! reaches the steps. The session must end with a result or an error, never
+//! a panic or a hang, and still account for every packet (`Session::finish`).
 //!
 //! Input: byte 0 picks the sync scheme, byte 1 how the stream is cut into
 //! reads; the rest is what the "server" sends.
@@ -17,12 +19,13 @@ use std::sync::OnceLock;
 use bridge::config::Resolved;
 use bridge::mobility::node_motions;
 use bridge::network::{Network, NetworkError};
-use bridge::ns3::Ns3Error;
+use bridge::ns3::{session_error, Ns3Error};
 use bridge::scenario_file::{load_text, Override};
 use bridge::session::Session;
 use controlsim::{Silent, System};
 use libfuzzer_sys::fuzz_target;
-use protocol::{decode, Configured, Decoded, FlowSpec, Message, MessageKind, SimTime, Step, StepDone, Summary, DEFAULT_MAX_PAYLOAD};
+use protocol::client::{self, Event};
+use protocol::{decode, Configured, Decoded, FlowSpec, Hello, Message, SimTime, Step, StepDone, Summary, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION};
 
 const SCENARIO: &str = include_str!("../../../examples/dc_servo_p2p.toml");
 const SCHEMES: [&str; 3] = ["time_stepping", "master_slave", "event_driven"];
@@ -42,30 +45,28 @@ fn scenarios() -> &'static Vec<Resolved> {
 }
 
 /// A network whose answers are the frames of a byte stream, read in chunks
-/// of `chunk` bytes the way the bridge reads its socket.
+/// of `chunk` bytes the way the bridge reads its socket, and judged by the
+/// client's session.
 struct ScriptedServer {
     stream: Vec<u8>,
     read: usize,
     chunk: usize,
     inbox: Vec<u8>,
-    reached: SimTime,
-    pending_steps: usize,
+    session: client::Session,
 }
 
 impl ScriptedServer {
-    fn recv(&mut self) -> Result<Message, Ns3Error> {
-        let reached = self.reached;
+    /// The next reply, as the session reads it.
+    fn recv(&mut self) -> Result<Event, Ns3Error> {
         loop {
+            let reached = self.session.reached();
             match decode(&self.inbox, DEFAULT_MAX_PAYLOAD) {
                 Ok(Decoded::Frame { message, consumed }) => {
                     self.inbox.drain(..consumed);
-                    return match message {
-                        Message::Error(e) => Err(Ns3Error::Remote { reached, code: e.code, message: e.message }),
-                        m => Ok(m),
-                    };
+                    return self.session.receive(message).map_err(|e| session_error(e, reached));
                 }
                 Ok(Decoded::Incomplete { .. }) => {}
-                Err(source) => return Err(Ns3Error::Frame { reached, source }),
+                Err(source) => return Err(session_error(self.session.frame_error(source), reached)),
             }
             if self.read == self.stream.len() {
                 let pending = self.inbox.len();
@@ -76,39 +77,50 @@ impl ScriptedServer {
             self.read += n;
         }
     }
+
+    /// A request the session must allow now.
+    fn request(&mut self, make: impl FnOnce(&mut client::Session) -> Result<Message, client::SessionError>) -> Result<Message, Ns3Error> {
+        let reached = self.session.reached();
+        make(&mut self.session).map_err(|e| session_error(e, reached))
+    }
 }
 
 impl Network for ScriptedServer {
     fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
-        Ok(Configured { node_count: 2, description: format!("scripted server, {} flows", flows.len()) })
+        // The handshake and the Configure's answer are the script's own.
+        self.request(|s| s.hello("fuzz"))?;
+        let hello = Hello { protocol_version: PROTOCOL_VERSION, software: "scripted".into() };
+        self.session.receive(hello.into()).expect("our own Hello");
+        self.request(|s| s.configure(flows.to_vec()))?;
+        let configured = Configured { node_count: 2, description: format!("scripted server, {} flows", flows.len()) };
+        match self.session.receive(configured.into()).expect("our own Configured") {
+            Event::Configured(c) => Ok(c),
+            other => panic!("Configured answered with {other:?}"),
+        }
     }
 
-    fn begin_step(&mut self, _step: Step) -> Result<(), NetworkError> {
-        self.pending_steps += 1;
+    fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
+        self.request(|s| s.step(step))?;
         Ok(())
     }
 
     fn end_step(&mut self) -> Result<StepDone, NetworkError> {
-        assert!(self.pending_steps > 0, "end_step without begin_step");
-        self.pending_steps -= 1;
         match self.recv()? {
-            Message::StepDone(done) => {
-                self.reached = done.reached;
-                Ok(done)
-            }
-            other => Err(Ns3Error::Unexpected { reached: self.reached, got: other.kind(), expected: MessageKind::StepDone }.into()),
+            Event::StepDone(done) => Ok(done),
+            other => panic!("the session let {other:?} answer a Step"),
         }
     }
 
     fn finish(&mut self) -> Result<Summary, NetworkError> {
+        self.request(|s| s.finish())?;
         match self.recv()? {
-            Message::Summary(s) => Ok(s),
-            other => Err(Ns3Error::Unexpected { reached: self.reached, got: other.kind(), expected: MessageKind::Summary }.into()),
+            Event::Summary(s) => Ok(s),
+            other => panic!("the session let {other:?} answer Finish"),
         }
     }
 
     fn reached(&self) -> SimTime {
-        self.reached
+        self.session.reached()
     }
 
     fn may_deliver_instantly(&self) -> bool {
@@ -129,7 +141,7 @@ fuzz_target!(|data: &[u8]| {
     let resolved = &scenarios()[*scheme as usize % SCHEMES.len()];
     let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
     let motions = node_motions(resolved, &system).unwrap();
-    let server = ScriptedServer { stream: stream.to_vec(), read: 0, chunk: 1 + *chunk as usize * 16, inbox: Vec::new(), reached: SimTime::ZERO, pending_steps: 0 };
+    let server = ScriptedServer { stream: stream.to_vec(), read: 0, chunk: 1 + *chunk as usize * 16, inbox: Vec::new(), session: client::Session::new() };
     let mut session = Session::new(resolved, system, motions, Box::new(server), std::io::sink(), None);
     let outcome = session.run(&mut Silent);
     let alive = outcome.is_ok();
