@@ -37,6 +37,7 @@
 //!   writer, so memory does not grow with the length of a run.
 
 pub mod actuator;
+pub mod blocks;
 pub mod closed_loop;
 pub mod config;
 pub mod controller;

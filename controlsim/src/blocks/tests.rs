@@ -1,0 +1,1 @@
+//! Known-answer tests of the blocks.
