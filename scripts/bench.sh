@@ -10,6 +10,7 @@
 #   scripts/bench.sh sweep       16-run sweep makespan vs ideal parallel time (issue 6)
 #   scripts/bench.sh slurm       16-run sweep through a local SLURM vs --jobs 2 (issue 17; root)
 #   scripts/bench.sh equations   text-equation plants vs the same models in Rust (issue 13)
+#   scripts/bench.sh blocks      the cruise-control block diagram vs a hand-written loop (issue 13)
 #   scripts/bench.sh all         all of the above
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,8 +24,9 @@ run_one() {
         sweep) scripts/bench-sweep.sh ;;
         slurm) scripts/bench-slurm.sh ;;
         equations) cargo bench --quiet -p controlsim --bench equations ;;
+        blocks) cargo bench --quiet -p bridge --bench blocks ;;
         *)
-            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|all" >&2
+            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|blocks|all" >&2
             exit 2
             ;;
     esac
@@ -32,7 +34,7 @@ run_one() {
 
 scripts/setup.sh >/dev/null
 if [[ "${1:-all}" == all ]]; then
-    for name in roundtrip rk4 overhead scale sweep slurm equations; do
+    for name in roundtrip rk4 overhead scale sweep slurm equations blocks; do
         echo "== $name"
         run_one "$name"
     done

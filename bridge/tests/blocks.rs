@@ -53,7 +53,10 @@ fn cruise_control_diagram_is_the_hand_written_loop_bit_for_bit() {
     assert!((v - 20.0).abs() < 0.05, "v(1000 s) = {v}");
     assert!((f - 400.0).abs() < 2.0, "F(1000 s) = {f}");
     // The lightly damped overshoot of the comment.
-    assert!((peak.1 - 25.4).abs() < 0.1 && (peak.0 - 184.0).abs() < 2.0, "{peak:?}");
+    assert!(
+        (peak.1 - 25.4).abs() < 0.1 && (peak.0 - 184.0).abs() < 2.0,
+        "{peak:?}"
+    );
 }
 
 /// Every row of the ABS curve is the two-segment mu(s) at that row's slip,
@@ -78,11 +81,18 @@ fn abs_slip_curve_is_the_two_segment_law() {
         })
         .unwrap();
     loaded.graph.evaluate().unwrap();
-    rows.push((value(&loaded.graph, "slip", "y"), value(&loaded.graph, "mu", "y")));
+    rows.push((
+        value(&loaded.graph, "slip", "y"),
+        value(&loaded.graph, "mu", "y"),
+    ));
     assert_eq!(rows.len(), 1001);
     for (k, &(s, mu)) in rows.iter().enumerate() {
         assert!((s - 0.001 * k as f64).abs() < 1e-12, "slip at {k}: {s}");
-        assert!((mu - law(s)).abs() < 1e-12, "mu({s}) = {mu}, law {}", law(s));
+        assert!(
+            (mu - law(s)).abs() < 1e-12,
+            "mu({s}) = {mu}, law {}",
+            law(s)
+        );
     }
     assert_eq!(rows[0].1, 0.0);
     assert!((rows[100].1 - 0.4).abs() < 1e-12);
@@ -140,13 +150,29 @@ fn bouncing_ball_diagram_against_the_analytic_ball() {
     for n in 0..4 {
         let late10 = t10[n] - t[n];
         let late1 = t1[n] - t[n];
-        assert!((0.0..0.2).contains(&late10), "impact {n}: {} vs {}", t10[n], t[n]);
+        assert!(
+            (0.0..0.2).contains(&late10),
+            "impact {n}: {} vs {}",
+            t10[n],
+            t[n]
+        );
         let high10 = a10[n] / apex[n] - 1.0;
         let high1 = a1[n] / apex[n] - 1.0;
-        assert!((0.0..0.06).contains(&high10), "apex {n}: {} vs {}", a10[n], apex[n]);
+        assert!(
+            (0.0..0.06).contains(&high10),
+            "apex {n}: {} vs {}",
+            a10[n],
+            apex[n]
+        );
         // First order: ten times the step, about ten times the error.
-        assert!(late1 < late10 / 7.0 + 1e-3, "impact {n}: {late1} at 1 ms, {late10} at 10 ms");
-        assert!(high1 < high10 / 7.0 + 1e-4, "apex {n}: {high1} at 1 ms, {high10} at 10 ms");
+        assert!(
+            late1 < late10 / 7.0 + 1e-3,
+            "impact {n}: {late1} at 1 ms, {late10} at 10 ms"
+        );
+        assert!(
+            high1 < high10 / 7.0 + 1e-4,
+            "apex {n}: {high1} at 1 ms, {high10} at 10 ms"
+        );
     }
     assert!((t10[0] - 3.63).abs() < 1e-9);
 }

@@ -65,7 +65,10 @@ pub(crate) fn finite(key: &str, x: f64) -> Result<f64, ConfigError> {
     if x.is_finite() {
         Ok(x)
     } else {
-        Err(ConfigError::invalid(key, format!("must be finite, not {x}")))
+        Err(ConfigError::invalid(
+            key,
+            format!("must be finite, not {x}"),
+        ))
     }
 }
 
@@ -80,7 +83,10 @@ pub(crate) fn positive(key: &str, x: f64) -> Result<f64, ConfigError> {
     if x > 0.0 && x.is_finite() {
         Ok(x)
     } else {
-        Err(ConfigError::invalid(key, format!("must be a positive number, not {x}")))
+        Err(ConfigError::invalid(
+            key,
+            format!("must be a positive number, not {x}"),
+        ))
     }
 }
 
@@ -103,7 +109,10 @@ pub(crate) fn numbered(prefix: &str, count: usize, size: usize) -> Vec<PortSpec>
 }
 
 /// A row-major matrix from rows of equal length; `None` rows means 0 x cols.
-pub(crate) fn matrix(key: &str, rows: &[Vec<f64>]) -> Result<(usize, usize, Vec<f64>), ConfigError> {
+pub(crate) fn matrix(
+    key: &str,
+    rows: &[Vec<f64>],
+) -> Result<(usize, usize, Vec<f64>), ConfigError> {
     let r = rows.len();
     let c = rows.first().map_or(0, Vec::len);
     let mut flat = Vec::with_capacity(r * c);

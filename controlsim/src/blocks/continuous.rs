@@ -15,8 +15,8 @@ use super::common::{finite, finite_all, matrix, one, secs, width, Values};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch,
-    StateReader, Timing,
+    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
+    Timing,
 };
 
 /// When an `integrator`'s `reset` input resets it.
@@ -76,10 +76,17 @@ impl Integrator {
     pub fn new(key: &str, c: &IntegratorConfig) -> Result<Self, ConfigError> {
         let w = width(&format!("{key}.width"), c.width)?;
         let initial = c.initial.resolve(&format!("{key}.initial"), w)?;
-        let lower = c.lower.map_or(Ok(f64::NEG_INFINITY), |v| finite(&format!("{key}.lower"), v))?;
-        let upper = c.upper.map_or(Ok(f64::INFINITY), |v| finite(&format!("{key}.upper"), v))?;
+        let lower = c.lower.map_or(Ok(f64::NEG_INFINITY), |v| {
+            finite(&format!("{key}.lower"), v)
+        })?;
+        let upper = c
+            .upper
+            .map_or(Ok(f64::INFINITY), |v| finite(&format!("{key}.upper"), v))?;
         if lower > upper {
-            return Err(ConfigError::invalid(format!("{key}.upper"), "must not be below `lower`"));
+            return Err(ConfigError::invalid(
+                format!("{key}.upper"),
+                "must not be below `lower`",
+            ));
         }
         if initial.iter().any(|&v| v < lower || v > upper) {
             return Err(ConfigError::invalid(
@@ -232,7 +239,11 @@ impl Component for Derivative {
         let t = secs(cx.now);
         let y = y.all();
         for ((yi, p), &ui) in y.iter_mut().zip(self.prev.iter_mut()).zip(u.all()) {
-            *yi = if self.t_prev.is_nan() { 0.0 } else { (ui - *p) / (t - self.t_prev) };
+            *yi = if self.t_prev.is_nan() {
+                0.0
+            } else {
+                (ui - *p) / (t - self.t_prev)
+            };
             *p = ui;
         }
         self.t_prev = t;
@@ -304,7 +315,11 @@ pub(crate) struct LinearModel {
 
 impl LinearModel {
     /// The controllable canonical form of `num / den` (highest power first).
-    pub(crate) fn from_transfer_function(key: &str, num: &[f64], den: &[f64]) -> Result<Self, ConfigError> {
+    pub(crate) fn from_transfer_function(
+        key: &str,
+        num: &[f64],
+        den: &[f64],
+    ) -> Result<Self, ConfigError> {
         finite_all(&format!("{key}.num"), num)?;
         finite_all(&format!("{key}.den"), den)?;
         let lead = den.iter().position(|&v| v != 0.0).ok_or_else(|| {
@@ -378,7 +393,10 @@ impl LinearModel {
             Some(d) => {
                 let (pd, md, d) = matrix(&format!("{key}.d"), d)?;
                 if pd != p || md != m {
-                    return Err(ConfigError::invalid(format!("{key}.d"), format!("must be {p} x {m}")));
+                    return Err(ConfigError::invalid(
+                        format!("{key}.d"),
+                        format!("must be {p} x {m}"),
+                    ));
                 }
                 d
             }
@@ -396,7 +414,16 @@ impl LinearModel {
                 ))
             }
         };
-        Ok(LinearModel { n, m, p, a, b, c: cm, d, x0 })
+        Ok(LinearModel {
+            n,
+            m,
+            p,
+            a,
+            b,
+            c: cm,
+            d,
+            x0,
+        })
     }
 
     pub(crate) fn direct(&self) -> bool {
@@ -563,7 +590,10 @@ impl TransportDelay {
             .ok()
             .filter(|&s| s.saturating_mul(w) <= crate::limits::MAX_DIMENSION * 1024)
             .ok_or_else(|| {
-                ConfigError::invalid(format!("{key}.delay"), "holds too many steps for its memory")
+                ConfigError::invalid(
+                    format!("{key}.delay"),
+                    "holds too many steps for its memory",
+                )
             })?;
         Ok(TransportDelay {
             buffer: vec![finite(&format!("{key}.initial"), c.initial)?; steps * w],
@@ -609,7 +639,10 @@ impl Component for TransportDelay {
         from.reals(&mut self.buffer)?;
         let head = from.word()? as usize;
         if head >= self.steps {
-            return Err(StateMismatch(format!("delay position {head} of {}", self.steps)));
+            return Err(StateMismatch(format!(
+                "delay position {head} of {}",
+                self.steps
+            )));
         }
         self.head = head;
         Ok(())

@@ -16,8 +16,8 @@ use super::continuous::{LinearModel, StateSpaceConfig};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch,
-    StateReader, Timing,
+    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
+    Timing,
 };
 
 /// `period` and `phase` of a discrete block.
@@ -166,13 +166,21 @@ impl Discrete {
         })
     }
 
-    pub fn unit_delay(key: &str, c: &UnitDelayConfig, cx: BlockContext) -> Result<Self, ConfigError> {
+    pub fn unit_delay(
+        key: &str,
+        c: &UnitDelayConfig,
+        cx: BlockContext,
+    ) -> Result<Self, ConfigError> {
         let w = width(&format!("{key}.width"), c.width)?;
         let x = c.initial.resolve(&format!("{key}.initial"), w)?;
         Self::new(key, cx, c.period, c.phase, Law::Delay, x, w, w)
     }
 
-    pub fn zero_order_hold(key: &str, c: &ZeroOrderHoldConfig, cx: BlockContext) -> Result<Self, ConfigError> {
+    pub fn zero_order_hold(
+        key: &str,
+        c: &ZeroOrderHoldConfig,
+        cx: BlockContext,
+    ) -> Result<Self, ConfigError> {
         let w = width(&format!("{key}.width"), c.width)?;
         Self::new(key, cx, c.period, c.phase, Law::Hold, Vec::new(), w, w)
     }
@@ -184,14 +192,30 @@ impl Discrete {
     ) -> Result<Self, ConfigError> {
         let w = width(&format!("{key}.width"), c.width)?;
         let x = c.initial.resolve(&format!("{key}.initial"), w)?;
-        let lower = c.lower.map_or(Ok(f64::NEG_INFINITY), |v| finite(&format!("{key}.lower"), v))?;
-        let upper = c.upper.map_or(Ok(f64::INFINITY), |v| finite(&format!("{key}.upper"), v))?;
+        let lower = c.lower.map_or(Ok(f64::NEG_INFINITY), |v| {
+            finite(&format!("{key}.lower"), v)
+        })?;
+        let upper = c
+            .upper
+            .map_or(Ok(f64::INFINITY), |v| finite(&format!("{key}.upper"), v))?;
         if lower > upper {
-            return Err(ConfigError::invalid(format!("{key}.upper"), "must not be below `lower`"));
+            return Err(ConfigError::invalid(
+                format!("{key}.upper"),
+                "must not be below `lower`",
+            ));
         }
         let (period, _) = sample_timing(key, cx.step, c.period, c.phase)?;
         let k = finite(&format!("{key}.gain"), c.gain)? * period.as_secs_f64();
-        Self::new(key, cx, c.period, c.phase, Law::Integrator { k, lower, upper }, x, w, w)
+        Self::new(
+            key,
+            cx,
+            c.period,
+            c.phase,
+            Law::Integrator { k, lower, upper },
+            x,
+            w,
+            w,
+        )
     }
 
     pub fn transfer_function(
@@ -203,7 +227,11 @@ impl Discrete {
         Self::linear(key, cx, c.period, c.phase, model)
     }
 
-    pub fn state_space(key: &str, c: &DiscreteStateSpaceConfig, cx: BlockContext) -> Result<Self, ConfigError> {
+    pub fn state_space(
+        key: &str,
+        c: &DiscreteStateSpaceConfig,
+        cx: BlockContext,
+    ) -> Result<Self, ConfigError> {
         let model = LinearModel::from_state_space(
             key,
             &StateSpaceConfig {

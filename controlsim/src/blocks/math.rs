@@ -220,7 +220,11 @@ impl Component for Product {
         let y = y.port(0);
         for (e, yi) in y.iter_mut().enumerate() {
             // The first factor as it is (`u0 / u1` is that, not `1 * u0 / u1`).
-            let mut s = if self.divide[0] { 1.0 / u.port(0)[e] } else { u.port(0)[e] };
+            let mut s = if self.divide[0] {
+                1.0 / u.port(0)[e]
+            } else {
+                u.port(0)[e]
+            };
             for (p, &div) in self.divide.iter().enumerate().skip(1) {
                 let v = u.port(p)[e];
                 s = if div { s / v } else { s * v };
@@ -524,7 +528,11 @@ pub struct Logic {
 
 impl Logic {
     pub fn new(key: &str, c: &LogicConfig) -> Result<Self, ConfigError> {
-        let inputs = if c.op == LogicOp::Not { 1 } else { width(&format!("{key}.inputs"), c.inputs)? };
+        let inputs = if c.op == LogicOp::Not {
+            1
+        } else {
+            width(&format!("{key}.inputs"), c.inputs)?
+        };
         Ok(Logic {
             op: c.op,
             inputs,
@@ -581,7 +589,7 @@ pub struct ExprConfig {
     /// `u[1]`, ... (or `u` when `inputs = 1`), `time` and the
     /// `parameters`; a list gives one output element each.
     pub expr: Expressions,
-    /// Elements of the input `u`.
+    /// Elements of the input `u`; 0 for none (a function of `time`).
     #[serde(default = "one")]
     pub inputs: usize,
     /// Named constants the expression uses.
@@ -607,7 +615,9 @@ impl ExprProgram {
         inputs: usize,
         parameters: &BTreeMap<String, f64>,
     ) -> Result<Self, ConfigError> {
-        width(&format!("{key}.inputs"), inputs)?;
+        if inputs > 0 {
+            width(&format!("{key}.inputs"), inputs)?;
+        }
         width(key, exprs.len())?;
         let mut text = String::new();
         for (name, v) in parameters {
@@ -657,8 +667,13 @@ impl ExprProgram {
         self.outputs
     }
 
-    pub(crate) fn inputs(&self) -> usize {
-        self.inputs
+    /// The input `u`, none when the expressions read no input.
+    pub(crate) fn input_port(&self) -> Vec<PortSpec> {
+        if self.inputs == 0 {
+            Vec::new()
+        } else {
+            vec![PortSpec::new("u", self.inputs)]
+        }
     }
 }
 
@@ -670,7 +685,10 @@ fn index_to_names(e: &str) -> String {
     while i < b.len() {
         let prev_ident = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
         if b[i] == b'u' && !prev_ident && b.get(i + 1) == Some(&b'[') {
-            let digits: String = e[i + 2..].chars().take_while(|c| c.is_ascii_digit()).collect();
+            let digits: String = e[i + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
             if !digits.is_empty() && b.get(i + 2 + digits.len()) == Some(&b']') {
                 out.push_str("u_");
                 out.push_str(&digits);
@@ -693,7 +711,12 @@ pub struct Expr {
 impl Expr {
     pub fn new(key: &str, c: &ExprConfig) -> Result<Self, ConfigError> {
         Ok(Expr {
-            program: ExprProgram::new(&format!("{key}.expr"), &c.expr.list(), c.inputs, &c.parameters)?,
+            program: ExprProgram::new(
+                &format!("{key}.expr"),
+                &c.expr.list(),
+                c.inputs,
+                &c.parameters,
+            )?,
         })
     }
 }
@@ -701,12 +724,13 @@ impl Expr {
 impl Component for Expr {
     fn declare(&self) -> Declaration {
         stateless(
-            vec![PortSpec::new("u", self.program.inputs())],
+            self.program.input_port(),
             vec![PortSpec::new("y", self.program.outputs())],
         )
     }
 
     fn output(&mut self, cx: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
-        self.program.eval(super::common::secs(cx.now), u.all(), y.all());
+        self.program
+            .eval(super::common::secs(cx.now), u.all(), y.all());
     }
 }

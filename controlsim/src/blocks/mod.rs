@@ -87,7 +87,9 @@ pub enum BlockConfig {
     RateLimiter(nonlinear::RateLimiterConfig),
     Quantizer(nonlinear::QuantizerConfig),
     Friction(nonlinear::FrictionConfig),
+    #[serde(rename = "lookup_1d")]
     Lookup1d(nonlinear::Lookup1dConfig),
+    #[serde(rename = "lookup_2d")]
     Lookup2d(nonlinear::Lookup2dConfig),
     // Routing.
     Mux(routing::MuxConfig),

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::common::{finite, finite_all, matrix, numbered, one, positive, secs, unit, width};
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch,
-    StateReader, Timing,
+    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
+    Timing,
 };
 
 fn elementwise(inputs: usize, width: usize) -> Declaration {
@@ -87,7 +87,10 @@ impl Static {
         let lower = finite(&format!("{key}.lower"), c.lower)?;
         let upper = finite(&format!("{key}.upper"), c.upper)?;
         if lower > upper {
-            return Err(ConfigError::invalid(format!("{key}.upper"), "must not be below `lower`"));
+            return Err(ConfigError::invalid(
+                format!("{key}.upper"),
+                "must not be below `lower`",
+            ));
         }
         Ok(Static {
             law: StaticLaw::Saturation { lower, upper },
@@ -99,7 +102,10 @@ impl Static {
         let start = finite(&format!("{key}.start"), c.start)?;
         let end = finite(&format!("{key}.end"), c.end)?;
         if start > end {
-            return Err(ConfigError::invalid(format!("{key}.end"), "must not be below `start`"));
+            return Err(ConfigError::invalid(
+                format!("{key}.end"),
+                "must not be below `start`",
+            ));
         }
         Ok(Static {
             law: StaticLaw::DeadZone { start, end },
@@ -271,11 +277,17 @@ impl Backlash {
     pub fn new(key: &str, c: &BacklashConfig) -> Result<Self, ConfigError> {
         let d = finite(&format!("{key}.deadband"), c.deadband)?;
         if d < 0.0 {
-            return Err(ConfigError::invalid(format!("{key}.deadband"), "must not be negative"));
+            return Err(ConfigError::invalid(
+                format!("{key}.deadband"),
+                "must not be negative",
+            ));
         }
         Ok(Backlash {
             half: 0.5 * d,
-            y: vec![finite(&format!("{key}.initial"), c.initial)?; width(&format!("{key}.width"), c.width)?],
+            y: vec![
+                finite(&format!("{key}.initial"), c.initial)?;
+                width(&format!("{key}.width"), c.width)?
+            ],
         })
     }
 }
@@ -336,7 +348,10 @@ impl RateLimiter {
         let rising = positive(&format!("{key}.rising"), c.rising)?;
         let falling = finite(&format!("{key}.falling"), c.falling)?;
         if falling >= 0.0 {
-            return Err(ConfigError::invalid(format!("{key}.falling"), "must be negative"));
+            return Err(ConfigError::invalid(
+                format!("{key}.falling"),
+                "must be negative",
+            ));
         }
         Ok(RateLimiter {
             rising,
@@ -449,7 +464,11 @@ impl Lookup1d {
         if c.table.len() != c.breakpoints.len() {
             return Err(ConfigError::invalid(
                 format!("{key}.table"),
-                format!("has {} values for {} breakpoints", c.table.len(), c.breakpoints.len()),
+                format!(
+                    "has {} values for {} breakpoints",
+                    c.table.len(),
+                    c.breakpoints.len()
+                ),
             ));
         }
         Ok(Lookup1d {
@@ -507,7 +526,11 @@ impl Lookup2d {
         if nr != c.rows.len() || nc != c.columns.len() {
             return Err(ConfigError::invalid(
                 format!("{key}.table"),
-                format!("must be {} x {} (rows x columns)", c.rows.len(), c.columns.len()),
+                format!(
+                    "must be {} x {} (rows x columns)",
+                    c.rows.len(),
+                    c.columns.len()
+                ),
             ));
         }
         Ok(Lookup2d {

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::common::{numbered, one, two, width, Values};
-use super::math::{Expressions, ExprProgram, RelOp};
+use super::math::{ExprProgram, Expressions, RelOp};
 use crate::error::ConfigError;
 use crate::graph::{Component, Ctx, Declaration, Inputs, Outputs, PortSpec, Timing};
 
@@ -84,7 +84,12 @@ pub struct Demux {
 
 impl Demux {
     pub fn new(key: &str, c: &DemuxConfig) -> Result<Self, ConfigError> {
-        Mux::new(key, &MuxConfig { widths: c.widths.clone() })?;
+        Mux::new(
+            key,
+            &MuxConfig {
+                widths: c.widths.clone(),
+            },
+        )?;
         Ok(Demux {
             widths: c.widths.clone(),
         })
@@ -204,7 +209,11 @@ impl Component for Switch {
     }
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
-        let pass = if self.op.holds(u.port(1)[0], self.threshold) { 0 } else { 2 };
+        let pass = if self.op.holds(u.port(1)[0], self.threshold) {
+            0
+        } else {
+            2
+        };
         y.all().copy_from_slice(u.port(pass));
     }
 }
@@ -248,7 +257,7 @@ impl If {
 impl Component for If {
     fn declare(&self) -> Declaration {
         every_step(
-            vec![PortSpec::new("u", self.program.inputs())],
+            self.program.input_port(),
             vec![PortSpec::new("action", self.truth.len() + 1)],
         )
     }
@@ -295,22 +304,24 @@ pub struct IfAction {
 
 impl IfAction {
     pub fn new(key: &str, c: &IfActionConfig) -> Result<Self, ConfigError> {
-        let program =
-            ExprProgram::new(&format!("{key}.expr"), &c.expr.list(), c.inputs, &c.parameters)?;
-        let initial = c.initial.resolve(&format!("{key}.initial"), program.outputs())?;
+        let program = ExprProgram::new(
+            &format!("{key}.expr"),
+            &c.expr.list(),
+            c.inputs,
+            &c.parameters,
+        )?;
+        let initial = c
+            .initial
+            .resolve(&format!("{key}.initial"), program.outputs())?;
         Ok(IfAction { program, initial })
     }
 }
 
 impl Component for IfAction {
     fn declare(&self) -> Declaration {
-        every_step(
-            vec![
-                PortSpec::new("action", 1),
-                PortSpec::new("u", self.program.inputs()),
-            ],
-            vec![PortSpec::new("y", self.program.outputs())],
-        )
+        let mut inputs = vec![PortSpec::new("action", 1)];
+        inputs.extend(self.program.input_port());
+        every_step(inputs, vec![PortSpec::new("y", self.program.outputs())])
     }
 
     fn initial_outputs(&self, y: &mut Outputs) {
@@ -319,8 +330,8 @@ impl Component for IfAction {
 
     fn output(&mut self, cx: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         if u.port(0)[0] != 0.0 {
-            self.program
-                .eval(super::common::secs(cx.now), u.port(1), y.all());
+            let x = &u.all()[1..];
+            self.program.eval(super::common::secs(cx.now), x, y.all());
         }
     }
 }

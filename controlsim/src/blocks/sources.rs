@@ -12,8 +12,8 @@ use super::common::{finite, one, positive, sample_timing, secs, unit, width, Val
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch,
-    StateReader, Timing,
+    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
+    Timing,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -152,12 +152,38 @@ pub struct RandomConfig {
 #[derive(Clone, Debug, PartialEq)]
 enum Wave {
     Constant(Vec<f64>),
-    Step { time: f64, before: f64, after: f64 },
-    Ramp { slope: f64, start: f64, initial: f64 },
-    Sine { amplitude: f64, w: f64, phase: f64, bias: f64 },
-    Square { amplitude: f64, period: f64, bias: f64 },
-    Pulse { amplitude: f64, period: f64, high: f64, delay: f64 },
-    Chirp { amplitude: f64, f0: f64, rate: f64 },
+    Step {
+        time: f64,
+        before: f64,
+        after: f64,
+    },
+    Ramp {
+        slope: f64,
+        start: f64,
+        initial: f64,
+    },
+    Sine {
+        amplitude: f64,
+        w: f64,
+        phase: f64,
+        bias: f64,
+    },
+    Square {
+        amplitude: f64,
+        period: f64,
+        bias: f64,
+    },
+    Pulse {
+        amplitude: f64,
+        period: f64,
+        high: f64,
+        delay: f64,
+    },
+    Chirp {
+        amplitude: f64,
+        f0: f64,
+        rate: f64,
+    },
     Clock,
 }
 
@@ -215,7 +241,10 @@ impl Source {
     pub fn pulse(key: &str, c: &PulseConfig) -> Result<Self, ConfigError> {
         let period = positive(&format!("{key}.period"), c.period)?;
         if !(c.duty > 0.0 && c.duty <= 1.0) {
-            return Err(ConfigError::invalid(format!("{key}.duty"), "must be in (0, 1]"));
+            return Err(ConfigError::invalid(
+                format!("{key}.duty"),
+                "must be in (0, 1]",
+            ));
         }
         Self::of(Wave::Pulse {
             amplitude: finite(&format!("{key}.amplitude"), c.amplitude)?,
@@ -252,29 +281,53 @@ impl Source {
         use std::f64::consts::PI;
         match self.wave {
             Wave::Constant(ref v) => v[0],
-            Wave::Step { time, before, after } => {
+            Wave::Step {
+                time,
+                before,
+                after,
+            } => {
                 if t >= time {
                     after
                 } else {
                     before
                 }
             }
-            Wave::Ramp { slope, start, initial } => initial + slope * (t - start).max(0.0),
-            Wave::Sine { amplitude, w, phase, bias } => amplitude * (w * t + phase).sin() + bias,
-            Wave::Square { amplitude, period, bias } => {
+            Wave::Ramp {
+                slope,
+                start,
+                initial,
+            } => initial + slope * (t - start).max(0.0),
+            Wave::Sine {
+                amplitude,
+                w,
+                phase,
+                bias,
+            } => amplitude * (w * t + phase).sin() + bias,
+            Wave::Square {
+                amplitude,
+                period,
+                bias,
+            } => {
                 let high = t.rem_euclid(period) < 0.5 * period;
                 bias + if high { amplitude } else { -amplitude }
             }
-            Wave::Pulse { amplitude, period, high, delay } => {
+            Wave::Pulse {
+                amplitude,
+                period,
+                high,
+                delay,
+            } => {
                 if t >= delay && (t - delay).rem_euclid(period) < high {
                     amplitude
                 } else {
                     0.0
                 }
             }
-            Wave::Chirp { amplitude, f0, rate } => {
-                amplitude * (2.0 * PI * (f0 * t + 0.5 * rate * t * t)).sin()
-            }
+            Wave::Chirp {
+                amplitude,
+                f0,
+                rate,
+            } => amplitude * (2.0 * PI * (f0 * t + 0.5 * rate * t * t)).sin(),
             Wave::Clock => t,
         }
     }
@@ -332,7 +385,10 @@ impl Random {
                 let min = finite(&format!("{key}.min"), c.min)?;
                 let max = finite(&format!("{key}.max"), c.max)?;
                 if max <= min {
-                    return Err(ConfigError::invalid(format!("{key}.max"), "must be above `min`"));
+                    return Err(ConfigError::invalid(
+                        format!("{key}.max"),
+                        "must be above `min`",
+                    ));
                 }
                 (false, min, max - min)
             }
@@ -340,7 +396,10 @@ impl Random {
                 let mean = finite(&format!("{key}.mean"), c.mean)?;
                 let std = finite(&format!("{key}.std"), c.std)?;
                 if std < 0.0 {
-                    return Err(ConfigError::invalid(format!("{key}.std"), "must not be negative"));
+                    return Err(ConfigError::invalid(
+                        format!("{key}.std"),
+                        "must not be negative",
+                    ));
                 }
                 (true, mean, std)
             }
