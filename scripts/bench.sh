@@ -15,6 +15,7 @@
 #                                and et_ratio: event-triggered answers as rules
 #   scripts/bench.sh fmu         a C Co-Simulation FMU stepped by netloop vs a C FMI driver (issue 14)
 #   scripts/bench.sh graph       a loop as a component graph vs hand-written; 200-component cost (issue 11)
+#   scripts/bench.sh blocks      the cruise-control block diagram vs a hand-written loop (issue 13)
 #   scripts/bench.sh all         all of the above
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,8 +37,9 @@ run_one() {
             ;;
         fmu) scripts/bench-fmu.sh ;;
         graph) cargo bench --quiet -p controlsim --bench graph ;;
+        blocks) cargo bench --quiet -p bridge --bench blocks ;;
         *)
-            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|coupling|fmu|graph|all" >&2
+            echo "usage: scripts/bench.sh roundtrip|rk4|overhead|scale|sweep|slurm|equations|coupling|fmu|graph|blocks|all" >&2
             exit 2
             ;;
     esac
@@ -45,7 +47,7 @@ run_one() {
 
 scripts/setup.sh >/dev/null
 if [[ "${1:-all}" == all ]]; then
-    for name in roundtrip rk4 overhead scale sweep slurm equations coupling fmu graph; do
+    for name in roundtrip rk4 overhead scale sweep slurm equations coupling fmu graph blocks; do
         echo "== $name"
         run_one "$name"
     done

@@ -24,6 +24,7 @@ use controlsim::graph::adapters::{
 use controlsim::graph::{
     Component, Graph, GraphBuilder, GraphRecorder, NewtonSettings, PortAddress,
 };
+use controlsim::blocks::{BlockConfig, BlockContext};
 use controlsim::{
     ActuatorConfig, ConfigError, ControllerConfig, PlantConfig, PlantModel, References,
     SensorConfig, SensorSource, SolverKind, StepSize,
@@ -150,6 +151,9 @@ pub struct ComponentScenario {
     pub controller: Option<ControllerConfig>,
     #[serde(default, skip_serializing_if = "References::is_empty")]
     pub reference: References,
+    /// A block of the library (docs/scenario.md, "The block library").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<BlockConfig>,
 }
 
 impl ComponentScenario {
@@ -170,6 +174,8 @@ impl ComponentScenario {
             "actuator"
         } else if self.controller.is_some() {
             "controller"
+        } else if self.block.is_some() {
+            "block"
         } else {
             "reference"
         }
@@ -432,9 +438,18 @@ impl Sizes {
 fn ports(
     c: &ComponentScenario,
     key: &str,
+    step: StepSize,
     sizes: &mut Sizes,
-) -> Result<Vec<(&'static str, Slot, bool)>, ConfigError> {
-    Ok(if let Some(p) = &c.plant {
+) -> Result<Vec<(String, Slot, bool)>, ConfigError> {
+    let v: Vec<(&'static str, Slot, bool)> = if let Some(b) = &c.block {
+        // A block's ports all have the sizes its keys give.
+        let decl = build_block(c, b, key, step, 0, 0)?.declare();
+        let ports = decl.inputs.iter().map(|p| (p, false));
+        let ports = ports.chain(decl.outputs.iter().map(|p| (p, true)));
+        return Ok(ports
+            .map(|(p, out)| (p.name.clone(), sizes.slot(Some(p.size)), out))
+            .collect());
+    } else if let Some(p) = &c.plant {
         let model = PlantModel::from_config(&format!("{key}.plant"), p)?;
         let sig = model.as_plant().signature();
         let has_motion = {
@@ -477,7 +492,24 @@ fn ports(
         v
     } else {
         vec![("r", sizes.slot(Some(c.reference.0.len())), true)]
-    })
+    };
+    Ok(v.into_iter().map(|(n, s, o)| (n.to_string(), s, o)).collect())
+}
+
+/// Builds the block of component `c` (key `components[i]`).
+fn build_block(
+    _c: &ComponentScenario,
+    b: &BlockConfig,
+    key: &str,
+    step: StepSize,
+    seed: u64,
+    stream: u64,
+) -> Result<Box<dyn Component>, ConfigError> {
+    controlsim::blocks::build(
+        &format!("{key}.block"),
+        b,
+        BlockContext { step, seed, stream },
+    )
 }
 
 /// The measurement and output sizes a controller's own keys fix, if any:
@@ -535,6 +567,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             c.sensor.is_some(),
             c.actuator.is_some(),
             c.controller.is_some(),
+            c.block.is_some(),
         ]
         .iter()
         .filter(|&&b| b)
@@ -547,7 +580,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             return Err(ConfigError::Invalid {
                 key: format!("components[{i}]"),
                 reason: "a component is one of `plant`, `sensor`, `actuator`, `controller` (with an optional \
-                         `reference`) or `reference` alone"
+                         `reference`), `block` or `reference` alone"
                     .into(),
             });
         }
@@ -556,7 +589,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     let mut sizes = Sizes::default();
     let mut port_slots = Vec::with_capacity(s.components.len());
     for (i, c) in s.components.iter().enumerate() {
-        port_slots.push(ports(c, &format!("components[{i}]"), &mut sizes)?);
+        port_slots.push(ports(c, &format!("components[{i}]"), step, &mut sizes)?);
     }
     let index: BTreeMap<&str, usize> = s
         .components
@@ -653,7 +686,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     let mut size_of = |i: usize, port: &str, output: bool| -> Result<usize, ConfigError> {
         let slot = port_slots[i]
             .iter()
-            .find(|(n, _, o)| *n == port && *o == output)
+            .find(|(n, _, o)| n == port && *o == output)
             .map(|p| p.1);
         slot.and_then(|s| sizes.get(s)).ok_or_else(|| ConfigError::Invalid {
             key: format!("components[{i}]"),
@@ -715,7 +748,9 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     }
     for (i, c) in s.components.iter().enumerate() {
         let key = format!("components[{i}]");
-        let component: Box<dyn Component> = if let Some(p) = &c.plant {
+        let component: Box<dyn Component> = if let Some(bc) = &c.block {
+            build_block(c, bc, &key, step, s.seed, i as u64)?
+        } else if let Some(p) = &c.plant {
             let k = format!("{key}.plant");
             Box::new(PlantComponent::new(
                 &k,

@@ -38,6 +38,7 @@
 
 pub mod actuator;
 mod advance;
+pub mod blocks;
 pub mod closed_loop;
 pub mod config;
 pub mod controller;

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod blocks;
 mod broken_scenarios;
 mod commands;
 mod config_hashes;

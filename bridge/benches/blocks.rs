@@ -1,0 +1,44 @@
+//! `scripts/bench.sh blocks`: examples/cruise_control_blocks.toml (13
+//! blocks, 1000 s at h = 10 ms) run by the graph engine, against the
+//! hand-written Rust loop of the same arithmetic
+//! (tests/cruise_hand_loop), which it matches bit for bit (tests/blocks.rs).
+//! Prints the best of several runs of each and `blocks_ratio` = diagram /
+//! hand (the goal: <= 1.5).
+
+#[path = "../tests/cruise_hand_loop/mod.rs"]
+mod cruise_hand_loop;
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use controlsim::graph::Graph;
+
+fn best_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
+    (0..runs).map(|_| f()).fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cruise_control_blocks.toml");
+    let steps = 100_000u64;
+    let diagram = best_of(7, || {
+        let mut loaded = bridge::graph_scenario::load(&path, &[]).unwrap();
+        let start = Instant::now();
+        loaded.graph.run_to(steps, &mut |_: &Graph| {}).unwrap();
+        let s = start.elapsed().as_secs_f64();
+        black_box(loaded.graph.value("vehicle", "y"));
+        s
+    });
+    let hand = best_of(7, || {
+        let start = Instant::now();
+        let mut last = 0.0;
+        cruise_hand_loop::run(steps, |_, v, _| last = v);
+        let s = start.elapsed().as_secs_f64();
+        black_box(last);
+        s
+    });
+    let per = |s: f64| s * 1e9 / steps as f64;
+    println!("blocks_diagram_ns_per_step {:.1}", per(diagram));
+    println!("blocks_hand_ns_per_step {:.1}", per(hand));
+    println!("blocks_ratio {:.2}", diagram / hand);
+}

@@ -1,0 +1,378 @@
+//! Routing blocks: `mux`, `demux`, `selector`, `switch`, and the
+//! If/IfAction/Merge pattern: an `if` block tests its conditions in order
+//! and sets one element of its `action` output (the first condition that
+//! holds, else the last, the `else` branch); an `if_action` block computes
+//! its expressions only while its `action` input is set and holds its
+//! output otherwise; a `merge` block passes on the input whose `action`
+//! element is set.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::common::{numbered, one, two, width, Values};
+use super::math::{ExprProgram, Expressions, RelOp};
+use crate::error::ConfigError;
+use crate::graph::{Component, Ctx, Declaration, Inputs, Outputs, PortSpec, Timing};
+
+fn every_step(inputs: Vec<PortSpec>, outputs: Vec<PortSpec>) -> Declaration {
+    Declaration {
+        inputs,
+        outputs,
+        states: Vec::new(),
+        guards: 0,
+        timing: Timing::EveryStep,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MuxConfig {
+    /// Elements of each input `u0`, `u1`, ...; `y` is them one after the other.
+    pub widths: Vec<usize>,
+}
+
+/// `mux`: concatenates its inputs.
+#[derive(Clone, Debug)]
+pub struct Mux {
+    widths: Vec<usize>,
+}
+
+impl Mux {
+    pub fn new(key: &str, c: &MuxConfig) -> Result<Self, ConfigError> {
+        width(&format!("{key}.widths"), c.widths.len())?;
+        for (i, &w) in c.widths.iter().enumerate() {
+            width(&format!("{key}.widths[{i}]"), w)?;
+        }
+        width(&format!("{key}.widths"), c.widths.iter().sum())?;
+        Ok(Mux {
+            widths: c.widths.clone(),
+        })
+    }
+}
+
+impl Component for Mux {
+    fn declare(&self) -> Declaration {
+        every_step(
+            self.widths
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| PortSpec::new(format!("u{i}"), w))
+                .collect(),
+            vec![PortSpec::new("y", self.widths.iter().sum())],
+        )
+    }
+
+    fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+        // Inputs are stored port after port: the concatenation.
+        y.all().copy_from_slice(u.all());
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DemuxConfig {
+    /// Elements of each output `y0`, `y1`, ...; `u` is them one after the other.
+    pub widths: Vec<usize>,
+}
+
+/// `demux`: splits its input.
+#[derive(Clone, Debug)]
+pub struct Demux {
+    widths: Vec<usize>,
+}
+
+impl Demux {
+    pub fn new(key: &str, c: &DemuxConfig) -> Result<Self, ConfigError> {
+        Mux::new(
+            key,
+            &MuxConfig {
+                widths: c.widths.clone(),
+            },
+        )?;
+        Ok(Demux {
+            widths: c.widths.clone(),
+        })
+    }
+}
+
+impl Component for Demux {
+    fn declare(&self) -> Declaration {
+        every_step(
+            vec![PortSpec::new("u", self.widths.iter().sum())],
+            self.widths
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| PortSpec::new(format!("y{i}"), w))
+                .collect(),
+        )
+    }
+
+    fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+        y.all().copy_from_slice(u.all());
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelectorConfig {
+    /// Which elements of `u`, in the order `y` has them (repeats allowed).
+    pub indices: Vec<usize>,
+    /// Elements of `u`.
+    pub width: usize,
+}
+
+/// `selector`: `y[j] = u[indices[j]]`.
+#[derive(Clone, Debug)]
+pub struct Selector {
+    indices: Vec<usize>,
+    width: usize,
+}
+
+impl Selector {
+    pub fn new(key: &str, c: &SelectorConfig) -> Result<Self, ConfigError> {
+        let w = width(&format!("{key}.width"), c.width)?;
+        width(&format!("{key}.indices"), c.indices.len())?;
+        if let Some(j) = c.indices.iter().position(|&i| i >= w) {
+            return Err(ConfigError::invalid(
+                format!("{key}.indices[{j}]"),
+                format!("{} is past the input's {w} elements", c.indices[j]),
+            ));
+        }
+        Ok(Selector {
+            indices: c.indices.clone(),
+            width: w,
+        })
+    }
+}
+
+impl Component for Selector {
+    fn declare(&self) -> Declaration {
+        every_step(
+            vec![PortSpec::new("u", self.width)],
+            vec![PortSpec::new("y", self.indices.len())],
+        )
+    }
+
+    fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+        let u = u.all();
+        for (yi, &i) in y.all().iter_mut().zip(&self.indices) {
+            *yi = u[i];
+        }
+    }
+}
+
+fn ge() -> RelOp {
+    RelOp::Ge
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    /// `y = u0` while `control op threshold` holds, else `u1`.
+    #[serde(default = "ge")]
+    pub op: RelOp,
+    #[serde(default)]
+    pub threshold: f64,
+    #[serde(default = "one")]
+    pub width: usize,
+}
+
+/// `switch`: passes `u0` or `u1` by its one-element `control` input.
+#[derive(Clone, Debug)]
+pub struct Switch {
+    op: RelOp,
+    threshold: f64,
+    width: usize,
+}
+
+impl Switch {
+    pub fn new(key: &str, c: &SwitchConfig) -> Result<Self, ConfigError> {
+        Ok(Switch {
+            op: c.op,
+            threshold: super::common::finite(&format!("{key}.threshold"), c.threshold)?,
+            width: width(&format!("{key}.width"), c.width)?,
+        })
+    }
+}
+
+impl Component for Switch {
+    fn declare(&self) -> Declaration {
+        every_step(
+            vec![
+                PortSpec::new("u0", self.width),
+                PortSpec::new("control", 1),
+                PortSpec::new("u1", self.width),
+            ],
+            vec![PortSpec::new("y", self.width)],
+        )
+    }
+
+    fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+        let pass = if self.op.holds(u.port(1)[0], self.threshold) {
+            0
+        } else {
+            2
+        };
+        y.all().copy_from_slice(u.port(pass));
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IfConfig {
+    /// Conditions over `u[0]`, `u[1]`, ... (or `u`), tested in order: the
+    /// first that holds (non-zero) sets its `action` element; none sets the
+    /// last (the `else` branch).
+    pub conditions: Expressions,
+    /// Elements of `u`.
+    #[serde(default = "one")]
+    pub inputs: usize,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameters: BTreeMap<String, f64>,
+}
+
+/// `if`: one-hot `action` output, one element per condition plus `else`.
+#[derive(Clone, Debug)]
+pub struct If {
+    program: ExprProgram,
+    truth: Vec<f64>,
+}
+
+impl If {
+    pub fn new(key: &str, c: &IfConfig) -> Result<Self, ConfigError> {
+        let program = ExprProgram::new(
+            &format!("{key}.conditions"),
+            &c.conditions.list(),
+            c.inputs,
+            &c.parameters,
+        )?;
+        Ok(If {
+            truth: vec![0.0; program.outputs()],
+            program,
+        })
+    }
+}
+
+impl Component for If {
+    fn declare(&self) -> Declaration {
+        every_step(
+            self.program.input_port(),
+            vec![PortSpec::new("action", self.truth.len() + 1)],
+        )
+    }
+
+    fn output(&mut self, cx: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+        self.program
+            .eval(super::common::secs(cx.now), u.all(), &mut self.truth);
+        let taken = self
+            .truth
+            .iter()
+            .position(|&v| v != 0.0)
+            .unwrap_or(self.truth.len());
+        for (i, a) in y.all().iter_mut().enumerate() {
+            *a = if i == taken { 1.0 } else { 0.0 };
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IfActionConfig {
+    /// As `expr`'s: what the branch computes while its `action` is set.
+    pub expr: Expressions,
+    #[serde(default = "one")]
+    pub inputs: usize,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub parameters: BTreeMap<String, f64>,
+    /// The output before the branch first runs.
+    #[serde(default = "zero")]
+    pub initial: Values,
+}
+
+fn zero() -> Values {
+    Values::One(0.0)
+}
+
+/// `if_action`: an expression block that runs only while its one-element
+/// `action` input is non-zero, holding its output otherwise.
+#[derive(Clone, Debug)]
+pub struct IfAction {
+    program: ExprProgram,
+    initial: Vec<f64>,
+}
+
+impl IfAction {
+    pub fn new(key: &str, c: &IfActionConfig) -> Result<Self, ConfigError> {
+        let program = ExprProgram::new(
+            &format!("{key}.expr"),
+            &c.expr.list(),
+            c.inputs,
+            &c.parameters,
+        )?;
+        let initial = c
+            .initial
+            .resolve(&format!("{key}.initial"), program.outputs())?;
+        Ok(IfAction { program, initial })
+    }
+}
+
+impl Component for IfAction {
+    fn declare(&self) -> Declaration {
+        let mut inputs = vec![PortSpec::new("action", 1)];
+        inputs.extend(self.program.input_port());
+        every_step(inputs, vec![PortSpec::new("y", self.program.outputs())])
+    }
+
+    fn initial_outputs(&self, y: &mut Outputs) {
+        y.all().copy_from_slice(&self.initial);
+    }
+
+    fn output(&mut self, cx: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+        if u.port(0)[0] != 0.0 {
+            let x = &u.all()[1..];
+            self.program.eval(super::common::secs(cx.now), x, y.all());
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeConfig {
+    /// Number of inputs `u0`, `u1`, ... (and elements of `action`).
+    #[serde(default = "two")]
+    pub inputs: usize,
+    #[serde(default = "one")]
+    pub width: usize,
+}
+
+/// `merge`: `y = u_i` for the first set element `i` of `action`; holds
+/// when none is set.
+#[derive(Clone, Debug)]
+pub struct Merge {
+    inputs: usize,
+    width: usize,
+}
+
+impl Merge {
+    pub fn new(key: &str, c: &MergeConfig) -> Result<Self, ConfigError> {
+        Ok(Merge {
+            inputs: width(&format!("{key}.inputs"), c.inputs)?,
+            width: width(&format!("{key}.width"), c.width)?,
+        })
+    }
+}
+
+impl Component for Merge {
+    fn declare(&self) -> Declaration {
+        let mut inputs = numbered("u", self.inputs, self.width);
+        inputs.push(PortSpec::new("action", self.inputs));
+        every_step(inputs, vec![PortSpec::new("y", self.width)])
+    }
+
+    fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
+        if let Some(i) = u.port(self.inputs).iter().position(|&a| a != 0.0) {
+            y.all().copy_from_slice(u.port(i));
+        }
+    }
+}
