@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use std::num::NonZeroU64;
 use std::path::{Path, PathBuf};
 
+use controlsim::blocks::{BlockConfig, BlockContext};
 use controlsim::graph::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, ReferenceComponent,
     SensorComponent,
@@ -24,7 +25,6 @@ use controlsim::graph::adapters::{
 use controlsim::graph::{
     Component, Graph, GraphBuilder, GraphRecorder, NewtonSettings, PortAddress,
 };
-use controlsim::blocks::{BlockConfig, BlockContext};
 use controlsim::{
     ActuatorConfig, ConfigError, ControllerConfig, PlantConfig, PlantModel, References,
     SensorConfig, SensorSource, SolverKind, StepSize,
@@ -493,7 +493,9 @@ fn ports(
     } else {
         vec![("r", sizes.slot(Some(c.reference.0.len())), true)]
     };
-    Ok(v.into_iter().map(|(n, s, o)| (n.to_string(), s, o)).collect())
+    Ok(v.into_iter()
+        .map(|(n, s, o)| (n.to_string(), s, o))
+        .collect())
 }
 
 /// Builds the block of component `c` (key `components[i]`).

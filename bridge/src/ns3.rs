@@ -131,7 +131,9 @@ pub enum Ns3Error {
     },
     #[error("the ns-3 server {binary} printed {line:?} where its port number was expected", binary = .binary.display())]
     BadPortLine { binary: PathBuf, line: String },
-    #[error("cannot make the local connection (TCP or Unix-domain pair) to the ns-3 server: {source}")]
+    #[error(
+        "cannot make the local connection (TCP or Unix-domain pair) to the ns-3 server: {source}"
+    )]
     Connect { source: std::io::Error },
     #[error("protocol version mismatch: the ns-3 server speaks version {server}, netloop speaks version {client}")]
     VersionMismatch { server: u16, client: u16 },
