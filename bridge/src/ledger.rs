@@ -125,6 +125,33 @@ pub struct FlowCounts {
     pub late_losses: u64,
 }
 
+impl FlowCounts {
+    /// Delivered over sent; `None` for a flow that sent nothing.
+    pub fn delivery_ratio(&self) -> Option<f64> {
+        (self.sent > 0).then(|| self.delivered as f64 / self.sent as f64)
+    }
+}
+
+/// Totals over flows: `totals += &flow_counts`.
+impl std::ops::AddAssign<&FlowCounts> for FlowCounts {
+    fn add_assign(&mut self, c: &FlowCounts) {
+        self.sent += c.sent;
+        self.delivered += c.delivered;
+        self.accepted += c.accepted;
+        self.dropped_max_delay += c.dropped_max_delay;
+        self.dropped_stale += c.dropped_stale;
+        self.lost_queue += c.lost_queue;
+        self.lost_phy += c.lost_phy;
+        self.lost_mac += c.lost_mac;
+        self.lost_routing += c.lost_routing;
+        self.lost_other += c.lost_other;
+        self.in_flight += c.in_flight;
+        self.late_deliveries += c.late_deliveries;
+        self.duplicate_deliveries += c.duplicate_deliveries;
+        self.late_losses += c.late_losses;
+    }
+}
+
 struct Stored {
     values: Vec<f64>,
     outstanding: u16,

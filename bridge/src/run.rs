@@ -640,7 +640,7 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
             .iter()
             .map(|f| {
                 let counts = ledger.counts()[f.id as usize].clone();
-                add_counts(&mut totals, &counts);
+                totals += &counts;
                 FlowSummary {
                     flow: f.id,
                     loop_name: system.loops()[f.loop_index].name().to_string(),
@@ -649,7 +649,7 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
                     dst: f.dst,
                     port: f.config.port,
                     size: f.config.size,
-                    delivery_ratio: ratio(counts.delivered, counts.sent),
+                    delivery_ratio: counts.delivery_ratio(),
                     delay: ledger.delay_stats(f.id),
                     aoi: ledger.age_stats(f.id, reached),
                     counts,
@@ -689,30 +689,9 @@ fn summarise<W: std::io::Write, P: std::io::Write>(
         },
         loops,
         platoon: observer.platoon.as_ref().map(|p| p.finish(system)),
-        delivery_ratio: ratio(totals.delivered, totals.sent),
+        delivery_ratio: totals.delivery_ratio(),
         totals,
         flows: flow_summaries,
         scenario: scenario.clone(),
     }
-}
-
-fn ratio(part: u64, whole: u64) -> Option<f64> {
-    (whole > 0).then(|| part as f64 / whole as f64)
-}
-
-fn add_counts(total: &mut FlowCounts, c: &FlowCounts) {
-    total.sent += c.sent;
-    total.delivered += c.delivered;
-    total.accepted += c.accepted;
-    total.dropped_max_delay += c.dropped_max_delay;
-    total.dropped_stale += c.dropped_stale;
-    total.lost_queue += c.lost_queue;
-    total.lost_phy += c.lost_phy;
-    total.lost_mac += c.lost_mac;
-    total.lost_routing += c.lost_routing;
-    total.lost_other += c.lost_other;
-    total.in_flight += c.in_flight;
-    total.late_deliveries += c.late_deliveries;
-    total.duplicate_deliveries += c.duplicate_deliveries;
-    total.late_losses += c.late_losses;
 }
