@@ -336,7 +336,12 @@ pub fn load_text(
     text: &str,
     overrides: &[Override],
 ) -> Result<LoadedGraph, LoadError> {
-    let scenario: GraphScenario = scenario_file::deserialize_with_overrides(path, text, overrides)?;
+    let scenario: GraphScenario = scenario_file::deserialize_with_overrides(
+        path,
+        text,
+        overrides,
+        |s: &mut GraphScenario| s.network.as_mut(),
+    )?;
     let locate =
         |key: &str, message: &str| scenario_file::locate_error(path, text, overrides, key, message);
     let config = |e: ConfigError| {

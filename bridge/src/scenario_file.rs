@@ -569,23 +569,10 @@ fn load_table(
         overrides,
     };
     apply_overrides(&mut table, &locator)?;
-
-    // A kind the bridge has no type for is the server's to describe: serde
-    // reads the rest, the schema this table.
-    let mut typed = table.clone();
-    let described = crate::config::take_described_kind(&mut typed);
-    let mut scenario: Scenario = serde_path_to_error::deserialize(toml::Value::Table(typed))
-        .map_err(|e| {
-            let key = KeyPath::from_serde(e.path());
-            let message = e.inner().message().trim().to_string();
-            locator.serde_error(&table, key, &message)
-        })?;
     let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    if let Some((kind, keys)) = described {
-        let ns3 = described_network(&scenario, &base_dir, kind, keys)
-            .map_err(|e| locator.error(&e.key, &e.message))?;
-        scenario.network.ns3 = Some(ns3);
-    }
+    let scenario: Scenario = deserialize_table(&locator, &table, &base_dir, |s: &mut Scenario| {
+        Some(&mut s.network)
+    })?;
     let mut resolved = scenario
         .resolve()
         .map_err(|e| locator.error(&e.key, &e.message))?;
@@ -642,7 +629,7 @@ fn load_table(
 /// server the scenario runs (`--describe`, cached); unchecked when that
 /// server is not run (the builtin channel).
 fn described_network(
-    scenario: &Scenario,
+    network: &crate::config::NetworkConfig,
     base_dir: &Path,
     kind: String,
     keys: toml::Table,
@@ -652,7 +639,7 @@ fn described_network(
         return DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys)
             .map(Ns3NetworkConfig::Described);
     }
-    if scenario.network.backend != Backend::Ns3 {
+    if network.backend != Backend::Ns3 {
         return Ok(Ns3NetworkConfig::Described(DescribedConfig::unchecked(
             kind, keys,
         )));
@@ -670,7 +657,7 @@ fn described_network(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let binary = server_command::server_binary(&scenario.network.server, base_dir);
+    let binary = server_command::server_binary(&network.server, base_dir);
     let schema = network_schema::describe(&binary).map_err(|e| ScenarioError {
         key: "network.ns3.kind".into(),
         message: format!(
@@ -698,17 +685,19 @@ fn described_network(
         .map(Ns3NetworkConfig::Described)
 }
 
-/// Parses TOML text with overrides into any config type, with the located
-/// errors of scenarios (used for graph scenarios, whose type is not
-/// [`Scenario`]).
+/// Parses TOML text with overrides into any config type with an optional
+/// `[network]` (`network_of` finds it), with the located errors of
+/// scenarios (used for graph scenarios, whose type is not [`Scenario`]).
 ///
 /// # Errors
-/// A syntax error, an override that cannot be applied, a non-finite number
-/// or a located type / unknown-key / missing-key error.
+/// A syntax error, an override that cannot be applied, a non-finite number,
+/// a located type / unknown-key / missing-key error, or a network kind's
+/// table its schema refuses.
 pub fn deserialize_with_overrides<T: for<'de> Deserialize<'de>>(
     path: &Path,
     text: &str,
     overrides: &[Override],
+    network_of: impl FnOnce(&mut T) -> Option<&mut crate::config::NetworkConfig>,
 ) -> Result<T, LoadError> {
     let mut table = parse_table(path, text)?;
     let locator = Locator {
@@ -717,11 +706,33 @@ pub fn deserialize_with_overrides<T: for<'de> Deserialize<'de>>(
         overrides,
     };
     apply_overrides(&mut table, &locator)?;
-    serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
-        let key = KeyPath::from_serde(e.path());
-        let message = e.inner().message().trim().to_string();
-        locator.serde_error(&table, key, &message)
-    })
+    let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    deserialize_table(&locator, &table, &base_dir, network_of)
+}
+
+/// Deserializes a scenario's tree (overrides applied). A network kind the
+/// bridge has no type for is the server's to describe: serde reads the
+/// rest, the kind's schema its `[network.ns3]` table.
+fn deserialize_table<T: for<'de> Deserialize<'de>>(
+    locator: &Locator,
+    table: &toml::Table,
+    base_dir: &Path,
+    network_of: impl FnOnce(&mut T) -> Option<&mut crate::config::NetworkConfig>,
+) -> Result<T, LoadError> {
+    let mut typed = table.clone();
+    let described = crate::config::take_described_kind(&mut typed);
+    let mut value: T =
+        serde_path_to_error::deserialize(toml::Value::Table(typed)).map_err(|e| {
+            let key = KeyPath::from_serde(e.path());
+            let message = e.inner().message().trim().to_string();
+            locator.serde_error(table, key, &message)
+        })?;
+    if let (Some((kind, keys)), Some(network)) = (described, network_of(&mut value)) {
+        let ns3 = described_network(network, base_dir, kind, keys)
+            .map_err(|e| locator.error(&e.key, &e.message))?;
+        network.ns3 = Some(ns3);
+    }
+    Ok(value)
 }
 
 /// A problem at `key` of a file read with `overrides`, located in it.
