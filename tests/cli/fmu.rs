@@ -14,6 +14,16 @@ use std::sync::OnceLock;
 
 use crate::support::{assert_exit, netloop, read_csv, root, stderr, summary};
 
+/// One second at 1 ms steps, time-stepping every 10 ms, and a builtin
+/// channel without delay: the setting of the FMU loop tests (for
+/// [`test_support::fixtures::scenario`]).
+const ONE_SECOND_EVERY_10MS: &str = r#"duration = "1s"
+step = "1ms"
+[sync]
+scheme = "time_stepping"
+period = "10ms""#;
+const ZERO_DELAY: &str = r#"{ kind = "constant", value = "0s" }"#;
+
 /// The Python that has fmpy and pythonfmu.
 fn python() -> PathBuf {
     if let Some(p) = std::env::var_os("NETLOOP_PYTHON").filter(|p| !p.is_empty()) {
@@ -182,17 +192,10 @@ fn fmi3_co_simulation_plant_equals_fmpy() {
 /// computations up to t_n with r = 1)`, from the first computation at 0.
 #[test]
 fn python_controller_answers_at_its_computation_time() {
-    let text = r#"
-duration = "1s"
-step = "1ms"
-[sync]
-scheme = "time_stepping"
-period = "10ms"
-[network]
-backend = "builtin"
-[network.builtin]
-delay = { kind = "constant", value = "0s" }
-[[loops]]
+    let text = &test_support::fixtures::scenario(
+        ONE_SECOND_EVERY_10MS,
+        ZERO_DELAY,
+        r#"[[loops]]
 name = "pi"
 plant_node = 0
 controller_node = 1
@@ -212,7 +215,8 @@ period = "10ms"
 kind = "step"
 at = "500ms"
 final = 1.0
-"#;
+"#,
+    );
     let dir = scenario(&["PiController.fmu"], text);
     let out = dir.path().join("out");
     let o = netloop_in(dir.path())
@@ -379,17 +383,10 @@ fn check_rejects_bad_fmus_and_mappings_naming_key_and_variable() {
 /// says why and names the mode that works.
 #[test]
 fn check_refuses_rollback_for_an_fmu_controller() {
-    let text = r#"
-duration = "1s"
-step = "1ms"
-[sync]
-scheme = "time_stepping"
-period = "10ms"
-[network]
-backend = "builtin"
-[network.builtin]
-delay = { kind = "constant", value = "0s" }
-[[loops]]
+    let text = &test_support::fixtures::scenario(
+        ONE_SECOND_EVERY_10MS,
+        ZERO_DELAY,
+        r#"[[loops]]
 name = "pi"
 plant_node = 0
 controller_node = 1
@@ -405,7 +402,8 @@ period = "10ms"
 kind = "fmu"
 path = "models/PiController.fmu"
 trigger = "event"
-"#;
+"#,
+    );
     let dir = scenario(&["PiController.fmu"], text);
     let o = netloop_in(dir.path())
         .arg("check")
@@ -622,17 +620,10 @@ fn model_exchange_plant_agrees_with_fmpy() {
 /// Model Exchange FMU as a controller.
 #[test]
 fn check_rejects_model_exchange_misuse_naming_the_key() {
-    let controller = r#"
-duration = "1s"
-step = "1ms"
-[sync]
-scheme = "time_stepping"
-period = "10ms"
-[network]
-backend = "builtin"
-[network.builtin]
-delay = { kind = "constant", value = "0s" }
-[[loops]]
+    let controller = &test_support::fixtures::scenario(
+        ONE_SECOND_EVERY_10MS,
+        ZERO_DELAY,
+        r#"[[loops]]
 name = "c"
 plant_node = 0
 controller_node = 1
@@ -646,7 +637,8 @@ period = "10ms"
 [loops.controller]
 kind = "fmu"
 path = "models/BouncingBall.fmu"
-"#;
+"#,
+    );
     let cases = [
         (
             ball_scenario("step = \"10ms\""),
