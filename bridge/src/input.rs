@@ -10,8 +10,9 @@ use std::io::Read;
 use std::path::Path;
 
 /// The most netloop reads from one input file: 16 MiB, far above any
-/// scenario, sweep or delay file written by hand or by a script.
-pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+/// scenario, sweep or delay file written by hand or by a script (the same
+/// limit controlsim applies to equation model files).
+pub const MAX_INPUT_BYTES: u64 = controlsim::limits::MAX_INPUT_BYTES;
 
 /// The most characters of a source line an error message shows.
 pub const MAX_ECHOED_CHARS: usize = 80;

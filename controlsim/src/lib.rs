@@ -47,6 +47,7 @@ pub mod error;
 pub mod event;
 pub mod fmu;
 pub mod graph;
+pub mod input;
 pub mod limits;
 mod matrix;
 pub mod plant;

@@ -27,6 +27,16 @@ pub const MAX_DIMENSION: usize = 1024;
 /// in the port range anyway.
 pub const MAX_LOOPS: usize = 10_000;
 
+/// The most netloop reads from one text file it is given (scenario, sweep,
+/// delay and equation model files; `bridge::input` applies it to the
+/// first three): far above any such file written by hand or by a script.
+pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The most netloop reads from one FMU archive, which is read whole to be
+/// hashed and unpacked: FMUs with their binaries and resources are a few
+/// megabytes to some tens of megabytes.
+pub const MAX_FMU_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Checks every size of `config` against the limits above.
 ///
 /// # Errors

@@ -295,6 +295,69 @@ fn devices_and_endless_files_are_refused_quickly_under_a_memory_limit() {
     }
 }
 
+/// Model files a scenario names (an FMU, an equation model), in loops and
+/// in graph components, are read under a cap too: `/dev/zero` is refused
+/// quickly with the limit, not read until memory runs out.
+#[test]
+fn model_files_that_never_end_are_refused_quickly_under_a_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu_loop = "duration = \"1s\"\nstep = \"1ms\"\n[sync]\nscheme = \"time_stepping\"\nperiod = \"10ms\"\n\
+        [network]\nbackend = \"builtin\"\n[network.builtin]\ndelay = { kind = \"constant\", value = \"3ms\" }\n\
+        [[loops]]\nname = \"chain\"\nplant_node = 0\ncontroller_node = 1\n[loops.plant]\nkind = \"fmu\"\n\
+        path = \"/dev/zero\"\nstep = \"10ms\"\n[loops.sensor]\nperiod = \"10ms\"\n[loops.controller]\nkind = \"open_loop\"\n";
+    // The cascade example with its plant replaced.
+    let cascade = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cascade_servo_graph.toml"),
+    )
+    .unwrap();
+    let servo = "[components.plant]\nkind = \"dc_servo\"\noutputs = [\"theta\", \"omega\"]";
+    assert!(cascade.contains(servo), "the cascade example changed");
+    let graph = |plant: &str| cascade.replace(servo, &format!("[components.plant]\n{plant}"));
+    let cases = [
+        (
+            "fmu_loop.toml",
+            fmu_loop.to_string(),
+            "loops[0].plant.path",
+            "256 MiB",
+        ),
+        (
+            "fmu_graph.toml",
+            graph("kind = \"fmu\"\npath = \"/dev/zero\"\nstep = \"1ms\""),
+            "components[0].plant.path",
+            "256 MiB",
+        ),
+        (
+            "equations_graph.toml",
+            graph("kind = \"equations\"\nsource = \"/dev/zero\""),
+            "components[0].plant.source",
+            "16 MiB",
+        ),
+    ];
+    for (name, text, key, limit) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let started = Instant::now();
+        let o = limited(netloop().args(["check", path.to_str().unwrap()]));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{name}: took {:?}",
+            started.elapsed()
+        );
+        assert_exit(&o, 2);
+        let err = stderr(&o);
+        assert!(
+            err.starts_with(&format!("error: `{key}`: ")),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "/dev/zero: it is larger than {limit}, the most netloop reads from"
+            )),
+            "{name}: {err}"
+        );
+    }
+}
+
 /// The servo example with an empirical delay read from `file`.
 fn write_scenario_with_delay_file(dir: &Path, file: &Path) -> PathBuf {
     let text = std::fs::read_to_string(servo_example()).unwrap().replace(

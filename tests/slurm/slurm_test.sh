@@ -110,9 +110,11 @@ for _ in $(seq 3000); do
         hash="${dir##*/}"
         task="${array}_${task_of[$hash]}"
         # Freeze the task (SIGSTOP to its processes) so that it cannot
-        # finish between this check and the cancel, then check again.
+        # finish between this check and the cancel, then check again. A
+        # run that has written its summary is done even before its task
+        # writes outcome.json: not a victim.
         scontrol suspend "$task" 2>/dev/null || continue
-        if [ -f "$dir/outcome.json" ]; then
+        if [ -f "$dir/outcome.json" ] || [ -f "$dir/summary.json" ]; then
             scontrol resume "$task" 2>/dev/null || true
             continue
         fi
@@ -150,6 +152,34 @@ PY
 wait_for_jobs "$array" "$aggregate"
 check "after resume, SLURM gives the local sweep's files" same_sweep "$work/local" "$work/killed"
 check "nothing left to resume" bash -c "'$netloop' sweep '$sweep' --out '$work/killed' --resume --slurm 2>&1 | grep -q 'nothing to submit'"
+
+echo "== a node that cannot see the ns-3 server fails at once"
+# The server is where the submitting shell saw it; the jobs are held until
+# it is gone, as if the nodes did not share that file system.
+cp "$root/ns3-scenarios/build/netloop-server" "$work/unshared-server"
+cat >"$work/blind.toml" <<TOML
+scenario = "$root/examples/dc_servo_p2p.toml"
+[set]
+duration = "1s"
+[[grid]]
+key = "loops[0].controller.kp"
+values = [8.0, 12.0]
+[slurm]
+sbatch = ["--hold"]
+TOML
+array=$(NETLOOP_NS3_SERVER="$work/unshared-server" "$netloop" sweep "$work/blind.toml" --out "$work/blind" --slurm -q)
+aggregate=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][-1]["aggregate_job"])' "$work/blind/slurm/jobs.json")
+rm "$work/unshared-server"
+scontrol release "$array" "$aggregate"
+wait_for_jobs "$array" "$aggregate"
+blind_task_says() { # TASK: its log names what the node cannot see
+    grep -q "netloop array task $1 on .*: cannot execute the ns-3 server $work/unshared-server; the sweep directory and the binaries must be on a file system every node shares" \
+        "$work/blind/slurm/task-${array}_$1.log"
+}
+check "task 1 says what its node cannot see" blind_task_says 1
+check "task 2 says what its node cannot see" blind_task_says 2
+check "the aggregation says so too" grep -q "netloop aggregation on .*: cannot execute the ns-3 server" "$work/blind/slurm/aggregate-$aggregate.log"
+check "no run started" test -z "$(ls "$work"/blind/runs/*/netloop.log 2>/dev/null)"
 
 echo "slurm: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -110,7 +110,12 @@ impl EquationModel {
                     Some(s) => s.clone(),
                     None => Source {
                         name: path.clone(),
-                        text: std::fs::read_to_string(path).map_err(|e| {
+                        text: crate::input::read_text_capped(
+                            std::path::Path::new(path),
+                            crate::limits::MAX_INPUT_BYTES,
+                            "one file",
+                        )
+                        .map_err(|e| {
                             ConfigError::invalid(format!("{key}.source"), format!("cannot read {path}: {e}"))
                         })?,
                     },

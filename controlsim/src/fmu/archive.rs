@@ -35,9 +35,10 @@ impl Unpacked {
     /// [`ConfigError`] at `key` for a file that cannot be read or is not a
     /// ZIP archive, or a cache that cannot be written.
     pub fn open(key: &str, file: &Path) -> Result<Self, ConfigError> {
-        let bytes = fs::read(file).map_err(|e| {
-            ConfigError::invalid(key, format!("cannot read the FMU {}: {e}", file.display()))
-        })?;
+        let bytes = crate::input::read_capped(file, crate::limits::MAX_FMU_BYTES, "an FMU")
+            .map_err(|e| {
+                ConfigError::invalid(key, format!("cannot read the FMU {}: {e}", file.display()))
+            })?;
         let hash = hex::encode(Sha256::digest(&bytes));
         let root = cache_root();
         let dir = root.join(&hash);
@@ -56,7 +57,12 @@ impl Unpacked {
     /// # Errors
     /// [`ConfigError`] at `key` when the archive has none.
     pub fn model_description(&self, key: &str) -> Result<String, ConfigError> {
-        fs::read_to_string(self.dir.join("modelDescription.xml")).map_err(|e| {
+        crate::input::read_text_capped(
+            &self.dir.join("modelDescription.xml"),
+            crate::limits::MAX_INPUT_BYTES,
+            "one file",
+        )
+        .map_err(|e| {
             ConfigError::invalid(
                 key,
                 format!(
@@ -168,16 +174,20 @@ fn unpack(
                 format!("the FMU {} has no modelDescription.xml", file.display()),
             )
         })?;
+        // Read to see that it can be; an archive entry may claim any size.
         let mut sink = Vec::new();
-        entry.read_to_end(&mut sink).map_err(|e| {
-            ConfigError::invalid(
-                key,
-                format!(
-                    "cannot read modelDescription.xml in {}: {e}",
-                    file.display()
-                ),
-            )
-        })?;
+        (&mut entry)
+            .take(crate::limits::MAX_INPUT_BYTES)
+            .read_to_end(&mut sink)
+            .map_err(|e| {
+                ConfigError::invalid(
+                    key,
+                    format!(
+                        "cannot read modelDescription.xml in {}: {e}",
+                        file.display()
+                    ),
+                )
+            })?;
     }
     fs::create_dir_all(root).map_err(cache_error)?;
     let staging = tempfile::Builder::new()
