@@ -35,19 +35,20 @@
 //! produces them, as for an event-triggered loop controller's answers),
 //! and at the end of the period under time-stepping.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use controlsim::graph::{Graph, GraphError, GraphObserver};
-use protocol::{Delivery, DropEvent, FlowSpec, SendRequest, SimTime, Step, StepDone};
+use protocol::{FlowSpec, SimTime};
 
 use crate::config::SchemeKind;
-use crate::flows::FlowTable;
 use crate::graph_flows::{zero_on_loss, GraphFlow, NetworkSide, SendRule};
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::network::{Network, NetworkError};
+use crate::session::master_slave::{LOOKAHEAD, LOOKAHEAD_IN_FLIGHT, LOOKAHEAD_MAX_SENDS};
+use crate::session::network_driver::{Event, NetworkDriver, Placement, SyncClock};
 
 /// Why a graph co-simulation stopped before its end.
 #[derive(Debug, thiserror::Error)]
@@ -68,48 +69,18 @@ pub enum GraphSessionError {
     Interrupted { reached: SimTime },
 }
 
-/// A packet event waiting for its boundary, in canonical order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct EventKey {
-    step: u64,
-    time: SimTime,
-    flow: u32,
-    number: u64,
-    state_index: u16,
-    /// Deliveries before losses at one instant.
-    loss: bool,
-}
-
-#[derive(Clone, Debug)]
-enum Event {
-    Delivery(Delivery),
-    Drop(DropEvent),
-}
-
 /// The co-simulation of one networked graph run.
 pub struct GraphSession<W: Write> {
     graph: Graph,
-    network: Box<dyn Network>,
+    /// The network, the ledger and the queue of packet events.
+    driver: NetworkDriver<W>,
     flows: Vec<GraphFlow>,
-    table: FlowTable,
-    ledger: Ledger<W>,
-    scheme: SchemeKind,
-    step_ns: u64,
-    end_step: u64,
-    sync_steps: Option<u64>,
-    queue: BTreeMap<EventKey, Event>,
-    outgoing: Vec<SendRequest>,
     /// Per flow without a schedule: the next packet number.
     counters: Vec<u64>,
     /// Per flow: a packet was accepted at the boundary being served.
     arrived: Vec<bool>,
-    /// The first boundary not yet served: an event reported after its
-    /// boundary was served (a network that reports an event at exactly a
-    /// step's end in the next step) acts at the next one.
-    next_serve: u64,
-    syncs: u64,
-    cancel: Option<Arc<AtomicBool>>,
-    description: String,
+    /// Master-slave may run the network ahead (`[sync] lookahead`).
+    lookahead: bool,
 }
 
 /// What a finished session hands back.
@@ -132,33 +103,29 @@ impl<W: Write> GraphSession<W> {
     ) -> Self {
         let table = side.table();
         let n = side.flows.len();
-        GraphSession {
-            ledger: Ledger::new(table.clone(), side.names(), packets_out),
-            table,
-            flows: side.flows.clone(),
+        let clock = SyncClock {
             scheme: side.resolved.scenario.sync.scheme,
             step_ns: graph.step_size().as_nanos(),
             end_step: side.resolved.end_step,
             sync_steps: side.resolved.sync_steps,
-            queue: BTreeMap::new(),
-            outgoing: Vec::new(),
+        };
+        let ledger = Ledger::new(table.clone(), side.names(), packets_out);
+        GraphSession {
+            driver: NetworkDriver::new(network, ledger, table, clock, Placement::Graph, cancel),
+            flows: side.flows.clone(),
             counters: vec![0; n],
             arrived: vec![false; n],
-            next_serve: 0,
-            syncs: 0,
-            cancel,
-            description: String::new(),
+            lookahead: side.resolved.scenario.sync.lookahead,
             graph,
-            network,
         }
     }
 
     pub fn syncs(&self) -> u64 {
-        self.syncs
+        self.driver.syncs
     }
 
     pub fn network_description(&self) -> &str {
-        &self.description
+        &self.driver.description
     }
 
     pub fn time(&self) -> SimTime {
@@ -171,9 +138,10 @@ impl<W: Write> GraphSession<W> {
     /// # Errors
     /// The first failure, naming the simulated time reached.
     pub fn run<O: GraphObserver>(&mut self, observer: &mut O) -> Result<(), GraphSessionError> {
-        let event_driven = self.scheme == SchemeKind::EventDriven;
+        let event_driven = self.driver.clock.scheme == SchemeKind::EventDriven;
         let specs: Vec<FlowSpec> = self
-            .table
+            .driver
+            .flows
             .all()
             .iter()
             .map(|f| FlowSpec {
@@ -186,8 +154,8 @@ impl<W: Write> GraphSession<W> {
                 stop_on_delivery: event_driven,
             })
             .collect();
-        self.description = self.network.configure(&specs)?.description;
-        match (self.scheme, self.sync_steps) {
+        self.driver.configure(&specs)?;
+        match (self.driver.clock.scheme, self.driver.clock.sync_steps) {
             (SchemeKind::TimeStepping, Some(p)) => self.run_time_stepping(p, observer)?,
             (SchemeKind::MasterSlave, Some(p)) => self.run_master_slave(p, observer)?,
             _ => self.run_event_driven(observer)?,
@@ -214,39 +182,24 @@ impl<W: Write> GraphSession<W> {
         GraphSessionParts<W>,
         Result<Option<protocol::Summary>, GraphSessionError>,
     ) {
-        let resolved = self.resolve_leftovers();
+        let resolved = self
+            .driver
+            .resolve_leftovers()
+            .map_err(|s| self.ledger_error(s));
         let summary = if network_alive {
-            self.network.finish().ok()
+            self.driver.network.finish().ok()
         } else {
             None
         };
         (
             GraphSessionParts {
                 graph: self.graph,
-                network: self.network,
-                ledger: self.ledger,
-                syncs: self.syncs,
+                network: self.driver.network,
+                ledger: self.driver.ledger,
+                syncs: self.driver.syncs,
             },
             resolved.map(|()| summary),
         )
-    }
-
-    fn resolve_leftovers(&mut self) -> Result<(), GraphSessionError> {
-        let drops: Vec<DropEvent> = self
-            .queue
-            .values()
-            .filter_map(|e| match e {
-                Event::Drop(d) => Some(d.clone()),
-                Event::Delivery(_) => None,
-            })
-            .collect();
-        for d in &drops {
-            self.ledger.lose(d).map_err(|s| self.ledger_error(s))?;
-        }
-        self.queue.clear();
-        self.ledger
-            .close_in_flight()
-            .map_err(|s| self.ledger_error(s))
     }
 
     // ----- the schemes -----
@@ -259,9 +212,12 @@ impl<W: Write> GraphSession<W> {
         period: u64,
         observer: &mut O,
     ) -> Result<(), GraphSessionError> {
+        if self.lookahead && self.flows.iter().all(|f| f.schedule.is_some()) {
+            return self.run_master_slave_ahead(period, observer);
+        }
         let mut s = self.graph.k();
-        while s < self.end_step {
-            let e = (s + period).min(self.end_step);
+        while s < self.driver.clock.end_step {
+            let e = (s + period).min(self.driver.clock.end_step);
             self.serve(s, self.time_of(s), false)?;
             self.announce(s + 1, e);
             self.network_step(self.time_of(e), false)?;
@@ -275,6 +231,71 @@ impl<W: Write> GraphSession<W> {
         Ok(())
     }
 
+    /// Master-slave lookahead (as for loops, see `session/master_slave.rs`):
+    /// when every flow sends on a fixed schedule, every packet is announced
+    /// before its period is replayed and the replay gives the network
+    /// nothing, so the network runs windows of up to [`LOOKAHEAD`] ahead,
+    /// two of them always with it. Each period is announced in the order
+    /// syncing every period sends it (its first boundary, then the rest),
+    /// so the network sees the same requests and the results are the same
+    /// bits; only the sync count changes.
+    fn run_master_slave_ahead<O: GraphObserver>(
+        &mut self,
+        period: u64,
+        observer: &mut O,
+    ) -> Result<(), GraphSessionError> {
+        let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
+        let end_step = self.driver.clock.end_step;
+        let mut in_flight = VecDeque::with_capacity(LOOKAHEAD_IN_FLIGHT);
+        let mut announced = self.graph.k();
+        while in_flight.len() < LOOKAHEAD_IN_FLIGHT && announced < end_step {
+            let end = self.launch_window(announced, period, max_periods)?;
+            in_flight.push_back((announced, end));
+            announced = end;
+        }
+        while let Some((start, end)) = in_flight.pop_front() {
+            self.driver.end_step(|_| false)?;
+            if announced < end_step {
+                let next = self.launch_window(announced, period, max_periods)?;
+                in_flight.push_back((announced, next));
+                announced = next;
+            }
+            for k in start..end {
+                self.serve(k, self.time_of(k), true)?;
+                self.record_and_integrate(observer)?;
+            }
+            debug_assert!(
+                self.driver.outgoing.is_empty(),
+                "a lookahead replay produced a packet to send"
+            );
+        }
+        Ok(())
+    }
+
+    /// Announces whole periods from `start` until the window is full and
+    /// hands its step to the network; returns the window's end.
+    fn launch_window(
+        &mut self,
+        start: u64,
+        period: u64,
+        max_periods: u64,
+    ) -> Result<u64, GraphSessionError> {
+        let end_step = self.driver.clock.end_step;
+        let mut end = start;
+        for _ in 0..max_periods {
+            if end >= end_step || self.driver.outgoing.len() >= LOOKAHEAD_MAX_SENDS {
+                break;
+            }
+            let next = (end + period).min(end_step);
+            self.announce(end, end + 1);
+            self.announce(end + 1, next);
+            end = next;
+        }
+        self.check_cancel()?;
+        self.driver.begin_step(self.time_of(end), Vec::new())?;
+        Ok(end)
+    }
+
     /// Time-stepping: the network runs a period with what the previous one
     /// produced while the graph integrates it with what had arrived.
     fn run_time_stepping<O: GraphObserver>(
@@ -283,19 +304,16 @@ impl<W: Write> GraphSession<W> {
         observer: &mut O,
     ) -> Result<(), GraphSessionError> {
         let mut s = self.graph.k();
-        while s < self.end_step {
-            let e = (s + period).min(self.end_step);
+        while s < self.driver.clock.end_step {
+            let e = (s + period).min(self.driver.clock.end_step);
             self.check_cancel()?;
-            let request = self.step_request(self.time_of(e), false);
-            self.network.begin_step(request)?;
-            self.syncs += 1;
+            self.driver.begin_step(self.time_of(e), Vec::new())?;
             for k in s..e {
                 let send = self.scheduled_send_time(k);
                 self.serve(k, send, false)?;
                 self.record_and_integrate(observer)?;
             }
-            let done = self.network.end_step()?;
-            self.enqueue(done)?;
+            self.driver.end_step(|_| false)?;
             s = e;
         }
         Ok(())
@@ -311,9 +329,9 @@ impl<W: Write> GraphSession<W> {
     ) -> Result<(), GraphSessionError> {
         let predictable = self.flows.iter().all(|f| f.schedule.is_some());
         let mut k = self.graph.k();
-        while k < self.end_step {
+        while k < self.driver.clock.end_step {
             let t = self.time_of(k);
-            while self.network.reached() < t {
+            while self.driver.network.reached() < t {
                 self.network_step(t, true)?;
             }
             self.serve(k, t, false)?;
@@ -327,24 +345,27 @@ impl<W: Write> GraphSession<W> {
             } else {
                 k + 1
             }
-            .min(self.end_step);
-            if let Some(p) = self.sync_steps {
+            .min(self.driver.clock.end_step);
+            if let Some(p) = self.driver.clock.sync_steps {
                 next = next.min(k + p);
             }
             let reached = self.network_step(self.time_of(next), true)?;
-            let target = reached.0.div_ceil(self.step_ns).clamp(k + 1, next);
+            let target = reached
+                .0
+                .div_ceil(self.driver.clock.step_ns)
+                .clamp(k + 1, next);
             self.record_and_integrate(observer)?;
             // Only losses can act before the target: serve them.
             for b in k + 1..target {
-                let send = self.time_of(b).max(self.network.reached());
+                let send = self.time_of(b).max(self.driver.network.reached());
                 self.serve(b, send, false)?;
                 self.record_and_integrate(observer)?;
             }
             k = target;
         }
         // Every loss up to the end is known.
-        let t = self.time_of(self.end_step);
-        while self.network.reached() < t {
+        let t = self.time_of(self.driver.clock.end_step);
+        while self.driver.network.reached() < t {
             self.network_step(t, false)?;
         }
         Ok(())
@@ -362,18 +383,14 @@ impl<W: Write> GraphSession<W> {
         announced: bool,
     ) -> Result<(), GraphSessionError> {
         debug_assert_eq!(self.graph.k(), k);
-        self.next_serve = k + 1;
+        self.driver.next_serve = k + 1;
         self.arrived.fill(false);
-        let keys: Vec<EventKey> = self
-            .queue
-            .range(Self::range_of(k))
-            .map(|(key, _)| *key)
-            .collect();
-        for key in keys {
-            let event = self.queue.remove(&key).expect("key taken from the queue");
+        for key in self.driver.keys_at(k, None, None) {
+            let event = self.driver.take(&key);
             match event {
                 Event::Delivery(d) => {
                     let verdict = self
+                        .driver
                         .ledger
                         .deliver(&d, k)
                         .map_err(|s| self.ledger_error(s))?;
@@ -389,7 +406,10 @@ impl<W: Write> GraphSession<W> {
                     }
                 }
                 Event::Drop(d) => {
-                    self.ledger.lose(&d).map_err(|s| self.ledger_error(s))?;
+                    self.driver
+                        .ledger
+                        .lose(&d)
+                        .map_err(|s| self.ledger_error(s))?;
                     self.on_loss(d.flow as usize, d.state_index);
                 }
             }
@@ -461,33 +481,10 @@ impl<W: Write> GraphSession<W> {
 
     // ----- packets -----
 
-    fn packet_count(&self, f: usize) -> u16 {
-        let flow = &self.flows[f];
-        if flow.config.multi_packet {
-            flow.source.2.len() as u16
-        } else {
-            1
-        }
-    }
-
     /// Records a sample in the ledger and, unless it was announced ahead,
     /// queues its packets for the network.
     fn send(&mut self, f: usize, number: u64, values: &[f64], time: SimTime, announced: bool) {
-        let flow = f as u32;
-        if !announced {
-            let (size, count) = (self.flows[f].config.size, self.packet_count(f));
-            self.ledger.announce(flow, number, count, time, size);
-            self.outgoing
-                .extend((0..count).map(|state_index| SendRequest {
-                    flow,
-                    number,
-                    state_index,
-                    state_count: count,
-                    time,
-                    size,
-                }));
-        }
-        self.ledger.set_values(flow, number, values);
+        self.driver.send(f as u32, number, values, time, announced);
     }
 
     /// Master-slave: announces the scheduled packets of boundaries
@@ -499,22 +496,12 @@ impl<W: Write> GraphSession<W> {
             };
             // A flow on new values of its source sends at its source's
             // instants; a periodic flow at its own.
+            let width = self.flows[f].source.2.len();
             let mut k = next_at_or_after(period, phase, k0);
             while k < k1 {
                 let number = (k - phase) / period;
-                let (size, count) = (self.flows[f].config.size, self.packet_count(f));
-                let time = self.time_of(k);
-                let flow = f as u32;
-                self.ledger.announce(flow, number, count, time, size);
-                self.outgoing
-                    .extend((0..count).map(|state_index| SendRequest {
-                        flow,
-                        number,
-                        state_index,
-                        state_count: count,
-                        time,
-                        size,
-                    }));
+                self.driver
+                    .announce(f as u32, number, width, self.time_of(k));
                 k += period;
             }
         }
@@ -523,55 +510,18 @@ impl<W: Write> GraphSession<W> {
     // ----- time -----
 
     fn time_of(&self, k: u64) -> SimTime {
-        SimTime(k * self.step_ns)
+        self.driver.clock.time_of(k)
     }
 
     /// When a packet of a scheduled flow produced at `k` enters the network.
     fn scheduled_send_time(&self, k: u64) -> SimTime {
-        match (self.scheme, self.sync_steps) {
-            (SchemeKind::TimeStepping, Some(p)) => self.time_of((k / p + 1) * p),
-            _ => self.time_of(k),
-        }
-    }
-
-    /// The boundary where a packet sent at `sent` and arriving (or lost) at
-    /// `t` takes effect.
-    fn effect_step(&self, t: SimTime, sent: SimTime) -> u64 {
-        let step = match (self.scheme, self.sync_steps) {
-            (SchemeKind::TimeStepping, Some(p)) => (t.0 / (p * self.step_ns) + 1) * p,
-            _ => t.0.div_ceil(self.step_ns),
-        };
-        step.max(sent.0 / self.step_ns + 1).max(self.next_serve)
-    }
-
-    fn range_of(k: u64) -> std::ops::RangeInclusive<EventKey> {
-        let lo = EventKey {
-            step: k,
-            time: SimTime::ZERO,
-            flow: 0,
-            number: 0,
-            state_index: 0,
-            loss: false,
-        };
-        let hi = EventKey {
-            step: k,
-            time: SimTime::MAX,
-            flow: u32::MAX,
-            number: u64::MAX,
-            state_index: u16::MAX,
-            loss: true,
-        };
-        lo..=hi
+        self.driver.clock.scheduled_send_time(k)
     }
 
     // ----- the network -----
 
     fn check_cancel(&self) -> Result<(), GraphSessionError> {
-        if self
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
+        if self.driver.cancelled() {
             return Err(GraphSessionError::Interrupted {
                 reached: self.time(),
             });
@@ -579,76 +529,17 @@ impl<W: Write> GraphSession<W> {
         Ok(())
     }
 
-    fn step_request(&mut self, until: SimTime, stop_at_delivery: bool) -> Step {
-        Step {
-            until,
-            stop_at_delivery,
-            sends: std::mem::take(&mut self.outgoing),
-            // Graph components do not move nodes (yet).
-            kinematics: Vec::new(),
-        }
-    }
-
+    /// One synchronous network step; its events join the queue. Graph
+    /// components do not move nodes (yet).
     fn network_step(
         &mut self,
         until: SimTime,
         stop_at_delivery: bool,
     ) -> Result<SimTime, GraphSessionError> {
         self.check_cancel()?;
-        let step = self.step_request(until, stop_at_delivery);
-        let done = self.network.step(step)?;
-        self.syncs += 1;
-        self.enqueue(done)
-    }
-
-    /// Queues a step's events at their boundaries, each report going to the
-    /// ledger first (only a packet's first report is queued).
-    fn enqueue(&mut self, done: StepDone) -> Result<SimTime, GraphSessionError> {
-        let mut events: Vec<Event> = done
-            .deliveries
-            .into_iter()
-            .map(Event::Delivery)
-            .chain(done.drops.into_iter().map(Event::Drop))
-            .collect();
-        events.sort_by_key(|e| match e {
-            Event::Delivery(d) => (d.received, 0),
-            Event::Drop(d) => (d.time, 1),
-        });
-        let reached = done.reached;
-        let violation =
-            |violation| GraphSessionError::Network(NetworkError::Violation { reached, violation });
-        for event in events {
-            let key = match &event {
-                Event::Delivery(d) => {
-                    if !self.ledger.report_delivery(d).map_err(violation)? {
-                        continue;
-                    }
-                    EventKey {
-                        step: self.effect_step(d.received, d.sent),
-                        time: d.received,
-                        flow: d.flow,
-                        number: d.number,
-                        state_index: d.state_index,
-                        loss: false,
-                    }
-                }
-                Event::Drop(d) => {
-                    if !self.ledger.report_loss(d).map_err(violation)? {
-                        continue;
-                    }
-                    EventKey {
-                        step: self.effect_step(d.time, d.sent),
-                        time: d.time,
-                        flow: d.flow,
-                        number: d.number,
-                        state_index: d.state_index,
-                        loss: true,
-                    }
-                }
-            };
-            self.queue.insert(key, event);
-        }
-        Ok(reached)
+        Ok(self
+            .driver
+            .step(until, stop_at_delivery, Vec::new(), |_| false)?)
     }
 
     fn ledger_error(&self, source: LedgerError) -> GraphSessionError {

@@ -38,22 +38,23 @@
 
 mod event_driven;
 mod event_rules;
-mod master_slave;
+pub(crate) mod master_slave;
+pub(crate) mod network_driver;
 mod time_stepping;
 
-use std::collections::BTreeMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use controlsim::{ApiError, Observer, StepError, System, Trigger};
-use protocol::{Delivery, DropEvent, NodeKinematics, SendRequest, SimTime, Step, StepDone};
+use protocol::{Delivery, NodeKinematics, SimTime};
 
 use crate::config::{OnLoss, Resolved, ResponseKind, SchemeKind};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::mobility::NodeMotion;
-use crate::network::{Network, NetworkError, Violation};
+use crate::network::{Network, NetworkError};
+use network_driver::{Class, Event, NetworkDriver, Placement, SyncClock};
 
 /// Why a co-simulation stopped before its end.
 #[derive(Debug, thiserror::Error)]
@@ -86,31 +87,6 @@ impl SessionError {
     }
 }
 
-/// A packet event waiting for the boundary where it takes effect, ordered
-/// canonically: boundary, receiver class, time, flow, number, state index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct EventKey {
-    step: u64,
-    class: Class,
-    time: SimTime,
-    flow: u32,
-    number: u64,
-    state_index: u16,
-}
-
-/// Controllers are served before actuators at a boundary (U before D).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Class {
-    Controller,
-    Actuator,
-}
-
-#[derive(Clone, Debug)]
-enum Event {
-    Delivery(Delivery),
-    Drop(DropEvent),
-}
-
 /// Why a controller computes now.
 #[derive(Clone, Copy, Debug)]
 enum Cause {
@@ -123,13 +99,9 @@ enum Cause {
 /// The co-simulation of one run.
 pub struct Session<W: Write> {
     system: System,
-    network: Box<dyn Network>,
+    /// The network, the ledger and the queue of packet events.
+    driver: NetworkDriver<W>,
     flows: FlowTable,
-    ledger: Ledger<W>,
-    scheme: SchemeKind,
-    step_ns: u64,
-    end_step: u64,
-    sync_steps: Option<u64>,
     computation_delay: SimTime,
     /// Per loop: whether the controller is event-triggered, whether it
     /// answers by rollback, the actuator's loss policy, and the plant's node.
@@ -142,9 +114,6 @@ pub struct Session<W: Write> {
     response_numbers: Vec<u64>,
     /// Per loop: control values of a local controller waiting for phase D.
     local_controls: Vec<Vec<Vec<f64>>>,
-    queue: BTreeMap<EventKey, Event>,
-    /// Sends for the next network step.
-    outgoing: Vec<SendRequest>,
     /// Master-slave: time-triggered packets are announced ahead, so replay
     /// only fills in their values.
     announce_ahead: bool,
@@ -158,14 +127,6 @@ pub struct Session<W: Write> {
     /// (see `event_rules.rs`).
     rules_enabled: bool,
     rules_active: bool,
-    /// Reports of rule answers the replay has not reached yet, by (flow,
-    /// number), in the order they came.
-    parked: BTreeMap<(u32, u64), Vec<Event>>,
-    syncs: u64,
-    cancel: Option<Arc<AtomicBool>>,
-    /// The network's own description of itself, from its `Configured`
-    /// (empty until `run` has installed the flows).
-    network_description: String,
 }
 
 /// What a finished (or failed) session hands back.
@@ -206,13 +167,23 @@ impl<W: Write> Session<W> {
             .map(|l| l.name().to_string())
             .collect();
         let scheme = resolved.scenario.sync.scheme;
-        Session {
-            ledger: Ledger::new(flows.clone(), names, packets_out),
-            flows,
+        let clock = SyncClock {
             scheme,
             step_ns: system.step_size().as_nanos(),
             end_step: resolved.end_step,
             sync_steps: resolved.sync_steps,
+        };
+        let ledger = Ledger::new(flows.clone(), names, packets_out);
+        Session {
+            driver: NetworkDriver::new(
+                network,
+                ledger,
+                flows.clone(),
+                clock,
+                Placement::Loops,
+                cancel,
+            ),
+            flows,
             computation_delay: resolved.scenario.sync.computation_delay,
             event_triggered,
             rollback,
@@ -224,19 +195,12 @@ impl<W: Write> Session<W> {
             motions,
             response_numbers: vec![0; n],
             local_controls: vec![Vec::new(); n],
-            queue: BTreeMap::new(),
-            outgoing: Vec::new(),
             announce_ahead: scheme == SchemeKind::MasterSlave,
             lookahead: resolved.scenario.sync.lookahead,
             position_tolerance: resolved.scenario.sync.position_tolerance.0,
             rules_enabled: resolved.scenario.sync.rules,
             rules_active: false,
-            parked: BTreeMap::new(),
-            syncs: 0,
-            cancel,
-            network_description: String::new(),
             system,
-            network,
         }
     }
 
@@ -247,11 +211,9 @@ impl<W: Write> Session<W> {
     /// The network rejects the flows; the first failure after that, naming
     /// the simulated time reached.
     pub fn run<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
-        let configured = self
-            .network
+        self.driver
             .configure(&self.flows.specs(&self.event_triggered))?;
-        self.network_description = configured.description;
-        match self.scheme {
+        match self.driver.clock.scheme {
             SchemeKind::TimeStepping => self.run_time_stepping(observer),
             SchemeKind::MasterSlave => self.run_master_slave(observer),
             SchemeKind::EventDriven => {
@@ -281,95 +243,48 @@ impl<W: Write> Session<W> {
     ) {
         let resolved = self.resolve_leftovers();
         let summary = if network_alive {
-            self.network.finish().ok()
+            self.driver.network.finish().ok()
         } else {
             None
         };
         let parts = SessionParts {
             system: self.system,
-            network: self.network,
-            ledger: self.ledger,
-            syncs: self.syncs,
+            network: self.driver.network,
+            ledger: self.driver.ledger,
+            syncs: self.driver.syncs,
         };
         (parts, resolved.map(|()| summary))
     }
 
     /// Records the losses still queued and every packet without a fate.
     fn resolve_leftovers(&mut self) -> Result<(), SessionError> {
-        // Losses already reported are losses whatever the control side did.
-        let drops: Vec<DropEvent> = self
-            .queue
-            .values()
-            .filter_map(|e| match e {
-                Event::Drop(d) => Some(d.clone()),
-                Event::Delivery(_) => None,
-            })
-            .collect();
-        for d in &drops {
-            self.ledger
-                .lose(d)
-                .map_err(|source| self.ledger_error(source))?;
-        }
-        self.queue.clear();
-        self.ledger
-            .close_in_flight()
+        self.driver
+            .resolve_leftovers()
             .map_err(|source| self.ledger_error(source))
     }
 
     pub fn syncs(&self) -> u64 {
-        self.syncs
+        self.driver.syncs
     }
 
     pub fn network_description(&self) -> &str {
-        &self.network_description
+        &self.driver.description
     }
 
     // ----- time -----
 
     fn time_of(&self, k: u64) -> SimTime {
-        SimTime(k * self.step_ns)
+        self.driver.clock.time_of(k)
     }
 
     fn now(&self) -> SimTime {
         self.system.time()
     }
 
-    /// The boundary at which a packet arriving at `t` takes effect.
-    fn effect_step(&self, t: SimTime) -> u64 {
-        match (self.scheme, self.sync_steps) {
-            (SchemeKind::TimeStepping, Some(period)) => {
-                // The first sync boundary strictly after t: a period's
-                // deliveries are applied when the period is over.
-                let period_ns = period * self.step_ns;
-                (t.0 / period_ns + 1) * period
-            }
-            _ => t.0.div_ceil(self.step_ns),
-        }
-    }
-
-    /// The boundary at which a loss takes effect (an actuator with
-    /// `on_loss = "zero"` goes to zero there): the boundary where the packet
-    /// would have taken effect had it arrived when it was lost, but never
-    /// before the first boundary after it was sent. ns-3 reports a loss when
-    /// it happens: a receiver's PHY drop when the packet would have arrived
-    /// (the builtin channel does the same), but a sender's queue drop at the
-    /// send instant, before any packet sent then could have arrived over a
-    /// link that takes time. An actuator cannot react to a packet before it
-    /// could have received it. (Under event-driven sync over ns-3 the send
-    /// boundary is also served before the network runs past the send, so a
-    /// loss acting there would never act at all.)
-    fn loss_step(&self, d: &DropEvent) -> u64 {
-        self.effect_step(d.time).max(d.sent.0 / self.step_ns + 1)
-    }
-
     // ----- the network -----
 
     fn check_cancel(&self) -> Result<(), SessionError> {
-        if self
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
+        if self.driver.cancelled() {
             return Err(SessionError::Interrupted {
                 reached: self.now(),
             });
@@ -386,15 +301,6 @@ impl<W: Write> Session<W> {
             .collect()
     }
 
-    fn step_request(&mut self, until: SimTime, stop_at_delivery: bool) -> Step {
-        Step {
-            until,
-            stop_at_delivery,
-            sends: std::mem::take(&mut self.outgoing),
-            kinematics: self.kinematics(),
-        }
-    }
-
     /// One synchronous network step; its events join the queue.
     fn network_step(
         &mut self,
@@ -402,93 +308,24 @@ impl<W: Write> Session<W> {
         stop_at_delivery: bool,
     ) -> Result<SimTime, SessionError> {
         self.check_cancel()?;
-        let step = self.step_request(until, stop_at_delivery);
-        let done = self.network.step(step)?;
-        self.syncs += 1;
-        self.enqueue(done)
+        let kinematics = self.kinematics();
+        let holds = self.holds();
+        Ok(self
+            .driver
+            .step(until, stop_at_delivery, kinematics, holds)?)
     }
 
-    /// Queues a step's events at the boundaries where they take effect and
-    /// returns the time reached. Each report goes to the ledger first, in
-    /// time order (deliveries before losses at one instant): only the first
-    /// report of a packet is queued (see [`crate::ledger`] for the rule).
-    ///
-    /// # Errors
-    /// A report of a packet the network was never given.
-    fn enqueue(&mut self, done: StepDone) -> Result<SimTime, SessionError> {
-        let mut events: Vec<Event> = done
-            .deliveries
-            .into_iter()
-            .map(Event::Delivery)
-            .chain(done.drops.into_iter().map(Event::Drop))
-            .collect();
-        events.sort_by_key(|e| match e {
-            Event::Delivery(d) => (d.received, 0),
-            Event::Drop(d) => (d.time, 1),
-        });
-        for event in events {
-            if self.parks(&event) {
-                self.park(event);
-            } else {
-                self.take_report(event, done.reached)?;
-            }
-        }
-        Ok(done.reached)
+    /// Hands the network a step to `until` to run while the control side works.
+    fn begin_network_step(&mut self, until: SimTime) -> Result<(), SessionError> {
+        self.check_cancel()?;
+        let kinematics = self.kinematics();
+        Ok(self.driver.begin_step(until, kinematics)?)
     }
 
-    /// Hands one report to the ledger and, if it is the packet's first,
-    /// queues it at the boundary where it takes effect (see [`Session::enqueue`]).
-    fn take_report(&mut self, event: Event, reached: SimTime) -> Result<(), SessionError> {
-        let violation =
-            |violation| SessionError::Network(NetworkError::Violation { reached, violation });
-        match event {
-            Event::Delivery(d) => {
-                if !self.ledger.report_delivery(&d).map_err(violation)? {
-                    return Ok(());
-                }
-                let class = match self.flows.get(d.flow).map(|f| f.direction.to_controller()) {
-                    Some(true) => Class::Controller,
-                    _ => Class::Actuator,
-                };
-                let key = EventKey {
-                    step: self.effect_step(d.received),
-                    class,
-                    time: d.received,
-                    flow: d.flow,
-                    number: d.number,
-                    state_index: d.state_index,
-                };
-                self.queue.insert(key, Event::Delivery(d));
-            }
-            Event::Drop(d) => {
-                if !self.ledger.report_loss(&d).map_err(violation)? {
-                    return Ok(());
-                }
-                let key = EventKey {
-                    step: self.loss_step(&d),
-                    class: Class::Actuator,
-                    time: d.time,
-                    flow: d.flow,
-                    number: d.number,
-                    state_index: d.state_index,
-                };
-                self.queue.insert(key, Event::Drop(d));
-            }
-        }
-        Ok(())
-    }
-
-    /// The first boundary after `k` with a queued event, if any.
-    fn next_event_step(&self, k: u64) -> Option<u64> {
-        let from = EventKey {
-            step: k + 1,
-            class: Class::Controller,
-            time: SimTime::ZERO,
-            flow: 0,
-            number: 0,
-            state_index: 0,
-        };
-        self.queue.range(from..).next().map(|(key, _)| key.step)
+    /// Waits for the step begun first; its events join the queue.
+    fn end_network_step(&mut self) -> Result<SimTime, SessionError> {
+        let holds = self.holds();
+        Ok(self.driver.end_step(holds)?)
     }
 
     /// The first boundary after `k` where a sensor or a time-triggered
@@ -522,16 +359,7 @@ impl<W: Write> Session<W> {
 
     /// A queued delivery on a flow that does not exist (`enqueue` lets none in).
     fn unknown_flow(&self, d: &Delivery) -> SessionError {
-        let violation = Violation::UnknownFlow {
-            flow: d.flow,
-            number: d.number,
-            state_index: d.state_index,
-            flows: self.flows.all().len(),
-        };
-        SessionError::Network(NetworkError::Violation {
-            reached: self.network.reached(),
-            violation,
-        })
+        SessionError::Network(self.driver.unknown_flow(d))
     }
 
     fn advance<O: Observer>(&mut self, k1: u64, observer: &mut O) -> Result<(), SessionError> {
@@ -561,20 +389,13 @@ impl<W: Write> Session<W> {
         k: u64,
         sent_before: Option<SimTime>,
     ) -> Result<(), SessionError> {
-        let keys: Vec<EventKey> = self
-            .queue
-            .range(Self::class_range(k, Class::Controller))
-            .filter(|(_, e)| match (e, sent_before) {
-                (Event::Delivery(d), Some(limit)) => d.sent < limit,
-                _ => true,
-            })
-            .map(|(key, _)| *key)
-            .collect();
+        let keys = self.driver.keys_at(k, Some(Class::Controller), sent_before);
         for key in keys {
-            let event = self.queue.remove(&key).expect("key taken from the queue");
+            let event = self.driver.take(&key);
             match event {
                 Event::Delivery(d) => self.deliver_to_controller(k, &d)?,
                 Event::Drop(d) => self
+                    .driver
                     .ledger
                     .lose(&d)
                     .map_err(|source| self.ledger_error(source))?,
@@ -586,17 +407,14 @@ impl<W: Write> Session<W> {
     /// D: packets and losses at actuators at `k`, then local controllers'
     /// values, in the order they were computed.
     fn apply_actuator_events(&mut self, k: u64) -> Result<(), SessionError> {
-        let keys: Vec<EventKey> = self
-            .queue
-            .range(Self::class_range(k, Class::Actuator))
-            .map(|(key, _)| *key)
-            .collect();
+        let keys = self.driver.keys_at(k, Some(Class::Actuator), None);
         for key in keys {
-            let event = self.queue.remove(&key).expect("key taken from the queue");
+            let event = self.driver.take(&key);
             match event {
                 Event::Delivery(d) => self.deliver_to_actuator(k, &d)?,
                 Event::Drop(d) => {
-                    self.ledger
+                    self.driver
+                        .ledger
                         .lose(&d)
                         .map_err(|source| self.ledger_error(source))?;
                     self.on_actuator_loss(d.flow, d.state_index)?;
@@ -611,26 +429,6 @@ impl<W: Write> Session<W> {
             }
         }
         Ok(())
-    }
-
-    fn class_range(k: u64, class: Class) -> std::ops::RangeInclusive<EventKey> {
-        let lo = EventKey {
-            step: k,
-            class,
-            time: SimTime::ZERO,
-            flow: 0,
-            number: 0,
-            state_index: 0,
-        };
-        let hi = EventKey {
-            step: k,
-            class,
-            time: SimTime::MAX,
-            flow: u32::MAX,
-            number: u64::MAX,
-            state_index: u16::MAX,
-        };
-        lo..=hi
     }
 
     /// The flow of a reported packet; a flow the bridge never made (a
@@ -650,6 +448,7 @@ impl<W: Write> Session<W> {
             _ => 0,
         };
         let (values, component) = match self
+            .driver
             .ledger
             .deliver(d, k)
             .map_err(|source| self.ledger_error(source))?
@@ -677,6 +476,7 @@ impl<W: Write> Session<W> {
     fn deliver_to_actuator(&mut self, k: u64, d: &Delivery) -> Result<(), SessionError> {
         let i = self.flow_of(d)?.loop_index;
         match self
+            .driver
             .ledger
             .deliver(d, k)
             .map_err(|source| self.ledger_error(source))?
@@ -827,7 +627,7 @@ impl<W: Write> Session<W> {
     /// integrated), or under time-stepping the sync boundary where the
     /// control side receives it.
     fn evaluation_time(&self, cause: Cause) -> SimTime {
-        match (cause, self.scheme) {
+        match (cause, self.driver.clock.scheme) {
             (Cause::Tick(k), _) => self.time_of(k),
             (Cause::Arrival(_), SchemeKind::TimeStepping) => self.now(),
             (Cause::Arrival(arrival), _) => arrival,
@@ -836,17 +636,13 @@ impl<W: Write> Session<W> {
 
     /// When a sample or tick produced at boundary `k` enters the network.
     fn scheduled_send_time(&self, k: u64) -> SimTime {
-        match (self.scheme, self.sync_steps) {
-            // Handed over at the end of the period that produced it.
-            (SchemeKind::TimeStepping, Some(period)) => self.time_of((k / period + 1) * period),
-            _ => self.time_of(k),
-        }
+        self.driver.clock.scheduled_send_time(k)
     }
 
     /// When a response to a packet that arrived at `arrival` enters the network.
     fn response_send_time(&self, arrival: SimTime) -> SimTime {
         let ready = arrival + self.computation_delay;
-        match (self.scheme, self.sync_steps) {
+        match (self.driver.clock.scheme, self.driver.clock.sync_steps) {
             (SchemeKind::EventDriven, _) | (_, None) => ready,
             (SchemeKind::MasterSlave, Some(period)) => {
                 // The first sync point at or after it is ready. The replay
@@ -855,8 +651,8 @@ impl<W: Write> Session<W> {
                 // end of that period, so that point is still ahead, except
                 // for a zero-delay packet sent at a sync point and answered
                 // there at once: the network has run that period already.
-                let period_ns = period * self.step_ns;
-                SimTime(ready.0.div_ceil(period_ns) * period_ns).max(self.network.reached())
+                let period_ns = period * self.driver.clock.step_ns;
+                SimTime(ready.0.div_ceil(period_ns) * period_ns).max(self.driver.network.reached())
             }
             (SchemeKind::TimeStepping, Some(_)) => self.scheduled_send_time(self.system.k()),
         }
@@ -865,45 +661,7 @@ impl<W: Write> Session<W> {
     /// Records a sample's packets in the ledger and, unless they were
     /// announced ahead, queues them for the network.
     fn send(&mut self, flow: u32, number: u64, values: &[f64], time: SimTime, announced: bool) {
-        if !announced {
-            let f = self.flows.get(flow).expect("known flow");
-            let (size, count) = (f.config.size, self.state_count(flow, values.len()));
-            self.ledger.announce(flow, number, count, time, size);
-            self.outgoing
-                .extend(Self::requests(flow, number, count, time, size));
-        }
-        self.ledger.set_values(flow, number, values);
-    }
-
-    fn state_count(&self, flow: u32, values: usize) -> u16 {
-        if self
-            .flows
-            .get(flow)
-            .expect("known flow")
-            .config
-            .multi_packet
-        {
-            values as u16
-        } else {
-            1
-        }
-    }
-
-    fn requests(
-        flow: u32,
-        number: u64,
-        count: u16,
-        time: SimTime,
-        size: u32,
-    ) -> impl Iterator<Item = SendRequest> {
-        (0..count).map(move |state_index| SendRequest {
-            flow,
-            number,
-            state_index,
-            state_count: count,
-            time,
-            size,
-        })
+        self.driver.send(flow, number, values, time, announced);
     }
 
     /// Master-slave: announces the time-triggered packets of boundaries
@@ -933,12 +691,8 @@ impl<W: Write> Session<W> {
                 let mut k = schedule.next_at_or_after(k0);
                 while k < k1 {
                     let number = (k - schedule.phase) / schedule.period.get();
-                    let f = self.flows.get(flow).expect("known flow");
-                    let (size, count) = (f.config.size, self.state_count(flow, width));
                     let time = self.time_of(k);
-                    self.ledger.announce(flow, number, count, time, size);
-                    self.outgoing
-                        .extend(Self::requests(flow, number, count, time, size));
+                    self.driver.announce(flow, number, width, time);
                     k += schedule.period.get();
                 }
             }

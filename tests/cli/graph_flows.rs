@@ -320,3 +320,46 @@ fn bad_flows_exit_2_naming_key_and_line() {
         }
     }
 }
+
+/// Master-slave lookahead for graphs: every flow of the servo graph sends on
+/// a fixed schedule, so the network runs 1 s windows ahead (2.5 s: three
+/// syncs instead of 250), as the `[[loops]]` form does, and the results are
+/// the bits of syncing every period, with random delays and losses too.
+#[test]
+fn a_graph_lets_the_network_run_ahead_under_master_slave_as_loops_do() {
+    let lossy = [
+        "duration=\"2500ms\"",
+        "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
+        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let (ahead, every, l) = (
+        dir.path().join("ahead"),
+        dir.path().join("every"),
+        dir.path().join("loops"),
+    );
+    run_into(&file("servo_graph.toml"), &ahead, &lossy);
+    let no_lookahead = [&lossy[..], &["sync.lookahead=false"]].concat();
+    run_into(&file("servo_graph.toml"), &every, &no_lookahead);
+    run_into(&file("servo_loops.toml"), &l, &lossy);
+    for f in ["timeseries.csv", "packets.csv"] {
+        assert!(
+            std::fs::read(ahead.join(f)).unwrap() == std::fs::read(every.join(f)).unwrap(),
+            "{f} differs with lookahead"
+        );
+    }
+    assert_eq!(summary(&ahead)["sync"]["syncs"], 3);
+    assert_eq!(summary(&every)["sync"]["syncs"], 250);
+    assert_eq!(summary(&l)["sync"]["syncs"], 3);
+    assert_eq!(
+        packets(&l, "servo:uplink"),
+        packets(&ahead, "uplink"),
+        "uplink rows"
+    );
+    assert_eq!(
+        packets(&l, "servo:downlink"),
+        packets(&ahead, "downlink"),
+        "downlink rows"
+    );
+    assert_eq!(series(&l, "servo.x.theta"), series(&ahead, "servo.x.theta"));
+}

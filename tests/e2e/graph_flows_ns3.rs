@@ -130,3 +130,48 @@ fn the_central_controller_stabilises_two_servos_over_wifi() {
         assert!((theta - target).abs() < 0.01, "{servo}: theta {theta}");
     }
 }
+
+/// The cascade with its outer loop over an ns-3 point-to-point link
+/// (examples/cascade_servo_network_graph.toml): the figures its comment
+/// states, and the same settling as the cascade on one node.
+#[test]
+fn the_cascade_example_holds_its_outer_loop_over_ns3() {
+    let out = tempfile::tempdir().unwrap();
+    let server = server_binary();
+    let (net, local) = (out.path().join("net"), out.path().join("local"));
+    netloop(
+        &root().join("examples/cascade_servo_network_graph.toml"),
+        &net,
+        &[format!(
+            "network.server.binary={:?}",
+            server.display().to_string()
+        )],
+    );
+    netloop(&root().join("examples/cascade_servo_graph.toml"), &local, &[]);
+    let s = summary(&net);
+    assert_eq!(s["complete"], true);
+    assert_eq!(s["sync"]["syncs"], 4);
+    let flows = s["flows"].as_array().unwrap();
+    let names: Vec<&str> = flows.iter().map(|f| f["loop"].as_str().unwrap()).collect();
+    assert_eq!(names, ["angle_up", "speed_ref_down"]);
+    for f in flows {
+        assert_eq!(f["sent"], 400, "{f}");
+        assert_eq!(f["accepted"], 400, "{f}");
+        // 2 ms propagation + 94 bytes on the wire at 1 Mbit/s.
+        assert_eq!(f["delay"]["mean_s"].as_f64().unwrap(), 0.002752, "{f}");
+    }
+    let theta = |dir: &Path| -> Vec<f64> {
+        series(dir, "servo.x.theta")
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    let (net_theta, local_theta) = (theta(&net), theta(&local));
+    assert_eq!(net_theta.len(), 4001);
+    assert!(net_theta[2000] > 0.99, "theta at 2 s: {}", net_theta[2000]);
+    let peak = net_theta.iter().cloned().fold(f64::MIN, f64::max);
+    assert!((peak - 1.016).abs() < 5e-4, "peak {peak}");
+    let (last, local_last) = (net_theta[4000], local_theta[4000]);
+    assert!((last - 1.015).abs() < 5e-4, "theta at 4 s: {last}");
+    assert!((last - local_last).abs() < 1e-3, "{last} vs one node {local_last}");
+}

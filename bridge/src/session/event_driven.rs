@@ -22,21 +22,21 @@ impl<W: Write> Session<W> {
         &mut self,
         observer: &mut O,
     ) -> Result<(), SessionError> {
-        let instant = self.network.may_deliver_instantly();
+        let instant = self.driver.network.may_deliver_instantly();
         let mut k = self.system.k();
         loop {
             let t = self.time_of(k);
-            if k >= self.end_step {
+            if k >= self.driver.clock.end_step {
                 // The end is not served (as in every scheme), but the network
                 // runs to it so that every loss up to the end is known.
-                while self.network.reached() < t {
+                while self.driver.network.reached() < t {
                     self.network_step(t, false)?;
                 }
                 return Ok(());
             }
             // U1: everything that reaches a controller by k h, as it comes.
             self.apply_controller_events(k, None)?;
-            while self.network.reached() < t {
+            while self.driver.network.reached() < t {
                 self.network_step(t, true)?;
                 self.apply_controller_events(k, None)?;
             }
@@ -55,13 +55,13 @@ impl<W: Write> Session<W> {
 
             // To the next stop; packets on the way take effect at their own
             // boundaries (none of them answers: that would have stopped the network).
-            let mut next = self.next_action_step(k).min(self.end_step);
-            if let Some(period) = self.sync_steps {
+            let mut next = self.next_action_step(k).min(self.driver.clock.end_step);
+            if let Some(period) = self.driver.clock.sync_steps {
                 next = next.min(k + period);
             }
             let reached = self.network_step(self.time_of(next), true)?;
-            let target = self.effect_step(reached).min(next);
-            while let Some(b) = self.next_event_step(k).filter(|&b| b < target) {
+            let target = self.driver.clock.effect_step(reached).min(next);
+            while let Some(b) = self.driver.next_event_step(k).filter(|&b| b < target) {
                 self.advance(b, observer)?;
                 self.apply_controller_events(b, None)?;
                 self.apply_actuator_events(b)?;
@@ -76,12 +76,12 @@ impl<W: Write> Session<W> {
     /// controllers as packets arrive (zero delays, zero computation delays).
     fn settle(&mut self, k: u64) -> Result<(), super::SessionError> {
         loop {
-            let before = self.queue.len();
-            let had_sends = !self.outgoing.is_empty();
+            let before = self.driver.queued();
+            let had_sends = !self.driver.outgoing.is_empty();
             self.network_step(self.time_of(k), true)?;
-            let new_events = self.queue.len() != before;
+            let new_events = self.driver.queued() != before;
             self.apply_controller_events(k, None)?;
-            if !new_events && !had_sends && self.outgoing.is_empty() {
+            if !new_events && !had_sends && self.driver.outgoing.is_empty() {
                 return Ok(());
             }
         }

@@ -41,7 +41,8 @@ use controlsim::Observer;
 use protocol::{AnswerRule, SimTime};
 
 use super::master_slave::LOOKAHEAD;
-use super::{Event, Session, SessionError};
+use super::network_driver::Event;
+use super::{Session, SessionError};
 use crate::flows::Direction;
 use crate::network::{NetworkError, Violation};
 
@@ -56,13 +57,13 @@ impl<W: Write> Session<W> {
     /// The rules of this run's event-triggered answers, or `None` when the
     /// run must stop at every answer instead (see the module docs).
     fn answer_rules(&self) -> Option<Vec<AnswerRule>> {
-        if !self.rules_enabled || self.network.may_deliver_instantly() {
+        if !self.rules_enabled || self.driver.network.may_deliver_instantly() {
             return None;
         }
-        if self.network.uses_kinematics() && !self.kinematics().is_empty() {
+        if self.driver.network.uses_kinematics() && !self.kinematics().is_empty() {
             return None;
         }
-        let last_trigger = self.time_of(self.end_step.checked_sub(1)?);
+        let last_trigger = self.time_of(self.driver.clock.end_step.checked_sub(1)?);
         let mut rules = Vec::new();
         for (i, lp) in self.system.loops().iter().enumerate() {
             let Some(answer) = self.flows.downlink(i) else {
@@ -79,7 +80,7 @@ impl<W: Write> Session<W> {
                 answer_flow: answer,
                 delay: self.computation_delay,
                 size: downlink.size,
-                state_count: self.state_count(answer, lp.held_control().len()),
+                state_count: self.driver.state_count(answer, lp.held_control().len()),
                 max_delay: uplink.max_delay.unwrap_or(SimTime::MAX),
                 drop_stale: uplink.drop_stale,
                 // A delivery acting at the end boundary is never served, so
@@ -96,7 +97,7 @@ impl<W: Write> Session<W> {
         let Some(rules) = self.answer_rules() else {
             return Ok(false);
         };
-        if !self.network.install_rules(&rules)? {
+        if !self.driver.network.install_rules(&rules)? {
             return Ok(false);
         }
         self.rules_active = true;
@@ -111,25 +112,24 @@ impl<W: Write> Session<W> {
         &mut self,
         observer: &mut O,
     ) -> Result<(), SessionError> {
-        let window = (LOOKAHEAD.0 / self.step_ns).max(1);
+        let window = (LOOKAHEAD.0 / self.driver.clock.step_ns).max(1);
         let mut in_flight = VecDeque::with_capacity(WINDOWS_IN_FLIGHT);
         let mut announced = self.system.k();
-        while in_flight.len() < WINDOWS_IN_FLIGHT && announced < self.end_step {
+        while in_flight.len() < WINDOWS_IN_FLIGHT && announced < self.driver.clock.end_step {
             let end = self.launch_rule_window(announced, window)?;
             in_flight.push_back((announced, end));
             announced = end;
         }
         while let Some((start, end)) = in_flight.pop_front() {
-            let done = self.network.end_step()?;
-            self.enqueue(done)?;
-            if announced < self.end_step {
+            self.end_network_step()?;
+            if announced < self.driver.clock.end_step {
                 let next = self.launch_rule_window(announced, window)?;
                 in_flight.push_back((announced, next));
                 announced = next;
             }
             self.replay_known(start, end, observer)?;
             debug_assert!(
-                self.outgoing.is_empty(),
+                self.driver.outgoing.is_empty(),
                 "a replay under answer rules produced a packet to send"
             );
         }
@@ -140,18 +140,15 @@ impl<W: Write> Session<W> {
     /// most `window` steps, fewer when it would hold too many packets) and
     /// hands its step to the network; returns the window's end.
     fn launch_rule_window(&mut self, start: u64, window: u64) -> Result<u64, SessionError> {
-        let limit = (start + window).min(self.end_step);
+        let limit = (start + window).min(self.driver.clock.end_step);
         let chunk = (window / 100).max(1);
         let mut end = start;
-        while end < limit && self.outgoing.len() < WINDOW_MAX_SENDS {
+        while end < limit && self.driver.outgoing.len() < WINDOW_MAX_SENDS {
             let next = (end + chunk).min(limit);
             self.announce_period(end, next);
             end = next;
         }
-        self.check_cancel()?;
-        let request = self.step_request(self.time_of(end), false);
-        self.network.begin_step(request)?;
-        self.syncs += 1;
+        self.begin_network_step(self.time_of(end))?;
         Ok(end)
     }
 
@@ -169,7 +166,7 @@ impl<W: Write> Session<W> {
             self.serve_boundary(k)?;
             let next = self
                 .next_action_step(k)
-                .min(self.next_event_step(k).unwrap_or(u64::MAX))
+                .min(self.driver.next_event_step(k).unwrap_or(u64::MAX))
                 .min(end);
             self.advance(next, observer)?;
             k = next;
@@ -177,28 +174,29 @@ impl<W: Write> Session<W> {
         Ok(())
     }
 
-    /// Whether a report is of a rule's answer the replay has not computed yet.
-    pub(super) fn parks(&self, event: &Event) -> bool {
-        if !self.rules_active {
-            return false;
+    /// Which reports to hold back: under rules, those of answers the
+    /// replay has not computed yet (per flow, the first such number).
+    pub(super) fn holds(&self) -> impl Fn(&Event) -> bool + 'static {
+        let first_unknown: Vec<Option<u64>> = if self.rules_active {
+            self.flows
+                .all()
+                .iter()
+                .map(|f| {
+                    (f.direction == Direction::Downlink && self.event_triggered[f.loop_index])
+                        .then(|| self.response_numbers[f.loop_index])
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        move |event: &Event| {
+            let (flow, number) = event.packet();
+            first_unknown
+                .get(flow as usize)
+                .copied()
+                .flatten()
+                .is_some_and(|first| number >= first)
         }
-        let (flow, number) = match event {
-            Event::Delivery(d) => (d.flow, d.number),
-            Event::Drop(d) => (d.flow, d.number),
-        };
-        self.flows.get(flow).is_some_and(|f| {
-            f.direction == Direction::Downlink
-                && self.event_triggered[f.loop_index]
-                && number >= self.response_numbers[f.loop_index]
-        })
-    }
-
-    pub(super) fn park(&mut self, event: Event) {
-        let key = match &event {
-            Event::Delivery(d) => (d.flow, d.number),
-            Event::Drop(d) => (d.flow, d.number),
-        };
-        self.parked.entry(key).or_default().push(event);
     }
 
     /// Records an answer the network sent by rule: the ledger learns of it
@@ -211,20 +209,16 @@ impl<W: Write> Session<W> {
         time: SimTime,
     ) -> Result<(), SessionError> {
         let size = self.flows.get(flow).expect("known flow").config.size;
-        let count = self.state_count(flow, values.len());
-        self.ledger.announce(flow, number, count, time, size);
-        self.ledger.set_values(flow, number, values);
-        let reached = self.network.reached();
-        for event in self.parked.remove(&(flow, number)).unwrap_or_default() {
-            self.take_report(event, reached)?;
-        }
-        Ok(())
+        let count = self.driver.state_count(flow, values.len());
+        self.driver.ledger.announce(flow, number, count, time, size);
+        self.driver.ledger.set_values(flow, number, values);
+        Ok(self.driver.release(flow, number)?)
     }
 
     /// At the end of the run every report of an answer must have met the
     /// answer the replay computed.
     fn check_nothing_parked(&self) -> Result<(), SessionError> {
-        let Some(event) = self.parked.values().flatten().next() else {
+        let Some(event) = self.driver.first_parked() else {
             return Ok(());
         };
         let (flow, number, state_index) = match event {
@@ -232,7 +226,7 @@ impl<W: Write> Session<W> {
             Event::Drop(d) => (d.flow, d.number, d.state_index),
         };
         Err(SessionError::Network(NetworkError::Violation {
-            reached: self.network.reached(),
+            reached: self.driver.network.reached(),
             violation: Violation::UnknownPacket {
                 flow,
                 number,

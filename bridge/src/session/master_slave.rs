@@ -53,11 +53,11 @@ pub const LOOKAHEAD: SimTime = SimTime::from_secs(1);
 
 /// Most packets announced in one lookahead window, to keep steps well under
 /// the frame limit.
-const LOOKAHEAD_MAX_SENDS: usize = 100_000;
+pub(crate) const LOOKAHEAD_MAX_SENDS: usize = 100_000;
 
 /// Windows handed to the network before their answers are read: with two,
 /// the next request is already waiting when the network finishes one.
-const LOOKAHEAD_IN_FLIGHT: usize = 2;
+pub(crate) const LOOKAHEAD_IN_FLIGHT: usize = 2;
 
 impl<W: Write> Session<W> {
     pub(super) fn run_master_slave<O: Observer>(
@@ -65,6 +65,8 @@ impl<W: Write> Session<W> {
         observer: &mut O,
     ) -> Result<(), SessionError> {
         let period = self
+            .driver
+            .clock
             .sync_steps
             .expect("resolve() requires a period for master-slave");
         if self.lookahead && self.nothing_needs_a_sync() {
@@ -74,12 +76,12 @@ impl<W: Write> Session<W> {
             return self.run_master_slave_tolerant(period, observer);
         }
         let mut start = self.system.k();
-        while start < self.end_step {
-            let end = (start + period).min(self.end_step);
+        while start < self.driver.clock.end_step {
+            let end = (start + period).min(self.driver.clock.end_step);
             self.announce_period(start, end);
             self.network_step(self.time_of(end), false)?;
             self.replay(start, end, observer)?;
-            if end < self.end_step {
+            if end < self.driver.clock.end_step {
                 // The packets that arrived in the period's last step act at
                 // `end`, but arrived in this period: their controllers answer
                 // now, before the network runs past this sync point (U1 of
@@ -93,7 +95,7 @@ impl<W: Write> Session<W> {
 
     /// Whether a sync point can ever carry something the network needs.
     fn nothing_needs_a_sync(&self) -> bool {
-        let movers = self.network.uses_kinematics() && !self.kinematics().is_empty();
+        let movers = self.driver.network.uses_kinematics() && !self.kinematics().is_empty();
         !self.has_responders() && !movers
     }
 
@@ -112,14 +114,14 @@ impl<W: Write> Session<W> {
         period: u64,
         observer: &mut O,
     ) -> Result<(), SessionError> {
-        let max_periods = (LOOKAHEAD.0 / (period * self.step_ns)).max(1);
+        let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
         let mut start = self.system.k();
-        while start < self.end_step {
+        while start < self.driver.clock.end_step {
             let periods = self.periods_within_tolerance(period, max_periods);
             let end = self.announce_window(start, period, periods);
             self.network_step(self.time_of(end), false)?;
             self.replay(start, end, observer)?;
-            if end < self.end_step {
+            if end < self.driver.clock.end_step {
                 // As when syncing every period (no responders: a no-op for
                 // the network, kept so the replay is the same).
                 self.apply_controller_events(end, Some(self.time_of(end)))?;
@@ -133,7 +135,7 @@ impl<W: Write> Session<W> {
     /// which no moving node can be farther than the tolerance from the
     /// network's extrapolation of it from now.
     fn periods_within_tolerance(&self, period: u64, max_periods: u64) -> u64 {
-        let period_s = SimTime(period * self.step_ns).as_secs_f64();
+        let period_s = SimTime(period * self.driver.clock.step_ns).as_secs_f64();
         let loops = self.system.loops();
         let fits = |n: u64| {
             self.motions.iter().all(|m| {
@@ -156,25 +158,24 @@ impl<W: Write> Session<W> {
         period: u64,
         observer: &mut O,
     ) -> Result<(), SessionError> {
-        let max_periods = (LOOKAHEAD.0 / (period * self.step_ns)).max(1);
+        let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
         let mut in_flight = std::collections::VecDeque::with_capacity(LOOKAHEAD_IN_FLIGHT);
         let mut announced = self.system.k();
-        while in_flight.len() < LOOKAHEAD_IN_FLIGHT && announced < self.end_step {
+        while in_flight.len() < LOOKAHEAD_IN_FLIGHT && announced < self.driver.clock.end_step {
             let end = self.launch_window(announced, period, max_periods)?;
             in_flight.push_back((announced, end));
             announced = end;
         }
         while let Some((start, end)) = in_flight.pop_front() {
-            let done = self.network.end_step()?;
-            self.enqueue(done)?;
-            if announced < self.end_step {
+            self.end_network_step()?;
+            if announced < self.driver.clock.end_step {
                 let next = self.launch_window(announced, period, max_periods)?;
                 in_flight.push_back((announced, next));
                 announced = next;
             }
             self.replay(start, end, observer)?;
             debug_assert!(
-                self.outgoing.is_empty(),
+                self.driver.outgoing.is_empty(),
                 "a lookahead replay produced a packet to send"
             );
         }
@@ -190,7 +191,7 @@ impl<W: Write> Session<W> {
         max_periods: u64,
     ) -> Result<u64, SessionError> {
         let end = self.announce_window(start, period, max_periods);
-        self.begin_network_step(end)?;
+        self.begin_network_step(self.time_of(end))?;
         Ok(end)
     }
 
@@ -198,22 +199,16 @@ impl<W: Write> Session<W> {
     fn announce_window(&mut self, start: u64, period: u64, max_periods: u64) -> u64 {
         let mut end = start;
         for _ in 0..max_periods {
-            if end >= self.end_step || self.outgoing.len() >= LOOKAHEAD_MAX_SENDS {
+            if end >= self.driver.clock.end_step
+                || self.driver.outgoing.len() >= LOOKAHEAD_MAX_SENDS
+            {
                 break;
             }
-            let next = (end + period).min(self.end_step);
+            let next = (end + period).min(self.driver.clock.end_step);
             self.announce_period(end, next);
             end = next;
         }
         end
-    }
-
-    fn begin_network_step(&mut self, end: u64) -> Result<(), SessionError> {
-        self.check_cancel()?;
-        let request = self.step_request(self.time_of(end), false);
-        self.network.begin_step(request)?;
-        self.syncs += 1;
-        Ok(())
     }
 
     /// Replays boundaries `[start, end)` with every event up to `end` known.
@@ -228,7 +223,7 @@ impl<W: Write> Session<W> {
             self.serve_boundary(k)?;
             let next = self
                 .next_action_step(k)
-                .min(self.next_event_step(k).unwrap_or(u64::MAX))
+                .min(self.driver.next_event_step(k).unwrap_or(u64::MAX))
                 .min(end);
             self.advance(next, observer)?;
             k = next;

@@ -19,17 +19,16 @@ impl<W: Write> Session<W> {
         observer: &mut O,
     ) -> Result<(), SessionError> {
         let period = self
+            .driver
+            .clock
             .sync_steps
             .expect("resolve() requires a period for time-stepping");
         let mut start = self.system.k();
-        while start < self.end_step {
-            let end = (start + period).min(self.end_step);
+        while start < self.driver.clock.end_step {
+            let end = (start + period).min(self.driver.clock.end_step);
             // Hand the network what the previous period produced, and let it
             // run while the control side does this period.
-            self.check_cancel()?;
-            let request = self.step_request(self.time_of(end), false);
-            self.network.begin_step(request)?;
-            self.syncs += 1;
+            self.begin_network_step(self.time_of(end))?;
             let mut k = start;
             while k < end {
                 self.serve_boundary(k)?;
@@ -37,8 +36,7 @@ impl<W: Write> Session<W> {
                 self.advance(next, observer)?;
                 k = next;
             }
-            let done = self.network.end_step()?;
-            self.enqueue(done)?;
+            self.end_network_step()?;
             start = end;
         }
         Ok(())
