@@ -15,8 +15,8 @@ use super::common::{finite, finite_all, matrix, one, secs, width, Values};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 
 /// When an `integrator`'s `reset` input resets it.
@@ -126,6 +126,14 @@ impl Integrator {
 }
 
 impl Component for Integrator {
+    /// `advance` keeps the sampled state; no fault.
+    fn needs(&self) -> Needs {
+        Needs {
+            advance: true,
+            fault: false,
+        }
+    }
+
     fn declare(&self) -> Declaration {
         let w = self.x.len();
         let mut inputs = vec![PortSpec::new("u", w).delayed()];
@@ -225,6 +233,10 @@ impl Derivative {
 }
 
 impl Component for Derivative {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: vec![PortSpec::new("u", self.prev.len())],
@@ -520,6 +532,10 @@ fn poly(roots: &[f64]) -> Vec<f64> {
 }
 
 impl Component for Linear {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         let mut u = PortSpec::new("u", self.model.m);
         if !self.model.direct() {
@@ -605,6 +621,14 @@ impl TransportDelay {
 }
 
 impl Component for TransportDelay {
+    /// `advance` keeps the sampled state; no fault.
+    fn needs(&self) -> Needs {
+        Needs {
+            advance: true,
+            fault: false,
+        }
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: vec![PortSpec::new("u", self.width).delayed()],

@@ -16,8 +16,8 @@ use super::continuous::{LinearModel, StateSpaceConfig};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 
 /// `period` and `phase` of a discrete block.
@@ -278,6 +278,14 @@ impl Discrete {
 }
 
 impl Component for Discrete {
+    /// `advance` keeps the sampled state; no fault.
+    fn needs(&self) -> Needs {
+        Needs {
+            advance: true,
+            fault: false,
+        }
+    }
+
     fn declare(&self) -> Declaration {
         let mut u = PortSpec::new("u", self.inputs);
         if !self.direct() {

@@ -173,8 +173,7 @@ impl Component for PlantComponent {
         x: &mut [f64],
         u: &Inputs,
     ) {
-        // Without guards there is no event, so no error to report.
-        let _ = advance::integrate_plant(&self.model, None, solver, ws, t, h, x, u.port(0));
+        advance::integrate_plant(&self.model, solver, ws, t, h, x, u.port(0));
     }
 
     fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
