@@ -126,12 +126,9 @@ impl Integrator {
 }
 
 impl Component for Integrator {
-    /// `advance` keeps the sampled state; no fault.
+    /// `advance` moves the state over every step; no fault.
     fn needs(&self) -> Needs {
-        Needs {
-            advance: true,
-            fault: false,
-        }
+        Needs::ADVANCE
     }
 
     fn declare(&self) -> Declaration {
@@ -621,12 +618,9 @@ impl TransportDelay {
 }
 
 impl Component for TransportDelay {
-    /// `advance` keeps the sampled state; no fault.
+    /// `advance` moves the state over every step; no fault.
     fn needs(&self) -> Needs {
-        Needs {
-            advance: true,
-            fault: false,
-        }
+        Needs::ADVANCE
     }
 
     fn declare(&self) -> Declaration {

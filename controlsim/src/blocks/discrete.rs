@@ -278,12 +278,10 @@ impl Discrete {
 }
 
 impl Component for Discrete {
-    /// `advance` keeps the sampled state; no fault.
+    /// `advance` updates the state from what was sampled at the step's
+    /// start (nothing at a boundary it was not due at); no fault.
     fn needs(&self) -> Needs {
-        Needs {
-            advance: true,
-            fault: false,
-        }
+        Needs::ADVANCE_WHEN_DUE
     }
 
     fn declare(&self) -> Declaration {

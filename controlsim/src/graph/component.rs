@@ -275,6 +275,11 @@ impl StateReader<'_> {
 pub struct Needs {
     /// Whether [`advance`](Component::advance) does anything.
     pub advance: bool,
+    /// With `advance`: only over a step whose starting boundary the
+    /// component was due at (a sampled discrete block's update); told by
+    /// its first output port being new there, so a kind with no output
+    /// port is advanced at every step.
+    pub advance_only_when_due: bool,
     /// Whether [`fault`](Component::fault) can ever report a failure.
     pub fault: bool,
 }
@@ -283,12 +288,26 @@ impl Needs {
     /// Every call (the default: always correct).
     pub const ALL: Needs = Needs {
         advance: true,
+        advance_only_when_due: false,
         fault: true,
     };
     /// `output` only (with `derivative` when the kind has states): a kind
     /// that keeps the default `advance` and `fault`.
     pub const OUTPUT_ONLY: Needs = Needs {
         advance: false,
+        advance_only_when_due: false,
+        fault: false,
+    };
+    /// `advance` at every step, no `fault`.
+    pub const ADVANCE: Needs = Needs {
+        advance: true,
+        advance_only_when_due: false,
+        fault: false,
+    };
+    /// `advance` after each boundary the component was due at, no `fault`.
+    pub const ADVANCE_WHEN_DUE: Needs = Needs {
+        advance: true,
+        advance_only_when_due: true,
         fault: false,
     };
 }

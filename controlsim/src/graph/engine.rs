@@ -104,15 +104,26 @@ impl Node {
     }
 }
 
+/// When the step calls a component's `advance` ([`Needs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AdvanceWhen {
+    Never,
+    Always,
+    /// When output port `fresh[.0]` is new at the step's start.
+    Due(usize),
+}
+
 /// An entry of the evaluation order.
 #[derive(Debug)]
 pub(crate) enum Stage {
     One(usize),
     Loop(LoopBlock),
     /// A component evaluated by instructions `ops` of the graph's
-    /// [`Program`] ([`lower`](super::lower)); always due.
+    /// [`Program`] ([`lower`](super::lower)); always due; `port` is its
+    /// one output port (in [`Graph::fresh`]).
     Lowered {
         node: usize,
+        port: usize,
         ops: std::ops::Range<usize>,
     },
 }
@@ -151,8 +162,8 @@ pub struct Graph {
     /// Scratch for restore's shape check.
     pub(crate) scratch: SavedState,
     /// Components the step serves (continuous states or an `advance`), in
-    /// declaration order, with whether to call `advance`.
-    stepping: Vec<(usize, bool)>,
+    /// declaration order, with when to call `advance`.
+    stepping: Vec<(usize, AdvanceWhen)>,
     /// Components that can report a fault, in declaration order.
     faulting: Vec<usize>,
     /// The lowered components' instructions.
@@ -178,10 +189,19 @@ impl Graph {
                 data: &node.inputs,
                 offsets: &node.in_offsets,
             });
-            let Needs { advance, fault } = node.component.needs();
-            if advance || !node.x.is_empty() {
-                stepping.push((i, advance));
+            let needs = node.component.needs();
+            let when = match needs {
+                Needs { advance: false, .. } => AdvanceWhen::Never,
+                Needs {
+                    advance_only_when_due: true,
+                    ..
+                } if !node.decl.outputs.is_empty() => AdvanceWhen::Due(node.port_base),
+                _ => AdvanceWhen::Always,
+            };
+            if when != AdvanceWhen::Never || !node.x.is_empty() {
+                stepping.push((i, when));
             }
+            let fault = needs.fault;
             if fault {
                 faulting.push(i);
             }
@@ -402,9 +422,9 @@ impl Graph {
                         self.mark_fresh(i);
                     }
                 }
-                Stage::Lowered { node, ops } => {
+                Stage::Lowered { port, ops, .. } => {
                     self.program.run(ops.clone(), &mut self.values);
-                    self.mark_fresh(*node);
+                    self.fresh[*port] = self.k;
                 }
                 Stage::Loop(block) => {
                     if let Err(e) = self.solve_loop(block) {
@@ -550,7 +570,11 @@ fn lower_stages(nodes: &[Node], stages: &mut [Stage]) -> Program {
         }
         let out = n.out_base..n.out_base + n.out_len();
         if let Some(ops) = program.compile(&form, &src, &n.in_offsets, out) {
-            *stage = Stage::Lowered { node: i, ops };
+            *stage = Stage::Lowered {
+                node: i,
+                port: n.port_base,
+                ops,
+            };
         }
     }
     program
@@ -642,7 +666,15 @@ impl Graph {
         let now = self.time();
         let (t, h) = advance::interval(self.step, k);
         let mut zeno = None;
-        for &(i, needs_advance) in &self.stepping {
+        for &(i, when) in &self.stepping {
+            let advance = match when {
+                AdvanceWhen::Never => false,
+                AdvanceWhen::Always => true,
+                AdvanceWhen::Due(port) => self.fresh[port] == k,
+            };
+            if !advance && self.nodes[i].x.is_empty() {
+                continue;
+            }
             let node = &mut self.nodes[i];
             node.gather(&self.values);
             let u = Inputs {
@@ -672,7 +704,7 @@ impl Graph {
                     None => component.integrate(self.solver, &mut self.ws, t, h, &mut node.x, &u),
                 }
             }
-            if needs_advance {
+            if advance {
                 let mut cx = Ctx {
                     k,
                     now,

@@ -54,6 +54,8 @@ pub mod error;
 pub mod inlet;
 pub mod loops;
 pub mod lower;
+#[cfg(test)]
+mod needs_tests;
 pub mod newton;
 pub mod order;
 pub mod port;

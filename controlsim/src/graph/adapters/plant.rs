@@ -5,8 +5,8 @@ use std::num::NonZeroU64;
 use crate::advance;
 use crate::error::ConfigError;
 use crate::graph::component::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 use crate::plant::{with_plant, Plant, PlantModel, Signature, TimeDomain};
 use crate::solver::{SolverKind, Workspace};
@@ -203,6 +203,15 @@ impl Component for PlantComponent {
 
     fn settle(&self, t: f64, x: &mut [f64], u: &Inputs, guard: usize) -> bool {
         self.model.as_plant().settle(t, x, u.port(0), guard)
+    }
+
+    /// The built-in kinds never fail; a plant from outside the crate (an
+    /// FMU is one) may.
+    fn needs(&self) -> Needs {
+        Needs {
+            fault: matches!(self.model, PlantModel::Custom(_)),
+            ..Needs::ADVANCE
+        }
     }
 
     fn fault(&self) -> Option<String> {
