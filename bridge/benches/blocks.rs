@@ -18,8 +18,32 @@ fn best_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
     (0..runs).map(|_| f()).fold(f64::INFINITY, f64::min)
 }
 
+/// One variant alone, once, for 10 000 steps, for instruction counts:
+/// `BLOCKS_BENCH_ONLY=diagram valgrind --tool=callgrind
+/// target/release/deps/blocks-<hash>` (or `hand`; see BENCHMARKS.md).
+fn run_only(which: &str, path: &Path) {
+    let steps = 10_000u64;
+    match which {
+        "diagram" => {
+            let mut loaded = bridge::graph_scenario::load(path, &[]).unwrap();
+            loaded.graph.run_to(steps, &mut |_: &Graph| {}).unwrap();
+            black_box(loaded.graph.value("vehicle", "y"));
+        }
+        "hand" => {
+            let mut last = 0.0;
+            cruise_hand_loop::run(steps, |_, v, _| last = v);
+            black_box(last);
+        }
+        other => panic!("BLOCKS_BENCH_ONLY={other}: diagram or hand"),
+    }
+}
+
 fn main() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/cruise_control_blocks.toml");
+    if let Ok(which) = std::env::var("BLOCKS_BENCH_ONLY") {
+        run_only(&which, &path);
+        return;
+    }
     let steps = 100_000u64;
     let diagram = best_of(7, || {
         let mut loaded = bridge::graph_scenario::load(&path, &[]).unwrap();

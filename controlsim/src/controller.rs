@@ -473,6 +473,11 @@ impl Controller {
         matches!(self.law, Law::Continuous(_))
     }
 
+    /// Whether [`fault`](Self::fault) can report anything: an FMU law only.
+    pub(crate) fn can_fault(&self) -> bool {
+        matches!(self.law, Law::Fmu(_))
+    }
+
     /// A failed FMU call of an FMU controller (see [`fmu`]).
     pub(crate) fn fault(&self) -> Option<String> {
         match &self.law {

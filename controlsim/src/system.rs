@@ -272,18 +272,21 @@ impl Loop {
         let mut outcome = Ok(());
         let u = &self.actuator.applied;
         match self.discrete {
-            None => match advance::integrate_plant(
-                &self.plant,
-                self.guards.as_mut(),
-                solver,
-                ws,
-                t,
-                h,
-                &mut self.x,
-                u,
-            ) {
-                Ok(n) => self.resets += n,
-                Err(e) => outcome = Err(e),
+            None => match self.guards.as_mut() {
+                None => advance::integrate_plant(&self.plant, solver, ws, t, h, &mut self.x, u),
+                Some(guards) => match advance::integrate_plant_with_guards(
+                    &self.plant,
+                    guards,
+                    solver,
+                    ws,
+                    t,
+                    h,
+                    &mut self.x,
+                    u,
+                ) {
+                    Ok(n) => self.resets += n,
+                    Err(e) => outcome = Err(e),
+                },
             },
             Some(m) => advance::advance_discrete(
                 &self.plant,

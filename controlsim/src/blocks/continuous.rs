@@ -15,8 +15,8 @@ use super::common::{finite, finite_all, matrix, one, secs, width, Values};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 
 /// When an `integrator`'s `reset` input resets it.
@@ -126,6 +126,11 @@ impl Integrator {
 }
 
 impl Component for Integrator {
+    /// `advance` moves the state over every step; no fault.
+    fn needs(&self) -> Needs {
+        Needs::ADVANCE
+    }
+
     fn declare(&self) -> Declaration {
         let w = self.x.len();
         let mut inputs = vec![PortSpec::new("u", w).delayed()];
@@ -225,6 +230,10 @@ impl Derivative {
 }
 
 impl Component for Derivative {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: vec![PortSpec::new("u", self.prev.len())],
@@ -520,6 +529,10 @@ fn poly(roots: &[f64]) -> Vec<f64> {
 }
 
 impl Component for Linear {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         let mut u = PortSpec::new("u", self.model.m);
         if !self.model.direct() {
@@ -605,6 +618,11 @@ impl TransportDelay {
 }
 
 impl Component for TransportDelay {
+    /// `advance` moves the state over every step; no fault.
+    fn needs(&self) -> Needs {
+        Needs::ADVANCE
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: vec![PortSpec::new("u", self.width).delayed()],

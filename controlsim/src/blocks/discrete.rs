@@ -16,8 +16,8 @@ use super::continuous::{LinearModel, StateSpaceConfig};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 
 /// `period` and `phase` of a discrete block.
@@ -278,6 +278,12 @@ impl Discrete {
 }
 
 impl Component for Discrete {
+    /// `advance` updates the state from what was sampled at the step's
+    /// start (nothing at a boundary it was not due at); no fault.
+    fn needs(&self) -> Needs {
+        Needs::ADVANCE_WHEN_DUE
+    }
+
     fn declare(&self) -> Declaration {
         let mut u = PortSpec::new("u", self.inputs);
         if !self.direct() {

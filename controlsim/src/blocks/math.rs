@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 use super::common::{finite, matrix, numbered, one, two, width};
 use crate::equations::{CompileError, EquationModel, Source as EqSource};
 use crate::error::ConfigError;
-use crate::graph::{Component, Ctx, Declaration, Inputs, Outputs, PortSpec, Timing};
+use crate::graph::{
+    Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, Timing,
+};
 use crate::plant::Plant;
 
 fn stateless(inputs: Vec<PortSpec>, outputs: Vec<PortSpec>) -> Declaration {
@@ -77,6 +79,21 @@ impl Gain {
 }
 
 impl Component for Gain {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
+    fn lower(&self) -> Option<Lowered> {
+        Some(if self.scalar {
+            Lowered::Scale(self.k[0])
+        } else {
+            Lowered::Matrix {
+                cols: self.cols,
+                k: self.k.clone(),
+            }
+        })
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             vec![PortSpec::new("u", self.cols)],
@@ -145,6 +162,16 @@ impl Sum {
 }
 
 impl Component for Sum {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
+    fn lower(&self) -> Option<Lowered> {
+        Some(Lowered::SignedSum {
+            negative: self.signs.iter().map(|&sign| sign <= 0.0).collect(),
+        })
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             numbered("u", self.signs.len(), self.width),
@@ -209,6 +236,10 @@ impl Product {
 }
 
 impl Component for Product {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             numbered("u", self.divide.len(), self.width),
@@ -322,6 +353,10 @@ impl Function {
 }
 
 impl Component for Function {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             vec![PortSpec::new("u", self.width)],
@@ -365,6 +400,10 @@ impl MinMax {
 }
 
 impl Component for MinMax {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             numbered("u", self.inputs, self.width),
@@ -410,6 +449,10 @@ impl Power {
 }
 
 impl Component for Power {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             vec![PortSpec::new("u", self.width)],
@@ -481,6 +524,10 @@ impl Relational {
 }
 
 impl Component for Relational {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             numbered("u", 2, self.width),
@@ -542,6 +589,10 @@ impl Logic {
 }
 
 impl Component for Logic {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             numbered("u", self.inputs, self.width),
@@ -722,6 +773,10 @@ impl Expr {
 }
 
 impl Component for Expr {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         stateless(
             self.program.input_port(),

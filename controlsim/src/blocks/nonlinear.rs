@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::common::{finite, finite_all, matrix, numbered, one, positive, secs, unit, width};
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 
 fn elementwise(inputs: usize, width: usize) -> Declaration {
@@ -161,6 +161,10 @@ impl Static {
 }
 
 impl Component for Static {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         elementwise(1, self.width)
     }
@@ -221,6 +225,10 @@ impl Relay {
 }
 
 impl Component for Relay {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         elementwise(1, self.on.len())
     }
@@ -293,6 +301,10 @@ impl Backlash {
 }
 
 impl Component for Backlash {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         elementwise(1, self.y.len())
     }
@@ -363,6 +375,10 @@ impl RateLimiter {
 }
 
 impl Component for RateLimiter {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         elementwise(1, self.y.len())
     }
@@ -481,6 +497,10 @@ impl Lookup1d {
 }
 
 impl Component for Lookup1d {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         elementwise(1, self.width)
     }
@@ -544,6 +564,10 @@ impl Lookup2d {
 }
 
 impl Component for Lookup2d {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         elementwise(2, self.width)
     }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{numbered, one, two, width, Values};
 use super::math::{ExprProgram, Expressions, RelOp};
 use crate::error::ConfigError;
-use crate::graph::{Component, Ctx, Declaration, Inputs, Outputs, PortSpec, Timing};
+use crate::graph::{Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, Timing};
 
 fn every_step(inputs: Vec<PortSpec>, outputs: Vec<PortSpec>) -> Declaration {
     Declaration {
@@ -52,6 +52,10 @@ impl Mux {
 }
 
 impl Component for Mux {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         every_step(
             self.widths
@@ -97,6 +101,10 @@ impl Demux {
 }
 
 impl Component for Demux {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         every_step(
             vec![PortSpec::new("u", self.widths.iter().sum())],
@@ -147,6 +155,10 @@ impl Selector {
 }
 
 impl Component for Selector {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         every_step(
             vec![PortSpec::new("u", self.width)],
@@ -197,6 +209,10 @@ impl Switch {
 }
 
 impl Component for Switch {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         every_step(
             vec![
@@ -255,6 +271,10 @@ impl If {
 }
 
 impl Component for If {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         every_step(
             self.program.input_port(),
@@ -318,6 +338,10 @@ impl IfAction {
 }
 
 impl Component for IfAction {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         let mut inputs = vec![PortSpec::new("action", 1)];
         inputs.extend(self.program.input_port());
@@ -364,6 +388,10 @@ impl Merge {
 }
 
 impl Component for Merge {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         let mut inputs = numbered("u", self.inputs, self.width);
         inputs.push(PortSpec::new("action", self.inputs));

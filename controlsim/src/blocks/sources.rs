@@ -12,8 +12,8 @@ use super::common::{finite, one, positive, sample_timing, secs, unit, width, Val
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, SavedState,
+    StateMismatch, StateReader, Timing,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -334,6 +334,18 @@ impl Source {
 }
 
 impl Component for Source {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
+    /// A constant is its values; the waves depend on time.
+    fn lower(&self) -> Option<Lowered> {
+        match &self.wave {
+            Wave::Constant(v) => Some(Lowered::Constant(v.to_vec())),
+            _ => None,
+        }
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: Vec::new(),
@@ -421,6 +433,10 @@ impl Random {
 }
 
 impl Component for Random {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: Vec::new(),

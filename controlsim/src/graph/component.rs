@@ -23,6 +23,7 @@ use std::fmt;
 
 use netloop_time::SimTime;
 
+use super::lower::Lowered;
 use crate::solver::{SolverKind, Workspace};
 use crate::time::StepSize;
 
@@ -265,6 +266,52 @@ impl StateReader<'_> {
     }
 }
 
+/// Which per-step calls a kind needs besides [`output`](Component::output),
+/// asked once when the graph is built ([`Component::needs`]). The engine
+/// skips what is not needed: for a component with neither continuous
+/// states nor `advance`, the inputs gathered again before the step and the
+/// `advance` call; without `fault`, the fault check after every step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Needs {
+    /// Whether [`advance`](Component::advance) does anything.
+    pub advance: bool,
+    /// With `advance`: only over a step whose starting boundary the
+    /// component was due at (a sampled discrete block's update); told by
+    /// its first output port being new there, so a kind with no output
+    /// port is advanced at every step.
+    pub advance_only_when_due: bool,
+    /// Whether [`fault`](Component::fault) can ever report a failure.
+    pub fault: bool,
+}
+
+impl Needs {
+    /// Every call (the default: always correct).
+    pub const ALL: Needs = Needs {
+        advance: true,
+        advance_only_when_due: false,
+        fault: true,
+    };
+    /// `output` only (with `derivative` when the kind has states): a kind
+    /// that keeps the default `advance` and `fault`.
+    pub const OUTPUT_ONLY: Needs = Needs {
+        advance: false,
+        advance_only_when_due: false,
+        fault: false,
+    };
+    /// `advance` at every step, no `fault`.
+    pub const ADVANCE: Needs = Needs {
+        advance: true,
+        advance_only_when_due: false,
+        fault: false,
+    };
+    /// `advance` after each boundary the component was due at, no `fault`.
+    pub const ADVANCE_WHEN_DUE: Needs = Needs {
+        advance: true,
+        advance_only_when_due: true,
+        fault: false,
+    };
+}
+
 /// A kind of component. See the module docs for the contract; every method
 /// but `declare` and `output` has a default.
 pub trait Component: fmt::Debug + Send {
@@ -344,6 +391,23 @@ pub trait Component: fmt::Debug + Send {
     /// the run then stops with [`GraphError::Component`](super::GraphError::Component)
     /// carrying this message. Default: none.
     fn fault(&self) -> Option<String> {
+        None
+    }
+
+    /// Which per-step calls this kind needs ([`Needs`]); asked once at
+    /// build. Default: [`Needs::ALL`]. A kind that keeps the default
+    /// `advance` and `fault` returns [`Needs::OUTPUT_ONLY`] to be served
+    /// faster; claiming less than it needs is a bug of the kind (its
+    /// `advance` or `fault` is then never called).
+    fn needs(&self) -> Needs {
+        Needs::ALL
+    }
+
+    /// For a stateless kind evaluated at every step: its `output` as an
+    /// arithmetic form the engine runs in its place, reading the inputs
+    /// where they are produced ([`lower`](super::lower)). It must give
+    /// the bits `output` gives. Default: none.
+    fn lower(&self) -> Option<Lowered> {
         None
     }
 

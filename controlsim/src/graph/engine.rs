@@ -25,12 +25,15 @@
 //! Per-step work does not allocate: port values live in one vector, each
 //! input is a list of copies from it, and all scratch is sized at build. A
 //! periodic component keeps its next due boundary, so the per-boundary
-//! check is a comparison, not a division.
+//! check is a comparison, not a division. The step visits only the
+//! components that have continuous states or an `advance`, and asks for
+//! faults only those that can report one ([`Needs`]), lists made at build.
 
 use netloop_time::SimTime;
 
-use super::component::{Component, Ctx, Declaration, Inputs, Outputs, SavedState};
+use super::component::{Component, Ctx, Declaration, Inputs, Needs, Outputs, SavedState};
 use super::error::GraphError;
+use super::lower::Program;
 use super::newton::{Failure, LoopBlock};
 use crate::advance::{self, BadTarget};
 use crate::error::ObserverError;
@@ -101,11 +104,28 @@ impl Node {
     }
 }
 
+/// When the step calls a component's `advance` ([`Needs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AdvanceWhen {
+    Never,
+    Always,
+    /// When output port `fresh[.0]` is new at the step's start.
+    Due(usize),
+}
+
 /// An entry of the evaluation order.
 #[derive(Debug)]
 pub(crate) enum Stage {
     One(usize),
     Loop(LoopBlock),
+    /// A component evaluated by instructions `ops` of the graph's
+    /// [`Program`] ([`lower`](super::lower)); always due; `port` is its
+    /// one output port (in [`Graph::fresh`]).
+    Lowered {
+        node: usize,
+        port: usize,
+        ops: std::ops::Range<usize>,
+    },
 }
 
 /// Sees the graph at each boundary during [`Graph::run_to`], after the
@@ -141,6 +161,13 @@ pub struct Graph {
     pub(crate) ws: Workspace,
     /// Scratch for restore's shape check.
     pub(crate) scratch: SavedState,
+    /// Components the step serves (continuous states or an `advance`), in
+    /// declaration order, with when to call `advance`.
+    stepping: Vec<(usize, AdvanceWhen)>,
+    /// Components that can report a fault, in declaration order.
+    faulting: Vec<usize>,
+    /// The lowered components' instructions.
+    program: Program,
 }
 
 impl Graph {
@@ -149,19 +176,37 @@ impl Graph {
         step: StepSize,
         solver: SolverKind,
         mut nodes: Vec<Node>,
-        stages: Vec<Stage>,
+        mut stages: Vec<Stage>,
         values: Vec<f64>,
         ports: usize,
         port_names: Vec<String>,
         ws: Workspace,
     ) -> Self {
-        for node in &mut nodes {
+        let (mut stepping, mut faulting) = (Vec::new(), Vec::new());
+        for (i, node) in nodes.iter_mut().enumerate() {
             node.gather(&values);
             node.component.start(&Inputs {
                 data: &node.inputs,
                 offsets: &node.in_offsets,
             });
+            let needs = node.component.needs();
+            let when = match needs {
+                Needs { advance: false, .. } => AdvanceWhen::Never,
+                Needs {
+                    advance_only_when_due: true,
+                    ..
+                } if !node.decl.outputs.is_empty() => AdvanceWhen::Due(node.port_base),
+                _ => AdvanceWhen::Always,
+            };
+            if when != AdvanceWhen::Never || !node.x.is_empty() {
+                stepping.push((i, when));
+            }
+            let fault = needs.fault;
+            if fault {
+                faulting.push(i);
+            }
         }
+        let program = lower_stages(&nodes, &mut stages);
         let mut graph = Graph {
             step,
             solver,
@@ -174,6 +219,9 @@ impl Graph {
             port_names,
             ws,
             scratch: SavedState::default(),
+            stepping,
+            faulting,
+            program,
         };
         graph.reschedule();
         graph
@@ -270,7 +318,9 @@ impl Graph {
         self.stages
             .iter()
             .map(|s| match s {
-                Stage::One(i) => vec![self.nodes[*i].name.as_str()],
+                Stage::One(i) | Stage::Lowered { node: i, .. } => {
+                    vec![self.nodes[*i].name.as_str()]
+                }
                 Stage::Loop(b) => b
                     .members
                     .iter()
@@ -371,6 +421,10 @@ impl Graph {
                         self.compute(i);
                         self.mark_fresh(i);
                     }
+                }
+                Stage::Lowered { port, ops, .. } => {
+                    self.program.run(ops.clone(), &mut self.values);
+                    self.fresh[*port] = self.k;
                 }
                 Stage::Loop(block) => {
                     if let Err(e) = self.solve_loop(block) {
@@ -485,6 +539,47 @@ impl Graph {
     }
 }
 
+/// Replaces each stage of a component that can be lowered
+/// ([`lower`](super::lower)) by its instructions: evaluated at every step,
+/// no continuous states or guards, [`Needs::OUTPUT_ONLY`], one output port,
+/// not in an algebraic loop, every input element driven by a connection.
+fn lower_stages(nodes: &[Node], stages: &mut [Stage]) -> Program {
+    let mut program = Program::default();
+    for stage in stages.iter_mut() {
+        let Stage::One(i) = *stage else { continue };
+        let n = &nodes[i];
+        if n.schedule != Schedule::EveryStep
+            || !n.x.is_empty()
+            || n.guards.is_some()
+            || n.decl.outputs.len() != 1
+            || n.component.needs() != Needs::OUTPUT_ONLY
+        {
+            continue;
+        }
+        let Some(form) = n.component.lower() else {
+            continue;
+        };
+        let mut src = vec![usize::MAX; n.inputs.len()];
+        for g in &n.gathers {
+            for e in 0..g.len {
+                src[g.dst + e] = g.src + e;
+            }
+        }
+        if src.contains(&usize::MAX) {
+            continue;
+        }
+        let out = n.out_base..n.out_base + n.out_len();
+        if let Some(ops) = program.compile(&form, &src, &n.in_offsets, out) {
+            *stage = Stage::Lowered {
+                node: i,
+                port: n.port_base,
+                ops,
+            };
+        }
+    }
+    program
+}
+
 /// A component seen by the event locator: its inputs arrive as the flat
 /// slice `u`, cut into ports by `offsets`.
 struct Hybrid<'a> {
@@ -571,7 +666,16 @@ impl Graph {
         let now = self.time();
         let (t, h) = advance::interval(self.step, k);
         let mut zeno = None;
-        for node in &mut self.nodes {
+        for &(i, when) in &self.stepping {
+            let advance = match when {
+                AdvanceWhen::Never => false,
+                AdvanceWhen::Always => true,
+                AdvanceWhen::Due(port) => self.fresh[port] == k,
+            };
+            if !advance && self.nodes[i].x.is_empty() {
+                continue;
+            }
+            let node = &mut self.nodes[i];
             node.gather(&self.values);
             let u = Inputs {
                 data: &node.inputs,
@@ -600,14 +704,16 @@ impl Graph {
                     None => component.integrate(self.solver, &mut self.ws, t, h, &mut node.x, &u),
                 }
             }
-            let mut cx = Ctx {
-                k,
-                now,
-                step: self.step,
-                solver: self.solver,
-                ws: &mut self.ws,
-            };
-            node.component.advance(&mut cx, &u);
+            if advance {
+                let mut cx = Ctx {
+                    k,
+                    now,
+                    step: self.step,
+                    solver: self.solver,
+                    ws: &mut self.ws,
+                };
+                node.component.advance(&mut cx, &u);
+            }
         }
         self.k = k + 1;
         self.evaluated = false;
@@ -620,7 +726,8 @@ impl Graph {
             });
         }
         // Faults before non-finite states, as in a System's step.
-        for node in &self.nodes {
+        for &i in &self.faulting {
+            let node = &self.nodes[i];
             if let Some(message) = node.component.fault() {
                 return Err(GraphError::Component {
                     component: node.name.clone(),
@@ -630,7 +737,9 @@ impl Graph {
                 });
             }
         }
-        for node in &self.nodes {
+        // Every component with continuous states is stepping.
+        for &(i, _) in &self.stepping {
+            let node = &self.nodes[i];
             if let Some(i) = node.x.iter().position(|v| !v.is_finite()) {
                 return Err(GraphError::NonFinite {
                     component: node.name.clone(),

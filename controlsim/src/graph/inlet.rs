@@ -12,7 +12,7 @@
 //! packet. The driver learns what to send from [`Graph::is_fresh`] and
 //! [`Graph::output`] after the boundary was evaluated.
 
-use super::component::{Component, Ctx, Declaration, Inputs, Outputs, PortSpec, Timing};
+use super::component::{Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, Timing};
 use super::engine::Graph;
 
 /// A component with one output `y` of `size` elements, written from outside
@@ -29,6 +29,10 @@ impl Inlet {
 }
 
 impl Component for Inlet {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: Vec::new(),

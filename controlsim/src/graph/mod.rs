@@ -53,6 +53,9 @@ pub mod engine;
 pub mod error;
 pub mod inlet;
 pub mod loops;
+pub mod lower;
+#[cfg(test)]
+mod needs_tests;
 pub mod newton;
 pub mod order;
 pub mod port;
@@ -61,12 +64,13 @@ pub mod snapshot;
 
 pub use build::GraphBuilder;
 pub use component::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
 pub use inlet::Inlet;
+pub use lower::Lowered;
 pub use newton::NewtonSettings;
 pub use order::Block;
 pub use port::{Elements, PortAddress};

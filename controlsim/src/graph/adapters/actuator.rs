@@ -3,8 +3,8 @@
 use crate::actuator::{Actuator, ActuatorConfig};
 use crate::error::ConfigError;
 use crate::graph::component::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 
 /// Zero-order hold with saturation: input `u` (the control), output `u`
@@ -38,6 +38,10 @@ impl ActuatorComponent {
 }
 
 impl Component for ActuatorComponent {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         let n = self.actuator.held.len();
         Declaration {

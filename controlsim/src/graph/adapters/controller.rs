@@ -5,8 +5,8 @@ use netloop_time::SimTime;
 use crate::controller::{BuildContext, Controller, ControllerConfig, StepClock, Trigger};
 use crate::error::ConfigError;
 use crate::graph::component::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 use crate::plant::PlantModel;
 use crate::reference::{Signal, SignalConfig};
@@ -152,6 +152,16 @@ impl Component for ControllerComponent {
         self.controller
             .compute(&mut clock, &self.references, cx.now);
         y.port(0).copy_from_slice(&self.controller.output);
+    }
+
+    /// Only a continuous law integrates over the step, only an FMU law
+    /// can fail.
+    fn needs(&self) -> Needs {
+        Needs {
+            advance: self.controller.is_continuous(),
+            advance_only_when_due: false,
+            fault: self.controller.can_fault(),
+        }
     }
 
     fn advance(&mut self, cx: &mut Ctx, _u: &Inputs) {

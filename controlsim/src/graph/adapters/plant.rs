@@ -5,8 +5,8 @@ use std::num::NonZeroU64;
 use crate::advance;
 use crate::error::ConfigError;
 use crate::graph::component::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 use crate::plant::{with_plant, Plant, PlantModel, Signature, TimeDomain};
 use crate::solver::{SolverKind, Workspace};
@@ -173,8 +173,7 @@ impl Component for PlantComponent {
         x: &mut [f64],
         u: &Inputs,
     ) {
-        // Without guards there is no event, so no error to report.
-        let _ = advance::integrate_plant(&self.model, None, solver, ws, t, h, x, u.port(0));
+        advance::integrate_plant(&self.model, solver, ws, t, h, x, u.port(0));
     }
 
     fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
@@ -204,6 +203,15 @@ impl Component for PlantComponent {
 
     fn settle(&self, t: f64, x: &mut [f64], u: &Inputs, guard: usize) -> bool {
         self.model.as_plant().settle(t, x, u.port(0), guard)
+    }
+
+    /// The built-in kinds never fail; a plant from outside the crate (an
+    /// FMU is one) may.
+    fn needs(&self) -> Needs {
+        Needs {
+            fault: matches!(self.model, PlantModel::Custom(_)),
+            ..Needs::ADVANCE
+        }
     }
 
     fn fault(&self) -> Option<String> {

@@ -1,7 +1,9 @@
 //! Reference and disturbance signals as a component.
 
 use crate::error::ConfigError;
-use crate::graph::component::{Component, Ctx, Declaration, Inputs, Outputs, PortSpec, Timing};
+use crate::graph::component::{
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, Timing,
+};
 use crate::reference::{Signal, SignalConfig};
 
 /// Signals evaluated at every boundary: no inputs, output `r` with one
@@ -33,6 +35,10 @@ impl ReferenceComponent {
 }
 
 impl Component for ReferenceComponent {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         Declaration {
             inputs: Vec::new(),

@@ -7,8 +7,8 @@ use rand_chacha::ChaCha8Rng;
 use super::plant::MOTION;
 use crate::error::ConfigError;
 use crate::graph::component::{
-    Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
-    Timing,
+    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
+    StateReader, Timing,
 };
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
 use crate::time::StepSize;
@@ -64,6 +64,10 @@ impl SensorComponent {
 }
 
 impl Component for SensorComponent {
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
     fn declare(&self) -> Declaration {
         // Channels without names (all empty) are numbered: `y[i]`.
         let port = |name: &str| match self.channels.iter().all(String::is_empty) {

@@ -1,0 +1,314 @@
+//! Stateless blocks evaluated as a flat program (issue 13's `blocks_ratio`).
+//!
+//! A kind whose output at a boundary is a fixed arithmetic form of its
+//! inputs (a constant, a gain, a sum with signs) may describe that form
+//! ([`Component::lower`](super::Component::lower)). The graph then compiles
+//! it, when the graph is built, into per-element instructions that read
+//! their operands where the driving outputs hold them and write the
+//! component's outputs in place: no inputs gathered, no `Ctx`, no dynamic
+//! call. The instructions do the arithmetic of the kind's `output` in the
+//! same order, so the bits are the same (tested against the kind's own
+//! `output` in `tests`).
+//!
+//! Only components evaluated at every step, with no continuous states, no
+//! guards, [`Needs::OUTPUT_ONLY`](super::Needs::OUTPUT_ONLY), one output
+//! port and outside an algebraic loop are lowered; everything else is
+//! served as before.
+
+use std::ops::Range;
+
+/// The arithmetic form of a stateless kind's `output`, element by element;
+/// `u` is the component's inputs (ports one after the other), `y` its one
+/// output port.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Lowered {
+    /// `y = values` (no inputs).
+    Constant(Vec<f64>),
+    /// `y[e] = k * u[e]`.
+    Scale(f64),
+    /// `y[e] = ((0.0 ± u_0[e]) ± u_1[e]) ± ...`, left to right over the
+    /// input ports, `-` where `negative[p]`; every port as wide as `y`.
+    SignedSum { negative: Vec<bool> },
+    /// `y[i] = ((0.0 + k[i][0] * u[0]) + k[i][1] * u[1]) + ...`, `k` row
+    /// major with `cols` columns.
+    Matrix { cols: usize, k: Vec<f64> },
+}
+
+/// One operand of a sum or a row: where it is in the graph's values, and
+/// its sign or coefficient.
+#[derive(Clone, Copy, Debug)]
+struct Term {
+    src: usize,
+    /// `SignedSum`: 1.0 to add, -1.0 to subtract; `Matrix`: the coefficient.
+    k: f64,
+}
+
+/// One output element.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Set {
+        dst: usize,
+        value: f64,
+    },
+    Scale {
+        dst: usize,
+        src: usize,
+        k: f64,
+    },
+    /// `s = 0.0; s = s ± v` per term (`-` where the term's `k` is negative).
+    SignedSum {
+        dst: usize,
+        terms: (usize, usize),
+    },
+    /// `s = 0.0; s = s + k v` per term.
+    Dot {
+        dst: usize,
+        terms: (usize, usize),
+    },
+}
+
+/// Every lowered component's instructions, in evaluation order.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Program {
+    ops: Vec<Op>,
+    terms: Vec<Term>,
+}
+
+impl Program {
+    /// Compiles `form` for a component whose input element `j` is
+    /// `values[src[j]]` and whose output is `values[out]`; returns its
+    /// instructions' range, or `None` when the shapes do not fit the form
+    /// (the component is then served through `output`).
+    pub(crate) fn compile(
+        &mut self,
+        form: &Lowered,
+        src: &[usize],
+        in_offsets: &[usize],
+        out: Range<usize>,
+    ) -> Option<Range<usize>> {
+        let start = self.ops.len();
+        let width = out.len();
+        match form {
+            Lowered::Constant(values) => {
+                if values.len() != width || !src.is_empty() {
+                    return None;
+                }
+                for (dst, &value) in out.zip(values) {
+                    self.ops.push(Op::Set { dst, value });
+                }
+            }
+            Lowered::Scale(k) => {
+                if src.len() != width {
+                    return None;
+                }
+                for (dst, &s) in out.zip(src) {
+                    self.ops.push(Op::Scale { dst, src: s, k: *k });
+                }
+            }
+            Lowered::SignedSum { negative } => {
+                let ports = in_offsets.len().checked_sub(1)?;
+                if ports != negative.len()
+                    || (0..ports).any(|p| in_offsets[p + 1] - in_offsets[p] != width)
+                {
+                    return None;
+                }
+                for (e, dst) in out.enumerate() {
+                    let first = self.terms.len();
+                    for (p, &neg) in negative.iter().enumerate() {
+                        self.terms.push(Term {
+                            src: src[in_offsets[p] + e],
+                            k: if neg { -1.0 } else { 1.0 },
+                        });
+                    }
+                    self.ops.push(Op::SignedSum {
+                        dst,
+                        terms: (first, self.terms.len()),
+                    });
+                }
+            }
+            Lowered::Matrix { cols, k } => {
+                if src.len() != *cols || k.len() != width * cols {
+                    return None;
+                }
+                for (i, dst) in out.enumerate() {
+                    let first = self.terms.len();
+                    for (j, &s) in src.iter().enumerate() {
+                        self.terms.push(Term {
+                            src: s,
+                            k: k[i * cols + j],
+                        });
+                    }
+                    self.ops.push(Op::Dot {
+                        dst,
+                        terms: (first, self.terms.len()),
+                    });
+                }
+            }
+        }
+        Some(start..self.ops.len())
+    }
+
+    /// Runs instructions `range` on the graph's values.
+    #[inline]
+    pub(crate) fn run(&self, range: Range<usize>, values: &mut [f64]) {
+        for op in &self.ops[range] {
+            match *op {
+                Op::Set { dst, value } => values[dst] = value,
+                Op::Scale { dst, src, k } => values[dst] = k * values[src],
+                Op::SignedSum { dst, terms } => {
+                    let mut s = 0.0;
+                    for t in &self.terms[terms.0..terms.1] {
+                        let v = values[t.src];
+                        s = if t.k > 0.0 { s + v } else { s - v };
+                    }
+                    values[dst] = s;
+                }
+                Op::Dot { dst, terms } => {
+                    let mut s = 0.0;
+                    for t in &self.terms[terms.0..terms.1] {
+                        s += t.k * values[t.src];
+                    }
+                    values[dst] = s;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use netloop_time::SimTime;
+
+    use crate::blocks::{build, BlockConfig, BlockContext};
+    use crate::graph::engine::Stage;
+    use crate::graph::{Component, Ctx, Graph, GraphBuilder, Inputs, Outputs};
+    use crate::solver::{SolverKind, Workspace};
+    use crate::time::StepSize;
+
+    const STEP: SimTime = SimTime::from_millis(10);
+
+    fn block(text: &str) -> Box<dyn Component> {
+        let c: BlockConfig = toml::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let cx = BlockContext {
+            step: StepSize::new(STEP).unwrap(),
+            seed: 1,
+            stream: 0,
+        };
+        build("block", &c, cx).unwrap()
+    }
+
+    /// What the kind's own `output` computes from `u` (ports of `widths`).
+    fn by_output(text: &str, u: &[f64], widths: &[usize], out: usize) -> Vec<f64> {
+        let mut c = block(text);
+        let mut offsets = vec![0];
+        for w in widths {
+            offsets.push(offsets.last().unwrap() + w);
+        }
+        let mut y = vec![f64::NAN; out];
+        let mut ws = Workspace::new(1);
+        let mut cx = Ctx {
+            k: 0,
+            now: SimTime::ZERO,
+            step: StepSize::new(STEP).unwrap(),
+            solver: SolverKind::Rk4,
+            ws: &mut ws,
+        };
+        let y_offsets = [0, out];
+        c.output(
+            &mut cx,
+            &[],
+            &Inputs {
+                data: u,
+                offsets: &offsets,
+            },
+            &mut Outputs {
+                data: &mut y,
+                offsets: &y_offsets,
+            },
+        );
+        y
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    const A: &str = "kind = \"constant\"\nvalue = [-0.0, 1.5, -2.25]";
+    const B: &str = "kind = \"constant\"\nvalue = [0.0, 0.1, 3e-17]";
+    const SUM: &str = "kind = \"sum\"\nsigns = \"-+-\"\nwidth = 3";
+    const GAIN: &str = "kind = \"gain\"\nk = 0.1\nwidth = 3";
+    const MATRIX: &str = "kind = \"gain\"\nk = [[1.0, 0.2, -3.0], [-0.5, 0.25, 1e-3]]";
+
+    /// Constants, a sum with signs, a scalar and a matrix gain, fed by each
+    /// other and by a clock (not lowered: it depends on time).
+    fn graph() -> Graph {
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component_keyed("a", "a", block(A));
+        b.component_keyed("b", "b", block(B));
+        b.component_keyed("clock", "clock", block("kind = \"clock\""));
+        b.component_keyed("sum", "sum", block(SUM));
+        b.component_keyed("gain", "gain", block(GAIN));
+        b.component_keyed("matrix", "matrix", block(MATRIX));
+        b.connect("a.y", "sum.u0");
+        b.connect("b.y", "sum.u1");
+        b.connect("clock.y", "sum.u2[0]");
+        b.connect("a.y[1..3]", "sum.u2[1..3]");
+        b.connect("sum.y", "gain.u");
+        b.connect("gain.y", "matrix.u");
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn every_constant_sum_and_gain_is_lowered_and_the_clock_is_not() {
+        let g = graph();
+        let lowered: Vec<&str> = g
+            .stages
+            .iter()
+            .filter_map(|s| match s {
+                Stage::Lowered { node, .. } => Some(g.nodes[*node].name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(lowered, ["a", "b", "sum", "gain", "matrix"]);
+    }
+
+    /// Bit for bit what each kind's own `output` gives, signed zeros
+    /// included (`0.0 - 0.0` is `+0.0`, `-0.0 * 0.1` is `-0.0`), at
+    /// several boundaries.
+    #[test]
+    fn lowered_blocks_give_the_bits_of_their_output() {
+        let mut g = graph();
+        for k in 0..4u64 {
+            g.evaluate().unwrap();
+            let a = g.value("a", "y").unwrap().to_vec();
+            let b = g.value("b", "y").unwrap().to_vec();
+            assert_eq!(bits(&a), bits(&by_output(A, &[], &[], 3)));
+            assert_eq!(bits(&b), bits(&by_output(B, &[], &[], 3)));
+            let t = (k as f64) * 0.01;
+            let u: Vec<f64> = [&a[..], &b[..], &[t, a[1], a[2]]].concat();
+            let sum = by_output(SUM, &u, &[3, 3, 3], 3);
+            assert_eq!(bits(g.value("sum", "y").unwrap()), bits(&sum), "k = {k}");
+            let gain = by_output(GAIN, &sum, &[3], 3);
+            assert_eq!(bits(g.value("gain", "y").unwrap()), bits(&gain));
+            let matrix = by_output(MATRIX, &gain, &[3], 2);
+            assert_eq!(bits(g.value("matrix", "y").unwrap()), bits(&matrix));
+            // The hand-computed first element: 0 - (-0) + 0 - t.
+            assert_eq!(sum[0].to_bits(), (0.0 - -0.0 + 0.0 - t).to_bits());
+            g.integrate_step().unwrap();
+        }
+    }
+
+    /// A lowered component's outputs are new at every boundary, as when
+    /// its `output` was called.
+    #[test]
+    fn lowered_outputs_are_fresh_at_every_boundary() {
+        let mut g = graph();
+        let sum = g.component_index("sum").unwrap();
+        for _ in 0..3 {
+            g.evaluate().unwrap();
+            assert!(g.is_fresh(sum, 0));
+            g.integrate_step().unwrap();
+            assert!(!g.is_fresh(sum, 0));
+        }
+    }
+}
