@@ -4,6 +4,8 @@
 //! {controlsim, network backend} → `output` (docs/design.md §1.2). This crate also owns
 //! the client for the ns-3 stepping server ([`ns3`]).
 
+pub mod app;
+pub mod built;
 pub mod config;
 pub mod flows;
 pub mod graph_flows;
