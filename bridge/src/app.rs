@@ -20,6 +20,7 @@ pub mod run;
 pub mod sweep;
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -127,9 +128,20 @@ fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
     Ok(all)
 }
 
+/// `--out`, else `results/<file name without extension>` (`results/<fallback>`
+/// for a name without one).
+fn out_dir_or_default(out: Option<PathBuf>, file: &Path, fallback: &str) -> PathBuf {
+    out.unwrap_or_else(|| {
+        let stem = file
+            .file_stem()
+            .map_or_else(|| fallback.to_string(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from("results").join(stem)
+    })
+}
+
 /// A scenario file's text, read once: whether it is a graph scenario and
 /// what it holds both come from it.
-fn read_scenario(path: &std::path::Path) -> Result<String, Failure> {
+fn read_scenario(path: &Path) -> Result<String, Failure> {
     crate::input::read_input(path).map_err(|source| {
         Failure::from(LoadError::Read {
             path: path.to_path_buf(),

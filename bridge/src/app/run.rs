@@ -5,9 +5,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use super::cli::RunArgs;
-use super::{overrides, read_scenario, Failure};
+use super::plot::plot_after;
+use super::{out_dir_or_default, overrides, read_scenario, Failure};
 use crate::graph_scenario;
-use crate::plot::{plot_dir, PlotOptions};
 use crate::run::{run_built, RunError, RunOptions};
 use crate::run_progress::RunProgress;
 use crate::scenario_file::{self, Loaded, Override};
@@ -35,13 +35,7 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
         source,
         ..
     } = scenario_file::load_text(path, &text, &all)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
-    let out_dir = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(stem));
+    let out_dir = out_dir_or_default(args.out, path, "run");
     let options = RunOptions {
         out_dir: out_dir.clone(),
         base_dir: base_dir.clone(),
@@ -62,14 +56,8 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
                 | RunError::Directory(_))
         )
     {
-        match plot_dir(&out_dir, &PlotOptions::default()) {
-            Ok(files) if !quiet => println!(
-                "plots: {} files in {}",
-                files.len(),
-                out_dir.join("plots").display()
-            ),
-            Ok(_) => {}
-            Err(e) => eprintln!("warning: no plots: {e}"),
+        if let (Some(line), false) = (plot_after(&out_dir), quiet) {
+            println!("{line}");
         }
     }
     match outcome {
@@ -106,13 +94,7 @@ fn run_graph_scenario(
         )));
     }
     let mut loaded = graph_scenario::load_text(path, text, &overrides(&args.scenario)?)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "run".into());
-    let out_dir = args
-        .out
-        .unwrap_or_else(|| PathBuf::from("results").join(stem));
+    let out_dir = out_dir_or_default(args.out, path, "run");
     if loaded.network.is_some() {
         let base_dir = path.parent().map(PathBuf::from).unwrap_or_default();
         let components = loaded.scenario.components.len();

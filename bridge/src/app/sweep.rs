@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::cli::{FormatArg, SweepArgs};
-use super::Failure;
-use crate::plot::{plot_dir, PlotOptions};
+use super::plot::plot_after;
+use super::{out_dir_or_default, Failure};
 use crate::sweep::{self, aggregate, ExecOptions, Plan, SweepFile};
 
 pub fn sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
@@ -105,14 +105,8 @@ pub fn sweep(args: SweepArgs, quiet: bool) -> Result<(), Failure> {
     }
     let written = aggregate::write(&plan, &report)?;
     if args.plot {
-        match plot_dir(&out, &PlotOptions::default()) {
-            Ok(files) if !quiet => eprintln!(
-                "plots: {} files in {}",
-                files.len(),
-                out.join("plots").display()
-            ),
-            Ok(_) => {}
-            Err(e) => eprintln!("warning: no plots: {e}"),
+        if let (Some(line), false) = (plot_after(&out), quiet) {
+            eprintln!("{line}");
         }
     }
     let complete = report.outcomes.iter().filter(|o| o.is_complete()).count();
@@ -179,14 +173,7 @@ fn sweep_overrides(args: &SweepArgs) -> sweep::SweepOverrides {
 
 /// The sweep directory: `--out`, else `results/<sweep file name>`.
 fn sweep_out_dir(args: &SweepArgs) -> PathBuf {
-    let stem = args
-        .sweep
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "sweep".into());
-    args.out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(stem))
+    out_dir_or_default(args.out.clone(), &args.sweep, "sweep")
 }
 
 /// `--status` and `--aggregate`: read a sweep directory's plan and runs.
@@ -218,14 +205,8 @@ fn inspect_sweep(args: &SweepArgs, quiet: bool) -> Result<(), Failure> {
     };
     let written = aggregate::write(&plan, &report)?;
     if args.plot {
-        match plot_dir(&plan.out_dir, &PlotOptions::default()) {
-            Ok(files) if !quiet => eprintln!(
-                "plots: {} files in {}",
-                files.len(),
-                plan.out_dir.join("plots").display()
-            ),
-            Ok(_) => {}
-            Err(e) => eprintln!("warning: no plots: {e}"),
+        if let (Some(line), false) = (plot_after(&plan.out_dir), quiet) {
+            eprintln!("{line}");
         }
     }
     if !quiet {
