@@ -132,9 +132,10 @@ fn overrides(args: &ScenarioArgs) -> Result<Vec<Override>, Failure> {
 /// for a name without one).
 fn out_dir_or_default(out: Option<PathBuf>, file: &Path, fallback: &str) -> PathBuf {
     out.unwrap_or_else(|| {
-        let stem = file
-            .file_stem()
-            .map_or_else(|| fallback.to_string(), |s| s.to_string_lossy().into_owned());
+        let stem = file.file_stem().map_or_else(
+            || fallback.to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
         PathBuf::from("results").join(stem)
     })
 }

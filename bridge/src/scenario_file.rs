@@ -39,12 +39,12 @@ use serde::Deserialize;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+use crate::built::Built;
 use crate::config::{
     Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, ScenarioError, CUSTOM_KIND,
     LAST_TIME, LAST_TIME_TEXT,
 };
 use crate::input::{read_input, shorten_line, shorten_lines, ReadError, MAX_ECHOED_CHARS};
-use crate::built::Built;
 use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
 use crate::network_schema;
 use crate::server_command::{self, NetworkCheck};

@@ -88,9 +88,9 @@ impl ConfigError {
                 found_rows,
                 found_cols,
                 ..
-            } => format!(
-                "must be {expected_rows}x{expected_cols}, found {found_rows}x{found_cols}"
-            ),
+            } => {
+                format!("must be {expected_rows}x{expected_cols}, found {found_rows}x{found_cols}")
+            }
             ConfigError::Length {
                 expected, found, ..
             } => format!("must have {expected} entries, found {found}"),

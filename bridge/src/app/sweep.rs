@@ -318,10 +318,7 @@ fn resume_command(args: &SweepArgs, out: &Path) -> String {
         words.extend(["--jobs".into(), jobs.to_string()]);
     }
     if let Some(timeout) = args.timeout {
-        words.extend([
-            "--timeout".into(),
-            crate::shell::word(&timeout.to_string()),
-        ]);
+        words.extend(["--timeout".into(), crate::shell::word(&timeout.to_string())]);
     }
     if args.plot {
         words.push("--plot".into());
