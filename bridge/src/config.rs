@@ -510,6 +510,16 @@ pub struct ScenarioError {
     pub message: String,
 }
 
+/// controlsim's errors carry their key too: the key, and the message without it.
+impl From<controlsim::ConfigError> for ScenarioError {
+    fn from(e: controlsim::ConfigError) -> Self {
+        ScenarioError {
+            key: e.key().to_string(),
+            message: e.message(),
+        }
+    }
+}
+
 fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     ScenarioError {
         key: key.into(),

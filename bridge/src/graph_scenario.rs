@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{NetworkConfig, OnLoss, SyncConfig, TransportKind};
 use crate::graph_flows::{FlowEnds, NetworkSide};
-use crate::scenario_file::{self, LoadError, Override};
+use crate::scenario_file::{self, LoadError, Override, Source};
 
 /// A graph scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -293,14 +293,14 @@ pub struct LoadedGraph {
     pub end_step: u64,
     /// The flows and the network, when the scenario has a `[network]`.
     pub network: Option<NetworkSide>,
-    text: String,
-    overrides: Vec<Override>,
+    /// The file's text and the overrides, to locate later problems.
+    pub source: Source,
 }
 
 impl LoadedGraph {
     /// A problem at `key` found later, located in the file.
     pub fn locate(&self, key: &str, message: &str) -> LoadError {
-        scenario_file::locate_error(&self.path, &self.text, &self.overrides, key, message)
+        self.source.locate(key, message)
     }
 }
 
@@ -342,18 +342,9 @@ pub fn load_text(
         overrides,
         |s: &mut GraphScenario| s.network.as_mut(),
     )?;
-    let locate =
-        |key: &str, message: &str| scenario_file::locate_error(path, text, overrides, key, message);
-    let config = |e: ConfigError| {
-        let key = e.key().to_string();
-        let full = e.to_string();
-        let message = full
-            .strip_prefix(&format!("`{key}`: "))
-            .or_else(|| full.strip_prefix(&format!("`{key}` ")))
-            .unwrap_or(&full)
-            .to_string();
-        locate(&key, &message)
-    };
+    let source = Source::new(path, text, overrides);
+    let locate = |key: &str, message: &str| source.locate(key, message);
+    let config = |e: ConfigError| locate(e.key(), &e.message());
     let step = StepSize::new(scenario.step).map_err(|e| locate("step", &e.to_string()))?;
     let end_step = step
         .steps_in(scenario.duration)
@@ -375,7 +366,7 @@ pub fn load_text(
                 scenario.duration,
                 &base_dir,
             )
-            .map_err(|(key, message)| locate(&key, &message))?;
+            .map_err(|e| locate(&e.key, &e.message))?;
             Some(side)
         }
     };
@@ -385,8 +376,7 @@ pub fn load_text(
         graph,
         end_step,
         network,
-        text: text.to_string(),
-        overrides: overrides.to_vec(),
+        source,
     })
 }
 

@@ -1,9 +1,14 @@
 //! netloop's co-simulation master.
 //!
 //! Data flows one way: scenario file → `config` → `session` (sync scheme) →
-//! {controlsim, network backend} → `output` (docs/design.md §1.2). This crate also owns
-//! the client for the ns-3 stepping server ([`ns3`]).
+//! {controlsim, network backend} → `output` (docs/design.md §1.2). A scenario
+//! is read, checked and built once ([`scenario_file::load`] → [`built::Built`])
+//! and the run takes what was built. This crate also owns the client for the
+//! ns-3 stepping server ([`ns3`]) and the application the `netloop` binary
+//! dispatches to ([`app`]).
 
+pub mod app;
+pub mod built;
 pub mod config;
 pub mod flows;
 pub mod graph_flows;

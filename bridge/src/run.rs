@@ -26,14 +26,14 @@ use protocol::SimTime;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::config::{Backend, DataFormat, Ns3NetworkConfig, Resolved, Scenario};
+use crate::built::Built;
+use crate::config::{Backend, DataFormat, Ns3NetworkConfig, Resolved, Scenario, ScenarioError};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::FlowCounts;
 use crate::metrics::aoi::AgeStats;
 use crate::metrics::loops::{ControlEffort, LoopMetrics, StateMetrics};
 use crate::metrics::platoon::{PlatoonMetrics, PlatoonSummary};
 use crate::metrics::{ControlMetrics, DelayStats};
-use crate::mobility::node_motions;
 use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
 use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
@@ -57,9 +57,10 @@ pub struct RunOptions {
 /// Why a run did not produce complete results.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The scenario cannot be built (bad input: exit code 2).
-    #[error("{0}")]
-    Config(String),
+    /// The scenario cannot be built (bad input: exit code 2): the key and
+    /// what is wrong there.
+    #[error("`{}`: {}", .0.key, .0.message)]
+    Config(ScenarioError),
     /// The run directory cannot be written.
     #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
     Output {
@@ -237,10 +238,7 @@ const SETTLING_BAND: f64 = 0.02;
 pub fn observation_plan(
     resolved: &Resolved,
     system: &System,
-) -> Result<
-    (Vec<crate::metrics::loops::LoopMetricsPlan>, StopConditions),
-    crate::config::ScenarioError,
-> {
+) -> Result<(Vec<crate::metrics::loops::LoopMetricsPlan>, StopConditions), ScenarioError> {
     let plans = crate::metrics::loops::plan(resolved, system)?;
     let stop = StopConditions::new(resolved.scenario.stop_when.as_ref(), system)?;
     Ok((plans, stop))
@@ -371,13 +369,30 @@ pub fn run_with_progress(
     options: &RunOptions,
     progress: Option<RunProgress>,
 ) -> Result<RunReport, RunError> {
+    let built = Built::new(resolved).map_err(RunError::Config)?;
+    run_built(resolved, built, options, progress)
+}
+
+/// [`run_with_progress`] of a scenario already built from `resolved` (as
+/// [`crate::scenario_file::load`] builds it), so that nothing is built twice.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_built(
+    resolved: &Resolved,
+    built: Built,
+    options: &RunOptions,
+    progress: Option<RunProgress>,
+) -> Result<RunReport, RunError> {
     let started = Instant::now();
     let scenario = &resolved.scenario;
-    let system = System::from_config(&resolved.system, scenario.control_seed())
-        .map_err(|e| RunError::Config(e.to_string()))?;
-    let motions = node_motions(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
-    let observation =
-        observation_plan(resolved, &system).map_err(|e| RunError::Config(e.to_string()))?;
+    let Built {
+        system,
+        motions,
+        metrics,
+        stop,
+    } = built;
+    let observation = (metrics, stop);
     let dir = options.out_dir.clone();
     let io = |source| RunError::Output {
         dir: dir.clone(),
@@ -417,8 +432,12 @@ pub fn run_with_progress(
 
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
     let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
-    let recorder = Recorder::new(&system, timeseries, scenario.record_every)
-        .map_err(|e| RunError::Config(format!("record_every: {e}")))?;
+    let recorder = Recorder::new(&system, timeseries, scenario.record_every).map_err(|e| {
+        RunError::Config(ScenarioError {
+            key: "record_every".into(),
+            message: e.to_string(),
+        })
+    })?;
     let mut observer = RunObserver::new(resolved, &system, recorder, progress, observation);
 
     let flows = FlowTable::new(&resolved.loops);

@@ -39,12 +39,12 @@ use serde::Deserialize;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
+use crate::built::Built;
 use crate::config::{
     Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, ScenarioError, CUSTOM_KIND,
     LAST_TIME, LAST_TIME_TEXT,
 };
 use crate::input::{read_input, shorten_line, shorten_lines, ReadError, MAX_ECHOED_CHARS};
-use crate::mobility::node_motions;
 use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
 use crate::network_schema;
 use crate::server_command::{self, NetworkCheck};
@@ -411,21 +411,27 @@ impl LoadError {
     }
 }
 
-/// A loaded, resolved and checked scenario.
+/// A scenario's file as read and the overrides put into it: what locates
+/// a problem found after loading (by the ns-3 server, say) in the file.
 #[derive(Clone, Debug)]
-pub struct Loaded {
-    pub path: PathBuf,
-    /// The directory relative paths in the scenario are relative to.
-    pub base_dir: PathBuf,
-    pub resolved: Resolved,
-    /// The file's text and the overrides, to locate later problems.
+pub struct Source {
+    path: PathBuf,
     text: String,
     overrides: Vec<Override>,
 }
 
-impl Loaded {
-    /// A problem at `key` found after loading (by the ns-3 server, say),
-    /// located in the file like any other.
+impl Source {
+    /// The file `text` was read from, with `overrides` applied.
+    pub fn new(path: &Path, text: &str, overrides: &[Override]) -> Source {
+        Source {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            overrides: overrides.to_vec(),
+        }
+    }
+
+    /// A problem at `key`, located in the file (or at the override that
+    /// set it) like any other.
     pub fn locate(&self, key: &str, message: &str) -> LoadError {
         Locator {
             file: &self.path,
@@ -433,6 +439,28 @@ impl Loaded {
             overrides: &self.overrides,
         }
         .error(key, message)
+    }
+}
+
+/// A loaded, resolved, checked and built scenario.
+#[derive(Debug)]
+pub struct Loaded {
+    pub path: PathBuf,
+    /// The directory relative paths in the scenario are relative to.
+    pub base_dir: PathBuf,
+    pub resolved: Resolved,
+    /// The control side built from `resolved`; a run takes it
+    /// ([`crate::run::run_built`]).
+    pub built: Built,
+    /// The file's text and the overrides, to locate later problems.
+    pub source: Source,
+}
+
+impl Loaded {
+    /// A problem at `key` found after loading (by the ns-3 server, say),
+    /// located in the file like any other.
+    pub fn locate(&self, key: &str, message: &str) -> LoadError {
+        self.source.locate(key, message)
     }
 
     /// Asks the ns-3 server whether it accepts the scenario's network
@@ -584,23 +612,8 @@ fn load_table(
     };
     crate::model_files::read_model_files(&mut resolved.system, &base_dir, path, line_of)
         .map_err(|(key, message)| locator.error(&key, &message))?;
-    let system = match controlsim::System::from_config(&resolved.system, scenario.control_seed()) {
-        Ok(system) => system,
-        Err(e) => {
-            let key = e.key().to_string();
-            let text = e.to_string();
-            // The key is printed once, in front: drop it from the message.
-            let message = text
-                .strip_prefix(&format!("`{key}`: "))
-                .or_else(|| text.strip_prefix(&format!("`{key}` ")))
-                .unwrap_or(&text)
-                .to_string();
-            return Err(locator.error(&key, &message));
-        }
-    };
-    node_motions(&resolved, &system).map_err(|e| locator.error(&e.key, &e.message))?;
-    crate::run::observation_plan(&resolved, &system)
-        .map_err(|e| locator.error(&e.key, &e.message))?;
+    // Built once, here: the run takes it as it is.
+    let built = Built::new(&resolved).map_err(|e| locator.error(&e.key, &e.message))?;
     check_builtin(
         &scenario.network,
         scenario.seed,
@@ -608,7 +621,7 @@ fn load_table(
         scenario.duration,
         &base_dir,
     )
-    .map_err(|(key, message)| locator.error(&key, &message))?;
+    .map_err(|e| locator.error(&e.key, &e.message))?;
     tracing::debug!(
         file = %path.display(),
         overrides = overrides.len(),
@@ -619,8 +632,12 @@ fn load_table(
         path: path.to_path_buf(),
         base_dir,
         resolved,
-        text: text.to_string(),
-        overrides: overrides.to_vec(),
+        built,
+        source: Source {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            overrides: overrides.to_vec(),
+        },
     })
 }
 
@@ -735,22 +752,6 @@ fn deserialize_table<T: for<'de> Deserialize<'de>>(
     Ok(value)
 }
 
-/// A problem at `key` of a file read with `overrides`, located in it.
-pub fn locate_error(
-    path: &Path,
-    text: &str,
-    overrides: &[Override],
-    key: &str,
-    message: &str,
-) -> LoadError {
-    Locator {
-        file: path,
-        text,
-        overrides,
-    }
-    .error(key, message)
-}
-
 /// That a builtin network's channel can be built and its delays fit the
 /// run (loop and graph scenarios): the bad key and the message, if not.
 pub(crate) fn check_builtin(
@@ -759,7 +760,7 @@ pub(crate) fn check_builtin(
     run: u64,
     duration: SimTime,
     base_dir: &Path,
-) -> Result<(), (String, String)> {
+) -> Result<(), ScenarioError> {
     let (Backend::Builtin, Some(builtin)) = (network.backend, &network.builtin) else {
         return Ok(());
     };
@@ -770,7 +771,10 @@ pub(crate) fn check_builtin(
                 BuiltinError::Loss(m) => ("network.builtin.loss", m.clone()),
                 other => ("network.builtin", other.to_string()),
             };
-            Err((key.to_string(), message))
+            Err(ScenarioError {
+                key: key.to_string(),
+                message,
+            })
         }
         Ok(network) => check_delay_reach(network.delay_reach(), duration),
     }
@@ -780,20 +784,20 @@ pub(crate) fn check_builtin(
 /// `duration` plus the furthest-reaching delay parameter must not pass
 /// [`LAST_TIME`]. (A rare draw past it is handled at run time: the packet
 /// never arrives.)
-fn check_delay_reach(reach: &DelayReach, duration: SimTime) -> Result<(), (String, String)> {
+fn check_delay_reach(reach: &DelayReach, duration: SimTime) -> Result<(), ScenarioError> {
     if duration.as_nanos() as u128 + reach.nanos <= LAST_TIME.as_nanos() as u128 {
         return Ok(());
     }
     let shown = u64::try_from(reach.nanos)
         .map_or_else(|_| format!("{}ns", reach.nanos), |n| SimTime(n).to_string());
-    Err((
-        format!("network.builtin.delay.{}", reach.key),
-        format!(
+    Err(ScenarioError {
+        key: format!("network.builtin.delay.{}", reach.key),
+        message: format!(
             "a delay of {shown} ({}) after a duration of {duration} passes the last simulated instant: \
              duration + {} must be at most {LAST_TIME_TEXT}",
             reach.what, reach.what
         ),
-    ))
+    })
 }
 
 /// Scenario keys that are saturation limits: an infinity there means "no

@@ -76,6 +76,32 @@ impl ConfigError {
             | ConfigError::Invalid { key, .. } => key,
         }
     }
+
+    /// What is wrong, without the key: for a report that shows the key
+    /// apart (netloop's scenario errors print it once, in front).
+    pub fn message(&self) -> String {
+        match self {
+            ConfigError::Time { source, .. } => source.to_string(),
+            ConfigError::Shape {
+                expected_rows,
+                expected_cols,
+                found_rows,
+                found_cols,
+                ..
+            } => {
+                format!("must be {expected_rows}x{expected_cols}, found {found_rows}x{found_cols}")
+            }
+            ConfigError::Length {
+                expected, found, ..
+            } => format!("must have {expected} entries, found {found}"),
+            ConfigError::NotFinite { value, .. } => format!("must be finite, found {value}"),
+            ConfigError::UnknownName { name, known, .. } => format!(
+                "unknown name \"{name}\"; expected one of: {}",
+                known.join(", ")
+            ),
+            ConfigError::Invalid { reason, .. } => reason.clone(),
+        }
+    }
 }
 
 /// A call with an index that does not exist, or an operation the loop
@@ -185,4 +211,56 @@ pub struct ShapeMismatch {
     pub what: String,
     pub expected: usize,
     pub found: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `message()` is the Display form with the key taken off the front, for
+    /// every variant: what a reader that prints the key apart must show.
+    #[test]
+    fn message_is_the_display_form_without_the_key() {
+        let key = "loops[0].plant.a".to_string();
+        let all = [
+            ConfigError::Time {
+                key: key.clone(),
+                source: TimeError::ZeroStep,
+            },
+            ConfigError::Shape {
+                key: key.clone(),
+                expected_rows: 2,
+                expected_cols: 2,
+                found_rows: 1,
+                found_cols: 3,
+            },
+            ConfigError::Length {
+                key: key.clone(),
+                expected: 2,
+                found: 3,
+            },
+            ConfigError::NotFinite {
+                key: key.clone(),
+                value: f64::NAN,
+            },
+            ConfigError::UnknownName {
+                key: key.clone(),
+                name: "x".into(),
+                known: vec!["theta".into(), "omega".into()],
+            },
+            ConfigError::invalid(key.clone(), "must be positive"),
+        ];
+        for e in all {
+            let shown = e.to_string();
+            let rest = shown
+                .strip_prefix(&format!("`{key}`"))
+                .unwrap_or_else(|| panic!("{shown}"));
+            let rest = rest
+                .strip_prefix(": ")
+                .or_else(|| rest.strip_prefix(' '))
+                .unwrap();
+            assert_eq!(e.message(), rest, "{e:?}");
+            assert_eq!(e.key(), key);
+        }
+    }
 }

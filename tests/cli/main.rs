@@ -20,6 +20,7 @@ mod limits;
 mod plot_figures;
 mod plot_inputs;
 mod plots;
+mod read_once;
 mod run_dir;
 mod run_progress;
 mod sweep_aggregates;

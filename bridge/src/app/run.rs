@@ -1,0 +1,146 @@
+//! `netloop run`: one scenario, loops or graph, into a run directory.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use super::cli::RunArgs;
+use super::plot::plot_after;
+use super::{out_dir_or_default, overrides, read_scenario, Failure};
+use crate::graph_scenario;
+use crate::run::{run_built, RunError, RunOptions};
+use crate::run_progress::RunProgress;
+use crate::scenario_file::{self, Loaded, Override};
+use crate::server_command::key_of_problem;
+
+/// `netloop run`: the scenario is read, checked and built once, then run.
+///
+/// # Errors
+/// Bad input (the scenario, or a value the ns-3 server refuses, located at
+/// its key), or a run that failed (its partial results are on disk).
+pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
+    let path = &args.scenario.scenario;
+    let text = read_scenario(path)?;
+    if graph_scenario::is_graph_text(&text) {
+        return run_graph_scenario(args, &text, quiet, cancel);
+    }
+    let mut all = overrides(&args.scenario)?;
+    if let Some(format) = args.format {
+        all.push(Override::parse_set(&format.set()).map_err(Failure::BadInput)?);
+    }
+    let Loaded {
+        base_dir,
+        resolved,
+        built,
+        source,
+        ..
+    } = scenario_file::load_text(path, &text, &all)?;
+    let out_dir = out_dir_or_default(args.out, path, "run");
+    let options = RunOptions {
+        out_dir: out_dir.clone(),
+        base_dir: base_dir.clone(),
+        cancel: Some(cancel),
+    };
+    let progress = RunProgress::for_terminal(resolved.scenario.duration, quiet);
+    let outcome = run_built(&resolved, built, &options, progress);
+    if let (Ok(report), false) = (&outcome, quiet) {
+        super::report::print_summary(&report.summary, &report.out_dir);
+    }
+    // A failed run is plotted too, from its partial files.
+    if args.plot
+        && !matches!(
+            outcome,
+            Err(RunError::Config(_)
+                | RunError::NetworkRejected { .. }
+                | RunError::Output { .. }
+                | RunError::Directory(_))
+        )
+    {
+        if let (Some(line), false) = (plot_after(&out_dir), quiet) {
+            println!("{line}");
+        }
+    }
+    match outcome {
+        Ok(_) => Ok(()),
+        Err(RunError::Config(e)) => Err(Failure::BadInput(source.locate(&e.key, &e.message).to_string())),
+        // The server rejected an argument: bad input, reported at its key.
+        Err(RunError::NetworkRejected { message, argument }) => {
+            let key = key_of_problem(&resolved, &base_dir, argument.as_deref(), &message);
+            Err(Failure::BadInput(source.locate(&key, &message).to_string()))
+        }
+        Err(RunError::Failed { source, reached, out_dir }) => Err(Failure::Run(format!(
+            "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
+            out_dir.display()
+        ))),
+        Err(e) => Err(Failure::Run(e.to_string())),
+    }
+}
+
+/// `netloop run` on a graph scenario (`[[components]]`): on one node, or
+/// with a `[network]` carrying the flows between nodes.
+fn run_graph_scenario(
+    args: RunArgs,
+    text: &str,
+    quiet: bool,
+    cancel: Arc<AtomicBool>,
+) -> Result<(), Failure> {
+    let path = &args.scenario.scenario;
+    // Asked of the file as written: `--network` itself adds a [network].
+    let has_network = toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("network"));
+    if args.scenario.network.is_some() && !has_network {
+        return Err(Failure::BadInput(format!(
+            "{}: --network: this graph scenario has no [network] (all its components are on one node)",
+            path.display()
+        )));
+    }
+    let mut loaded = graph_scenario::load_text(path, text, &overrides(&args.scenario)?)?;
+    let out_dir = out_dir_or_default(args.out, path, "run");
+    if loaded.network.is_some() {
+        let base_dir = path.parent().map(PathBuf::from).unwrap_or_default();
+        let components = loaded.scenario.components.len();
+        return match crate::graph_run::run(loaded, &out_dir, &base_dir, Some(cancel)) {
+            Ok(summary) => {
+                if !quiet {
+                    println!(
+                        "{}: {components} components, {} flows over {} ({} syncs), delivery ratio {} in {}",
+                        path.display(),
+                        summary.flows.len(),
+                        summary.network.backend,
+                        summary.sync.syncs,
+                        summary
+                            .delivery_ratio
+                            .map_or_else(|| "-".to_string(), |r| format!("{r:.3}")),
+                        out_dir.display()
+                    );
+                }
+                Ok(())
+            }
+            Err(crate::graph_run::GraphNetRunError::Failed { source, reached, out_dir }) => {
+                Err(Failure::Run(format!(
+                    "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
+                    out_dir.display()
+                )))
+            }
+            Err(e) => Err(Failure::Run(e.to_string())),
+        };
+    }
+    match graph_scenario::run(&mut loaded, &out_dir) {
+        Ok(report) => {
+            if !quiet {
+                println!(
+                    "{}: {} rows of {} components in {}",
+                    path.display(),
+                    report.rows,
+                    loaded.scenario.components.len(),
+                    out_dir.join("timeseries.csv").display()
+                );
+            }
+            Ok(())
+        }
+        Err(graph_scenario::GraphRunError::Failed { source }) => Err(Failure::Run(format!(
+            "{source}\npartial time series kept in {}",
+            out_dir.join("timeseries.csv").display()
+        ))),
+        Err(e) => Err(Failure::Run(e.to_string())),
+    }
+}
