@@ -227,7 +227,7 @@ fn raw_round_trip_us(transport: Transport, request: usize, reply: usize, spin: D
     for i in 0..PING_PONGS + 1000 {
         let started = Instant::now();
         ours.write_all(&out).unwrap();
-        spin_read_exact(&mut ours, &mut back, spin).unwrap();
+        spin_read_exact(&mut *ours, &mut back, spin).unwrap();
         if i >= 1000 {
             samples.push(started.elapsed());
         }
