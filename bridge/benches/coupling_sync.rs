@@ -7,7 +7,9 @@
 //!   T = 1 ms with `lookahead = false` (60,000 syncs), over TCP and over a
 //!   Unix socket; the cost of one sync (co-simulation minus ns-3 alone, per
 //!   sync) against a raw ping-pong of the same sizes over the same transport
-//!   between two processes.
+//!   between two processes; each also with `[network.server] spin_wait`
+//!   (50 µs, or `NETLOOP_BENCH_SPIN_US`) against a ping-pong whose two ends
+//!   spin as long before they block.
 //! - [`platoon_tolerance`]: examples/platoon_wave_bsm.toml (4 vehicles, WAVE,
 //!   BSMs, T = 20 ms, 20 s), exact and with `position_tolerance = "1cm"`:
 //!   both ratios and the syncs made.
@@ -22,7 +24,7 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bridge::config::{Metres, Resolved, Scenario, Transport};
 use bridge::ns3::default_server_path;
@@ -41,11 +43,15 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--echo-fd") {
         let fd: i32 = args[i + 1].parse().unwrap();
         let (request, reply) = (args[i + 2].parse().unwrap(), args[i + 3].parse().unwrap());
-        echo(fd, request, reply);
+        let spin = Duration::from_nanos(args[i + 4].parse().unwrap());
+        echo(fd, request, reply, spin);
         return;
     }
     coupled_1ms();
-    platoon_tolerance();
+    // NETLOOP_BENCH_SKIP_PLATOON=1: the transport cases alone.
+    if std::env::var_os("NETLOOP_BENCH_SKIP_PLATOON").is_none() {
+        platoon_tolerance();
+    }
 }
 
 fn median(values: &mut [f64]) -> f64 {
@@ -80,13 +86,20 @@ fn ns3_alone(args: &[String]) -> f64 {
 
 // ----- master-slave, T = 1 ms, no lookahead -----
 
-fn servo(transport: Transport) -> Resolved {
+/// The spin budget of the spinning variants.
+fn spin_budget() -> Duration {
+    let us = std::env::var("NETLOOP_BENCH_SPIN_US").map_or(50, |v| v.parse().unwrap());
+    Duration::from_micros(us)
+}
+
+fn servo(transport: Transport, spin: Duration) -> Resolved {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/dc_servo_p2p.toml");
     let mut s = Scenario::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
     s.duration = SimTime::from_secs(60);
     s.sync.period = Some(SimTime::from_millis(1));
     s.sync.lookahead = false;
     s.network.server.transport = transport;
+    s.network.server.spin_wait = SimTime(spin.as_nanos() as u64);
     s.resolve().unwrap()
 }
 
@@ -107,8 +120,14 @@ fn servo_alone() -> f64 {
 
 /// The master-slave 1 ms case over both transports, with per-sync costs.
 fn coupled_1ms() {
-    let transports = [("tcp", Transport::Tcp), ("unix", Transport::Unix)];
-    let variants: Vec<Resolved> = transports.iter().map(|(_, t)| servo(*t)).collect();
+    let spin = spin_budget();
+    let transports = [
+        ("tcp", Transport::Tcp, Duration::ZERO),
+        ("unix", Transport::Unix, Duration::ZERO),
+        ("tcp_spin", Transport::Tcp, spin),
+        ("unix_spin", Transport::Unix, spin),
+    ];
+    let variants: Vec<Resolved> = transports.iter().map(|(_, t, s)| servo(*t, *s)).collect();
     let dir = tempfile::tempdir().unwrap();
     servo_alone(); // warm the page cache
     let mut alone = Vec::new();
@@ -129,7 +148,8 @@ fn coupled_1ms() {
     }
     let (request, reply) = empty_step_sizes();
     println!(
-        "# 60 s servo over p2p, master-slave T = 1 ms, lookahead = false; {SERVO_ROUNDS} interleaved rounds, medians"
+        "# 60 s servo over p2p, master-slave T = 1 ms, lookahead = false; {SERVO_ROUNDS} interleaved rounds, medians; spin = {} us",
+        spin.as_micros()
     );
     println!(
         "{:<28} {:>8} {:>8} {:>8} {:>12} {:>12}",
@@ -145,8 +165,8 @@ fn coupled_1ms() {
         "-"
     );
     let mut best = f64::MAX;
-    for (i, (name, transport)) in transports.iter().enumerate() {
-        let rtt = raw_round_trip_us(*transport, request, reply);
+    for (i, (name, transport, spin)) in transports.iter().enumerate() {
+        let rtt = raw_round_trip_us(*transport, request, reply, *spin);
         let ratio = median(&mut ratios[i]);
         best = best.min(ratio);
         println!(
@@ -183,11 +203,12 @@ fn empty_step_sizes() -> (usize, usize) {
 
 /// Median µs of a blocking ping-pong of `request`/`reply` bytes with a child
 /// process over a connected pair of `transport`, as the bridge makes it.
-fn raw_round_trip_us(transport: Transport, request: usize, reply: usize) -> f64 {
+/// With a `spin`, both ends poll that long for each message before blocking.
+fn raw_round_trip_us(transport: Transport, request: usize, reply: usize, spin: Duration) -> f64 {
     let (mut ours, child): (Box<dyn ReadWrite>, Child) = match transport {
         Transport::Unix => {
             let (ours, theirs) = UnixStream::pair().unwrap();
-            let child = spawn_echo(theirs.as_raw_fd(), request, reply);
+            let child = spawn_echo(theirs.as_raw_fd(), request, reply, spin);
             (Box::new(ours), child)
         }
         _ => {
@@ -196,7 +217,7 @@ fn raw_round_trip_us(transport: Transport, request: usize, reply: usize) -> f64 
             let (theirs, _) = listener.accept().unwrap();
             ours.set_nodelay(true).unwrap();
             theirs.set_nodelay(true).unwrap();
-            let child = spawn_echo(theirs.as_raw_fd(), request, reply);
+            let child = spawn_echo(theirs.as_raw_fd(), request, reply, spin);
             (Box::new(ours), child)
         }
     };
@@ -206,7 +227,7 @@ fn raw_round_trip_us(transport: Transport, request: usize, reply: usize) -> f64 
     for i in 0..PING_PONGS + 1000 {
         let started = Instant::now();
         ours.write_all(&out).unwrap();
-        ours.read_exact(&mut back).unwrap();
+        spin_read_exact(&mut *ours, &mut back, spin).unwrap();
         if i >= 1000 {
             samples.push(started.elapsed());
         }
@@ -218,15 +239,57 @@ fn raw_round_trip_us(transport: Transport, request: usize, reply: usize) -> f64 
     samples[samples.len() / 2].as_secs_f64() * 1e6
 }
 
-trait ReadWrite: Read + Write {}
-impl<T: Read + Write> ReadWrite for T {}
+trait ReadWrite: Read + Write + AsRawFd {}
+impl<T: Read + Write + AsRawFd> ReadWrite for T {}
+
+/// `read_exact`, polling without blocking for up to `spin` before the
+/// first blocking read (what the bridge and the server do with `spin_wait`).
+fn spin_read_exact<S: Read + AsRawFd + ?Sized>(
+    stream: &mut S,
+    buf: &mut [u8],
+    spin: Duration,
+) -> std::io::Result<()> {
+    let mut filled = 0;
+    if !spin.is_zero() {
+        let end = Instant::now() + spin;
+        while filled < buf.len() {
+            // SAFETY: the rest of `buf` is valid writable memory.
+            let n = unsafe {
+                libc::recv(
+                    stream.as_raw_fd(),
+                    buf[filled..].as_mut_ptr().cast(),
+                    buf.len() - filled,
+                    libc::MSG_DONTWAIT,
+                )
+            };
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            if n > 0 {
+                filled += n as usize;
+                continue;
+            }
+            if Instant::now() >= end {
+                break;
+            }
+            for _ in 0..16 {
+                std::hint::spin_loop();
+            }
+        }
+    }
+    stream.read_exact(&mut buf[filled..])
+}
 
 /// This binary again, echoing on an inherited descriptor.
-fn spawn_echo(fd: i32, request: usize, reply: usize) -> Child {
+fn spawn_echo(fd: i32, request: usize, reply: usize, spin: Duration) -> Child {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args(["--echo-fd", &fd.to_string()])
-        .args([request.to_string(), reply.to_string()])
+        .args([
+            request.to_string(),
+            reply.to_string(),
+            spin.as_nanos().to_string(),
+        ])
         .stdout(Stdio::null());
     // SAFETY: one async-signal-safe call between fork and exec.
     unsafe {
@@ -240,13 +303,15 @@ fn spawn_echo(fd: i32, request: usize, reply: usize) -> Child {
     command.spawn().unwrap()
 }
 
-fn echo(fd: i32, request: usize, reply: usize) {
+fn echo(fd: i32, request: usize, reply: usize, spin: Duration) {
     use std::os::fd::FromRawFd;
     // SAFETY: the parent handed us this descriptor and nothing else owns it.
     let mut stream = unsafe { std::fs::File::from_raw_fd(fd) };
     let mut inbox = vec![0u8; request];
     let outbox = vec![9u8; reply];
-    while stream.read_exact(&mut inbox).is_ok() && stream.write_all(&outbox).is_ok() {}
+    while spin_read_exact(&mut stream, &mut inbox, spin).is_ok()
+        && stream.write_all(&outbox).is_ok()
+    {}
 }
 
 // ----- the platoon with and without a position tolerance -----

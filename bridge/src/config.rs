@@ -269,7 +269,23 @@ pub struct ServerConfig {
     /// The socket the bridge and its server talk over (same wire format).
     #[serde(default, skip_serializing_if = "Transport::is_default")]
     pub transport: Transport,
+    /// How long each side polls for the other's answer before it blocks
+    /// (at most [`MAX_SPIN_WAIT`]); 0 blocks at once. Same bytes either way.
+    #[serde(
+        default,
+        with = "protocol::duration",
+        skip_serializing_if = "is_zero_time"
+    )]
+    pub spin_wait: SimTime,
 }
+
+fn is_zero_time(t: &SimTime) -> bool {
+    *t == SimTime::ZERO
+}
+
+/// The longest `[network.server] spin_wait`: past a millisecond a blocking
+/// wait's wake-up costs nothing by comparison, and the spin only burns a core.
+pub const MAX_SPIN_WAIT: SimTime = SimTime::from_millis(1);
 
 /// `[network.server] transport`: the kind of the connected socket pair the
 /// bridge hands to the server it starts. The frames are the same on both.
@@ -339,6 +355,7 @@ impl Default for ServerConfig {
             args: Vec::new(),
             params: BTreeMap::new(),
             transport: Transport::default(),
+            spin_wait: SimTime::ZERO,
         }
     }
 }
@@ -472,6 +489,14 @@ pub struct MobilityConfig {
     /// plant's own, or none (the node rests between syncs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity: Option<String>,
+    /// A declared bound on the plant's speed along `heading`, m/s, for
+    /// `[sync] position_tolerance` where netloop derives none from the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_speed: Option<f64>,
+    /// A declared bound on the plant's acceleration along `heading`, m/s²
+    /// (the derivative of the `velocity` state), as `max_speed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_acceleration: Option<f64>,
 }
 
 fn default_heading() -> [f64; 3] {
@@ -490,6 +515,8 @@ impl Default for MobilityConfig {
             enabled: true,
             position: None,
             velocity: None,
+            max_speed: None,
+            max_acceleration: None,
         }
     }
 }
@@ -592,6 +619,10 @@ pub struct Mobility {
     /// Whether `origin` or `heading` was set: a plant without a position
     /// then needs `position`, rather than being ignored.
     pub placed: bool,
+    /// Declared `max_speed` (m/s), checked finite and not negative.
+    pub max_speed: Option<f64>,
+    /// Declared `max_acceleration` (m/s²), checked finite and not negative.
+    pub max_acceleration: Option<f64>,
 }
 
 impl LoopNetwork {
@@ -710,6 +741,12 @@ impl Scenario {
                     "must be longer than zero",
                 ));
             }
+        }
+        if self.network.server.spin_wait > MAX_SPIN_WAIT {
+            return Err(bad(
+                "network.server.spin_wait",
+                "at most 1ms: a longer spin only burns the core",
+            ));
         }
         for (name, value) in &self.network.server.params {
             let key = format!("network.server.params.{name}");
@@ -1055,6 +1092,17 @@ fn resolve_mobility(m: &MobilityConfig, key: &str) -> Result<Option<Mobility>, S
             "needs `position` too: name the state that is the position",
         ));
     }
+    for (name, value) in [
+        ("max_speed", m.max_speed),
+        ("max_acceleration", m.max_acceleration),
+    ] {
+        if value.is_some_and(|x| !x.is_finite() || x < 0.0) {
+            return Err(bad(
+                format!("{key}.{name}"),
+                "must be a finite number, not negative",
+            ));
+        }
+    }
     let placed = m.origin != [0.0; 3] || m.heading != default_heading();
     Ok(Some(Mobility {
         origin: m.origin,
@@ -1062,5 +1110,7 @@ fn resolve_mobility(m: &MobilityConfig, key: &str) -> Result<Option<Mobility>, S
         position: m.position.clone(),
         velocity: m.velocity.clone(),
         placed,
+        max_speed: m.max_speed,
+        max_acceleration: m.max_acceleration,
     }))
 }

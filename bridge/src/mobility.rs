@@ -12,7 +12,7 @@ use controlsim::{ActuatorConfig, Loop, PerChannel, PlantModel, System};
 use protocol::NodeKinematics;
 
 use crate::config::{Mobility, Resolved, ScenarioError};
-use drift::DriftBound;
+use drift::{DriftBound, Model};
 
 /// Where a node's position and speed come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,14 +37,25 @@ pub struct NodeMotion {
     heading: [f64; 3],
     source: Source,
     /// What bounds the node's drift from the network's straight line, when
-    /// anything does (a vehicle with a saturated input).
+    /// anything does (the plant's model with a saturated input, or bounds
+    /// the scenario declares).
     drift: Option<DriftBound>,
 }
 
 impl NodeMotion {
     /// The node's position and velocity for the plant's current state.
     pub fn kinematics(&self, plant: &Loop) -> NodeKinematics {
-        let (position, speed) = match self.source {
+        let (position, speed) = self.along_path(plant);
+        NodeKinematics {
+            node: self.node,
+            position: std::array::from_fn(|d| self.origin[d] + position * self.heading[d]),
+            velocity: self.heading.map(|h| speed * h),
+        }
+    }
+
+    /// The position along the heading and the speed the network is given.
+    fn along_path(&self, plant: &Loop) -> (f64, f64) {
+        match self.source {
             Source::Plant => plant
                 .kinematics()
                 .map_or((0.0, 0.0), |k| (k.position, k.velocity)),
@@ -52,11 +63,6 @@ impl NodeMotion {
                 let x = plant.state();
                 (x[position], velocity.map_or(0.0, |v| x[v]))
             }
-        };
-        NodeKinematics {
-            node: self.node,
-            position: std::array::from_fn(|d| self.origin[d] + position * self.heading[d]),
-            velocity: self.heading.map(|h| speed * h),
         }
     }
 
@@ -67,7 +73,8 @@ impl NodeMotion {
     pub fn max_drift(&self, plant: &Loop, seconds: f64) -> Option<f64> {
         let bound = self.drift.as_ref()?;
         let scale = self.heading.iter().map(|h| h * h).sum::<f64>().sqrt();
-        Some(scale * bound.max_drift(plant.state(), seconds))
+        let (_, speed) = self.along_path(plant);
+        Some(scale * bound.max_drift(plant.state(), speed, seconds))
     }
 }
 
@@ -89,20 +96,20 @@ pub fn node_motions(
         let Some(source) = source(i, mobility, plant)? else {
             continue;
         };
-        let drift = match (source, plant.plant()) {
-            (Source::Plant, PlantModel::Vehicle(vehicle)) => {
-                let params = vehicle.params();
-                input_limits(&resolved.system.loops[i].actuator).map(|(u_min, u_max)| {
-                    DriftBound::Vehicle {
-                        engine_lag: params.engine_lag,
-                        drag: params.drag,
-                        u_min,
-                        u_max,
-                    }
-                })
-            }
-            _ => None,
+        let model = model_bound(source, plant.plant(), &resolved.system.loops[i].actuator);
+        let extrapolated = match source {
+            Source::Plant => true,
+            Source::States { velocity, .. } => velocity.is_some(),
         };
+        let drift = DriftBound::new(
+            model,
+            mobility.max_speed,
+            mobility.max_acceleration,
+            extrapolated,
+        );
+        if drift.is_none() && !resolved.scenario.sync.position_tolerance.is_zero() {
+            return Err(unbounded(i, plant.plant(), extrapolated, mobility));
+        }
         motions.push(NodeMotion {
             loop_index: i,
             node: network.plant_node,
@@ -113,6 +120,109 @@ pub fn node_motions(
         });
     }
     Ok(motions)
+}
+
+/// What the model of a library plant bounds, given its actuator: the
+/// position must be the plant's position state (0) and the velocity, if any,
+/// its velocity state (1), for which `p' = v`.
+fn model_bound(source: Source, plant: &PlantModel, actuator: &ActuatorConfig) -> Option<Model> {
+    let states_fit = match source {
+        Source::Plant => matches!(plant, PlantModel::Vehicle(_)),
+        Source::States { position, velocity } => {
+            position == 0 && matches!(velocity, None | Some(1))
+        }
+    };
+    if !states_fit {
+        return None;
+    }
+    let (u_min, u_max) = input_limits(actuator)?;
+    let u_abs = u_min.abs().max(u_max.abs());
+    match plant {
+        PlantModel::Vehicle(vehicle) => {
+            let p = vehicle.params();
+            Some(Model::Vehicle {
+                engine_lag: p.engine_lag,
+                drag: p.drag,
+                u_min,
+                u_max,
+            })
+        }
+        PlantModel::DcServo(servo) => {
+            let p = servo.params();
+            Some(Model::DcServo {
+                gain: p.torque_constant / (p.resistance * p.inertia),
+                damping: (p.viscous_friction
+                    + p.torque_constant * p.back_emf_constant / p.resistance)
+                    / p.inertia,
+                coulomb: p.coulomb_friction / p.inertia,
+                u_abs,
+            })
+        }
+        PlantModel::MassSpringDamper(msd) => {
+            let p = msd.params();
+            // An external force signal may grow without bound (a ramp).
+            p.external_force
+                .is_none()
+                .then_some(Model::MassSpringDamper {
+                    mass: p.mass,
+                    damping: p.damping,
+                    stiffness: p.stiffness,
+                    u_abs,
+                })
+        }
+        PlantModel::BouncingBall(ball) => {
+            let p = ball.params();
+            Some(Model::BouncingBall {
+                a_lo: -p.gravity + u_min / p.mass,
+                a_hi: -p.gravity + u_max / p.mass,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Why a tolerance cannot be kept for loop `i`, and what would bound it.
+fn unbounded(
+    i: usize,
+    plant: &PlantModel,
+    extrapolated: bool,
+    mobility: &Mobility,
+) -> ScenarioError {
+    let kind = match plant {
+        PlantModel::Vehicle(_) => Some("vehicle"),
+        PlantModel::DcServo(_) => Some("dc_servo"),
+        PlantModel::MassSpringDamper(_) => Some("mass_spring_damper"),
+        PlantModel::BouncingBall(_) => Some("bouncing_ball"),
+        _ => None,
+    };
+    let declare = if extrapolated {
+        format!("declare loops[{i}].mobility.max_speed or max_acceleration")
+    } else if mobility.max_acceleration.is_some() {
+        format!(
+            "loops[{i}].mobility.max_acceleration needs a `velocity` state (the node rests \
+             between syncs, so its drift grows with its speed): declare max_speed"
+        )
+    } else {
+        format!("declare loops[{i}].mobility.max_speed")
+    };
+    let model = match kind {
+        Some("mass_spring_damper") => format!(
+            "a mass_spring_damper is bounded only with actuator `min` and `max`, no \
+             external_force, position `x` and velocity `v`; or {declare}"
+        ),
+        Some(kind) => format!(
+            "a {kind} is bounded only with loops[{i}].actuator `min` and `max` (one \
+             channel) and its own position and velocity states; or {declare}"
+        ),
+        None => format!("netloop derives no bound for this plant: {declare}"),
+    };
+    ScenarioError {
+        key: "sync.position_tolerance".to_string(),
+        message: format!(
+            "nothing bounds how far loops[{i}]'s moving node can drift from the network's \
+             straight line between syncs: {model}"
+        ),
+    }
 }
 
 /// The saturation limits of a one-input actuator, when both are set.
@@ -231,7 +341,7 @@ kind = "open_loop"
     }
 
     #[test]
-    fn only_a_vehicle_with_a_saturated_input_bounds_its_drift() {
+    fn a_saturated_input_bounds_the_drift_of_a_library_plant() {
         let car = "kind = \"vehicle\"\nx0 = [0.0, 20.0, 0.0]";
         let limited = format!("{car}\n[loops.actuator]\nmin = -5.0\nmax = 3.0");
         let (m, system) = motions(&limited, "").unwrap();
@@ -245,6 +355,115 @@ kind = "open_loop"
         assert_eq!(m[0].max_drift(&system.loops()[0], 0.08), None);
         let (m, system) = motions(SERVO, r#"mobility = { position = "theta" }"#).unwrap();
         assert_eq!(m[0].max_drift(&system.loops()[0], 0.08), None);
+        // A servo turning at 2 rad/s whose voltage is limited: resting
+        // between syncs, the node drifts with the servo's speed.
+        let servo = format!("{SERVO}\n[loops.actuator]\nmin = -1.0\nmax = 1.0");
+        let (m, system) = motions(&servo, r#"mobility = { position = "theta" }"#).unwrap();
+        let bound = m[0].max_drift(&system.loops()[0], 0.01).unwrap();
+        assert!(
+            bound >= 2.0 * 0.01 * 0.9 && bound <= 2.0 * 0.01 * 1.1,
+            "{bound}"
+        );
+        // The velocity state extrapolates it: far less drift.
+        let (m, system) = motions(
+            &servo,
+            r#"mobility = { position = "theta", velocity = "omega" }"#,
+        )
+        .unwrap();
+        assert!(m[0].max_drift(&system.loops()[0], 0.01).unwrap() < bound / 10.0);
+        // The model's bound needs the position state to be the position.
+        let (m, system) = motions(&servo, r#"mobility = { position = "omega" }"#).unwrap();
+        assert_eq!(m[0].max_drift(&system.loops()[0], 0.01), None);
+        // A declared bound serves any plant.
+        let (m, system) = motions(
+            SERVO,
+            r#"mobility = { position = "omega", max_speed = 3.0 }"#,
+        )
+        .unwrap();
+        assert_eq!(m[0].max_drift(&system.loops()[0], 0.5), Some(1.5));
+    }
+
+    /// `motions` with a tolerance in `[sync]`.
+    fn tolerant(plant: &str, mobility: &str) -> Result<Vec<NodeMotion>, ScenarioError> {
+        let text = format!(
+            r#"
+duration = "1s"
+step = "1ms"
+[sync]
+scheme = "master_slave"
+period = "10ms"
+position_tolerance = "1cm"
+[network]
+backend = "builtin"
+[network.builtin]
+delay = {{ kind = "constant", value = "1ms" }}
+[[loops]]
+name = "l"
+plant_node = 0
+controller_node = 1
+{mobility}
+[loops.plant]
+{plant}
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+"#
+        );
+        let resolved = Scenario::from_toml(&text)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .resolve()?;
+        let system = System::from_config(&resolved.system, 1).unwrap();
+        node_motions(&resolved, &system)
+    }
+
+    #[test]
+    fn a_tolerance_without_a_bound_is_refused_naming_the_key_and_the_remedy() {
+        let e = tolerant("kind = \"vehicle\"", "").unwrap_err();
+        assert_eq!(e.key, "sync.position_tolerance");
+        assert!(
+            e.message.contains("loops[0]")
+                && e.message.contains("actuator `min` and `max`")
+                && e.message.contains("max_speed"),
+            "{}",
+            e.message
+        );
+        let e = tolerant(
+            SERVO,
+            r#"mobility = { position = "theta", max_acceleration = 1.0 }"#,
+        )
+        .unwrap_err();
+        assert!(
+            e.message
+                .contains("max_acceleration needs a `velocity` state"),
+            "{}",
+            e.message
+        );
+        let forced = "kind = \"mass_spring_damper\"\nexternal_force = { kind = \"constant\", value = 1.0 }\n[loops.actuator]\nmin = -1.0\nmax = 1.0";
+        let e = tolerant(forced, r#"mobility = { position = "x", velocity = "v" }"#).unwrap_err();
+        assert!(e.message.contains("no external_force"), "{}", e.message);
+        // Bounded by the model, or declared: accepted.
+        let limited = "kind = \"vehicle\"\n[loops.actuator]\nmin = -5.0\nmax = 3.0";
+        assert!(tolerant(limited, "").is_ok());
+        assert!(tolerant(
+            SERVO,
+            r#"mobility = { position = "theta", max_speed = 1.0 }"#
+        )
+        .is_ok());
+        // A plant that moves no node needs no bound.
+        assert!(tolerant(SERVO, "").is_ok());
+    }
+
+    #[test]
+    fn declared_bounds_are_finite_and_not_negative() {
+        for (key, value) in [("max_speed", "-1.0"), ("max_acceleration", "nan")] {
+            let e = motions(
+                SERVO,
+                &format!("mobility = {{ position = \"theta\", {key} = {value} }}"),
+            )
+            .unwrap_err();
+            assert_eq!(e.key, format!("loops[0].mobility.{key}"));
+        }
     }
 
     #[test]

@@ -70,6 +70,10 @@ pub struct Ns3Options {
     pub cancel: Option<Arc<AtomicBool>>,
     /// The kind of socket pair handed to the server (`Auto`: Unix).
     pub transport: Transport,
+    /// How long each side polls for the other's answer before blocking
+    /// (`[network.server] spin_wait`; the server gets `--spinWait`); zero
+    /// blocks at once and passes no flag.
+    pub spin_wait: Duration,
 }
 
 impl Ns3Options {
@@ -81,6 +85,7 @@ impl Ns3Options {
             step_timeout: Duration::from_secs(300),
             cancel: None,
             transport: Transport::default(),
+            spin_wait: Duration::ZERO,
         }
     }
 }
@@ -245,9 +250,13 @@ impl Ns3Client {
         let deadline = Instant::now() + options.connect_timeout;
         let pair = handover::connected_pair(options.transport, options.connect_timeout)
             .map_err(|source| Ns3Error::Connect { source })?;
+        let mut args = options.args.clone();
+        if !options.spin_wait.is_zero() {
+            args.push(format!("--spinWait={}ns", options.spin_wait.as_nanos()));
+        }
         let process = ServerProcess::spawn(
             &options.server,
-            &options.args,
+            &args,
             options.connect_timeout,
             &pair.server,
             options.cancel.as_deref(),
@@ -255,8 +264,8 @@ impl Ns3Client {
         // The server has its own copy now; ours must not keep the connection open.
         drop(pair.server);
         tracing::debug!(target: "ns3", "server ready on its connection (port {})", process.port());
-        let stream =
-            FramedStream::new(pair.bridge).map_err(|source| Ns3Error::Connect { source })?;
+        let stream = FramedStream::new(pair.bridge, options.spin_wait)
+            .map_err(|source| Ns3Error::Connect { source })?;
         let mut client = Ns3Client {
             stream,
             process,

@@ -100,6 +100,7 @@ pub fn ns3_options(
     options.step_timeout = Duration::from_nanos(server.step_timeout.0);
     options.cancel = cancel;
     options.transport = server.transport;
+    options.spin_wait = Duration::from_nanos(server.spin_wait.0);
     options
 }
 

@@ -10,6 +10,12 @@
 namespace netloop
 {
 
+namespace
+{
+/// The longest --spinWait: past a millisecond a blocking wait costs nothing by comparison.
+constexpr uint64_t kMaxSpinWaitNs = 1000000;
+} // namespace
+
 void
 ServeArguments::AddArguments(ns3::CommandLine& cmd)
 {
@@ -31,6 +37,11 @@ ServeArguments::AddArguments(ns3::CommandLine& cmd)
                  "wall-clock time to wait for each request from the bridge, with unit (e.g. "
                  "1h); 0 waits forever",
                  idleTimeout);
+    cmd.AddValue("spinWait",
+                 "wall-clock time to poll for each request before blocking, with unit (e.g. "
+                 "50us; at most 1ms): an answer within it skips the sleep and wake-up of a "
+                 "blocking wait, at the cost of a busy core meanwhile; 0s blocks at once",
+                 spinWait);
     traces.AddArguments(cmd);
 }
 
@@ -64,6 +75,14 @@ ServeArguments::Validate() const
     {
         return "--idleTimeout=" + idleTimeout + ": " + error;
     }
+    if (!wire::ParseDuration(spinWait, &ns, &error))
+    {
+        return "--spinWait=" + spinWait + ": " + error;
+    }
+    if (ns > kMaxSpinWaitNs)
+    {
+        return "--spinWait=" + spinWait + ": at most 1ms (a longer spin only burns the core)";
+    }
     return traces.Validate();
 }
 
@@ -83,6 +102,7 @@ ServeArguments::ToServeOptions() const
     std::string error;
     wire::ParseDuration(acceptTimeout, &options.acceptTimeoutNs, &error);
     wire::ParseDuration(idleTimeout, &options.idleTimeoutNs, &error);
+    wire::ParseDuration(spinWait, &options.spinNs, &error);
     return options;
 }
 

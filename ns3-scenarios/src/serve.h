@@ -40,10 +40,11 @@ struct ServeArguments
     int32_t connectionFd = -1;         //!< inherited connection to serve; -1 = listen on port
     std::string acceptTimeout = "60s"; //!< wait for the bridge to connect
     std::string idleTimeout = "1h";    //!< wait for each request
+    std::string spinWait = "0s";       //!< poll for each request this long before blocking
     TraceOptions traces;               //!< trace files
 
-    /// Registers --seed, --run, --port, --connectionFd, --acceptTimeout, --idleTimeout and the
-    /// trace arguments.
+    /// Registers --seed, --run, --port, --connectionFd, --acceptTimeout, --idleTimeout,
+    /// --spinWait and the trace arguments.
     void AddArguments(ns3::CommandLine& cmd);
     /// \return nullopt, or a message naming the bad argument
     std::optional<std::string> Validate() const;

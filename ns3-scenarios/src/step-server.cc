@@ -86,6 +86,7 @@ StepServer::Serve(const ServeOptions& options)
         NS_LOG_INFO("bridge connected on port " << listener.GetPort());
     }
     TcpConnection connection(fd);
+    connection.SetSpin(options.spinNs);
 
     Session session(m_engine, options.software);
     wire::FrameReader reader;

@@ -34,6 +34,8 @@ struct ServeOptions
     int connectionFd = -1;
     uint64_t acceptTimeoutNs = 60ULL * 1000000000; //!< wait for the bridge to connect; 0: forever
     uint64_t idleTimeoutNs = 3600ULL * 1000000000; //!< wait for each request; 0: forever
+    /// Poll for the next request this long before blocking (TcpConnection::SetSpin); 0: block
+    uint64_t spinNs = 0;
     std::ostream* portOut = &std::cout;            //!< gets the port line
     std::ostream* log = &std::cerr;                //!< gets the reason when serving fails
     std::string software = ServerSoftware();       //!< sent in Hello

@@ -358,6 +358,7 @@ TEST(ServerProcess, PrintHelpListsEveryArgumentWithItsUnit)
                             "--port",
                             "--acceptTimeout",
                             "--idleTimeout",
+                            "--spinWait",
                             "--topology",
                             "--dataRate",
                             "--delay",
@@ -421,6 +422,8 @@ TEST(ServerProcess, BadArgumentValuesExitWithTwoAndSayWhy)
         {"--network=token-ring", "--network=token-ring is not a network kind"},
         {"--port=70000", "--port=70000"},
         {"--idleTimeout=soon", "--idleTimeout"},
+        {"--spinWait=2ms", "--spinWait=2ms: at most 1ms"},
+        {"--spinWait=fast", "--spinWait=fast"},
     };
     for (const auto& [arg, needle] : cases)
     {

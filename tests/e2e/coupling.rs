@@ -1,5 +1,6 @@
 //! The coupled cases over the real ns-3 server: the Unix-domain transport
-//! gives byte for byte what TCP gives, and `[sync] position_tolerance` lets a
+//! gives byte for byte what TCP gives, so does spinning before each wait
+//! (`spin_wait`), and `[sync] position_tolerance` lets a
 //! platoon sync less while the positions ns-3 used stay within the tolerance
 //! of the plants' true trajectories.
 
@@ -161,6 +162,52 @@ fn outputs_are_byte_identical_over_tcp_and_unix() {
     assert_eq!(summary(&tcp)["sync"]["syncs"], 150);
 }
 
+/// Spinning changes when each side looks for the other's answer, never what
+/// is exchanged: every output is byte for byte what blocking gives.
+#[test]
+fn spinning_before_each_wait_gives_byte_identical_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let exact = "lookahead = false";
+    for transport in ["tcp", "unix"] {
+        let server = format!("transport = \"{transport}\"");
+        let blocking = run_netloop(dir.path(), transport, &platoon(exact, &server));
+        let spinning = run_netloop(
+            dir.path(),
+            &format!("{transport}_spin"),
+            &platoon(exact, &format!("{server}\nspin_wait = \"50us\"")),
+        );
+        for file in ["timeseries.csv", "packets.csv"] {
+            assert!(
+                read(&blocking, file) == read(&spinning, file),
+                "{file} differs when spinning over {transport}"
+            );
+        }
+        assert_eq!(
+            summary_without_config(&blocking),
+            summary_without_config(&spinning),
+            "{transport}"
+        );
+        assert_eq!(
+            summary(&spinning)["scenario"]["network"]["server"]["spin_wait"],
+            "50us"
+        );
+        // Not spinning is the default, and the default is not written out.
+        assert!(summary(&blocking)["scenario"]["network"]["server"]
+            .get("spin_wait")
+            .is_none());
+    }
+}
+
+#[test]
+fn a_spin_longer_than_a_millisecond_is_refused_naming_the_key() {
+    let text = platoon("", r#"spin_wait = "2ms""#);
+    let e = Scenario::from_toml(&text).unwrap().resolve().unwrap_err();
+    assert_eq!(e.key, "network.server.spin_wait");
+    assert!(e.message.contains("1ms"), "{}", e.message);
+    let ok = platoon("", r#"spin_wait = "1ms""#);
+    assert!(Scenario::from_toml(&ok).unwrap().resolve().is_ok());
+}
+
 #[test]
 fn a_zero_tolerance_is_todays_exact_sync() {
     let dir = tempfile::tempdir().unwrap();
@@ -235,11 +282,23 @@ impl Network for Recorded {
 /// returns the steps the network saw, the plants' true positions at every
 /// step boundary, and the sync count.
 fn run_recorded(sync: &str) -> (Vec<StepSeen>, Vec<(SimTime, Vec<f64>)>, u64) {
+    run_recorded_scenario(&platoon(sync, ""), |system| {
+        system
+            .loops()
+            .iter()
+            .map(|l| l.kinematics().unwrap().position)
+            .collect()
+    })
+}
+
+/// As [`run_recorded`] for any scenario; `truth` gives the nodes' true x
+/// positions (by node index) from the system at each step boundary.
+fn run_recorded_scenario(
+    text: &str,
+    truth_of: impl Fn(&System) -> Vec<f64>,
+) -> (Vec<StepSeen>, Vec<(SimTime, Vec<f64>)>, u64) {
     let dir = tempfile::tempdir().unwrap();
-    let resolved = Scenario::from_toml(&platoon(sync, ""))
-        .unwrap()
-        .resolve()
-        .unwrap();
+    let resolved = Scenario::from_toml(text).unwrap().resolve().unwrap();
     let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
     let motions = node_motions(&resolved, &system).unwrap();
     let options = ns3_options(&resolved, dir.path(), dir.path(), None);
@@ -258,12 +317,7 @@ fn run_recorded(sync: &str) -> (Vec<StepSeen>, Vec<(SimTime, Vec<f64>)>, u64) {
     );
     let mut truth = Vec::new();
     let mut observer = |system: &System| {
-        let positions = system
-            .loops()
-            .iter()
-            .map(|l| l.kinematics().unwrap().position)
-            .collect();
-        truth.push((system.time(), positions));
+        truth.push((system.time(), truth_of(system)));
     };
     session.run(&mut observer).unwrap();
     let syncs = session.syncs();
@@ -331,6 +385,145 @@ fn with_a_tolerance_the_positions_ns3_used_stay_within_it_and_it_syncs_less() {
     // shorter: 1 cm allows 4 periods at a = 0 (8 m/s² of input range
     // through a 0.1 s engine lag: 8 t³ / 0.6 <= 0.01 for t <= 0.0909 s).
     assert_eq!(steps[0].until, SimTime::from_millis(80));
+}
+
+/// A cart (mass-spring-damper, force limited to ±2 N) whose position moves
+/// node 0 along x from 5 m, controlled over 802.11p from the static node 1:
+/// a plant that is not a vehicle, moved through `mobility.position`.
+fn cart(sync: &str, velocity: &str) -> String {
+    format!(
+        r#"
+duration = "3s"
+step = "1ms"
+seed = 1
+[sync]
+scheme = "master_slave"
+period = "10ms"
+{sync}
+[network]
+backend = "ns3"
+[network.ns3]
+kind = "wave"
+mac = "ocb"
+[network.radio]
+tx_power = 20.0
+propagation = "log_distance"
+phy_mode = "OfdmRate6MbpsBW10MHz"
+
+[[loops]]
+name = "cart"
+plant_node = 0
+controller_node = 1
+mobility = {{ position = "x", {velocity} origin = [5.0, 0.0, 0.0] }}
+[loops.plant]
+kind = "mass_spring_damper"
+x0 = [0.0, 0.0]
+[loops.sensor]
+period = "10ms"
+[loops.actuator]
+min = -2.0
+max = 2.0
+[loops.controller]
+kind = "pid"
+kp = 8.0
+kd = 2.0
+trigger = "time"
+period = "10ms"
+[loops.reference]
+kind = "step"
+at = "0.5s"
+final = 1.0
+"#
+    )
+}
+
+/// The cart's true node position, `5 + x`, at node 0.
+fn cart_truth(system: &System) -> Vec<f64> {
+    vec![5.0 + system.loops()[0].state()[0]]
+}
+
+#[test]
+fn a_cart_moved_through_its_states_stays_within_the_tolerance_and_syncs_less() {
+    let tolerance: f64 = 0.01;
+    for velocity in [r#"velocity = "v","#, ""] {
+        let (exact_steps, exact_truth, exact_syncs) =
+            run_recorded_scenario(&cart("", velocity), cart_truth);
+        let (steps, truth, syncs) =
+            run_recorded_scenario(&cart(r#"position_tolerance = "1cm""#, velocity), cart_truth);
+        assert_eq!(exact_syncs, 300, "{velocity}");
+        assert_eq!(syncs, steps.len() as u64);
+        for step in &steps {
+            let (_, at) = truth.iter().find(|(t, _)| *t == step.from).unwrap();
+            for k in &step.kinematics {
+                assert_eq!(k.position[0], at[k.node as usize], "{step:?}");
+            }
+            assert_eq!((step.until.0 - step.from.0) % 10_000_000, 0, "{step:?}");
+        }
+        // The cart moves (0 to ~0.9 m), so syncing every period it drifts
+        // too. The error admitted: the tolerance, or one period's drift
+        // where that is larger (a node resting between syncs while the cart
+        // runs at ~1 m/s: a window is never shorter than a period).
+        let exact_drift = worst_drift(&exact_steps, &exact_truth);
+        assert!(exact_drift > 0.0, "{velocity}");
+        let drift = worst_drift(&steps, &truth);
+        let admitted = if velocity.is_empty() {
+            tolerance.max(1.05 * exact_drift)
+        } else {
+            tolerance
+        };
+        assert!(
+            drift <= admitted,
+            "{velocity}: drifted {drift} m ({exact_drift} m syncing every period)"
+        );
+        // Extrapolated with its velocity the cart needs under half the syncs
+        // (156 of 300 when it rests between syncs, which is bounded by its
+        // speed).
+        let fewer = if velocity.is_empty() {
+            syncs
+        } else {
+            syncs * 2
+        };
+        assert!(
+            fewer < exact_syncs,
+            "{velocity}: {syncs} syncs with a tolerance, {exact_syncs} without"
+        );
+    }
+}
+
+/// `netloop check` refuses a tolerance that nothing bounds: exit 2, the
+/// key named, before any server starts.
+#[test]
+fn check_refuses_a_tolerance_for_an_unbounded_moving_plant() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = cart(r#"position_tolerance = "1cm""#, r#"velocity = "v","#)
+        .replace("min = -2.0\nmax = 2.0\n", "");
+    assert!(!text.contains("min = -2.0"));
+    let file = dir.path().join("unbounded.toml");
+    std::fs::write(&file, &text).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_netloop"))
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("sync.position_tolerance") && stderr.contains("loops[0]"),
+        "{stderr}"
+    );
+    // Declaring a bound is accepted.
+    let declared = text.replace("origin = [5.0", "max_acceleration = 2.0, origin = [5.0");
+    std::fs::write(&file, &declared).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_netloop"))
+        .arg("check")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[test]

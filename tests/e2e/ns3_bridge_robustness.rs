@@ -2,7 +2,8 @@
 //! gives the bridge a clear error that names the simulated time reached,
 //! within the step timeout, and no server process outlives its bridge: not
 //! on error, not on panic, not when netloop itself is interrupted or killed.
-//! The server's failures are tried over both transports (TCP and Unix).
+//! The server's failures are tried over both transports (TCP and Unix),
+//! each with both ends blocking at once and spinning first (`spin_wait`).
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,17 +15,27 @@ use protocol::SimTime;
 
 use crate::support::*;
 
-/// Both ways the bridge can talk to its server.
-const TRANSPORTS: [Transport; 2] = [Transport::Tcp, Transport::Unix];
+/// A transport, and how long both ends spin before they block
+/// (`[network.server] spin_wait`).
+type Way = (Transport, Duration);
+
+/// Both ways the bridge can talk to its server, blocking at once or spinning first.
+const TRANSPORTS: [Way; 4] = [
+    (Transport::Tcp, Duration::ZERO),
+    (Transport::Unix, Duration::ZERO),
+    (Transport::Tcp, Duration::from_micros(50)),
+    (Transport::Unix, Duration::from_micros(50)),
+];
 
 fn running_client(step_timeout: Duration) -> Ns3Client {
-    running_client_over(Transport::Tcp, step_timeout)
+    running_client_over((Transport::Tcp, Duration::ZERO), step_timeout)
 }
 
-fn running_client_over(transport: Transport, step_timeout: Duration) -> Ns3Client {
+fn running_client_over((transport, spin): Way, step_timeout: Duration) -> Ns3Client {
     let mut opts = options(&["--network=p2p", "--nodes=2", "--delay=1ms"]);
     opts.step_timeout = step_timeout;
     opts.transport = transport;
+    opts.spin_wait = spin;
     let mut client = Ns3Client::start(&opts).unwrap();
     client.configure(vec![udp_flow(0, 0, 1)]).unwrap();
     for i in 1..=3u64 {
@@ -68,7 +79,7 @@ fn killed_server_is_a_clear_error_naming_the_time_reached() {
     }
 }
 
-fn killed_server_is_a_clear_error_naming_the_time_reached_over(transport: Transport) {
+fn killed_server_is_a_clear_error_naming_the_time_reached_over(transport: Way) {
     let mut client = running_client_over(transport, Duration::from_secs(30));
     let pid = client.server_pid();
     signal(pid, libc::SIGKILL);
@@ -110,7 +121,7 @@ fn frozen_server_times_out_naming_the_time_reached() {
     }
 }
 
-fn frozen_server_times_out_naming_the_time_reached_over(transport: Transport) {
+fn frozen_server_times_out_naming_the_time_reached_over(transport: Way) {
     let timeout = Duration::from_secs(2);
     let mut client = running_client_over(transport, timeout);
     let pid = client.server_pid();
@@ -151,7 +162,7 @@ fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached()
 }
 
 fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached_over(
-    transport: Transport,
+    transport: Way,
 ) {
     let timeout = Duration::from_secs(2);
     let mut client = running_client_over(transport, timeout);

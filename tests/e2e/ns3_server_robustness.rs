@@ -32,14 +32,20 @@ impl Drop for Reaped {
     }
 }
 
-/// The two transports.
+/// The two transports, each with a server that blocks for each request and
+/// one that spins first (`--spinWait`, `[network.server] spin_wait`).
 #[derive(Clone, Copy, Debug)]
 enum Over {
     Tcp,
     Unix,
+    TcpSpinning,
+    UnixSpinning,
 }
 
-const TRANSPORTS: [Over; 2] = [Over::Tcp, Over::Unix];
+const TRANSPORTS: [Over; 4] = [Over::Tcp, Over::Unix, Over::TcpSpinning, Over::UnixSpinning];
+
+/// The spin of the spinning servers.
+const SPIN: &str = "--spinWait=50us";
 
 /// The test's end of the connection.
 enum Conn {
@@ -88,18 +94,21 @@ struct RawServer {
 impl RawServer {
     fn start_over(over: Over) -> RawServer {
         match over {
-            Over::Tcp => Self::start(),
-            Over::Unix => Self::start_unix(),
+            Over::Tcp => Self::start_with(&[]),
+            Over::Unix => Self::start_unix(&[]),
+            Over::TcpSpinning => Self::start_with(&[SPIN]),
+            Over::UnixSpinning => Self::start_unix(&[SPIN]),
         }
     }
 
     /// A server serving one end of a Unix socket pair, as the bridge starts it.
-    fn start_unix() -> RawServer {
+    fn start_unix(extra: &[&str]) -> RawServer {
         let (ours, theirs) = UnixStream::pair().unwrap();
         let fd = theirs.as_raw_fd();
         let mut command = Command::new(server_binary());
         command
             .args(["--network=p2p", "--nodes=2"])
+            .args(extra)
             .arg(format!("--connectionFd={fd}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
@@ -122,10 +131,12 @@ impl RawServer {
         }
     }
 
-    fn start() -> RawServer {
+    /// A server listening on a port, with `extra` arguments.
+    fn start_with(extra: &[&str]) -> RawServer {
         let mut child = Reaped(
             Command::new(server_binary())
                 .args(["--network=p2p", "--nodes=2", "--port=0"])
+                .args(extra)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())
                 .spawn()

@@ -42,16 +42,20 @@ pub(crate) struct FramedStream {
     inbox: Vec<u8>,
     filled: usize,
     outbox: Vec<u8>,
+    /// How long a wait for a message polls before it blocks
+    /// (`[network.server] spin_wait`); zero blocks at once.
+    spin: Duration,
 }
 
 impl FramedStream {
-    pub(crate) fn new(stream: Socket) -> io::Result<Self> {
+    pub(crate) fn new(stream: Socket, spin: Duration) -> io::Result<Self> {
         stream.prepare(POLL_INTERVAL)?;
         Ok(FramedStream {
             stream,
             inbox: vec![0; READ_CHUNK],
             filled: 0,
             outbox: Vec::new(),
+            spin,
         })
     }
 
@@ -102,6 +106,9 @@ impl FramedStream {
         mut abort: impl FnMut() -> Option<A>,
     ) -> Result<Message, RecvError<A>> {
         let started = Instant::now();
+        // Spin once per message, before the first blocking read: the rest of
+        // a frame that has begun to arrive follows at once.
+        let mut spin = self.spin;
         loop {
             match decode(&self.inbox[..self.filled], DEFAULT_MAX_PAYLOAD)
                 .map_err(RecvError::Frame)?
@@ -120,7 +127,20 @@ impl FramedStream {
             if self.filled == self.inbox.len() {
                 self.inbox.resize(self.inbox.len() + READ_CHUNK, 0);
             }
-            match self.stream.read(&mut self.inbox[self.filled..]) {
+            let read = if spin.is_zero() {
+                self.stream.read(&mut self.inbox[self.filled..])
+            } else {
+                let budget = std::mem::take(&mut spin);
+                match self
+                    .stream
+                    .spin_read(&mut self.inbox[self.filled..], budget)
+                {
+                    Ok(Some(n)) => Ok(n),
+                    Ok(None) => self.stream.read(&mut self.inbox[self.filled..]),
+                    Err(e) => Err(e),
+                }
+            };
+            match read {
                 Ok(0) => {
                     return Err(RecvError::Closed {
                         pending: self.filled,

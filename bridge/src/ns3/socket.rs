@@ -7,7 +7,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One end of the bridge's connection to its server.
 #[derive(Debug)]
@@ -29,6 +29,50 @@ impl Socket {
             Socket::Unix(s) => {
                 s.set_read_timeout(Some(poll))?;
                 s.set_write_timeout(Some(poll))
+            }
+        }
+    }
+}
+
+impl Socket {
+    /// Polls without blocking for up to `budget` until bytes (or the end of
+    /// the stream) arrive; `Ok(None)` when the budget ran out first.
+    ///
+    /// Why: on an idle machine a blocking read sleeps the core, and waking it
+    /// for an answer that comes a few microseconds later costs more than the
+    /// exchange itself. Each poll is one `recv(MSG_DONTWAIT)`; between polls
+    /// the core is told it is spinning (`PAUSE`).
+    pub(crate) fn spin_read(
+        &mut self,
+        buf: &mut [u8],
+        budget: Duration,
+    ) -> io::Result<Option<usize>> {
+        let end = Instant::now() + budget;
+        loop {
+            // SAFETY: `buf` is valid for `buf.len()` writable bytes.
+            let n = unsafe {
+                libc::recv(
+                    self.as_raw_fd(),
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    libc::MSG_DONTWAIT,
+                )
+            };
+            if n >= 0 {
+                return Ok(Some(n as usize));
+            }
+            let error = io::Error::last_os_error();
+            if !matches!(
+                error.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+            ) {
+                return Err(error);
+            }
+            if Instant::now() >= end {
+                return Ok(None);
+            }
+            for _ in 0..16 {
+                std::hint::spin_loop();
             }
         }
     }

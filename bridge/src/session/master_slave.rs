@@ -36,8 +36,10 @@
 //! network) the master lets the network run a window of as many periods as
 //! it can be sure the line stays within the tolerance of every moving plant
 //! ([`crate::mobility::NodeMotion::max_drift`]): ns-3 cannot go back, so the
-//! guarantee comes from what bounds the plants' acceleration, before the
-//! window runs. A plant with no such bound syncs every period. Each window is
+//! guarantee comes from what bounds the plants' speed and acceleration,
+//! before the window runs ([`crate::mobility`]: the model with its input
+//! limits, or declared bounds); a tolerance for a moving plant with no such
+//! bound is refused when the scenario is checked. Each window is
 //! one sync and is replayed as lookahead replays its windows; only the
 //! positions the network used differ from syncing every period.
 
