@@ -853,18 +853,13 @@ impl Scenario {
                     l.controller,
                     ControllerConfig::StateSpace(_) | ControllerConfig::TransferFunction(_)
                 );
-                if matches!(l.controller, ControllerConfig::Fmu(_)) {
+                // An FMU controller rolls back with its FMU state: whether it
+                // can is checked once its path is resolved (crate::fmu_checks).
+                let fmu = matches!(l.controller, ControllerConfig::Fmu(_));
+                if !continuous && !fmu {
                     return Err(bad(
                         key("response"),
-                        "\"rollback\" is not available for an FMU controller: it would evaluate the FMU one \
-                         step ahead and roll it back (fmi2GetFMUstate/fmi2SetFMUstate), which netloop does \
-                         not do for FMUs; use response = \"direct\" (the FMU's output at the arrival)",
-                    ));
-                }
-                if !continuous {
-                    return Err(bad(
-                        key("response"),
-                        "\"rollback\" needs a solver-integrated controller (kind = \"state_space\" or \"transfer_function\")",
+                        "\"rollback\" needs a solver-integrated controller (kind = \"state_space\" or \"transfer_function\") or an FMU controller",
                     ));
                 }
                 if l.controller.timing().trigger != TriggerKind::Event {

@@ -11,6 +11,7 @@ pub mod app;
 pub mod built;
 pub mod config;
 pub mod flows;
+pub mod fmu_checks;
 pub mod graph_flows;
 pub mod graph_run;
 pub mod graph_scenario;

@@ -606,6 +606,8 @@ fn load_table(
         .map_err(|e| locator.error(&e.key, &e.message))?;
     // FMU paths are relative to the scenario file.
     resolved.system.resolve_paths(&base_dir);
+    crate::fmu_checks::check_rollback(&resolved)
+        .map_err(|(key, message)| locator.error(&key, &message))?;
     let line_of = |key: &str| match KeyPath::parse(key).map(|k| locator.find(&k)) {
         Ok(Place::File { line, text, .. }) => Some((line, text)),
         _ => None,

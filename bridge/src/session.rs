@@ -157,8 +157,7 @@ impl<W: Write> Session<W> {
             let et = lp.controller_trigger() == Trigger::Event;
             event_triggered.push(et);
             rollback.push(
-                resolved.loops[i].response == ResponseKind::Rollback
-                    && lp.is_continuous_controller(),
+                resolved.loops[i].response == ResponseKind::Rollback && lp.has_rollback_response(),
             );
         }
         let names = system

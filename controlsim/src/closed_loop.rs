@@ -266,7 +266,7 @@ impl ClosedLoop {
 
     fn respond(&mut self, i: usize) -> Result<(), ApiError> {
         let rollback =
-            self.response == Response::Rollback && self.system.get(i)?.is_continuous_controller();
+            self.response == Response::Rollback && self.system.get(i)?.has_rollback_response();
         let u = if rollback {
             self.system.rollback_response(i)?.to_vec()
         } else {

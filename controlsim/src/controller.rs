@@ -478,6 +478,11 @@ impl Controller {
         matches!(self.law, Law::Fmu(_))
     }
 
+    /// Solver-integrated laws and FMU controllers answer by rollback.
+    pub(crate) fn has_rollback_response(&self) -> bool {
+        matches!(self.law, Law::Continuous(_) | Law::Fmu(_))
+    }
+
     /// A failed FMU call of an FMU controller (see [`fmu`]).
     pub(crate) fn fault(&self) -> Option<String> {
         match &self.law {
@@ -553,6 +558,23 @@ impl Controller {
     /// Identical to snapshot / advance one step / read / restore when `t` is
     /// the boundary, but touching nothing else. The result is in `self.output`.
     pub(crate) fn rollback(&mut self, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
+        if let Law::Fmu(law) = &self.law {
+            // The FMU computes at `t` as directly, then looks one step ahead
+            // and goes back to its state at `t` (see [`fmu`]).
+            load_reference(&mut self.reference, refs, t);
+            let t_next = SimTime(t.as_nanos().saturating_add(clock.step.as_nanos()));
+            let mut reference_next = vec![0.0; self.reference.len()];
+            load_reference(&mut reference_next, refs, t_next);
+            let s = Step {
+                t,
+                dt: self.last_time.map(|prev| t.saturating_sub(prev)),
+                input: &self.input,
+                reference: &self.reference,
+            };
+            law.rollback(&s, t_next, &reference_next, &mut self.output);
+            self.last_time = Some(t);
+            return;
+        }
         let Law::Continuous(law) = &self.law else {
             return;
         };

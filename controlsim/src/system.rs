@@ -223,9 +223,15 @@ impl Loop {
         &self.controller.state_names
     }
 
-    /// Whether the controller is solver-integrated (has a rollback response).
+    /// Whether the controller is solver-integrated.
     pub fn is_continuous_controller(&self) -> bool {
         self.controller.is_continuous()
+    }
+
+    /// Whether the controller has a rollback response: a solver-integrated
+    /// one, or an FMU controller (rolled back with its FMU state).
+    pub fn has_rollback_response(&self) -> bool {
+        self.controller.has_rollback_response()
     }
 
     /// Number of reference channels.
@@ -737,7 +743,7 @@ impl System {
         self.check_event_time(i, t)?;
         let (now, step, solver) = (self.time(), self.step, self.solver);
         let lp = &mut self.loops[i];
-        if !lp.controller.is_continuous() {
+        if !lp.controller.has_rollback_response() {
             return Err(ApiError::NotContinuous {
                 loop_name: lp.name.clone(),
             });

@@ -379,45 +379,6 @@ fn check_rejects_bad_fmus_and_mappings_naming_key_and_variable() {
     }
 }
 
-/// An FMU controller cannot answer with `response = "rollback"`; check
-/// says why and names the mode that works.
-#[test]
-fn check_refuses_rollback_for_an_fmu_controller() {
-    let text = &test_support::fixtures::scenario(
-        ONE_SECOND_EVERY_10MS,
-        ZERO_DELAY,
-        r#"[[loops]]
-name = "pi"
-plant_node = 0
-controller_node = 1
-response = "rollback"
-[loops.plant]
-kind = "state_space"
-a = [[-1.0]]
-b = [[1.0]]
-c = [[1.0]]
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "fmu"
-path = "models/PiController.fmu"
-trigger = "event"
-"#,
-    );
-    let dir = scenario(&["PiController.fmu"], text);
-    let o = netloop_in(dir.path())
-        .arg("check")
-        .arg(dir.path().join("scenario.toml"))
-        .output()
-        .unwrap();
-    assert_exit(&o, 2);
-    let err = stderr(&o);
-    assert!(
-        err.contains("`loops[0].response`") && err.contains("use response = \"direct\""),
-        "{err}"
-    );
-}
-
 /// The archive is unpacked once, into a directory named by its SHA-256.
 #[test]
 fn the_fmu_is_unpacked_once_into_a_cache_keyed_by_its_hash() {
@@ -658,6 +619,275 @@ path = "models/BouncingBall.fmu"
     ];
     for (text, key, message) in cases {
         let dir = scenario(&["BouncingBall.fmu"], &text);
+        let o = netloop_in(dir.path())
+            .arg("check")
+            .arg(dir.path().join("scenario.toml"))
+            .output()
+            .unwrap();
+        assert_exit(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(key) && err.contains(message), "{err}");
+    }
+}
+
+/// An event-triggered PI controller FMU on a plant whose output stays 0
+/// (`b = 0`), over a zero-delay network: `response` and the FMU's gains
+/// vary.
+fn pi_state_scenario(fmu: &str, response: &str, ki: f64) -> String {
+    test_support::fixtures::scenario(
+        ONE_SECOND_EVERY_10MS,
+        ZERO_DELAY,
+        &format!(
+            r#"[[loops]]
+name = "pi"
+plant_node = 0
+controller_node = 1
+response = "{response}"
+[loops.plant]
+kind = "state_space"
+a = [[-1.0]]
+b = [[0.0]]
+c = [[1.0]]
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "fmu"
+path = "models/{fmu}"
+trigger = "event"
+parameters = {{ kp = 3.0, ki = {ki:?} }}
+[loops.reference]
+kind = "step"
+at = "500ms"
+final = 1.0
+"#
+        ),
+    )
+}
+
+fn run_to(dir: &Path, out: &Path) {
+    let o = netloop_in(dir)
+        .arg("run")
+        .arg(dir.join("scenario.toml"))
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+}
+
+/// `response = "rollback"` with an FMU controller that can save its state:
+/// the answer at `t` is the FMU's output one step (1 ms) later, after which
+/// the FMU is back at its state of `t` (fmi2GetFMUstate / fmi2SetFMUstate).
+/// The PI law `u = kp e + integral`, `integral += ki e dt`, with e = r = 1
+/// from 500 ms on, gives known answers:
+/// - `ki = 0`: the look-ahead changes nothing (the reference does not jump
+///   within 1 ms of a computation), so every output is byte-identical to
+///   the direct answer's;
+/// - `ki = 2`: each rollback answer is the direct one plus exactly
+///   `ki * r * 1ms = 0.002`, never more: had the state not been restored,
+///   the look-ahead's integral would pile up, 0.002 more per computation.
+#[test]
+fn fmu_controller_rollback_looks_one_step_ahead_and_restores_its_state() {
+    for ki in [0.0, 2.0] {
+        let direct = scenario(
+            &["PiState.fmu"],
+            &pi_state_scenario("PiState.fmu", "direct", ki),
+        );
+        let rollback = scenario(
+            &["PiState.fmu"],
+            &pi_state_scenario("PiState.fmu", "rollback", ki),
+        );
+        let (a, b) = (direct.path().join("out"), rollback.path().join("out"));
+        run_to(direct.path(), &a);
+        run_to(rollback.path(), &b);
+        let (ha, ra) = read_csv(&a.join("timeseries.csv"));
+        let (hb, rb) = read_csv(&b.join("timeseries.csv"));
+        if ki == 0.0 {
+            assert_eq!(
+                std::fs::read(a.join("timeseries.csv")).unwrap(),
+                std::fs::read(b.join("timeseries.csv")).unwrap(),
+                "ki = 0: rollback equals direct"
+            );
+            let uc = column(&ha, &ra, "pi.uc.u0");
+            assert!(
+                uc.iter().any(|u| *u == 3.0),
+                "the step reached the controller"
+            );
+            continue;
+        }
+        let time = column(&ha, &ra, "time");
+        let (ua, ub) = (column(&ha, &ra, "pi.uc.u0"), column(&hb, &rb, "pi.uc.u0"));
+        let mut ahead = 0;
+        for ((t, u_direct), u_rollback) in time.iter().zip(&ua).zip(&ub) {
+            // Before the reference steps, e = 0 and both answers are 0.
+            let want = if *u_direct >= 3.0 { 0.002 } else { 0.0 };
+            assert!(
+                (u_rollback - u_direct - want).abs() < 1e-12,
+                "t = {t}: rollback {u_rollback}, direct {u_direct}"
+            );
+            ahead += usize::from(want > 0.0);
+        }
+        assert!(ahead > 400, "{ahead} rows after the step");
+        // The integral grew at the direct rate: 2 * 10ms per computation.
+        let last = ua[time.iter().position(|t| *t >= 0.995).unwrap()];
+        assert!(
+            last > 3.5 && last < 3.0 + 2.0 * 0.5 + 0.03,
+            "u at the end {last}"
+        );
+    }
+}
+
+/// FMUs whose state netloop cannot save and restore are refused with
+/// `response = "rollback"`, saying why and which response works.
+#[test]
+fn check_refuses_rollback_for_fmus_without_state() {
+    for (fmu, why) in [
+        ("PiController.fmu", "does not declare canGetAndSetFMUstate"),
+        ("Linear4v3.fmu", "is FMI 3.0"),
+    ] {
+        let dir = scenario(&[fmu], &pi_state_scenario(fmu, "rollback", 1.0));
+        let o = netloop_in(dir.path())
+            .arg("check")
+            .arg(dir.path().join("scenario.toml"))
+            .output()
+            .unwrap();
+        assert_exit(&o, 2);
+        let err = stderr(&o);
+        assert!(
+            err.contains("`loops[0].response`")
+                && err.contains(why)
+                && err.contains("use response = \"direct\""),
+            "{fmu}: {err}"
+        );
+    }
+    // PiState can: check accepts it.
+    let dir = scenario(
+        &["PiState.fmu"],
+        &pi_state_scenario("PiState.fmu", "rollback", 1.0),
+    );
+    let o = netloop_in(dir.path())
+        .arg("check")
+        .arg(dir.path().join("scenario.toml"))
+        .output()
+        .unwrap();
+    assert_exit(&o, 0);
+}
+
+fn run_dir(dir: &Path) -> (std::process::Output, PathBuf) {
+    let out = dir.join("out");
+    let o = netloop_in(dir)
+        .arg("run")
+        .arg(dir.join("scenario.toml"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    (o, out)
+}
+
+/// `process = "separate"` runs the FMU in a child process with the same
+/// calls and values: the results are byte-identical to in-process, for a
+/// plant (FMI 2.0 and 3.0) and for a controller answering by rollback
+/// (its state saved and restored through the pipe).
+#[test]
+fn separate_process_gives_the_same_results_bit_for_bit() {
+    let cases = [
+        (
+            "Linear4.fmu",
+            plant_scenario("Linear4.fmu", ""),
+            plant_scenario("Linear4.fmu", "process = \"separate\""),
+        ),
+        (
+            "Linear4v3.fmu",
+            plant_scenario("Linear4v3.fmu", ""),
+            plant_scenario("Linear4v3.fmu", "process = \"separate\"\ntimeout = \"20s\""),
+        ),
+        (
+            "PiState.fmu",
+            pi_state_scenario("PiState.fmu", "rollback", 2.0),
+            pi_state_scenario("PiState.fmu", "rollback", 2.0).replace(
+                "trigger = \"event\"",
+                "trigger = \"event\"\nprocess = \"separate\"",
+            ),
+        ),
+    ];
+    for (fmu, here, apart) in cases {
+        assert_ne!(here, apart);
+        let a = scenario(&[fmu], &here);
+        let b = scenario(&[fmu], &apart);
+        let (oa, outa) = run_dir(a.path());
+        let (ob, outb) = run_dir(b.path());
+        assert_exit(&oa, 0);
+        assert_exit(&ob, 0);
+        for file in ["timeseries.csv", "packets.csv"] {
+            assert_eq!(
+                std::fs::read(outa.join(file)).unwrap(),
+                std::fs::read(outb.join(file)).unwrap(),
+                "{fmu}: {file} differs between in-process and separate"
+            );
+        }
+    }
+}
+
+/// Faults: an FMU whose doStep returns fmi2Fatal (in-process), calls
+/// abort() or hangs (both in a separate process, the only place they can be
+/// contained) stops the run with exit 1 and an error naming the FMU, the
+/// call and the simulated time; the results up to there are kept.
+#[test]
+fn fmu_fatal_abort_and_hang_become_run_errors() {
+    let cases = [
+        (1, "", "fmi2DoStep returned Fatal at t = 300ms"),
+        (
+            2,
+            "process = \"separate\"",
+            "fmi2DoStep returned nothing: the FMU's process was killed by signal 6 (SIGABRT) at t = 300ms",
+        ),
+        (
+            3,
+            "process = \"separate\"\ntimeout = \"1s\"",
+            "fmi2DoStep returned nothing within the timeout of 1s: the FMU hangs, and its process \
+             was killed at t = 300ms",
+        ),
+    ];
+    for (mode, extra, message) in cases {
+        let text = plant_scenario("Linear4.fmu", extra).replace(
+            "substeps = 10 }",
+            &format!("substeps = 10, fail_at = 0.305, fail_mode = {mode} }}"),
+        );
+        let dir = scenario(&["Linear4.fmu"], &text);
+        let (o, out) = run_dir(dir.path());
+        assert_exit(&o, 1);
+        let expected = format!("FMU Linear4.fmu: {message}");
+        let err = stderr(&o);
+        assert!(err.contains(&expected), "mode {mode}: {err}");
+        let s = summary(&out);
+        assert_eq!(s["complete"], false);
+        assert!(s["error"].as_str().unwrap().contains(&expected), "{s}");
+        assert_eq!(s["reached_ns"], 310_000_000);
+        assert!(out.join("timeseries.csv.partial").is_file());
+    }
+}
+
+/// `timeout` without a separate process, and a separate Model Exchange
+/// FMU, are refused by check naming the key.
+#[test]
+fn check_rejects_misplaced_process_keys() {
+    let cases = [
+        (
+            "Linear4.fmu",
+            plant_scenario("Linear4.fmu", "timeout = \"1s\""),
+            "`loops[0].plant.timeout`",
+            "a timeout needs process = \"separate\"",
+        ),
+        (
+            "BouncingBall.fmu",
+            ball_scenario("process = \"separate\""),
+            "`loops[0].plant.process`",
+            "process = \"separate\" runs Co-Simulation FMUs",
+        ),
+    ];
+    for (fmu, text, key, message) in cases {
+        let dir = scenario(&[fmu], &text);
         let o = netloop_in(dir.path())
             .arg("check")
             .arg(dir.path().join("scenario.toml"))

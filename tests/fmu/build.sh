@@ -7,6 +7,7 @@
 #   MissingStart.fmu   Linear4 whose parameter k1 has no start value
 #   BouncingBall.fmu   a bouncing ball with a state and a time event, FMI 2.0 Model Exchange, C
 #   PiController.fmu   a PI controller written in Python, exported by pythonfmu
+#   PiState.fmu        the same PI controller in C, FMI 2.0 Co-Simulation with canGetAndSetFMUstate
 # The FMI headers come from FMPy's package (fmpy/c-code); the compiler is cc.
 # Python: $NETLOOP_PYTHON, else the repository's .venv (scripts/setup.sh), else python3.
 set -euo pipefail
@@ -66,6 +67,9 @@ package MissingStart "$work/MissingStart"
 
 c_fmu BouncingBall bouncing_ball_fmi2.c bouncing_ball_fmi2.xml linux64 BouncingBall
 package BouncingBall "$work/BouncingBall"
+
+c_fmu PiState pi_state_fmi2.c pi_state_fmi2.xml linux64 PiState
+package PiState "$work/PiState"
 
 # pythonfmu writes NAME.fmu into --dest.
 (cd "$work" && "$python" -m pythonfmu build -f "$here/pi_controller.py" --dest "$out" --no-external-tool >/dev/null)

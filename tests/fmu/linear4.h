@@ -26,6 +26,7 @@ enum {
     VR_SUBSTEPS = 10,
     VR_FAIL_AT = 11,
     VR_TIME = 12,
+    VR_FAIL_MODE = 13,
 };
 
 typedef struct {
@@ -36,6 +37,9 @@ typedef struct {
     int substeps;
     /* doStep returns an error when it would pass this time (if >= 0). */
     double fail_at;
+    /* How it fails at fail_at (FMI 2.0 wrapper): 0 returns fmi2Error,
+     * 1 fmi2Fatal, 2 calls abort(), 3 hangs. */
+    int fail_mode;
     double time;
 } Linear4;
 

@@ -1,8 +1,10 @@
 /* FMI 2.0 Co-Simulation wrapper of linear4.h (model identifier Linear4),
  * with canGetAndSetFMUstate. Written for netloop's tests, compiled by
  * tests/fmu/build.sh. */
+#define _POSIX_C_SOURCE 200809L /* sleep() under -std=c99 */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "fmi2Functions.h"
 #include "linear4.h"
@@ -83,8 +85,9 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
 fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
     Instance *i = c;
     for (size_t k = 0; k < n; k++) {
-        if (vr[k] != VR_SUBSTEPS) return fmi2Error;
-        v[k] = i->m.substeps;
+        if (vr[k] == VR_SUBSTEPS) v[k] = i->m.substeps;
+        else if (vr[k] == VR_FAIL_MODE) v[k] = i->m.fail_mode;
+        else return fmi2Error;
     }
     return fmi2OK;
 }
@@ -92,8 +95,9 @@ fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
 fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
     Instance *i = c;
     for (size_t k = 0; k < n; k++) {
-        if (vr[k] != VR_SUBSTEPS || v[k] < 1) return fmi2Error;
-        i->m.substeps = v[k];
+        if (vr[k] == VR_SUBSTEPS && v[k] >= 1) i->m.substeps = v[k];
+        else if (vr[k] == VR_FAIL_MODE && v[k] >= 0 && v[k] <= 3) i->m.fail_mode = v[k];
+        else return fmi2Error;
     }
     return fmi2OK;
 }
@@ -176,8 +180,18 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_pr
     (void)no_prior;
     Instance *i = c;
     if (i->m.fail_at >= 0.0 && t + h > i->m.fail_at) {
-        log_error(i, "fail_at reached");
-        return fmi2Error;
+        switch (i->m.fail_mode) {
+        case 1:
+            log_error(i, "fail_at reached (fatal)");
+            return fmi2Fatal;
+        case 2:
+            abort();
+        case 3:
+            for (;;) sleep(1);
+        default:
+            log_error(i, "fail_at reached");
+            return fmi2Error;
+        }
     }
     linear4_step(&i->m, h);
     i->m.time = t + h;

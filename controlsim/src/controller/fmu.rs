@@ -19,6 +19,16 @@
 //! computations (which needs `canHandleVariableCommunicationStepSize`).
 //! Two computations at the same instant step only once.
 //!
+//! # Rollback (`response = "rollback"`)
+//! An event-triggered FMU controller can answer with its output one solver
+//! step `h` after the event time `t` (docs/design.md §4.4): it computes at
+//! `t` as above, saves its FMU state (`fmi2GetFMUstate`), steps `h` with the
+//! same measurement and the references at `t + h`, reads the outputs (the
+//! answer), and goes back to the saved state (`fmi2SetFMUstate`). Its state
+//! after the computation is so bit-identical to a direct answer's. This needs
+//! an FMI 2.0 FMU that declares `canGetAndSetFMUstate` (the scenario check
+//! refuses others; the `fmi` crate does not bind FMI 3.0's state calls).
+//!
 //! The FMU's internal state is not part of a [`Snapshot`](crate::Snapshot).
 
 use std::path::PathBuf;
@@ -26,10 +36,12 @@ use std::sync::{Arc, Mutex};
 
 use crate::controller::{timing_fields, BuildContext, LawShape, Step, Trigger};
 use crate::error::ConfigError;
+use crate::fmu::cosim::{CoSim, FmuProcess, Placement};
 use crate::fmu::model::Causality;
-use crate::fmu::slave::{FmuCallError, Slave};
+use crate::fmu::slave::FmuCallError;
 use crate::fmu::FmuValues;
 use crate::time::StepSize;
+use netloop_time::SimTime;
 
 timing_fields! {
     /// `kind = "fmu"`: see the module docs.
@@ -53,12 +65,25 @@ timing_fields! {
         /// Start values by name.
         #[serde(default, skip_serializing_if = "FmuValues::is_empty")]
         pub start: FmuValues,
+        /// Where the FMU runs: `"in_process"` (default) or `"separate"`, a
+        /// child process that contains crashes and hangs ([`crate::fmu::separate`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub process: Option<FmuProcess>,
+        /// With `process = "separate"`: the longest one FMU call may take (wall
+        /// clock) before the FMU is declared hung and its process killed.
+        /// Default: [`DEFAULT_TIMEOUT`](crate::fmu::cosim::DEFAULT_TIMEOUT).
+        #[serde(
+            default,
+            with = "netloop_time::duration::option",
+            skip_serializing_if = "Option::is_none"
+        )]
+        pub timeout: Option<SimTime>,
     }
 }
 
 #[derive(Debug)]
 struct Inner {
-    slave: Slave,
+    slave: CoSim,
     /// The FMU's time, integer nanoseconds (negative before the run starts).
     time_ns: i128,
     fault: Option<FmuCallError>,
@@ -179,11 +204,15 @@ impl FmuLaw {
             }
         };
         let start_values = model.start_values(&ctx.key, &c.parameters, &c.start)?;
-        let slave = Slave::start(
+        let placement = Placement::new(&ctx.key, c.process, c.timeout)?;
+        let slave = CoSim::start(
             &ctx.key,
+            placement,
             &unpacked,
             &model,
             "controller",
+            &c.parameters,
+            &c.start,
             &start_values,
             start_ns as f64 * 1e-9,
         )?;
@@ -233,6 +262,42 @@ impl FmuLaw {
         }
         let mut y = vec![0.0; out.len()];
         let result = result.and_then(|()| slave.get_reals(&self.output_refs, &mut y));
+        match result {
+            Ok(()) => out.copy_from_slice(&y),
+            Err(e) => *fault = Some(e),
+        }
+    }
+
+    /// The rollback answer (see the module docs): the output one step after
+    /// `s.t`, at `t_next`, with the references `reference_next`; the FMU is
+    /// left as [`compute`](Self::compute) leaves it.
+    pub(crate) fn rollback(
+        &self,
+        s: &Step,
+        t_next: netloop_time::SimTime,
+        reference_next: &[f64],
+        out: &mut [f64],
+    ) {
+        self.compute(s, out);
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let Inner {
+            slave,
+            time_ns,
+            fault,
+        } = &mut *guard;
+        if fault.is_some() {
+            return;
+        }
+        let h = (i128::from(t_next.as_nanos()) - *time_ns) as f64 * 1e-9;
+        let mut y = vec![0.0; out.len()];
+        let result = slave.save_state().and_then(|()| {
+            let ahead = slave
+                .set_reals(&self.reference_refs, reference_next)
+                .and_then(|()| slave.do_step(h, t_next.as_secs_f64()))
+                .and_then(|()| slave.get_reals(&self.output_refs, &mut y));
+            // Back to the state at `t` whether or not the look-ahead worked.
+            slave.restore_state().and(ahead)
+        });
         match result {
             Ok(()) => out.copy_from_slice(&y),
             Err(e) => *fault = Some(e),

@@ -36,10 +36,12 @@
 //!   checked against the variable's type.
 
 pub mod archive;
+pub mod cosim;
 pub mod exchange;
 pub mod model;
 pub mod plant;
 pub mod python;
+pub mod separate;
 pub mod slave;
 
 use std::collections::BTreeMap;
@@ -47,6 +49,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use cosim::FmuProcess;
 pub use plant::{FmuInterface, FmuPlant, FmuPlantConfig};
 pub use slave::FmuCallError;
 
@@ -74,6 +77,25 @@ impl fmt::Display for FmuValue {
 
 /// Variable name to value, in name order (deterministic set order).
 pub type FmuValues = BTreeMap<String, FmuValue>;
+
+/// Why the FMU at `path` cannot be rolled back (its state saved and
+/// restored), or `None` when it can. An FMU that does not load is `None`:
+/// building its component reports that, with its own key.
+pub fn why_no_rollback(path: &std::path::Path) -> Option<String> {
+    let (unpacked, model) = load("", path).ok()?;
+    let name = slave::file_name(&unpacked.file);
+    match model.version {
+        model::FmiVersion::V3 => Some(format!(
+            "the FMU {name} is FMI 3.0, and netloop saves and restores the state of FMI 2.0 FMUs \
+             only (the `fmi` crate it uses does not bind fmi3GetFMUState)"
+        )),
+        model::FmiVersion::V2 if !model.can_get_and_set_state => Some(format!(
+            "the FMU {name} does not declare canGetAndSetFMUstate, so its state cannot be saved \
+             and restored"
+        )),
+        model::FmiVersion::V2 => None,
+    }
+}
 
 /// An FMU that the scenario refers to, loaded and checked: see
 /// [`archive::Unpacked`] and [`model::Model`].

@@ -21,8 +21,9 @@ use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
+use crate::fmu::cosim::{CoSim, FmuProcess, Placement};
 use crate::fmu::model::{Causality, Variable};
-use crate::fmu::slave::{FmuCallError, Slave};
+use crate::fmu::slave::FmuCallError;
 use crate::fmu::FmuValues;
 use crate::plant::{Plant, Signature, TimeDomain};
 
@@ -57,6 +58,19 @@ pub struct FmuPlantConfig {
     /// FMU has it, else Model Exchange.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interface: Option<FmuInterface>,
+    /// Where the FMU runs: `"in_process"` (default) or `"separate"`, a
+    /// child process that contains crashes and hangs ([`crate::fmu::separate`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<FmuProcess>,
+    /// With `process = "separate"`: the longest one FMU call may take (wall
+    /// clock) before the FMU is declared hung and its process killed.
+    /// Default: [`DEFAULT_TIMEOUT`](crate::fmu::cosim::DEFAULT_TIMEOUT).
+    #[serde(
+        default,
+        with = "netloop_time::duration::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub timeout: Option<SimTime>,
 }
 
 /// `interface = "co_simulation" | "model_exchange"`.
@@ -94,6 +108,15 @@ pub fn build(
     Ok(match interface {
         FmuInterface::CoSimulation => Box::new(FmuPlant::new(key, config, step)?),
         FmuInterface::ModelExchange => {
+            if config.process == Some(FmuProcess::Separate) {
+                return Err(ConfigError::invalid(
+                    format!("{key}.process"),
+                    "process = \"separate\" runs Co-Simulation FMUs; a Model Exchange FMU is \
+                     integrated by netloop's solver in its own process (use interface = \
+                     \"co_simulation\" if the FMU has it)",
+                ));
+            }
+            Placement::new(key, config.process, config.timeout)?;
             let (unpacked, model) = crate::fmu::load(key, &config.path)?;
             let (inputs, outputs) = select(key, config, &model)?;
             let start_values = model.start_values(key, &config.parameters, &config.start)?;
@@ -138,7 +161,7 @@ fn select(
 }
 
 struct Inner {
-    slave: Slave,
+    slave: CoSim,
     fault: Option<FmuCallError>,
 }
 
@@ -182,7 +205,18 @@ impl FmuPlant {
             ));
         }
         let start_values = model.start_values(key, &config.parameters, &config.start)?;
-        let mut slave = Slave::start(key, &unpacked, &model, "plant", &start_values, 0.0)?;
+        let placement = Placement::new(key, config.process, config.timeout)?;
+        let mut slave = CoSim::start(
+            key,
+            placement,
+            &unpacked,
+            &model,
+            "plant",
+            &config.parameters,
+            &config.start,
+            &start_values,
+            0.0,
+        )?;
         let output_refs: Vec<u32> = outputs.iter().map(|v| v.value_reference).collect();
         let mut y0 = vec![0.0; outputs.len()];
         slave.get_reals(&output_refs, &mut y0).map_err(|e| {
@@ -245,7 +279,7 @@ impl Plant for FmuPlant {
         let t_end = (t * 1e9).round() as u64 + self.period.as_nanos();
         let t_end = t_end as f64 * 1e-9;
         let Inner { slave, fault } = &mut *inner;
-        slave.time = t;
+        slave.set_time(t);
         let result = slave
             .set_reals(&self.input_refs, u)
             .and_then(|()| slave.do_step(h, t_end))

@@ -7,11 +7,11 @@ use std::fmt;
 use std::path::Path;
 
 use fmi::fmi2::import::Fmi2Import;
-use fmi::fmi2::instance::{CoSimulation as _, Common as _, InstanceCS as Cs2};
+use fmi::fmi2::instance::{CoSimulation as _, Common as _, FmuState, InstanceCS as Cs2};
 use fmi::fmi3::import::Fmi3Import;
 use fmi::fmi3::instance::InstanceCS as Cs3;
 use fmi::fmi3::{CoSimulation as _, Common as _, Fmi3Model as _, GetSet as _};
-use fmi::traits::FmiImport;
+use fmi::traits::{FmiImport, FmiStatus as _};
 
 use crate::error::ConfigError;
 use crate::fmu::archive::{linked_view, Unpacked};
@@ -45,6 +45,9 @@ pub struct Slave {
     version: FmiVersion,
     /// The FMU's current time, seconds.
     pub(crate) time: f64,
+    /// The one saved FMU state (`fmi2GetFMUstate`), reused by every save so
+    /// that a run of rollbacks allocates one state; with the FMU's time.
+    saved: Option<(FmuState, f64)>,
 }
 
 impl fmt::Debug for Slave {
@@ -124,6 +127,7 @@ impl Slave {
             name,
             version: model.version,
             time: start_time,
+            saved: None,
         };
         let init = |e: FmuCallError| {
             ConfigError::invalid(format!("{key}.path"), format!("initialisation failed: {e}"))
@@ -289,6 +293,47 @@ impl Slave {
         };
         r.map_err(|e| self.error(self.call("fmi2DoStep", "fmi3DoStep"), e))?;
         self.time = t_end;
+        Ok(())
+    }
+}
+
+impl Slave {
+    /// Saves the FMU's whole state (`fmi2GetFMUstate`), to go back to with
+    /// [`restore_state`](Self::restore_state). Needs an FMI 2.0 FMU that
+    /// declares `canGetAndSetFMUstate` (checked when the scenario is).
+    pub(crate) fn save_state(&mut self) -> Result<(), FmuCallError> {
+        let time = self.time;
+        let r: Result<FmuState, String> = match (&mut self.instance, self.saved.take()) {
+            (Instance::V2(cs, _), None) => cs.get_fmu_state().map_err(status_text),
+            (Instance::V2(cs, _), Some((state, _))) => match cs.update_fmu_state(&state).ok() {
+                Ok(_) => Ok(state),
+                Err(e) => Err(status_text(e)),
+            },
+            // The `fmi` crate (0.8) does not bind fmi3GetFMUState; the
+            // scenario check refuses rollback for FMI 3.0 FMUs.
+            (Instance::V3(..), _) => Err("not available for FMI 3.0 in netloop".into()),
+        };
+        let state =
+            r.map_err(|e| self.error(self.call("fmi2GetFMUstate", "fmi3GetFMUState"), e))?;
+        self.saved = Some((state, time));
+        Ok(())
+    }
+
+    /// Goes back to the state of the last [`save_state`](Self::save_state)
+    /// (`fmi2SetFMUstate`), its time included.
+    pub(crate) fn restore_state(&mut self) -> Result<(), FmuCallError> {
+        let call = self.call("fmi2SetFMUstate", "fmi3SetFMUState");
+        let r = match (&mut self.instance, &self.saved) {
+            (Instance::V2(cs, _), Some((state, _))) => {
+                cs.set_fmu_state(state).ok().map(drop).map_err(status_text)
+            }
+            (_, None) => Err("no saved state".to_string()),
+            (Instance::V3(..), _) => Err("not available for FMI 3.0 in netloop".into()),
+        };
+        r.map_err(|e| self.error(call, e))?;
+        if let Some((_, time)) = self.saved {
+            self.time = time;
+        }
         Ok(())
     }
 }
