@@ -296,7 +296,9 @@ ParseLteOptions(const LteOptions& o, const NetworkRequest& request)
     p.rateTexts = {o.s1uLinkDataRate, o.s5LinkDataRate, o.remoteHostDataRate};
     // The models LTE supports are the ones its use of the radio table lists.
     std::vector<Propagation> models;
-    for (const auto& name : *LteRadioUse().ChoicesOf("propagation"))
+    // A named use: ChoicesOf points into it, so it must outlive the loop.
+    const TableUse radioUse = LteRadioUse();
+    for (const auto& name : *radioUse.ChoicesOf("propagation"))
     {
         models.push_back(ParsePropagation(name).value());
     }
