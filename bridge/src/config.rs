@@ -48,14 +48,14 @@ use crate::network::BuiltinConfig;
 mod described;
 mod length;
 mod ns3;
+mod tables;
 
 pub use described::DescribedConfig;
 pub use length::Metres;
 pub use ns3::{
-    key_of_server_message, BackgroundConfig, BackgroundTraffic, CustomConfig, DataRate,
-    Ns3NetworkConfig, PlacementConfig, Propagation, RadioConfig, ServerArgument, TracesConfig,
-    CUSTOM_KIND,
+    key_of_server_message, CustomConfig, DataRate, Ns3NetworkConfig, ServerArgument, CUSTOM_KIND,
 };
+pub use tables::TableConfig;
 
 /// A whole scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -203,21 +203,64 @@ pub struct NetworkConfig {
     /// How to start and talk to the ns-3 server.
     #[serde(default)]
     pub server: ServerConfig,
-    /// Radio of wifi and wave nodes (lte: propagation only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub radio: Option<RadioConfig>,
+    /// Radio of wifi and wave nodes (lte: propagation only). This table
+    /// and the three below are the server's schema's shared tables
+    /// ([`TableConfig`]): read by [`take_shared_tables`], never by serde.
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub radio: Option<TableConfig>,
     /// Where nodes are at t = 0.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub placement: Option<PlacementConfig>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub placement: Option<TableConfig>,
     /// Extra nodes loading the channel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub background: Option<BackgroundConfig>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub background: Option<TableConfig>,
     /// ns-3 trace files in the run directory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub traces: Option<TracesConfig>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub traces: Option<TableConfig>,
 }
 
 impl NetworkConfig {
+    /// Whether `[network.traces]` turns a trace file on.
+    pub fn wants_traces(&self) -> bool {
+        self.traces.as_ref().is_some_and(TableConfig::any_file)
+    }
+
+    /// Reads the shared tables [`take_shared_tables`] took, against this
+    /// checkout's schema ([`crate::network_schema::standard`]): the tables
+    /// are the ns3-scenarios library's, which a server of other kinds
+    /// shares.
+    ///
+    /// # Errors
+    /// The first bad key, named `network.<table>.<key>`.
+    pub fn read_shared_tables(
+        &mut self,
+        tables: Vec<(String, toml::Value)>,
+    ) -> Result<(), ScenarioError> {
+        let standard = crate::network_schema::standard();
+        for (name, value) in tables {
+            let schema = standard
+                .table(&name)
+                .expect("take_shared_tables takes the schema's tables");
+            let config = Some(TableConfig::new(
+                std::sync::Arc::new(schema.clone()),
+                &value,
+            )?);
+            match name.as_str() {
+                "radio" => self.radio = config,
+                "placement" => self.placement = config,
+                "background" => self.background = config,
+                "traces" => self.traces = config,
+                other => {
+                    return Err(bad(
+                        format!("network.{other}"),
+                        format!("this netloop has no place for the server's table `{other}`"),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn extras(&self) -> ns3::NetworkExtras<'_> {
         ns3::NetworkExtras {
             radio: self.radio.as_ref(),
@@ -649,6 +692,20 @@ pub struct Resolved {
 /// Takes `[network.ns3]` out of a scenario's tree unless its `kind` is
 /// `custom` (the one kind serde reads): its kind and its other keys, which
 /// a schema reads ([`DescribedConfig`]).
+/// Takes the shared tables (`[network.radio]`, ... : the schema's
+/// [`crate::network_schema::TableSchema`]s) out of a scenario's tree, for
+/// [`NetworkConfig::read_shared_tables`].
+pub(crate) fn take_shared_tables(table: &mut toml::Table) -> Vec<(String, toml::Value)> {
+    let Some(network) = table.get_mut("network").and_then(|n| n.as_table_mut()) else {
+        return Vec::new();
+    };
+    crate::network_schema::standard()
+        .tables
+        .iter()
+        .filter_map(|t| network.remove(&t.name).map(|v| (t.name.clone(), v)))
+        .collect()
+}
+
 pub(crate) fn take_described_kind(table: &mut toml::Table) -> Option<(String, toml::Table)> {
     let network = table.get_mut("network")?.as_table_mut()?;
     let kind = network.get("ns3")?.get("kind")?.as_str()?.to_string();
@@ -674,7 +731,12 @@ impl Scenario {
         use serde::de::Error;
         let mut table: toml::Table = toml::from_str(text)?;
         let described = take_described_kind(&mut table);
+        let shared = take_shared_tables(&mut table);
         let mut scenario: Scenario = table.try_into()?;
+        scenario
+            .network
+            .read_shared_tables(shared)
+            .map_err(|e| toml::de::Error::custom(format!("`{}`: {}", e.key, e.message)))?;
         if let Some((kind, keys)) = described {
             let standard = crate::network_schema::standard();
             let Some(schema) = standard.kind(&kind) else {

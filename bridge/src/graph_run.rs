@@ -91,7 +91,7 @@ pub fn run(
     let _lock = DirLock::acquire(&dir)?;
     clear_outputs(&dir)?;
     let network_config = &side.resolved.scenario.network;
-    if network_config.traces.as_ref().is_some_and(|t| t.any()) {
+    if network_config.wants_traces() {
         std::fs::create_dir_all(dir.join("ns3")).map_err(io)?;
     }
     let options = RunOptions {

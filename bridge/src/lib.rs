@@ -23,6 +23,7 @@ pub mod metrics;
 pub mod mobility;
 pub mod model_files;
 pub mod network;
+pub mod network_docs;
 pub mod network_schema;
 pub mod ns3;
 pub mod output;

@@ -28,8 +28,8 @@ use std::time::{Duration, Instant, SystemTime};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// The `--describe` version this bridge reads.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The `--describe` version this bridge reads (2: the shared tables).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// How long `--describe` may take (it builds nothing).
 const DESCRIBE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,7 +38,49 @@ const DESCRIBE_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetworkSchema {
     pub schema: u32,
+    /// The tables several kinds share (`[network.radio]`, ...), in the
+    /// scenario's order.
+    pub tables: Vec<TableSchema>,
     pub kinds: Vec<KindSchema>,
+}
+
+/// A table of arguments several kinds share: `[network.<name>]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableSchema {
+    /// `radio`, `placement`, `background`, `traces`.
+    pub name: String,
+    pub doc: String,
+    /// What a kind without the table lacks, e.g. `radio` ("p2p has no radio").
+    pub what: String,
+    /// Whether the canonical form has every default made explicit (else
+    /// only the keys written); see [`crate::config::TableConfig`].
+    pub canonical_defaults: bool,
+    /// In declaration order; an array key's elements are `key[0]`, `key[1]`, ...
+    pub arguments: Vec<ArgumentSchema>,
+}
+
+/// Which shared table a kind takes, and how much of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableUse {
+    /// [`TableSchema::name`].
+    pub name: String,
+    /// The argument names it takes; empty: all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<String>,
+    /// Argument name -> the command-line values of its choices the kind
+    /// supports (all when absent).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub choices: std::collections::BTreeMap<String, Vec<String>>,
+    /// Said when a scenario sets an argument the kind does not take.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+impl TableUse {
+    /// Whether the kind takes the argument `name` of the table.
+    pub fn takes(&self, name: &str) -> bool {
+        self.arguments.is_empty() || self.arguments.iter().any(|a| a == name)
+    }
 }
 
 /// One network kind.
@@ -52,6 +94,8 @@ pub struct KindSchema {
     pub node_count: NodeCountRule,
     /// In declaration order.
     pub arguments: Vec<ArgumentSchema>,
+    /// The shared tables the kind takes; a table not listed is refused.
+    pub tables: Vec<TableUse>,
 }
 
 /// How a kind's node count is set.
@@ -94,6 +138,15 @@ pub struct ArgumentSchema {
     pub min: Option<f64>,
     #[serde(default)]
     pub max: Option<f64>,
+    /// Values must be more than this (an exclusive lower bound).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub above: Option<f64>,
+    /// Must be written when its table is.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+    /// A `trace_file`'s name in the run's trace folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// The only numbers allowed.
     #[serde(default)]
     pub allowed: Vec<f64>,
@@ -116,6 +169,11 @@ pub enum ArgumentType {
     Duration,
     Positions,
     NodeList,
+    /// A file; relative to the scenario file.
+    Path,
+    /// On or off in the scenario; on, the bridge passes the argument's
+    /// `file` in the run's trace folder.
+    TraceFile,
 }
 
 /// One allowed value of a choice.
@@ -148,6 +206,10 @@ impl NetworkSchema {
         self.kinds.iter().find(|k| k.name == name)
     }
 
+    pub fn table(&self, name: &str) -> Option<&TableSchema> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+
     /// The kind names, backquoted, for messages.
     pub fn kind_list(&self) -> String {
         self.kinds
@@ -165,6 +227,11 @@ impl KindSchema {
 
     pub fn argument_by_key(&self, key: &str) -> Option<&ArgumentSchema> {
         self.arguments.iter().find(|a| a.key == key)
+    }
+
+    /// How the kind uses the shared table `name`, if it takes it.
+    pub fn table_use(&self, name: &str) -> Option<&TableUse> {
+        self.tables.iter().find(|t| t.name == name)
     }
 }
 
@@ -212,7 +279,12 @@ impl ArgumentSchema {
             }
             (Some(min), None) if !(x >= min) => Err(format!("{value} is less than {min}{unit}")),
             (None, Some(max)) if !(x <= max) => Err(format!("{value} is more than {max}{unit}")),
-            _ => Ok(()),
+            _ => match self.above {
+                Some(above) if !(x > above) => {
+                    Err(format!("{value} is not more than {above}{unit}"))
+                }
+                _ => Ok(()),
+            },
         }
     }
 }
@@ -458,10 +530,19 @@ mod tests {
     }
 
     #[test]
+    fn an_exclusive_bound_says_so() {
+        let range = argument(
+            r#"{"name":"maxRange","key":"max_range","type":"real","unit":"m","default":"250","above":0,"doc":""}"#,
+        );
+        assert_eq!(range.check("0.5"), Ok(()));
+        assert_eq!(range.check("0").unwrap_err(), "0 is not more than 0 (m)");
+    }
+
+    #[test]
     fn another_schema_version_is_refused() {
-        assert!(NetworkSchema::parse(r#"{"schema":1,"kinds":[]}"#).is_ok());
-        let err = NetworkSchema::parse(r#"{"schema":2,"kinds":[]}"#).unwrap_err();
-        assert!(err.contains("schema version 2"), "{err}");
+        assert!(NetworkSchema::parse(r#"{"schema":2,"tables":[],"kinds":[]}"#).is_ok());
+        let err = NetworkSchema::parse(r#"{"schema":1,"tables":[],"kinds":[]}"#).unwrap_err();
+        assert!(err.contains("schema version 1"), "{err}");
         assert!(NetworkSchema::parse("not json").is_err());
     }
 }

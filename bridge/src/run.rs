@@ -407,9 +407,7 @@ pub fn run_built(
     clear_outputs(&dir)?;
     let trace_dir = dir.join("ns3");
     // Only the ns-3 server writes traces; a builtin run leaves no `ns3/`.
-    if scenario.network.backend == Backend::Ns3
-        && scenario.network.traces.as_ref().is_some_and(|t| t.any())
-    {
+    if scenario.network.backend == Backend::Ns3 && scenario.network.wants_traces() {
         std::fs::create_dir_all(&trace_dir).map_err(io)?;
     }
     let started_network = start_network(resolved, options);

@@ -740,17 +740,24 @@ fn deserialize_table<T: for<'de> Deserialize<'de>>(
 ) -> Result<T, LoadError> {
     let mut typed = table.clone();
     let described = crate::config::take_described_kind(&mut typed);
+    let shared = crate::config::take_shared_tables(&mut typed);
     let mut value: T =
         serde_path_to_error::deserialize(toml::Value::Table(typed)).map_err(|e| {
             let key = KeyPath::from_serde(e.path());
             let message = e.inner().message().trim().to_string();
             locator.serde_error(table, key, &message)
         })?;
-    if let (Some((kind, keys)), Some(network)) = (described, network_of(&mut value)) {
+    let Some(network) = network_of(&mut value) else {
+        return Ok(value);
+    };
+    if let Some((kind, keys)) = described {
         let ns3 = described_network(network, base_dir, kind, keys)
             .map_err(|e| locator.error(&e.key, &e.message))?;
         network.ns3 = Some(ns3);
     }
+    network
+        .read_shared_tables(shared)
+        .map_err(|e| locator.error(&e.key, &e.message))?;
     Ok(value)
 }
 

@@ -21,23 +21,41 @@ NS_LOG_COMPONENT_DEFINE("NetloopBackgroundTraffic");
 NS_OBJECT_ENSURE_REGISTERED(BackgroundSender);
 
 void
+BackgroundOptions::DeclareArguments(ArgumentTable& table)
+{
+    table
+        .Add("bgNodes",
+             "nodes",
+             "number of background nodes, beyond the addressable ones (not addressable by "
+             "flows); 0 is none (and no sink)",
+             nodes)
+        .Required();
+    table
+        .Add("bgTraffic",
+             "traffic",
+             "cbr (constant bit rate), poisson (exponential packet intervals at the same mean "
+             "rate) or on_off (exponential on and off periods, constant rate while on)",
+             traffic)
+        .Choices({{"cbr", "cbr"}, {"poisson", "poisson"}, {"on_off", "onoff"}});
+    table.Add("bgRate", "rate", "rate per node while sending, as an ns-3 DataRate", rate)
+        .Type(ArgumentType::DataRate)
+        .Unit("bit/s");
+    table.Add("bgPacketSize", "packet_size", "UDP payload of each packet", packetSize)
+        .Unit("bytes")
+        .Min(1)
+        .Max(65507);
+    table.Add("bgOn", "on", "on_off: mean on period, a time with unit", on)
+        .Type(ArgumentType::Duration);
+    table.Add("bgOff", "off", "on_off: mean off period, a time with unit", off)
+        .Type(ArgumentType::Duration);
+}
+
+void
 BackgroundOptions::AddArguments(ns3::CommandLine& cmd)
 {
-    cmd.AddValue("bgNodes",
-                 "[wifi, wave, lte] number of background traffic nodes, beyond the addressable "
-                 "ones (not addressable by flows)",
-                 nodes);
-    cmd.AddValue("bgTraffic",
-                 "[wifi, wave, lte] background traffic model: cbr, poisson (exponential "
-                 "intervals) or onoff (exponential on/off periods, cbr while on)",
-                 traffic);
-    cmd.AddValue("bgRate",
-                 "[wifi, wave, lte] background rate per node while sending, bit/s as an ns-3 "
-                 "DataRate (e.g. 500kbps)",
-                 rate);
-    cmd.AddValue("bgPacketSize", "[wifi, wave, lte] background UDP payload, bytes", packetSize);
-    cmd.AddValue("bgOn", "[wifi, wave, lte] onoff: mean on period, a time with unit", on);
-    cmd.AddValue("bgOff", "[wifi, wave, lte] onoff: mean off period, a time with unit", off);
+    ArgumentTable table;
+    DeclareArguments(table);
+    table.Register(cmd, "background");
 }
 
 std::variant<BackgroundParameters, std::string>

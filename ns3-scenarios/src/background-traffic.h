@@ -5,6 +5,8 @@
 #ifndef NETLOOP_BACKGROUND_TRAFFIC_H
 #define NETLOOP_BACKGROUND_TRAFFIC_H
 
+#include "network-schema.h"
+
 #include "ns3/application.h"
 #include "ns3/command-line.h"
 #include "ns3/data-rate.h"
@@ -42,7 +44,10 @@ struct BackgroundOptions
     std::string on = "1s";        //!< onoff: mean on period
     std::string off = "1s";       //!< onoff: mean off period
 
-    /// Registers --bgNodes, --bgTraffic, --bgRate, --bgPacketSize, --bgOn, --bgOff.
+    /// Declares --bgNodes, --bgTraffic, --bgRate, --bgPacketSize, --bgOn, --bgOff: the shared
+    /// table "background".
+    void DeclareArguments(ArgumentTable& table);
+    /// Declares the arguments and registers them on `cmd`.
     void AddArguments(ns3::CommandLine& cmd);
 };
 

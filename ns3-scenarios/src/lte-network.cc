@@ -187,6 +187,24 @@ HookNewRlcs(Ptr<ns3::Object> rrc,
 
 } // namespace
 
+TableUse
+LteRadioUse()
+{
+    // The eNBs and UEs set their powers themselves (enb_tx_power,
+    // ue_tx_power); the LTE path loss is one of three models.
+    TableUse radio;
+    radio.table = "radio";
+    radio.arguments = {"propagation",
+                       "logDistanceExponent",
+                       "referenceLoss",
+                       "referenceDistance",
+                       "antennaHeight"};
+    radio.choices = {{"propagation", {"friis", "logDistance", "twoRayGround"}}};
+    radio.note = "lte takes propagation settings only; set enb_tx_power and ue_tx_power in "
+                 "[network.ns3]";
+    return radio;
+}
+
 std::variant<LteParameters, std::string>
 ParseLteOptions(const LteOptions& o, const NetworkRequest& request)
 {
@@ -276,10 +294,15 @@ ParseLteOptions(const LteOptions& o, const NetworkRequest& request)
         return *e;
     }
     p.rateTexts = {o.s1uLinkDataRate, o.s5LinkDataRate, o.remoteHostDataRate};
-    auto radio = ParseRadioOptions(
-        request.radio,
-        Propagation::Friis,
-        {Propagation::Friis, Propagation::LogDistance, Propagation::TwoRayGround});
+    // The models LTE supports are the ones its use of the radio table lists.
+    std::vector<Propagation> models;
+    // A named use: ChoicesOf points into it, so it must outlive the loop.
+    const TableUse radioUse = LteRadioUse();
+    for (const auto& name : *radioUse.ChoicesOf("propagation"))
+    {
+        models.push_back(ParsePropagation(name).value());
+    }
+    auto radio = ParseRadioOptions(request.radio, Propagation::Friis, models);
     if (auto* error = std::get_if<std::string>(&radio))
     {
         return *error;
@@ -538,6 +561,15 @@ LteNetworkBuilder::GetNodeCountRule() const
     rule.required = true;
     rule.doc = "Number of UEs; the remote host is one more node.";
     return rule;
+}
+
+std::vector<TableUse>
+LteNetworkBuilder::GetTableUses() const
+{
+    return {LteRadioUse(),
+            TableUse::Whole("placement"),
+            TableUse::Whole("background"),
+            TableUse::Whole("traces")};
 }
 
 void

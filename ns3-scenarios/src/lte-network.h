@@ -59,6 +59,9 @@ struct LteParameters
     std::vector<std::string> rateTexts; //!< s1u, s5, remote host rates as typed
 };
 
+/// How LTE uses the shared radio table: propagation settings only, three models.
+TableUse LteRadioUse();
+
 /**
  * Parses and checks the options against the request: the UE count is
  * nodeCount - 1 (the last addressable node is the remote host); --ues, when
@@ -100,6 +103,7 @@ class LteNetworkBuilder : public NetworkBuilder
     std::string GetDoc() const override;
     /// --ues, plus the remote host.
     NodeCountRule GetNodeCountRule() const override;
+    std::vector<TableUse> GetTableUses() const override;
     void DeclareArguments(ArgumentTable& table) override;
     /// 0 -> --ues + 1 (--ues 0: 1 UE and the remote host).
     uint32_t ResolveNodeCount(uint32_t requested) const override;

@@ -70,8 +70,9 @@ struct NetworkRequest
  * registered on the server's single ns-3 CommandLine, so --PrintHelp lists
  * them all, Check() enforces their limits and --describe tells the bridge;
  * nothing on the bridge's side needs to change. Options several kinds share
- * (placement, background traffic, radio) are registered once by the server
- * and passed in the NetworkRequest.
+ * (placement, background traffic, radio, traces) are declared once, as
+ * shared tables (SharedTables), registered once by the server and passed in
+ * the NetworkRequest; a kind says which of them it takes (GetTableUses).
  */
 class NetworkBuilder
 {
@@ -94,6 +95,24 @@ class NetworkBuilder
         return NodeCountRule{};
     }
 
+    /**
+     * The shared tables this kind takes (kSharedTables): by default a kind
+     * with positions takes them all, one without (links) only placement and
+     * traces. A kind that takes part of a table says so here; the server
+     * and the bridge refuse the rest (CheckTableUse).
+     */
+    virtual std::vector<TableUse> GetTableUses() const
+    {
+        if (UsesPositions())
+        {
+            return {TableUse::Whole("radio"),
+                    TableUse::Whole("placement"),
+                    TableUse::Whole("background"),
+                    TableUse::Whole("traces")};
+        }
+        return {TableUse::Whole("placement"), TableUse::Whole("traces")};
+    }
+
     /// Declares this kind's arguments, each bound to the option it fills.
     virtual void DeclareArguments(ArgumentTable& table) = 0;
 
@@ -112,7 +131,8 @@ class NetworkBuilder
                                GetDoc(),
                                UsesPositions(),
                                GetNodeCountRule(),
-                               &m_arguments};
+                               &m_arguments,
+                               GetTableUses()};
     }
 
     /**

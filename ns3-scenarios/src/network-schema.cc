@@ -41,6 +41,10 @@ TypeName(ArgumentType type)
         return "positions";
     case ArgumentType::NodeList:
         return "node_list";
+    case ArgumentType::Path:
+        return "path";
+    case ArgumentType::TraceFile:
+        return "trace_file";
     }
     return "text";
 }
@@ -143,6 +147,28 @@ ArgumentSpec&
 ArgumentSpec::Max(double max)
 {
     m_max = max;
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Above(double bound)
+{
+    m_above = bound;
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::Required()
+{
+    m_required = true;
+    return *this;
+}
+
+ArgumentSpec&
+ArgumentSpec::File(std::string name)
+{
+    m_file = std::move(name);
+    m_type = ArgumentType::TraceFile;
     return *this;
 }
 
@@ -271,6 +297,10 @@ ArgumentSpec::Check() const
     {
         return ArgumentProblem{m_name, head + " is more than " + Number(*m_max) + unit};
     }
+    if (m_above && !(value > *m_above))
+    {
+        return ArgumentProblem{m_name, head + " is not more than " + Number(*m_above) + unit};
+    }
     return std::nullopt;
 }
 
@@ -309,6 +339,10 @@ ArgumentSpec::Help(const std::string& kind) const
     if (m_max)
     {
         notes.push_back("at most " + Number(*m_max));
+    }
+    if (m_above)
+    {
+        notes.push_back("more than " + Number(*m_above));
     }
     if (m_unset)
     {
@@ -358,6 +392,18 @@ ArgumentSpec::Json() const
     if (m_max)
     {
         os << ",\"max\":" << Number(*m_max);
+    }
+    if (m_above)
+    {
+        os << ",\"above\":" << Number(*m_above);
+    }
+    if (m_required)
+    {
+        os << ",\"required\":true";
+    }
+    if (!m_file.empty())
+    {
+        os << ",\"file\":" << JsonQuote(m_file);
     }
     if (!m_allowed.empty())
     {
@@ -425,14 +471,146 @@ KindDescription::Json() const
        << ",\"extra\":" << nodes.extra << ",\"min\":" << nodes.min << ",\"max\":" << nodes.max
        << ",\"required\":" << (nodes.required ? "true" : "false")
        << ",\"doc\":" << JsonQuote(nodes.doc)
-       << "},\"arguments\":" << (arguments ? arguments->Json() : "[]") << "}";
+       << "},\"arguments\":" << (arguments ? arguments->Json() : "[]") << ",\"tables\":[";
+    for (std::size_t i = 0; i < tables.size(); ++i)
+    {
+        const TableUse& use = tables[i];
+        os << (i ? "," : "") << "{\"name\":" << JsonQuote(use.table);
+        if (!use.arguments.empty())
+        {
+            os << ",\"arguments\":[";
+            for (std::size_t j = 0; j < use.arguments.size(); ++j)
+            {
+                os << (j ? "," : "") << JsonQuote(use.arguments[j]);
+            }
+            os << "]";
+        }
+        if (!use.choices.empty())
+        {
+            os << ",\"choices\":{";
+            for (std::size_t j = 0; j < use.choices.size(); ++j)
+            {
+                os << (j ? "," : "") << JsonQuote(use.choices[j].first) << ":[";
+                const auto& values = use.choices[j].second;
+                for (std::size_t k = 0; k < values.size(); ++k)
+                {
+                    os << (k ? "," : "") << JsonQuote(values[k]);
+                }
+                os << "]";
+            }
+            os << "}";
+        }
+        if (!use.note.empty())
+        {
+            os << ",\"note\":" << JsonQuote(use.note);
+        }
+        os << "}";
+    }
+    os << "]}";
     return os.str();
 }
 
 std::string
-DescribeJson(const std::vector<KindDescription>& kinds)
+TableDescription::Json() const
 {
-    std::string out = "{\"schema\":" + std::to_string(kSchemaVersion) + ",\"kinds\":[";
+    std::ostringstream os;
+    os << "{\"name\":" << JsonQuote(name) << ",\"doc\":" << JsonQuote(doc)
+       << ",\"what\":" << JsonQuote(what)
+       << ",\"canonical_defaults\":" << (canonicalDefaults ? "true" : "false")
+       << ",\"arguments\":" << (arguments ? arguments->Json() : "[]") << "}";
+    return os.str();
+}
+
+TableUse
+TableUse::Whole(std::string table)
+{
+    TableUse use;
+    use.table = std::move(table);
+    return use;
+}
+
+bool
+TableUse::Takes(const std::string& argument) const
+{
+    return arguments.empty() ||
+           std::find(arguments.begin(), arguments.end(), argument) != arguments.end();
+}
+
+const std::vector<std::string>*
+TableUse::ChoicesOf(const std::string& argument) const
+{
+    for (const auto& [name, values] : choices)
+    {
+        if (name == argument)
+        {
+            return &values;
+        }
+    }
+    return nullptr;
+}
+
+std::optional<ArgumentProblem>
+CheckTableUse(const TableDescription& table,
+              const std::vector<TableUse>& uses,
+              const std::string& kind)
+{
+    const TableUse* use = nullptr;
+    for (const auto& u : uses)
+    {
+        if (u.table == table.name)
+        {
+            use = &u;
+        }
+    }
+    for (const auto& spec : table.arguments->GetSpecs())
+    {
+        const std::string value = spec.ValueText();
+        const bool set = value != spec.GetDefault();
+        const std::string head = "--" + spec.GetName() + "=" + value;
+        if (!use && set)
+        {
+            return ArgumentProblem{spec.GetName(),
+                                   head + ": " + kind + " has no " + table.what + " (" +
+                                       table.name + ")"};
+        }
+        if (use && set && !use->Takes(spec.GetName()))
+        {
+            return ArgumentProblem{spec.GetName(),
+                                   head + ": " + kind + " does not take it" +
+                                       (use->note.empty() ? "" : "; " + use->note)};
+        }
+        if (!use || !set)
+        {
+            continue;
+        }
+        if (const auto* values = use->ChoicesOf(spec.GetName());
+            values && std::find(values->begin(), values->end(), value) == values->end())
+        {
+            std::string list;
+            for (std::size_t i = 0; i < values->size(); ++i)
+            {
+                list += (i == 0 ? "" : i + 1 == values->size() ? " or " : ", ") + (*values)[i];
+            }
+            return ArgumentProblem{spec.GetName(),
+                                   head + " is not available for " + kind + "; use " + list};
+        }
+        if (auto problem = spec.Check())
+        {
+            return problem;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string
+DescribeJson(const std::vector<TableDescription>& tables, const std::vector<KindDescription>& kinds)
+{
+    std::string out = "{\"schema\":" + std::to_string(kSchemaVersion) + ",\"tables\":[";
+    for (std::size_t i = 0; i < tables.size(); ++i)
+    {
+        out += (i ? "," : "") + tables[i].Json();
+    }
+    out += "],\"kinds\":[";
     for (std::size_t i = 0; i < kinds.size(); ++i)
     {
         out += (i ? "," : "") + kinds[i].Json();

@@ -28,8 +28,10 @@
 namespace netloop
 {
 
-/// Version of the --describe JSON; the bridge refuses others.
-constexpr int kSchemaVersion = 1;
+/// Version of the --describe JSON; the bridge refuses others. 2: the shared
+/// tables (radio, placement, background, traces) and which of them each kind
+/// takes.
+constexpr int kSchemaVersion = 2;
 
 /// The most nodes a network may have (the bridge's MAX_NODES).
 constexpr uint32_t kMaxNodes = 65534;
@@ -63,6 +65,8 @@ enum class ArgumentType
     Duration,  //!< a time with unit, e.g. "2ms"
     Positions, //!< "x,y,z;x,y,z;..." in metres
     NodeList,  //!< "all", "none" or "0,1,2"
+    Path,      //!< a file; the scenario's is relative to the scenario file
+    TraceFile, //!< a file the run writes: on or off in the scenario (see File())
 };
 
 /// One value of a choice: as the scenario writes it and as the command line does.
@@ -86,6 +90,15 @@ class ArgumentSpec
     ArgumentSpec& Min(double min);
     /// Largest value allowed (numbers).
     ArgumentSpec& Max(double max);
+    /// Values must be more than this (numbers): an exclusive lower bound.
+    ArgumentSpec& Above(double bound);
+    /// The scenario must write this key when it writes the argument's table.
+    ArgumentSpec& Required();
+    /**
+     * A TraceFile argument: the file's name in the run's trace folder, which
+     * the bridge passes when the scenario turns the trace on.
+     */
+    ArgumentSpec& File(std::string name);
     /// The only values allowed (numbers).
     ArgumentSpec& Allowed(std::vector<double> values);
     /// The only values allowed (text); makes the type Choice.
@@ -120,6 +133,12 @@ class ArgumentSpec
         return m_name;
     }
 
+    /// \return the value at declaration, as the command line writes it
+    const std::string& GetDefault() const
+    {
+        return m_default;
+    }
+
   private:
     std::string m_name;
     std::string m_key;
@@ -130,6 +149,9 @@ class ArgumentSpec
     std::string m_default; //!< ValueText() at declaration
     std::optional<double> m_min;
     std::optional<double> m_max;
+    std::optional<double> m_above; //!< see Above()
+    bool m_required = false;       //!< see Required()
+    std::string m_file;            //!< see File()
     std::vector<double> m_allowed;
     std::vector<Choice> m_choices;
     std::optional<std::string> m_unset;        //!< what the default ("not set") means
@@ -183,6 +205,50 @@ struct NodeCountRule
     std::string doc;                //!< what the counted nodes are
 };
 
+/**
+ * A table of arguments several kinds share, declared once by the server
+ * (RadioOptions, PlacementOptions, BackgroundOptions, TraceOptions): the
+ * scenario's [network.<name>] table.
+ */
+struct TableDescription
+{
+    std::string name; //!< "radio": the scenario table [network.radio]
+    std::string doc;  //!< one paragraph
+    std::string what; //!< what a kind without it lacks, e.g. "a radio"
+    /**
+     * Whether the table's canonical form (which the bridge's config hash
+     * covers) has every default made explicit, or only the keys written.
+     */
+    bool canonicalDefaults = true;
+    const ArgumentTable* arguments = nullptr;
+
+    /// \return the JSON object of --describe
+    std::string Json() const;
+};
+
+/**
+ * Which shared table a kind takes, and how much of it: the arguments (all
+ * when empty) and, for a choice, the values it supports (all when absent).
+ * The server refuses an argument of a table a kind does not take, set to
+ * other than its default (CheckTableUse), and so does the bridge, from
+ * --describe, before a run starts.
+ */
+struct TableUse
+{
+    std::string table;                  //!< TableDescription::name
+    std::vector<std::string> arguments; //!< argument names; empty: all
+    /// Argument name -> the command-line values of its choices this kind supports.
+    std::vector<std::pair<std::string, std::vector<std::string>>> choices;
+    std::string note; //!< said when the scenario sets an argument the kind does not take
+
+    /// \return the use of all of `table`
+    static TableUse Whole(std::string table);
+    /// \return whether the kind takes `argument` of this table
+    bool Takes(const std::string& argument) const;
+    /// \return the supported values of a choice, or nullptr when all are
+    const std::vector<std::string>* ChoicesOf(const std::string& argument) const;
+};
+
 /// Everything --describe says about one kind.
 struct KindDescription
 {
@@ -191,13 +257,24 @@ struct KindDescription
     bool usesPositions = true; //!< whether node positions matter (radio)
     NodeCountRule nodes;       //!< how the node count is set
     const ArgumentTable* arguments = nullptr;
+    std::vector<TableUse> tables; //!< the shared tables it takes
 
     /// \return the JSON object of --describe
     std::string Json() const;
 };
 
-/// The --describe document: {"schema":1,"software":...,"kinds":[...]}.
-std::string DescribeJson(const std::vector<KindDescription>& kinds);
+/**
+ * Checks the parsed arguments of a shared table for one kind: the declared
+ * limits of what it takes, and that what it does not take keeps its default.
+ * \return the first problem, naming the argument
+ */
+std::optional<ArgumentProblem> CheckTableUse(const TableDescription& table,
+                                             const std::vector<TableUse>& uses,
+                                             const std::string& kind);
+
+/// The --describe document: {"schema":2,"tables":[...],"kinds":[...]}.
+std::string DescribeJson(const std::vector<TableDescription>& tables,
+                         const std::vector<KindDescription>& kinds);
 
 /// \return `text` as a JSON string literal
 std::string JsonQuote(const std::string& text);

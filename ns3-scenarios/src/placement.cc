@@ -112,25 +112,48 @@ ParseXyz(const std::vector<std::string>& fields, ns3::Vector* v)
 } // namespace
 
 void
+PlacementOptions::DeclareArguments(ArgumentTable& table)
+{
+    table
+        .Add("positions",
+             "positions",
+             "node positions, in node index order (lte: the UEs), optionally followed by the "
+             "background nodes' positions",
+             positions)
+        .Type(ArgumentType::Positions)
+        .Unit("m")
+        .Unset("node i at (i * spacing, 0, 0)");
+    table
+        .Add("topologyFile",
+             "file",
+             "a topology file instead of positions: the node count on its first line, then one "
+             "\"x y z\" position (metres) per line; '#' starts a comment (at most 16 MiB)",
+             topologyFile)
+        .Type(ArgumentType::Path)
+        .Unset("none");
+    table
+        .Add("spacing",
+             "spacing",
+             "default layout: distance between neighbours on the x axis",
+             spacing)
+        .Unit("m")
+        .Min(0);
+    table
+        .Add("bgRadius",
+             "background_radius",
+             "default layout of background nodes: radius of their ring around the centroid of "
+             "the addressable nodes",
+             bgRadius)
+        .Unit("m")
+        .Min(0);
+}
+
+void
 PlacementOptions::AddArguments(ns3::CommandLine& cmd)
 {
-    cmd.AddValue("positions",
-                 "[wifi, wave, lte, p2p] node positions in metres, \"x,y,z;x,y,z;...\" in node "
-                 "index order (lte: the UEs); optionally followed by the background nodes' "
-                 "positions. Default: node i at (i * spacing, 0, 0)",
-                 positions);
-    cmd.AddValue("topologyFile",
-                 "[wifi, wave, lte, p2p] file with the node count on its first line, then one "
-                 "\"x y z\" position (metres) per line; '#' starts a comment (see README.md)",
-                 topologyFile);
-    cmd.AddValue("spacing",
-                 "[wifi, wave, lte, p2p] default layout: metres between neighbouring nodes on "
-                 "the x axis",
-                 spacing);
-    cmd.AddValue("bgRadius",
-                 "[wifi, wave, lte] default layout of background nodes: radius in metres of the "
-                 "ring around the centroid of the addressable nodes",
-                 bgRadius);
+    ArgumentTable table;
+    DeclareArguments(table);
+    table.Register(cmd, "placement");
 }
 
 std::variant<std::vector<ns3::Vector>, std::string>

@@ -6,6 +6,8 @@
 #ifndef NETLOOP_PLACEMENT_H
 #define NETLOOP_PLACEMENT_H
 
+#include "network-schema.h"
+
 #include "ns3/command-line.h"
 #include "ns3/node-container.h"
 #include "ns3/vector.h"
@@ -28,7 +30,10 @@ struct PlacementOptions
     double spacing = 10.0;    //!< default layout: metres between neighbours on the x axis
     double bgRadius = 20.0;   //!< default layout of background nodes: ring radius, m
 
-    /// Registers --positions, --topologyFile, --spacing and --bgRadius.
+    /// Declares --positions, --topologyFile, --spacing and --bgRadius: the shared table
+    /// "placement".
+    void DeclareArguments(ArgumentTable& table);
+    /// Declares the arguments and registers them on `cmd`.
     void AddArguments(ns3::CommandLine& cmd);
 };
 

@@ -62,50 +62,109 @@ ToString(Propagation propagation)
     return "?";
 }
 
+std::optional<Propagation>
+ParsePropagation(const std::string& name)
+{
+    for (Propagation candidate : {Propagation::Friis,
+                                  Propagation::LogDistance,
+                                  Propagation::TwoRayGround,
+                                  Propagation::Nakagami,
+                                  Propagation::Range})
+    {
+        if (name == ToString(candidate))
+        {
+            return candidate;
+        }
+    }
+    return std::nullopt;
+}
+
+void
+RadioOptions::DeclareArguments(ArgumentTable& table)
+{
+    table.Add("txPower", "tx_power", "transmit power of every node", txPower)
+        .Unit("dBm")
+        .Min(-100)
+        .Max(100);
+    table
+        .Add("propagation",
+             "propagation",
+             "propagation loss model: nakagami is log-distance path loss, then Nakagami-m "
+             "fading; range is full power up to max_range, nothing beyond",
+             propagation)
+        .Choices({{"friis", "friis"},
+                  {"log_distance", "logDistance"},
+                  {"two_ray_ground", "twoRayGround"},
+                  {"nakagami", "nakagami"},
+                  {"range", "range"}})
+        .Unset("the kind's: logDistance (lte: friis)");
+    table
+        .Add("logDistanceExponent",
+             "log_distance_exponent",
+             "path loss exponent of log_distance and nakagami",
+             logDistanceExponent)
+        .Above(0);
+    table
+        .Add("referenceLoss",
+             "reference_loss",
+             "log_distance and nakagami loss at reference_distance",
+             referenceLoss)
+        .Type(ArgumentType::Real)
+        .Unit("dB")
+        .Unset("free-space (Friis) loss at reference_distance for the channel's frequency");
+    table
+        .Add("referenceDistance",
+             "reference_distance",
+             "log_distance and nakagami reference distance",
+             referenceDistance)
+        .Unit("m")
+        .Above(0);
+    table.Add("nakagamiM0", "nakagami_m[0]", "Nakagami m below nakagami_distances[0]", nakagamiM0)
+        .Min(0.5);
+    table
+        .Add("nakagamiM1",
+             "nakagami_m[1]",
+             "Nakagami m between nakagami_distances[0] and [1]",
+             nakagamiM1)
+        .Min(0.5);
+    table.Add("nakagamiM2", "nakagami_m[2]", "Nakagami m beyond nakagami_distances[1]", nakagamiM2)
+        .Min(0.5);
+    table.Add("nakagamiD1", "nakagami_distances[0]", "first Nakagami distance bound", nakagamiD1)
+        .Unit("m")
+        .Above(0);
+    table.Add("nakagamiD2", "nakagami_distances[1]", "second Nakagami distance bound", nakagamiD2)
+        .Unit("m")
+        .Above(0);
+    table.Add("maxRange", "max_range", "range of the range propagation model", maxRange)
+        .Unit("m")
+        .Above(0);
+    table
+        .Add("antennaHeight",
+             "antenna_height",
+             "two_ray_ground: antenna height above each node's z",
+             antennaHeight)
+        .Unit("m")
+        .Min(0);
+    table
+        .Add("phyMode",
+             "phy_mode",
+             "data mode of the constant rate manager, an ns-3 WifiMode name (e.g. OfdmRate6Mbps, "
+             "HtMcs3, OfdmRate6MbpsBW10MHz)",
+             phyMode)
+        .Unset("the standard's lowest rate (wave: OfdmRate6MbpsBW10MHz)");
+    table.Add("staticArp",
+              "static_arp",
+              "fill every ARP cache at start (NeighborCacheHelper), so no packet waits for "
+              "address resolution; false = dynamic ARP",
+              staticArp);
+}
+
 void
 RadioOptions::AddArguments(ns3::CommandLine& cmd)
 {
-    cmd.AddValue("txPower", "[wifi, wave] transmit power of every node, dBm", txPower);
-    cmd.AddValue("propagation",
-                 "[wifi, wave, lte] propagation loss model: friis, logDistance, twoRayGround, "
-                 "nakagami (log-distance path loss, then Nakagami-m fading; wifi, wave) or range "
-                 "(full power up to --maxRange, nothing beyond; wifi, wave). Default: "
-                 "logDistance for wifi and wave, friis for lte",
-                 propagation);
-    cmd.AddValue("logDistanceExponent",
-                 "[wifi, wave, lte] path loss exponent of logDistance and nakagami, unitless",
-                 logDistanceExponent);
-    cmd.AddValue("referenceLoss",
-                 "[wifi, wave, lte] logDistance/nakagami loss at --referenceDistance, dB; auto = "
-                 "free-space (Friis) loss at that distance for the channel's frequency",
-                 referenceLoss);
-    cmd.AddValue("referenceDistance",
-                 "[wifi, wave, lte] logDistance/nakagami reference distance, m",
-                 referenceDistance);
-    cmd.AddValue("nakagamiM0",
-                 "[wifi, wave] Nakagami m parameter below --nakagamiD1, unitless",
-                 nakagamiM0);
-    cmd.AddValue("nakagamiM1",
-                 "[wifi, wave] Nakagami m parameter from --nakagamiD1 to --nakagamiD2, unitless",
-                 nakagamiM1);
-    cmd.AddValue("nakagamiM2",
-                 "[wifi, wave] Nakagami m parameter beyond --nakagamiD2, unitless",
-                 nakagamiM2);
-    cmd.AddValue("nakagamiD1", "[wifi, wave] first Nakagami distance bound, m", nakagamiD1);
-    cmd.AddValue("nakagamiD2", "[wifi, wave] second Nakagami distance bound, m", nakagamiD2);
-    cmd.AddValue("maxRange", "[wifi, wave] range of the range propagation model, m", maxRange);
-    cmd.AddValue("antennaHeight",
-                 "[wifi, wave, lte] twoRayGround: antenna height above each node's z, m",
-                 antennaHeight);
-    cmd.AddValue("phyMode",
-                 "[wifi, wave] data mode of the constant rate manager, an ns-3 WifiMode name (e.g. "
-                 "OfdmRate6Mbps, HtMcs3, OfdmRate6MbpsBW10MHz). Default: the standard's lowest "
-                 "rate (wave: OfdmRate6MbpsBW10MHz)",
-                 phyMode);
-    cmd.AddValue("staticArp",
-                 "[wifi, wave] pre-fill every ARP cache at start (NeighborCacheHelper), so no "
-                 "packet waits for address resolution; false = dynamic ARP",
-                 staticArp);
+    ArgumentTable table;
+    DeclareArguments(table);
+    table.Register(cmd, "radio");
 }
 
 std::variant<RadioParameters, std::string>
@@ -122,19 +181,11 @@ ParseRadioOptions(const RadioOptions& o,
     p.propagation = kindDefault;
     if (!o.propagation.empty())
     {
-        const Propagation all[] = {Propagation::Friis,
-                                   Propagation::LogDistance,
-                                   Propagation::TwoRayGround,
-                                   Propagation::Nakagami,
-                                   Propagation::Range};
-        bool found = false;
-        for (Propagation candidate : all)
+        const auto parsed = ParsePropagation(o.propagation);
+        const bool found = parsed.has_value();
+        if (found)
         {
-            if (o.propagation == ToString(candidate))
-            {
-                p.propagation = candidate;
-                found = true;
-            }
+            p.propagation = *parsed;
         }
         std::string names;
         for (Propagation a : allowed)

@@ -6,6 +6,8 @@
 #ifndef NETLOOP_RADIO_H
 #define NETLOOP_RADIO_H
 
+#include "network-schema.h"
+
 #include "ns3/command-line.h"
 #include "ns3/propagation-loss-model.h"
 #include "ns3/yans-wifi-channel.h"
@@ -32,6 +34,9 @@ enum class Propagation
 /// Name of a propagation model as typed on the command line ("logDistance", ...).
 const char* ToString(Propagation propagation);
 
+/// The model of a command-line name, if it is one.
+std::optional<Propagation> ParsePropagation(const std::string& name);
+
 /// Command-line values of the radio, as typed.
 struct RadioOptions
 {
@@ -50,7 +55,9 @@ struct RadioOptions
     bool staticArp = true;              //!< pre-fill every ARP cache
     std::string phyMode;                //!< constant-rate data mode; empty: the kind's default
 
-    /// Registers the arguments (--txPower, --propagation, ...).
+    /// Declares the arguments (--txPower, --propagation, ...): the shared table "radio".
+    void DeclareArguments(ArgumentTable& table);
+    /// Declares the arguments and registers them on `cmd`.
     void AddArguments(ns3::CommandLine& cmd);
 };
 

@@ -26,6 +26,63 @@ namespace netloop
 namespace
 {
 
+/**
+ * The shared tables (radio, placement, background, traces), declared once
+ * and bound to the options they fill: registered on the command line, told
+ * by --describe and checked against the kind's use of them.
+ */
+class SharedTables
+{
+  public:
+    SharedTables(NetworkRequest& request, TraceOptions& traces)
+    {
+        request.radio.DeclareArguments(m_radio);
+        request.placement.DeclareArguments(m_placement);
+        request.background.DeclareArguments(m_background);
+        traces.DeclareArguments(m_traces);
+    }
+
+    /// Registers every table but traces (ServeArguments registers those).
+    void Register(ns3::CommandLine& cmd) const
+    {
+        m_radio.Register(cmd, "radio");
+        m_placement.Register(cmd, "placement");
+        m_background.Register(cmd, "background");
+    }
+
+    /// \return the tables, in the scenario's order
+    std::vector<TableDescription> Describe() const
+    {
+        return {
+            {"radio",
+             "The radio of the nodes: transmit power and propagation loss (wifi, wave); "
+             "lte takes the propagation keys only.",
+             "radio",
+             false,
+             &m_radio},
+            {"placement", "Where the nodes are at t = 0.", "node placement", false, &m_placement},
+            {"background",
+             "Extra (\"redundant\") nodes that load the channel: each sends UDP (port 9) to a "
+             "sink.",
+             "background traffic",
+             true,
+             &m_background},
+            {"traces",
+             "ns-3 trace files, written into the run directory's ns3/ folder; all off by "
+             "default.",
+             "trace files",
+             true,
+             &m_traces},
+        };
+    }
+
+  private:
+    ArgumentTable m_radio;      //!< RadioOptions
+    ArgumentTable m_placement;  //!< PlacementOptions
+    ArgumentTable m_background; //!< BackgroundOptions
+    ArgumentTable m_traces;     //!< TraceOptions
+};
+
 /// The --info line.
 std::string
 InfoJson(const std::vector<std::unique_ptr<NetworkBuilder>>& builders,
@@ -163,10 +220,9 @@ ServerMain(int argc,
                  "';' (node indices, bytes, times with unit), e.g. 0>1:5000:100:10ms",
                  standaloneFlows);
     cmd.AddValue("stopTime", "standalone: simulated time to run, with unit", stopTime);
-    serve.AddArguments(cmd);
-    request.placement.AddArguments(cmd);
-    request.background.AddArguments(cmd);
-    request.radio.AddArguments(cmd);
+    serve.AddArguments(cmd); // the traces table too, as for a user's own program
+    SharedTables shared(request, serve.traces);
+    shared.Register(cmd);
     for (auto& builder : builders)
     {
         builder->AddArguments(cmd);
@@ -185,7 +241,7 @@ ServerMain(int argc,
         {
             described.push_back(b->Describe());
         }
-        std::cout << DescribeJson(described) << std::endl;
+        std::cout << DescribeJson(shared.Describe(), described) << std::endl;
         return 0;
     }
 
@@ -207,6 +263,13 @@ ServerMain(int argc,
     if (auto problem = serve.Validate())
     {
         return BadArgument(*problem);
+    }
+    for (const auto& table : shared.Describe())
+    {
+        if (auto problem = CheckTableUse(table, builder->GetTableUses(), network))
+        {
+            return BadArgument(*problem);
+        }
     }
     request.nodeCount = builder->ResolveNodeCount(nodeCount);
     if (auto problem = builder->Check(request))

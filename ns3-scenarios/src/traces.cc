@@ -79,23 +79,39 @@ InterfacesOf(Ptr<ns3::NetDevice> device)
 } // namespace
 
 void
+TraceOptions::DeclareArguments(ArgumentTable& table)
+{
+    table
+        .Add("pcap",
+             "pcap",
+             "pcap trace of every device: file name prefix, files <prefix>-<node>-<device>.pcap "
+             "(IP level, <prefix>-n<node>-i<interface>.pcap, for LTE devices)",
+             pcap)
+        .File("pcap");
+    table.Add("ascii", "ascii", "ASCII trace of every device into one file", ascii)
+        .File("trace.tr");
+    table
+        .Add("flowMonitor",
+             "flow_monitor",
+             "FlowMonitor statistics of every IPv4 flow, XML written at the end",
+             flowMonitor)
+        .File("flowmon.xml");
+    table.Add("netanim", "netanim", "NetAnim animation XML", netanim).File("netanim.xml");
+    table
+        .Add("dropLog",
+             "drop_log",
+             "CSV log of every drop of a tagged control packet (PHY/MAC/queue/IP), with its "
+             "tags, node, time, reason and ns-3 detail",
+             dropLog)
+        .File("drops.csv");
+}
+
+void
 TraceOptions::AddArguments(ns3::CommandLine& cmd)
 {
-    cmd.AddValue(
-        "pcap",
-        "pcap trace of every device: file name prefix, files <prefix>-<node>-<device>.pcap "
-        "(IP level, <prefix>-n<node>-i<interface>.pcap, for LTE devices); off when not given",
-        pcap);
-    cmd.AddValue("ascii", "ASCII trace of every device into this file; off when not given", ascii);
-    cmd.AddValue(
-        "flowMonitor",
-        "FlowMonitor statistics of every IPv4 flow, XML written at the end; off when not given",
-        flowMonitor);
-    cmd.AddValue("netanim", "NetAnim animation XML; off when not given", netanim);
-    cmd.AddValue("dropLog",
-                 "CSV log of every drop of a tagged control packet (PHY/MAC/queue/IP), with its "
-                 "tags, node, time, reason and ns-3 detail; off when not given",
-                 dropLog);
+    ArgumentTable table;
+    DeclareArguments(table);
+    table.Register(cmd, "traces");
 }
 
 std::optional<std::string>

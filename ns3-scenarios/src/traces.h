@@ -7,6 +7,7 @@
 #define NETLOOP_TRACES_H
 
 #include "drop-log.h"
+#include "network-schema.h"
 
 #include "ns3/command-line.h"
 #include "ns3/flow-monitor-helper.h"
@@ -37,7 +38,9 @@ struct TraceOptions
     std::string netanim;     //!< NetAnim XML
     std::string dropLog;     //!< drop log CSV (see DropLog)
 
-    /// Registers --pcap, --ascii, --flowMonitor, --netanim, --dropLog.
+    /// Declares --pcap, --ascii, --flowMonitor, --netanim, --dropLog: the shared table "traces".
+    void DeclareArguments(ArgumentTable& table);
+    /// Declares the arguments and registers them on `cmd`.
     void AddArguments(ns3::CommandLine& cmd);
     /// \return nullopt, or a message naming the argument whose file cannot be written
     std::optional<std::string> Validate() const;

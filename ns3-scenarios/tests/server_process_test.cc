@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -738,7 +739,8 @@ TEST(ServerProcess, DescribePrintsTheSchemaOfEveryKindAsOneJsonLine)
     EXPECT_EQ(server.Wait(), 0) << server.Stderr();
     const std::string out = server.RestOfStdout();
     EXPECT_EQ(out.find('\n'), out.size() - 1) << "one line: " << out;
-    EXPECT_EQ(out.rfind("{\"schema\":1,\"kinds\":[{\"name\":\"p2p\"", 0), 0u) << out;
+    EXPECT_EQ(out.rfind("{\"schema\":2,\"tables\":[{\"name\":\"radio\"", 0), 0u) << out;
+    EXPECT_NE(out.find("],\"kinds\":[{\"name\":\"p2p\""), std::string::npos) << out;
     for (const char* needle :
          {"{\"name\":\"queueSize\",\"key\":\"queue_size\",\"type\":\"integer\",\"unit\":"
           "\"packets\",\"default\":\"100\",\"min\":1,",
@@ -749,7 +751,13 @@ TEST(ServerProcess, DescribePrintsTheSchemaOfEveryKindAsOneJsonLine)
           "\"node_count\":{\"key\":\"ues\",\"argument\":\"ues\",\"extra\":1,",
           "\"name\":\"wifi\"",
           "\"name\":\"wave\"",
-          "\"uses_positions\":false"})
+          "\"uses_positions\":false",
+          "{\"name\":\"txPower\",\"key\":\"tx_power\",\"type\":\"real\",\"unit\":\"dBm\","
+          "\"default\":\"16.0206\",\"min\":-100,\"max\":100,",
+          "\"key\":\"nakagami_m[1]\"",
+          "{\"name\":\"dropLog\",\"key\":\"drop_log\",\"type\":\"trace_file\"",
+          "\"file\":\"drops.csv\"",
+          "\"choices\":{\"propagation\":[\"friis\",\"logDistance\",\"twoRayGround\"]}"})
     {
         EXPECT_NE(out.find(needle), std::string::npos) << needle << " in " << out;
     }
@@ -803,6 +811,53 @@ TEST(ServerProcess, EveryBadArgumentIsAlsoOneStructuredLine)
             err.rfind("netloop-problem: {\"argument\":\"" + argument + "\",\"message\":\"", 0),
             0u)
             << arg << ": " << err;
+    }
+}
+
+TEST(ServerProcess, SharedTablesAreCheckedAgainstTheKindsUseOfThem)
+{
+    // (arguments, the argument blamed, words of the message); each with --check.
+    const std::vector<std::tuple<std::vector<std::string>, std::string, std::string>> cases = {
+        {{"--network=p2p", "--bgNodes=2"}, "bgNodes", "p2p has no background traffic"},
+        {{"--network=p2p", "--txPower=20"}, "txPower", "p2p has no radio"},
+        {{"--network=lte", "--ues=1", "--txPower=20"}, "txPower", "lte does not take it"},
+        {{"--network=lte", "--ues=1", "--propagation=nakagami"},
+         "propagation",
+         "is not available for lte; use friis, logDistance or twoRayGround"},
+        {{"--network=wifi", "--txPower=101"}, "txPower", "--txPower=101 is more than 100 dBm"},
+        {{"--network=wifi", "--maxRange=0"}, "maxRange", "--maxRange=0 is not more than 0 m"},
+        {{"--network=wifi", "--bgNodes=1", "--bgPacketSize=0"},
+         "bgPacketSize",
+         "--bgPacketSize=0 is less than 1 bytes"},
+    };
+    for (const auto& [args, argument, needle] : cases)
+    {
+        std::vector<std::string> line = args;
+        line.push_back("--check");
+        ServerProcess server(line);
+        EXPECT_EQ(server.Wait(), 2) << args[1];
+        const std::string err = server.Stderr();
+        EXPECT_EQ(
+            err.rfind("netloop-problem: {\"argument\":\"" + argument + "\",\"message\":\"", 0),
+            0u)
+            << args[1] << ": " << err;
+        EXPECT_NE(err.find(needle), std::string::npos) << args[1] << ": " << err;
+    }
+    // What a kind takes passes: lte's propagation keys, wifi's whole radio.
+    for (const std::vector<std::string>& ok :
+         {std::vector<std::string>{"--network=lte",
+                                   "--ues=1",
+                                   "--propagation=twoRayGround",
+                                   "--antennaHeight=3",
+                                   "--check"},
+          std::vector<std::string>{"--network=wifi",
+                                   "--txPower=20",
+                                   "--propagation=nakagami",
+                                   "--bgNodes=2",
+                                   "--check"}})
+    {
+        ServerProcess server(ok);
+        EXPECT_EQ(server.Wait(), 0) << ok[1] << ": " << server.Stderr();
     }
 }
 

@@ -481,11 +481,9 @@ fn the_walk_finds_every_kind_of_table() {
             .any(|t| t.path == path && t.kind.as_deref() == kind && t.keys.iter().any(|k| k == key))
     };
     assert!(found("", None, "duration"), "the top level");
-    assert!(
-        found("network.placement", None, "positions"),
-        "an optional table"
-    );
-    // The other network kinds are the server's schema's, checked below.
+    assert!(found("output", None, "format"), "an optional table");
+    // The other network kinds and the shared network tables are the
+    // server's schema's, checked below.
     assert!(found("network.ns3", Some("custom"), "nodes"), "a kind");
     assert!(found("loops", None, "plant_node"), "an array of tables");
     assert!(
@@ -872,181 +870,68 @@ fn the_design_citation_check_notices_a_missing_section() {
     assert_eq!(missing, ["42", "99.1", "6.9"]);
 }
 
-/// The rows of docs/scenario.md's `[network.ns3]` table of `kind`: key
-/// (dotted for a `name = { ... }` table after it) and default cell.
-fn kind_rows(markdown: &str, kind: &str) -> Vec<(String, String)> {
-    let mut rows = Vec::new();
-    let mut inside = false;
-    let mut prefix = String::new();
-    for block in blocks(markdown) {
-        match block {
-            Block::Heading(h) => {
-                inside = h.starts_with("`[network.ns3]`") && kinds_in(&h) == [kind];
-                prefix.clear();
-            }
-            Block::Paragraph(p) if inside => {
-                prefix = p
-                    .strip_prefix('`')
-                    .and_then(|p| p.split_once(" = { ... }`:"))
-                    .map_or(String::new(), |(name, _)| format!("{name}."));
-            }
-            Block::Table(table) if inside => {
-                for cells in table.iter().skip(1) {
-                    for key in cell_keys(&cells[0]) {
-                        rows.push((format!("{prefix}{key}"), cells[2].clone()));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    rows
-}
-
-/// The server's default as docs/scenario.md writes it: choices in the
-/// scenario's spelling, text quoted, numbers as numbers.
-fn documented_default(argument: &bridge::network_schema::ArgumentSchema) -> Option<String> {
-    use bridge::network_schema::ArgumentType as T;
-    let default = argument.default.as_ref()?;
-    Some(match argument.kind {
-        T::Choice => format!(
-            "`\"{}\"`",
-            argument
-                .choices
-                .iter()
-                .find(|c| c.argument == *default)?
-                .value
-        ),
-        T::Text | T::DataRate | T::Duration | T::NodeList | T::Positions => {
-            format!("`\"{default}\"`")
-        }
-        T::Integer | T::Real | T::Boolean => format!("`{default}`"),
-    })
-}
-
-/// Every key of docs/scenario.md's tables of the server's kinds against
-/// the server's schema (`netloop-server --describe`): each declared key has
-/// a row, each row is a declared key, and each default is the server's.
-fn kind_tables_against_schema(
+/// What `scripts/gen-network-docs.sh` would make of `markdown`, or why it cannot.
+fn regenerated(
     markdown: &str,
     schema: &bridge::network_schema::NetworkSchema,
-) -> Vec<String> {
-    let mut problems = Vec::new();
-    for kind in &schema.kinds {
-        let rows = kind_rows(markdown, &kind.name);
-        let what = |key: &str| format!("kind = \"{}\": `{key}`", kind.name);
-        if rows.is_empty() {
-            problems.push(format!("kind = \"{}\" has no table", kind.name));
-            continue;
-        }
-        let declared = |key: &str| {
-            key == "kind"
-                || key == kind.node_count.key
-                || kind
-                    .arguments
-                    .iter()
-                    .any(|a| a.key == key || a.key.starts_with(&format!("{key}.")))
-        };
-        if !rows.iter().any(|(k, _)| *k == kind.node_count.key) {
-            problems.push(format!(
-                "{}: the node count, not documented",
-                what(&kind.node_count.key)
-            ));
-        }
-        for (key, _) in rows.iter().filter(|(k, _)| !declared(k)) {
-            problems.push(format!(
-                "{}: documented, but the server declares no such key",
-                what(key)
-            ));
-        }
-        for argument in &kind.arguments {
-            let Some((_, cell)) = rows.iter().find(|(k, _)| *k == argument.key) else {
-                problems.push(format!(
-                    "{}: declared by the server, not documented",
-                    what(&argument.key)
-                ));
-                continue;
-            };
-            // A table's own default (`bsm = { }`) may differ from the argument's.
-            let expected = documented_default(argument).filter(|_| !argument.key.contains('.'));
-            if let Some(expected) = expected.filter(|e| e != cell) {
-                problems.push(format!(
-                    "{}: documented default {cell}, the server's is {expected}",
-                    what(&argument.key)
-                ));
-            }
-        }
-    }
-    problems
+) -> Result<String, String> {
+    bridge::network_docs::update(markdown, schema)
 }
 
-/// Against the committed schema (ns3-scenarios/network-schema.json, which
-/// tests/e2e/network_schema.rs keeps equal to `netloop-server --describe`),
-/// so that no server is needed here.
+/// docs/scenario.md's network tables (every kind of `[network.ns3]` and the
+/// shared tables) are what the committed schema generates
+/// (ns3-scenarios/network-schema.json, which tests/e2e/network_schema.rs
+/// keeps equal to `netloop-server --describe`), so no server is needed here.
 #[test]
-fn the_network_kind_tables_are_the_servers_schema() {
+fn the_network_tables_are_generated_from_the_servers_schema() {
+    let doc = scenario_doc();
     let schema = bridge::network_schema::standard();
-    let problems = kind_tables_against_schema(&scenario_doc(), &schema);
+    let generated = regenerated(&doc, &schema)
+        .unwrap_or_else(|e| panic!("docs/scenario.md: {e}; then run scripts/gen-network-docs.sh"));
     assert!(
-        problems.is_empty(),
-        "docs/scenario.md:\n{}",
-        problems.join("\n")
+        generated == doc,
+        "docs/scenario.md's network tables are not what ns3-scenarios/network-schema.json \
+         generates: run scripts/gen-network-docs.sh"
     );
 }
 
-/// The check above notices a deleted row: a kind's argument, its node
-/// count (`nodes` is in the Wi-Fi table, not the WAVE one) and a key of a
-/// table in a kind.
+/// The check above notices an edited row: a kind's argument deleted, its
+/// node count deleted, a default changed, a shared table's key deleted.
 #[test]
-fn the_kind_table_check_notices_a_missing_row() {
+fn the_network_table_check_notices_an_edited_row() {
     let schema = bridge::network_schema::standard();
     let doc = scenario_doc();
-    let without = |heading: &str, row: &str| {
-        let at = doc.find(heading).unwrap_or_else(|| panic!("no {heading}"));
-        let start = at
-            + doc[at..]
-                .find(row)
-                .unwrap_or_else(|| panic!("no {row} under {heading}"));
-        let end = start + doc[start..].find('\n').unwrap() + 1;
-        format!("{}{}", &doc[..start], &doc[end..])
-    };
-    for (heading, row, problem) in [
-        ("(`kind = \"lte\"`)", "| `ues` |", "kind = \"lte\": `ues`: "),
+    for (row, edited) in [
+        ("| `ues` |", "| `UEs` |"),
         (
-            "(`kind = \"wave\"`)",
-            "| `nodes` |",
-            "kind = \"wave\": `nodes`: ",
+            "| `queue_size` | integer, packets, ≥ 1 | `100` |",
+            "| `queue_size` | integer, packets, ≥ 1 | `50` |",
         ),
-        (
-            "`bsm = { ... }`",
-            "| `max_jitter` |",
-            "kind = \"wave\": `bsm.max_jitter`: ",
-        ),
+        ("| `bsm.max_jitter` |", "| `bsm.jitter` |"),
+        ("| `nakagami_m` |", "| `nakagami` |"),
+        ("| `drop_log` |", "| `drops` |"),
     ] {
-        let problems = kind_tables_against_schema(&without(heading, row), &schema);
-        assert!(
-            problems.iter().any(|p| p.starts_with(problem)),
-            "deleting {row} under {heading}: {problems:#?}"
+        assert!(doc.contains(row), "no {row} in docs/scenario.md");
+        let changed = doc.replacen(row, edited, 1);
+        assert_ne!(
+            regenerated(&changed, &schema).unwrap(),
+            changed,
+            "{row} -> {edited} was not noticed"
         );
     }
 }
 
-/// The check above notices a changed default and a kind it has no table for
-/// (the toy kind of the C++ test suite, which the docs do not describe).
+/// A kind the docs have no table for is named, with the lines to add: the
+/// toy kind of the C++ test suite, which no Rust knows.
 #[test]
-fn the_kind_table_check_notices_a_wrong_default_and_a_new_kind() {
+fn the_network_table_check_names_a_new_kind() {
     let toy = bridge::ns3::default_server_path().with_file_name("toy-kind-server");
     let schema = bridge::network_schema::describe(&toy).unwrap();
-    let doc = scenario_doc().replace(
-        "| `queue_size` | packets, ≥ 1 | `100` |",
-        "| `queue_size` | packets, ≥ 1 | `50` |",
-    );
-    let problems = kind_tables_against_schema(&doc, &schema);
+    assert!(schema.kind("toy").is_some());
+    let err = regenerated(&scenario_doc(), &schema).unwrap_err();
     assert_eq!(
-        problems,
-        [
-            "kind = \"p2p\": `queue_size`: documented default `50`, the server's is `100`",
-            "kind = \"toy\" has no table",
-        ]
+        err,
+        "`kind toy` has no table in the docs: add a section with the lines \
+         <!-- network-docs: kind toy --> and <!-- /network-docs -->"
     );
 }

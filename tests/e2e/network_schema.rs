@@ -162,6 +162,9 @@ fn outside(argument: &network_schema::ArgumentSchema) -> Vec<String> {
     if let Some(max) = argument.max {
         values.push(number(if integer { max + 1.0 } else { max + 0.5 }));
     }
+    if let Some(above) = argument.above {
+        values.push(number(above));
+    }
     if let Some(bad) = (1..200)
         .map(f64::from)
         .find(|x| !argument.allowed.is_empty() && !argument.allowed.contains(x))
@@ -336,4 +339,133 @@ fn a_kind_added_on_the_cpp_side_is_checked_and_run_without_rust() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let packets = std::fs::read_to_string(dir.path().join("out/packets.csv")).unwrap();
     assert!(packets.lines().count() > 20, "{packets}");
+}
+
+/// `key = value` for a shared table's argument, as a scenario writes it: an
+/// array key's element (`nakagami_m[1]`) within the array of its table's
+/// defaults; the error names the element.
+fn shared_assignment(
+    table: &network_schema::TableSchema,
+    argument: &network_schema::ArgumentSchema,
+    value: &str,
+) -> (String, String) {
+    let Some((key, _)) = argument.key.split_once('[') else {
+        return (format!("{} = {value}", argument.key), argument.key.clone());
+    };
+    let elements: Vec<String> = table
+        .arguments
+        .iter()
+        .filter(|a| a.key.starts_with(&format!("{key}[")))
+        .map(|a| {
+            if a.name == argument.name {
+                value.to_string()
+            } else {
+                format!("{:?}", a.default.as_ref().unwrap().parse::<f64>().unwrap())
+            }
+        })
+        .collect();
+    (
+        format!("{key} = [{}]", elements.join(", ")),
+        argument.key.clone(),
+    )
+}
+
+/// Every limit the server declares for a shared table (`[network.radio]`,
+/// `[network.placement]`, `[network.background]`, `[network.traces]`) is
+/// enforced before a run: `netloop check` exits 2 naming the key (an array
+/// key's element) and its line, on a kind that takes the whole table.
+#[test]
+fn every_shared_table_limit_is_enforced_at_its_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server_binary();
+    let schema = schema_of(&server);
+    let mut checked = 0;
+    for table in &schema.tables {
+        for argument in &table.arguments {
+            for value in outside(argument) {
+                let (line, key) = shared_assignment(table, argument, &value);
+                let required: String = table
+                    .arguments
+                    .iter()
+                    .filter(|a| a.required && a.name != argument.name)
+                    .map(|a| format!("{} = 1\n", a.key))
+                    .collect();
+                let text = scenario(&format!(
+                    "kind = \"wifi\"\n[network.{}]\n{required}{line}\n",
+                    table.name
+                ));
+                std::fs::write(dir.path().join("limit.toml"), &text).unwrap();
+                let o = netloop(dir.path(), &server, &["check", "limit.toml"]);
+                let err = stderr(&o);
+                let what = format!("[network.{}] {line}", table.name);
+                assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+                let key = format!("network.{}.{key}", table.name);
+                assert!(
+                    err.starts_with(&format!("error: `{key}`: ")),
+                    "{what}: the key is named: {err}"
+                );
+                let at = text.lines().position(|l| l == line).unwrap() + 1;
+                assert!(
+                    err.contains(&format!("limit.toml:{at}:")),
+                    "{what}: line {at}: {err}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 15, "only {checked} limits");
+}
+
+/// Which shared tables a kind takes is its schema's: the toy kind of the C++
+/// test suite (no positions) takes placement but has no radio, and LTE
+/// takes the propagation keys of the radio only, three models of five; each
+/// refusal names the key.
+#[test]
+fn each_kind_takes_the_shared_tables_its_schema_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = toy_server();
+    let cases: &[(&str, Option<(&str, &str)>)] = &[
+        ("kind = \"toy\"\n[network.placement]\nspacing = 5.0", None),
+        (
+            "kind = \"toy\"\n[network.radio]\ntx_power = 20.0",
+            Some(("network.radio", "toy has no radio")),
+        ),
+        (
+            "kind = \"toy\"\n[network.background]\nnodes = 2",
+            Some(("network.background", "toy has no background traffic")),
+        ),
+        (
+            "kind = \"lte\"\nues = 2\n[network.radio]\npropagation = \"two_ray_ground\"\nantenna_height = 3.0",
+            None,
+        ),
+        (
+            "kind = \"lte\"\nues = 2\n[network.radio]\ntx_power = 20.0",
+            Some((
+                "network.radio.tx_power",
+                "lte does not take `tx_power`: lte takes propagation settings only; set enb_tx_power and ue_tx_power in [network.ns3]",
+            )),
+        ),
+        (
+            "kind = \"lte\"\nues = 2\n[network.radio]\npropagation = \"nakagami\"",
+            Some((
+                "network.radio.propagation",
+                "\"nakagami\" is not available for lte: use one of \"friis\", \"log_distance\", \"two_ray_ground\"",
+            )),
+        ),
+    ];
+    for (ns3, expected) in cases {
+        std::fs::write(dir.path().join("use.toml"), scenario(ns3)).unwrap();
+        let o = netloop(dir.path(), &server, &["check", "use.toml"]);
+        let err = stderr(&o);
+        match expected {
+            None => assert_eq!(o.status.code(), Some(0), "{ns3}: {err}"),
+            Some((key, message)) => {
+                assert_eq!(o.status.code(), Some(2), "{ns3}: {err}");
+                assert!(
+                    err.starts_with(&format!("error: `{key}`: {message}")),
+                    "{ns3}: {err}"
+                );
+            }
+        }
+    }
 }

@@ -313,7 +313,7 @@ impl Serialize for Entry<'_> {
 
 /// A written value: in the scenario's canonical spelling and as the command
 /// line writes it, by the argument's type.
-fn canonical(
+pub(super) fn canonical(
     argument: &ArgumentSchema,
     value: &toml::Value,
 ) -> Result<(serde_json::Value, String), String> {
@@ -328,7 +328,7 @@ fn canonical(
         }
         (ArgumentType::Real, V::Integer(n)) => J::from(*n as f64),
         (ArgumentType::Real, V::Float(x)) => J::from(*x),
-        (ArgumentType::Boolean, V::Boolean(b)) => J::from(*b),
+        (ArgumentType::Boolean | ArgumentType::TraceFile, V::Boolean(b)) => J::from(*b),
         (ArgumentType::Positions, V::Array(_)) => positions_json(&text)?,
         (ArgumentType::NodeList, V::Array(_)) => node_list_json(&text)?,
         (ArgumentType::Choice, V::String(s)) => J::from(s.clone()),
@@ -340,7 +340,10 @@ fn canonical(
 }
 
 /// A default (command-line text) in the scenario's canonical spelling.
-fn scenario_of_default(argument: &ArgumentSchema, text: &str) -> Result<serde_json::Value, String> {
+pub(super) fn scenario_of_default(
+    argument: &ArgumentSchema,
+    text: &str,
+) -> Result<serde_json::Value, String> {
     use serde_json::Value as J;
     Ok(match argument.kind {
         ArgumentType::Integer => J::from(text.parse::<u32>().map_err(|e| e.to_string())?),
@@ -359,7 +362,8 @@ fn scenario_of_default(argument: &ArgumentSchema, text: &str) -> Result<serde_js
         ArgumentType::Positions => positions_json(text)?,
         ArgumentType::NodeList if text == "all" || text == "none" => J::from(text),
         ArgumentType::NodeList => node_list_json(text)?,
-        ArgumentType::Text => J::from(text),
+        ArgumentType::Text | ArgumentType::Path => J::from(text),
+        ArgumentType::TraceFile => J::from(!text.is_empty()),
     })
 }
 
@@ -408,8 +412,10 @@ fn argument_text(
         (ArgumentType::Real, V::Float(x)) => x.to_string(),
         (ArgumentType::Real, V::Integer(n)) => (*n as f64).to_string(),
         (ArgumentType::Real, _) => return Err(expected("a number")),
-        (ArgumentType::Boolean, V::Boolean(b)) => b.to_string(),
-        (ArgumentType::Boolean, _) => return Err(expected("true or false")),
+        (ArgumentType::Boolean | ArgumentType::TraceFile, V::Boolean(b)) => b.to_string(),
+        (ArgumentType::Boolean | ArgumentType::TraceFile, _) => {
+            return Err(expected("true or false"))
+        }
         (ArgumentType::Choice, V::String(s)) => match choices.iter().find(|c| c.value == *s) {
             Some(c) => c.argument.clone(),
             None => {
@@ -426,12 +432,13 @@ fn argument_text(
             s.parse::<SimTime>().map_err(|e| e.to_string())?.to_string()
         }
         (ArgumentType::Duration, V::Integer(0)) => SimTime::ZERO.to_string(),
-        (ArgumentType::Text, V::String(s)) => s.clone(),
+        (ArgumentType::Text | ArgumentType::Path, V::String(s)) => s.clone(),
         (
             ArgumentType::Choice
             | ArgumentType::DataRate
             | ArgumentType::Duration
-            | ArgumentType::Text,
+            | ArgumentType::Text
+            | ArgumentType::Path,
             _,
         ) => return Err(expected("a string")),
         (ArgumentType::Positions, V::Array(items)) => {

@@ -26,14 +26,15 @@
 //! `[network.server] binary` and configured by `[network.server] args`.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 
-use protocol::SimTime;
 use serde::{Deserialize, Serialize};
 
 use super::described::DescribedConfig;
+use super::tables::TableConfig;
 use super::{bad, ScenarioError};
+use crate::network_schema::KindSchema;
 
 /// The one kind the bridge reads itself: a user's own program, whose
 /// arguments no schema describes. Every other `kind` is the server's to
@@ -78,149 +79,6 @@ pub struct CustomConfig {
     /// Nodes the program serves (the size of the `NodeContainer` it hands
     /// to `netloop::Serve`); flows address them as `0..nodes`.
     pub nodes: u32,
-}
-
-/// The radio of wifi and wave nodes (lte uses `propagation` only).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RadioConfig {
-    /// dBm; default 16.0206 (40 mW).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tx_power: Option<f64>,
-    /// Default log_distance (lte: friis).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub propagation: Option<Propagation>,
-    /// Path loss exponent of log_distance and nakagami; default 3.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub log_distance_exponent: Option<f64>,
-    /// dB at `reference_distance`; default: free-space loss there.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference_loss: Option<f64>,
-    /// Metres; default 1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference_distance: Option<f64>,
-    /// Nakagami m below d1, between d1 and d2, beyond d2 (default 1.5, 0.75, 0.75).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nakagami_m: Option<[f64; 3]>,
-    /// Nakagami distance bounds d1, d2 in metres (default 80, 200).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nakagami_distances: Option<[f64; 2]>,
-    /// Range of the `range` model, metres; default 250.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_range: Option<f64>,
-    /// two_ray_ground antenna height, metres; default 1.5.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub antenna_height: Option<f64>,
-    /// ns-3 WifiMode name of the constant rate manager, e.g. "OfdmRate6Mbps";
-    /// default: the standard's lowest rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phy_mode: Option<String>,
-    /// Fill every ARP cache at start; default true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub static_arp: Option<bool>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Propagation {
-    Friis,
-    LogDistance,
-    TwoRayGround,
-    /// log_distance path loss, then Nakagami-m fading.
-    Nakagami,
-    /// Full power up to `max_range`, nothing beyond.
-    Range,
-}
-
-/// Where the nodes are at t = 0.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PlacementConfig {
-    /// Metres, in node index order (lte: the UEs), optionally followed by
-    /// the background nodes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub positions: Option<Vec<[f64; 3]>>,
-    /// A topology file: the node count on its first line, then one "x y z"
-    /// per line; '#' starts a comment. Relative to the scenario file.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<PathBuf>,
-    /// Default layout: node i at (i * spacing, 0, 0); metres, default 10.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spacing: Option<f64>,
-    /// Default layout of background nodes: a ring of this radius, metres (default 20).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub background_radius: Option<f64>,
-}
-
-/// Extra ("redundant") nodes that load the channel (wifi, wave, lte).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BackgroundConfig {
-    pub nodes: u32,
-    #[serde(default)]
-    pub traffic: BackgroundTraffic,
-    /// Per node while sending; default 500kbps.
-    #[serde(default = "default_bg_rate")]
-    pub rate: DataRate,
-    /// UDP payload bytes; default 1000.
-    #[serde(default = "default_bg_size")]
-    pub packet_size: u32,
-    /// on_off: mean on period; default 1s.
-    #[serde(default = "one_second", with = "protocol::duration")]
-    pub on: SimTime,
-    /// on_off: mean off period; default 1s.
-    #[serde(default = "one_second", with = "protocol::duration")]
-    pub off: SimTime,
-}
-
-fn default_bg_rate() -> DataRate {
-    DataRate(500_000)
-}
-fn default_bg_size() -> u32 {
-    1000
-}
-fn one_second() -> SimTime {
-    SimTime::from_secs(1)
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BackgroundTraffic {
-    /// Constant bit rate.
-    #[default]
-    Cbr,
-    /// Exponential packet intervals at the same mean rate.
-    Poisson,
-    /// Exponential on and off periods, constant rate while on.
-    OnOff,
-}
-
-/// ns-3 trace files, written into the run directory's `ns3/` folder.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TracesConfig {
-    /// One pcap file per device: `ns3/pcap-<node>-<device>.pcap`.
-    #[serde(default)]
-    pub pcap: bool,
-    /// `ns3/trace.tr`.
-    #[serde(default)]
-    pub ascii: bool,
-    /// `ns3/flowmon.xml`.
-    #[serde(default)]
-    pub flow_monitor: bool,
-    /// `ns3/netanim.xml`.
-    #[serde(default)]
-    pub netanim: bool,
-    /// `ns3/drops.csv`: every PHY/MAC/queue/IP drop of a control packet,
-    /// with its tags, so packets.csv's lost packets can be placed.
-    #[serde(default)]
-    pub drop_log: bool,
-}
-
-impl TracesConfig {
-    pub fn any(&self) -> bool {
-        self.pcap || self.ascii || self.flow_monitor || self.netanim || self.drop_log
-    }
 }
 
 /// One argument of the server's command line and the scenario key it comes
@@ -285,12 +143,28 @@ pub fn key_of_server_message<'a>(
     })
 }
 
-/// Everything the server needs besides the network kind.
+/// Everything the server needs besides the network kind: the shared tables.
 pub(crate) struct NetworkExtras<'a> {
-    pub radio: Option<&'a RadioConfig>,
-    pub placement: Option<&'a PlacementConfig>,
-    pub background: Option<&'a BackgroundConfig>,
-    pub traces: Option<&'a TracesConfig>,
+    pub radio: Option<&'a TableConfig>,
+    pub placement: Option<&'a TableConfig>,
+    pub background: Option<&'a TableConfig>,
+    pub traces: Option<&'a TableConfig>,
+}
+
+impl NetworkExtras<'_> {
+    fn tables(&self) -> impl Iterator<Item = &TableConfig> {
+        [self.radio, self.placement, self.background, self.traces]
+            .into_iter()
+            .flatten()
+    }
+
+    /// `[network.background] nodes` (0 without the table).
+    fn background_nodes(&self) -> u32 {
+        self.background
+            .and_then(|b| b.keys.get("nodes"))
+            .and_then(|n| n.as_integer())
+            .map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX))
+    }
 }
 
 impl Ns3NetworkConfig {
@@ -339,85 +213,56 @@ impl Ns3NetworkConfig {
         }
     }
 
-    /// Checks what the kind's schema cannot: how `[network.ns3]` goes with
-    /// the radio, placement and background tables; names the key of the
-    /// first problem. Each argument's own limits were checked against the
-    /// schema when the table was read, and what depends on ns-3 (PHY modes,
-    /// bands, BSM senders, eNB positions) is the server's (`--check`).
+    /// Checks what each table's schema cannot: which shared tables the kind
+    /// takes, and how much of each (its schema's
+    /// [`TableUse`](crate::network_schema::TableUse)s), and how
+    /// `[network.ns3]` goes with the placement and background tables; names
+    /// the key of the first problem. Each argument's own limits were
+    /// checked against the schema when the table was read, and what depends
+    /// on ns-3 (PHY modes, bands, BSM senders, eNB positions) is the
+    /// server's (`--check`).
     pub(crate) fn validate(
         &self,
         extras: &NetworkExtras,
         node_count: u32,
     ) -> Result<(), ScenarioError> {
+        let background = extras.background_nodes();
         // First, so that the node arithmetic below cannot wrap.
-        if let Some(b) = extras.background {
+        if extras.background.is_some() {
             // With wifi and wave, control nodes, background nodes and their sink share one subnet.
             let room = super::MAX_NODES - node_count.min(super::MAX_NODES);
-            if b.nodes > 0 && b.nodes >= room {
+            if background > 0 && background >= room {
                 return Err(bad(
                     "network.background.nodes",
                     format!(
-                        "{} is too many: with {node_count} control nodes and the sink, at most {} \
+                        "{background} is too many: with {node_count} control nodes and the sink, at most {} \
                          (a network has at most {} nodes)",
-                        b.nodes,
                         room.saturating_sub(1),
                         super::MAX_NODES
                     ),
                 ));
             }
         }
-        let kind = self.kind_name();
         match self {
             Ns3NetworkConfig::Custom(_) => {
-                let built_here = [
-                    ("network.radio", extras.radio.is_some()),
-                    ("network.placement", extras.placement.is_some()),
-                    ("network.background", extras.background.is_some()),
-                ];
-                if let Some((table, _)) = built_here.iter().find(|(_, set)| *set) {
+                // The bridge's own kind: its program builds everything but the traces.
+                if let Some(table) = extras.tables().find(|t| t.name() != "traces") {
                     return Err(bad(
-                        *table,
+                        format!("network.{}", table.name()),
                         "a custom network is built by its own program: pass its options in network.server.args",
                     ));
                 }
             }
-            // Links (p2p): nothing is on the air, nothing is shared.
-            Ns3NetworkConfig::Described(d) if !d.uses_positions() => {
-                if extras.background.is_some() {
-                    return Err(bad(
-                        "network.background",
-                        format!("{kind} links are not shared: background traffic needs a radio network (wifi, wave or lte)"),
-                    ));
-                }
-                if extras.radio.is_some() {
-                    return Err(bad("network.radio", format!("{kind} has no radio")));
-                }
-            }
-            // The radio table is not in the schema yet (it is shared by the
-            // radio kinds): LTE's eNBs and UEs set their powers themselves.
-            Ns3NetworkConfig::Described(d) if d.kind == "lte" => {
-                if let Some(radio) = extras.radio {
-                    if radio
-                        .propagation
-                        .is_some_and(|p| matches!(p, Propagation::Nakagami | Propagation::Range))
-                    {
-                        return Err(bad(
-                            "network.radio.propagation",
-                            "lte supports friis, log_distance and two_ray_ground",
-                        ));
-                    }
-                    if !radio.is_propagation_only() {
-                        return Err(bad(
-                            "network.radio",
-                            "lte takes propagation settings only; set enb_tx_power and ue_tx_power in [network.ns3]",
-                        ));
+            Ns3NetworkConfig::Described(d) => {
+                if let Some(schema) = &d.schema {
+                    for table in extras.tables() {
+                        check_table_use(schema, table)?;
                     }
                 }
             }
-            Ns3NetworkConfig::Described(_) => {}
         }
         if let Some(p) = extras.placement {
-            if let Some(positions) = &p.positions {
+            if let Some(positions) = p.keys.get("positions").and_then(|v| v.as_array()) {
                 // Nodes besides the counted ones (LTE's remote host) are not on the radio map.
                 let (placed, what, each) = match self {
                     Ns3NetworkConfig::Described(d) if d.extra_nodes() > 0 => (
@@ -427,9 +272,8 @@ impl Ns3NetworkConfig {
                     ),
                     _ => (node_count, "nodes", "node"),
                 };
-                let background = extras.background.map_or(0, |b| b.nodes);
                 if positions.len() != placed as usize
-                    && positions.len() != (placed + background) as usize
+                    && positions.len() != placed as usize + background as usize
                 {
                     let expected = match background {
                         0 => format!("expected {placed}, one per {each}"),
@@ -446,23 +290,9 @@ impl Ns3NetworkConfig {
                         ),
                     ));
                 }
-                if positions.iter().flatten().any(|x| !x.is_finite()) {
-                    return Err(bad(
-                        "network.placement.positions",
-                        "positions must be finite",
-                    ));
-                }
             }
-            if p.positions.is_some() && p.file.is_some() {
+            if p.keys.contains_key("positions") && p.keys.contains_key("file") {
                 return Err(bad("network.placement", "give positions or file, not both"));
-            }
-        }
-        if let Some(b) = extras.background {
-            if b.packet_size == 0 {
-                return Err(bad(
-                    "network.background.packet_size",
-                    "must be at least 1 byte",
-                ));
             }
         }
         Ok(())
@@ -482,139 +312,65 @@ impl Ns3NetworkConfig {
             Ns3NetworkConfig::Described(d) => d.server_arguments(node_count),
             Ns3NetworkConfig::Custom(_) => Vec::new(),
         };
-        let mut arg =
-            |name: &str, value: String, key: &str| a.push(ServerArgument::new(name, value, key));
-        if let Some(r) = extras.radio {
-            let mut opt = |name: &str, value: Option<String>, key: &str| {
-                if let Some(v) = value {
-                    arg(name, v, &format!("network.radio.{key}"));
-                }
-            };
-            opt("txPower", r.tx_power.map(|x| x.to_string()), "tx_power");
-            let propagation = r.propagation.map(|p| {
-                match p {
-                    Propagation::Friis => "friis",
-                    Propagation::LogDistance => "logDistance",
-                    Propagation::TwoRayGround => "twoRayGround",
-                    Propagation::Nakagami => "nakagami",
-                    Propagation::Range => "range",
-                }
-                .to_string()
-            });
-            opt("propagation", propagation, "propagation");
-            opt(
-                "logDistanceExponent",
-                r.log_distance_exponent.map(|x| x.to_string()),
-                "log_distance_exponent",
-            );
-            opt(
-                "referenceLoss",
-                r.reference_loss.map(|x| x.to_string()),
-                "reference_loss",
-            );
-            opt(
-                "referenceDistance",
-                r.reference_distance.map(|x| x.to_string()),
-                "reference_distance",
-            );
-            if let Some(m) = r.nakagami_m {
-                for (i, name) in ["nakagamiM0", "nakagamiM1", "nakagamiM2"]
-                    .into_iter()
-                    .enumerate()
-                {
-                    opt(name, Some(m[i].to_string()), "nakagami_m");
-                }
-            }
-            if let Some(d) = r.nakagami_distances {
-                for (i, name) in ["nakagamiD1", "nakagamiD2"].into_iter().enumerate() {
-                    opt(name, Some(d[i].to_string()), "nakagami_distances");
-                }
-            }
-            opt("maxRange", r.max_range.map(|x| x.to_string()), "max_range");
-            opt(
-                "antennaHeight",
-                r.antenna_height.map(|x| x.to_string()),
-                "antenna_height",
-            );
-            opt("phyMode", r.phy_mode.clone(), "phy_mode");
-            opt(
-                "staticArp",
-                r.static_arp.map(|x| x.to_string()),
-                "static_arp",
-            );
-        }
-        if let Some(p) = extras.placement {
-            if let Some(positions) = &p.positions {
-                arg(
-                    "positions",
-                    positions_argument(positions),
-                    "network.placement.positions",
-                );
-            }
-            if let Some(file) = &p.file {
-                arg(
-                    "topologyFile",
-                    base_dir.join(file).display().to_string(),
-                    "network.placement.file",
-                );
-            }
-            if let Some(s) = p.spacing {
-                arg("spacing", s.to_string(), "network.placement.spacing");
-            }
-            if let Some(r) = p.background_radius {
-                arg(
-                    "bgRadius",
-                    r.to_string(),
-                    "network.placement.background_radius",
-                );
-            }
-        }
-        if let Some(b) = extras.background {
-            let traffic = match b.traffic {
-                BackgroundTraffic::Cbr => "cbr",
-                BackgroundTraffic::Poisson => "poisson",
-                BackgroundTraffic::OnOff => "onoff",
-            };
-            arg("bgNodes", b.nodes.to_string(), "network.background.nodes");
-            arg("bgTraffic", traffic.into(), "network.background.traffic");
-            arg("bgRate", b.rate.to_string(), "network.background.rate");
-            arg(
-                "bgPacketSize",
-                b.packet_size.to_string(),
-                "network.background.packet_size",
-            );
-            arg("bgOn", b.on.to_string(), "network.background.on");
-            arg("bgOff", b.off.to_string(), "network.background.off");
-        }
-        if let Some(t) = extras.traces {
-            let file = |name: &str| trace_dir.join(name).display().to_string();
-            for (on, name, path, key) in [
-                (t.pcap, "pcap", "pcap", "pcap"),
-                (t.ascii, "ascii", "trace.tr", "ascii"),
-                (t.flow_monitor, "flowMonitor", "flowmon.xml", "flow_monitor"),
-                (t.netanim, "netanim", "netanim.xml", "netanim"),
-                (t.drop_log, "dropLog", "drops.csv", "drop_log"),
-            ] {
-                if on {
-                    arg(name, file(path), &format!("network.traces.{key}"));
-                }
-            }
+        for table in extras.tables() {
+            a.extend(table.server_arguments(base_dir, trace_dir));
         }
         a
     }
 }
 
-impl RadioConfig {
-    /// Whether only the keys LTE understands are set (propagation model and
-    /// its parameters).
-    fn is_propagation_only(&self) -> bool {
-        self.tx_power.is_none()
-            && self.nakagami_m.is_none()
-            && self.nakagami_distances.is_none()
-            && self.max_range.is_none()
-            && self.phy_mode.is_none()
-            && self.static_arp.is_none()
+/// A shared table against the kind's use of it: the table taken, each key
+/// written one the kind takes, each choice one it supports.
+fn check_table_use(kind: &KindSchema, table: &TableConfig) -> Result<(), ScenarioError> {
+    let name = table.name();
+    let Some(table_use) = kind.table_use(name) else {
+        return Err(bad(
+            format!("network.{name}"),
+            format!("{} has no {}", kind.name, table.schema.what),
+        ));
+    };
+    for (key, arguments) in table.written() {
+        for (at, text) in arguments {
+            let argument = &table.schema.arguments[*at];
+            if !table_use.takes(&argument.name) {
+                let note = if table_use.note.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", table_use.note)
+                };
+                return Err(bad(
+                    format!("network.{name}.{key}"),
+                    format!("{} does not take `{key}`{note}", kind.name),
+                ));
+            }
+            let Some(supported) = table_use.choices.get(&argument.name) else {
+                continue;
+            };
+            if !supported.contains(text) {
+                let spelled = |a: &str| {
+                    argument
+                        .choices
+                        .iter()
+                        .find(|c| c.argument == a)
+                        .map_or(a.to_string(), |c| c.value.clone())
+                };
+                let list = supported
+                    .iter()
+                    .map(|a| format!("\"{}\"", spelled(a)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(bad(
+                    format!("network.{name}.{key}"),
+                    format!(
+                        "\"{}\" is not available for {}: use one of {list}",
+                        spelled(text),
+                        kind.name
+                    ),
+                ));
+            }
+        }
     }
+    Ok(())
 }
 
 pub(crate) fn positions_argument(positions: &[[f64; 3]]) -> String {
