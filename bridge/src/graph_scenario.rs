@@ -154,6 +154,11 @@ pub struct ComponentScenario {
     /// A block of the library (docs/scenario.md, "The block library").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<BlockConfig>,
+    /// A subsystem file (relative to this file) whose diagram this
+    /// component is ([`crate::subsystem`]); expanded when the scenario is
+    /// loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subsystem: Option<String>,
 }
 
 impl ComponentScenario {
@@ -162,6 +167,17 @@ impl ComponentScenario {
         self.node
             .as_ref()
             .map_or_else(|| "local".to_string(), NodeName::to_string)
+    }
+
+    /// Whether it has a kind table of its own (`plant`, ..., `block`,
+    /// `reference`).
+    pub fn has_kind(&self) -> bool {
+        self.plant.is_some()
+            || self.sensor.is_some()
+            || self.actuator.is_some()
+            || self.controller.is_some()
+            || self.block.is_some()
+            || !self.reference.is_empty()
     }
 
     /// `plant`, `sensor`, `actuator`, `controller` or `reference`.
@@ -293,14 +309,16 @@ pub struct LoadedGraph {
     pub end_step: u64,
     /// The flows and the network, when the scenario has a `[network]`.
     pub network: Option<NetworkSide>,
-    text: String,
-    overrides: Vec<Override>,
+    /// Where each component and connection was written (the scenario file
+    /// or a subsystem file).
+    origins: crate::subsystem::Origins,
 }
 
 impl LoadedGraph {
-    /// A problem at `key` found later, located in the file.
+    /// A problem at `key` found later, located in the file (scenario or
+    /// subsystem) that holds it.
     pub fn locate(&self, key: &str, message: &str) -> LoadError {
-        scenario_file::locate_error(&self.path, &self.text, &self.overrides, key, message)
+        self.origins.locate(key, message)
     }
 }
 
@@ -342,8 +360,8 @@ pub fn load_text(
         overrides,
         |s: &mut GraphScenario| s.network.as_mut(),
     )?;
-    let locate =
-        |key: &str, message: &str| scenario_file::locate_error(path, text, overrides, key, message);
+    let (scenario, origins) = crate::subsystem::expand(path, text, overrides, scenario)?;
+    let locate = |key: &str, message: &str| origins.locate(key, message);
     let config = |e: ConfigError| {
         let key = e.key().to_string();
         let full = e.to_string();
@@ -385,8 +403,7 @@ pub fn load_text(
         graph,
         end_step,
         network,
-        text: text.to_string(),
-        overrides: overrides.to_vec(),
+        origins,
     })
 }
 
@@ -569,6 +586,12 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     }
     // Exactly one kind per component.
     for (i, c) in s.components.iter().enumerate() {
+        if c.subsystem.is_some() {
+            return Err(ConfigError::Invalid {
+                key: format!("components[{i}].subsystem"),
+                reason: "a subsystem is expanded when the scenario is loaded (graph_scenario::load)".into(),
+            });
+        }
         let kinds = [
             c.plant.is_some(),
             c.sensor.is_some(),
@@ -587,7 +610,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             return Err(ConfigError::Invalid {
                 key: format!("components[{i}]"),
                 reason: "a component is one of `plant`, `sensor`, `actuator`, `controller` (with an optional \
-                         `reference`), `block` or `reference` alone"
+                         `reference`), `block`, `reference` alone, or a `subsystem` file"
                     .into(),
             });
         }
