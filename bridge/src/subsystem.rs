@@ -378,6 +378,23 @@ impl Expander {
         // the ports of this file name its own components (or a nested
         // subsystem's port, resolved the same way).
         let used = std::mem::take(&mut level.used);
+        let names: Vec<&str> = parsed.components.iter().map(|c| c.name.as_str()).collect();
+        // A port names a component of this file (or a nested subsystem).
+        let known = |key: &str, text: &str| -> Result<(), LoadError> {
+            let a = PortAddress::parse(text).map_err(|m| self.error(file, key, &m))?;
+            if names.contains(&a.component.as_str()) {
+                return Ok(());
+            }
+            Err(self.error(
+                file,
+                key,
+                &format!(
+                    "`{}` is no component of this subsystem (its components: {})",
+                    a.component,
+                    names.join(", ")
+                ),
+            ))
+        };
         for (k, p) in parsed.inputs.iter().enumerate() {
             let key = format!("inputs[{k}]");
             if level.inputs.contains_key(&p.name) {
@@ -389,6 +406,7 @@ impl Expander {
                     Targets::One(_) => format!("{key}.to"),
                     Targets::Many(_) => format!("{key}.to[{n}]"),
                 };
+                known(&k2, t)?;
                 all.extend(self.address(file, &k2, t, prefix, &used, false)?);
             }
             level.inputs.insert(p.name.clone(), all);
@@ -398,6 +416,7 @@ impl Expander {
             if level.outputs.contains_key(&p.name) {
                 return Err(self.error(file, &format!("{key}.name"), "a second output of this name"));
             }
+            known(&format!("{key}.from"), &p.from)?;
             let from = self.address(file, &format!("{key}.from"), &p.from, prefix, &used, true)?;
             level.outputs.insert(p.name.clone(), from[0].clone());
         }

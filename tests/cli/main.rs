@@ -25,6 +25,7 @@ mod run_progress;
 mod sweep_aggregates;
 mod sweep_failures;
 mod sweep_resume;
+mod subsystems;
 mod sweep_shards;
 mod user_code;
 mod validation;

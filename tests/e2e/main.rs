@@ -7,6 +7,7 @@ mod support;
 mod cosim_ns3;
 mod coupling;
 mod custom_params;
+mod blocks_over_ns3;
 mod examples;
 mod graph_flows_ns3;
 mod network_check;
