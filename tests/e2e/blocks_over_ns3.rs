@@ -95,14 +95,23 @@ fn cruise_control_with_the_pid_over_ns3_is_the_one_step_delayed_local_loop() {
     assert_eq!(s["complete"], true);
     for f in s["flows"].as_array().unwrap() {
         assert_eq!(f["sent"], 100_000, "{f}");
-        assert_eq!(f["accepted"], 100_000, "{f}");
+        // The last one is in flight when the run ends.
+        assert_eq!(f["accepted"], 99_999, "{f}");
+        assert_eq!(f["in_flight"], 1, "{f}");
     }
     let n = columns(&net, &["time", "vehicle.y", "pid/force.y"]);
     let d = columns(&delayed, &["time", "vehicle.y", "pid/force.y"]);
     let l = columns(&local, &["time", "vehicle.y"]);
     assert_eq!(n.len(), 1001);
-    // Over the link: the local loop with a one-step delay each way, to the bit.
-    assert_eq!(n, d);
+    // Over the link: the local loop with a one-step delay each way, to the
+    // bit; the PID's force too but at the end, where the last error packet
+    // is in flight (the last boundary is recorded, not served).
+    for (k, (a, b)) in n.iter().zip(&d).enumerate() {
+        assert_eq!(a[..2], b[..2], "row {k}");
+        if k < 1000 {
+            assert_eq!(a[2], b[2], "row {k}");
+        }
+    }
     // Against the undelayed loop: within the stated bound.
     let worst = n
         .iter()
