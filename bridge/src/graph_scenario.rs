@@ -589,7 +589,9 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
         if c.subsystem.is_some() {
             return Err(ConfigError::Invalid {
                 key: format!("components[{i}].subsystem"),
-                reason: "a subsystem is expanded when the scenario is loaded (graph_scenario::load)".into(),
+                reason:
+                    "a subsystem is expanded when the scenario is loaded (graph_scenario::load)"
+                        .into(),
             });
         }
         let kinds = [

@@ -236,7 +236,9 @@ impl Expander {
         let mut names = std::collections::BTreeSet::new();
         for (i, mut c) in components.into_iter().enumerate() {
             let key = format!("components[{i}]");
-            if !names.insert(c.name.clone()) && (c.subsystem.is_some() || used.contains_key(&c.name)) {
+            if !names.insert(c.name.clone())
+                && (c.subsystem.is_some() || used.contains_key(&c.name))
+            {
                 return Err(self.error(
                     file,
                     &format!("{key}.name"),
@@ -335,7 +337,14 @@ impl Expander {
         let mut out = Vec::new();
         for (j, conn) in connections.into_iter().enumerate() {
             let key = format!("connections[{j}]");
-            let from = self.address(file, &format!("{key}.from"), &conn.from, prefix, &used, true)?;
+            let from = self.address(
+                file,
+                &format!("{key}.from"),
+                &conn.from,
+                prefix,
+                &used,
+                true,
+            )?;
             let to = self.address(file, &format!("{key}.to"), &conn.to, prefix, &used, false)?;
             if to.len() > 1 && conn.first_flow_key().is_some() {
                 return Err(self.error(
@@ -398,7 +407,11 @@ impl Expander {
         for (k, p) in parsed.inputs.iter().enumerate() {
             let key = format!("inputs[{k}]");
             if level.inputs.contains_key(&p.name) {
-                return Err(self.error(file, &format!("{key}.name"), "a second input of this name"));
+                return Err(self.error(
+                    file,
+                    &format!("{key}.name"),
+                    "a second input of this name",
+                ));
             }
             let mut all = Vec::new();
             for (n, t) in p.to.list().into_iter().enumerate() {
@@ -414,7 +427,11 @@ impl Expander {
         for (k, p) in parsed.outputs.iter().enumerate() {
             let key = format!("outputs[{k}]");
             if level.outputs.contains_key(&p.name) {
-                return Err(self.error(file, &format!("{key}.name"), "a second output of this name"));
+                return Err(self.error(
+                    file,
+                    &format!("{key}.name"),
+                    "a second output of this name",
+                ));
             }
             known(&format!("{key}.from"), &p.from)?;
             let from = self.address(file, &format!("{key}.from"), &p.from, prefix, &used, true)?;

@@ -18,7 +18,8 @@ fn check(dir: &Path) -> (i32, String) {
 }
 
 /// A one-gain subsystem `gain2.toml`: input `u`, output `y`.
-const GAIN2: &str = "[[inputs]]\nname = \"u\"\nto = \"k.u\"\n[[outputs]]\nname = \"y\"\nfrom = \"k.y\"\n\
+const GAIN2: &str =
+    "[[inputs]]\nname = \"u\"\nto = \"k.u\"\n[[outputs]]\nname = \"y\"\nfrom = \"k.y\"\n\
 [[components]]\nname = \"k\"\nblock = { kind = \"gain\", k = 2.0 }\n";
 
 fn main_using(sub: &str, port_in: &str, port_out: &str) -> String {
@@ -65,7 +66,10 @@ fn an_include_cycle_is_refused_naming_the_files() {
     let (code, err) = check(dir.path());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("includes itself"), "{err}");
-    assert!(err.contains("a.toml -> ") && err.contains("b.toml -> "), "{err}");
+    assert!(
+        err.contains("a.toml -> ") && err.contains("b.toml -> "),
+        "{err}"
+    );
     // Located in b.toml, the file that closes the ring, at its key.
     assert!(err.contains("b.toml:9:"), "{err}");
     assert!(err.contains("`components[0].subsystem`"), "{err}");
@@ -86,13 +90,21 @@ fn errors_inside_a_subsystem_name_its_file_line_and_key() {
     assert!(err.contains("bad.toml:12:"), "{err}");
     assert!(err.contains("`components[1].block.upper`"), "{err}");
     // An unknown block kind, found when the file is read.
-    write(dir.path(), "bad.toml", &GAIN2.replace("\"gain\"", "\"gainz\""));
+    write(
+        dir.path(),
+        "bad.toml",
+        &GAIN2.replace("\"gain\"", "\"gainz\""),
+    );
     let (code, err) = check(dir.path());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad.toml:9:"), "{err}");
     assert!(err.contains("`components[0].block.kind`"), "{err}");
     // A port of the subsystem that names no inner component.
-    write(dir.path(), "bad.toml", &GAIN2.replace("to = \"k.u\"", "to = \"q.u\""));
+    write(
+        dir.path(),
+        "bad.toml",
+        &GAIN2.replace("to = \"k.u\"", "to = \"q.u\""),
+    );
     let (code, err) = check(dir.path());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("bad.toml:3:"), "{err}");
@@ -108,17 +120,31 @@ fn errors_inside_a_subsystem_name_its_file_line_and_key() {
 fn a_port_the_subsystem_lacks_is_named_at_the_connection() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "gain2.toml", GAIN2);
-    write(dir.path(), "main.toml", &main_using("gain2.toml", "u", "out"));
+    write(
+        dir.path(),
+        "main.toml",
+        &main_using("gain2.toml", "u", "out"),
+    );
     let (code, err) = check(dir.path());
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("main.toml:16:"), "{err}");
     assert!(err.contains("`connections[1].from`"), "{err}");
-    assert!(err.contains("no output `out`") && err.contains("`y`"), "{err}");
+    assert!(
+        err.contains("no output `out`") && err.contains("`y`"),
+        "{err}"
+    );
     // A missing file.
-    write(dir.path(), "main.toml", &main_using("nowhere.toml", "u", "y"));
+    write(
+        dir.path(),
+        "main.toml",
+        &main_using("nowhere.toml", "u", "y"),
+    );
     let (code, err) = check(dir.path());
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("`components[1].subsystem`") && err.contains("nowhere.toml"), "{err}");
+    assert!(
+        err.contains("`components[1].subsystem`") && err.contains("nowhere.toml"),
+        "{err}"
+    );
 }
 
 fn csv_scenario(dir: &Path, csv: &str, interpolation: &str) -> (i32, String) {
@@ -137,12 +163,21 @@ fn csv_scenario(dir: &Path, csv: &str, interpolation: &str) -> (i32, String) {
 fn bad_csv_files_exit_2_naming_the_key_and_the_csv_line() {
     let dir = tempfile::tempdir().unwrap();
     for (csv, problem) in [
-        ("time,v\n0,1\n0.5,x\n", "profile.csv:3: field 2 `x` is not a finite number"),
+        (
+            "time,v\n0,1\n0.5,x\n",
+            "profile.csv:3: field 2 `x` is not a finite number",
+        ),
         ("time,v\n0,1\n0.5,2,3\n", "profile.csv:3: has 3 fields"),
         ("0,1\n1,2\n1,3\n", "profile.csv:3: time 1 is not after"),
-        ("0,1\n1,inf\n", "profile.csv:2: field 2 `inf` is not a finite number"),
+        (
+            "0,1\n1,inf\n",
+            "profile.csv:2: field 2 `inf` is not a finite number",
+        ),
         ("time,v\n", "profile.csv:1: has no samples"),
-        ("0\n1\n", "needs a time column and at least one value column"),
+        (
+            "0\n1\n",
+            "needs a time column and at least one value column",
+        ),
     ] {
         let (code, err) = csv_scenario(dir.path(), csv, "linear");
         assert_eq!(code, 2, "{csv:?}: {err}");
@@ -153,7 +188,10 @@ fn bad_csv_files_exit_2_naming_the_key_and_the_csv_line() {
     std::fs::remove_file(dir.path().join("profile.csv")).unwrap();
     let (code, err) = check(dir.path());
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("`components[0].block.file`") && err.contains("cannot read"), "{err}");
+    assert!(
+        err.contains("`components[0].block.file`") && err.contains("cannot read"),
+        "{err}"
+    );
     let (code, err) = csv_scenario(dir.path(), "0,1\n", "cubic");
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("`components[0].block.interpolation`"), "{err}");
@@ -169,11 +207,27 @@ fn a_csv_source_interpolates_holds_and_holds_its_ends() {
         // t = 0, 0.1, 0.3, 0.5, 0.6, 0.7, 0.9 (s)
         (
             "linear",
-            [(0.0, 1.0), (0.0, 1.0), (2.0, 0.0), (4.0, -1.0), (4.0, 1.0), (4.0, 3.0), (4.0, 3.0)],
+            [
+                (0.0, 1.0),
+                (0.0, 1.0),
+                (2.0, 0.0),
+                (4.0, -1.0),
+                (4.0, 1.0),
+                (4.0, 3.0),
+                (4.0, 3.0),
+            ],
         ),
         (
             "hold",
-            [(0.0, 1.0), (0.0, 1.0), (0.0, 1.0), (4.0, -1.0), (4.0, -1.0), (4.0, 3.0), (4.0, 3.0)],
+            [
+                (0.0, 1.0),
+                (0.0, 1.0),
+                (0.0, 1.0),
+                (4.0, -1.0),
+                (4.0, -1.0),
+                (4.0, 3.0),
+                (4.0, 3.0),
+            ],
         ),
     ] {
         let (code, err) = csv_scenario(dir.path(), csv, interpolation);

@@ -143,7 +143,11 @@ fn tank_run(sets: &[String]) -> (f64, f64, Vec<(f64, f64, f64)>) {
     let out = tempfile::tempdir().unwrap();
     let mut all = vec![server_set()];
     all.extend_from_slice(sets);
-    netloop(&root().join("examples/tank_level_wifi.toml"), out.path(), &all);
+    netloop(
+        &root().join("examples/tank_level_wifi.toml"),
+        out.path(),
+        &all,
+    );
     let s = summary(out.path());
     assert_eq!(s["complete"], true);
     for f in s["flows"].as_array().unwrap() {
@@ -166,7 +170,10 @@ fn tank_level_over_wifi_fills_saturated_settles_and_anti_windup_limits_overshoot
     let expected = fill_time(0.5, 3.0);
     assert!((expected - 6.018).abs() < 1e-3, "{expected}");
     let (cross, overshoot, rows) = tank_run(&[]);
-    assert!((cross - expected).abs() < 0.05, "3 m at {cross} s, analytic {expected} s");
+    assert!(
+        (cross - expected).abs() < 0.05,
+        "3 m at {cross} s, analytic {expected} s"
+    );
     // Saturated all the way up to 3 m.
     for r in rows.iter().filter(|r| r.0 > 0.05 && r.1 < 3.0) {
         assert_eq!(r.2, 1.5, "pump at {} s", r.0);

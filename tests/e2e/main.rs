@@ -4,10 +4,10 @@
 
 mod support;
 
+mod blocks_over_ns3;
 mod cosim_ns3;
 mod coupling;
 mod custom_params;
-mod blocks_over_ns3;
 mod examples;
 mod graph_flows_ns3;
 mod network_check;

@@ -73,10 +73,9 @@ impl FromCsv {
                 })?,
             },
         };
-        let (times, values, w) =
-            parse(&source.text).map_err(|(line, reason)| {
-                ConfigError::invalid(&file_key, format!("{}:{line}: {reason}", source.name))
-            })?;
+        let (times, values, w) = parse(&source.text).map_err(|(line, reason)| {
+            ConfigError::invalid(&file_key, format!("{}:{line}: {reason}", source.name))
+        })?;
         width(&file_key, w).map_err(|_| {
             ConfigError::invalid(
                 &file_key,

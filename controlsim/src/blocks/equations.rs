@@ -168,8 +168,7 @@ impl Component for Equations {
         if self.sampling.is_some() {
             self.held.copy_from_slice(u.all());
         }
-        self.model
-            .output(cx.now.as_secs_f64(), x, u.all(), y.all());
+        self.model.output(cx.now.as_secs_f64(), x, u.all(), y.all());
     }
 
     fn derivative(&self, t: f64, x: &[f64], u: &Inputs, dx: &mut [f64]) {

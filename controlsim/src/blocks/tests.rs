@@ -520,8 +520,13 @@ fn snapshot_and_restore_replay_stateful_blocks_bit_for_bit() {
 
 #[test]
 fn equations_block_has_a_port_per_input_and_output_and_finds_feedthrough() {
-    let law = "kind = \"equations\"\nequations = \"input e; input w; output u = 2 * e; output z = w;\"";
-    let g = graph(10, &[("k", "kind = \"clock\""), ("law", law)], &[("k.y", "law.e"), ("k.y", "law.w")]);
+    let law =
+        "kind = \"equations\"\nequations = \"input e; input w; output u = 2 * e; output z = w;\"";
+    let g = graph(
+        10,
+        &[("k", "kind = \"clock\""), ("law", law)],
+        &[("k.y", "law.e"), ("k.y", "law.w")],
+    );
     let d = g.declaration(g.component_index("law").unwrap());
     let names: Vec<&str> = d.inputs.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["e", "w"]);
@@ -544,7 +549,11 @@ fn equations_block_has_a_port_per_input_and_output_and_finds_feedthrough() {
 fn a_sampled_equations_block_holds_its_outputs_and_integrates_the_sampled_input() {
     // Sampled every 50 ms: u = z + e with z' = e, e = t.
     let law = "kind = \"equations\"\nperiod = \"50ms\"\nequations = \"input e; state z; der(z) = e; output u = z + e;\"";
-    let mut g = graph(10, &[("k", "kind = \"clock\""), ("law", law)], &[("k.y", "law.e")]);
+    let mut g = graph(
+        10,
+        &[("k", "kind = \"clock\""), ("law", law)],
+        &[("k.y", "law.e")],
+    );
     let u = scalar(trace(&mut g, "law.u", 10));
     // Held between samples.
     assert!(u[0..5].iter().all(|&x| x == 0.0), "{u:?}");
