@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{NetworkConfig, OnLoss, SyncConfig, TransportKind};
 use crate::graph_flows::{FlowEnds, NetworkSide};
-use crate::scenario_file::{self, LoadError, Override, Source};
+use crate::scenario_file::{self, LoadError, Override};
 
 /// A graph scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -154,6 +154,11 @@ pub struct ComponentScenario {
     /// A block of the library (docs/scenario.md, "The block library").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<BlockConfig>,
+    /// A subsystem file (relative to this file) whose diagram this
+    /// component is ([`crate::subsystem`]); expanded when the scenario is
+    /// loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subsystem: Option<String>,
 }
 
 impl ComponentScenario {
@@ -162,6 +167,17 @@ impl ComponentScenario {
         self.node
             .as_ref()
             .map_or_else(|| "local".to_string(), NodeName::to_string)
+    }
+
+    /// Whether it has a kind table of its own (`plant`, ..., `block`,
+    /// `reference`).
+    pub fn has_kind(&self) -> bool {
+        self.plant.is_some()
+            || self.sensor.is_some()
+            || self.actuator.is_some()
+            || self.controller.is_some()
+            || self.block.is_some()
+            || !self.reference.is_empty()
     }
 
     /// `plant`, `sensor`, `actuator`, `controller` or `reference`.
@@ -293,14 +309,16 @@ pub struct LoadedGraph {
     pub end_step: u64,
     /// The flows and the network, when the scenario has a `[network]`.
     pub network: Option<NetworkSide>,
-    /// The file's text and the overrides, to locate later problems.
-    pub source: Source,
+    /// Where each component and connection was written (the scenario file
+    /// or a subsystem file).
+    origins: crate::subsystem::Origins,
 }
 
 impl LoadedGraph {
-    /// A problem at `key` found later, located in the file.
+    /// A problem at `key` found later, located in the file (scenario or
+    /// subsystem) that holds it.
     pub fn locate(&self, key: &str, message: &str) -> LoadError {
-        self.source.locate(key, message)
+        self.origins.locate(key, message)
     }
 }
 
@@ -342,8 +360,8 @@ pub fn load_text(
         overrides,
         |s: &mut GraphScenario| s.network.as_mut(),
     )?;
-    let source = Source::new(path, text, overrides);
-    let locate = |key: &str, message: &str| source.locate(key, message);
+    let (scenario, origins) = crate::subsystem::expand(path, text, overrides, scenario)?;
+    let locate = |key: &str, message: &str| origins.locate(key, message);
     let config = |e: ConfigError| locate(e.key(), &e.message());
     let step = StepSize::new(scenario.step).map_err(|e| locate("step", &e.to_string()))?;
     let end_step = step
@@ -376,7 +394,7 @@ pub fn load_text(
         graph,
         end_step,
         network,
-        source,
+        origins,
     })
 }
 
@@ -559,6 +577,14 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     }
     // Exactly one kind per component.
     for (i, c) in s.components.iter().enumerate() {
+        if c.subsystem.is_some() {
+            return Err(ConfigError::Invalid {
+                key: format!("components[{i}].subsystem"),
+                reason:
+                    "a subsystem is expanded when the scenario is loaded (graph_scenario::load)"
+                        .into(),
+            });
+        }
         let kinds = [
             c.plant.is_some(),
             c.sensor.is_some(),
@@ -577,7 +603,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             return Err(ConfigError::Invalid {
                 key: format!("components[{i}]"),
                 reason: "a component is one of `plant`, `sensor`, `actuator`, `controller` (with an optional \
-                         `reference`), `block` or `reference` alone"
+                         `reference`), `block`, `reference` alone, or a `subsystem` file"
                     .into(),
             });
         }

@@ -38,4 +38,5 @@ pub mod server_command;
 pub mod session;
 pub mod shell;
 pub mod stop;
+pub mod subsystem;
 pub mod sweep;

@@ -4,6 +4,7 @@
 
 pub use crate::config::MAX_NODES;
 pub use crate::input::MAX_INPUT_BYTES;
+pub use crate::subsystem::MAX_EXPANDED_COMPONENTS;
 pub use controlsim::limits::{MAX_DIMENSION, MAX_LOOPS};
 
 /// The most runs one sweep plans: points times replications. Every run is

@@ -176,3 +176,53 @@ fn bouncing_ball_diagram_against_the_analytic_ball() {
     }
     assert!((t10[0] - 3.63).abs() < 1e-9);
 }
+
+/// The cruise-control loop with its PID as a subsystem (which uses a
+/// subsystem of its own: two levels) is the inline diagram bit for bit at
+/// every boundary: the expansion makes the same graph.
+#[test]
+fn a_subsystem_nested_two_levels_is_the_inline_diagram_bit_for_bit() {
+    let mut inline = example("cruise_control_blocks.toml");
+    let mut nested = example("cruise_control_subsystem.toml");
+    let names: Vec<&str> = nested
+        .scenario
+        .components
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert!(names.contains(&"pid/integral/s_sum"), "{names:?}");
+    assert!(names.contains(&"pid/force"), "{names:?}");
+    let end = inline.end_step;
+    assert_eq!(nested.end_step, end);
+    let mut expected = Vec::with_capacity(end as usize);
+    inline
+        .graph
+        .run_to(end, &mut |g: &Graph| {
+            expected.push((
+                value(g, "vehicle", "y"),
+                value(g, "force", "y"),
+                value(g, "s_sum", "y"),
+            ))
+        })
+        .unwrap();
+    let mut k = 0usize;
+    nested
+        .graph
+        .run_to(end, &mut |g: &Graph| {
+            let got = (
+                value(g, "vehicle", "y"),
+                value(g, "pid/force", "y"),
+                value(g, "pid/integral/s_sum", "y"),
+            );
+            let want = expected[k];
+            assert_eq!(
+                (got.0.to_bits(), got.1.to_bits(), got.2.to_bits()),
+                (want.0.to_bits(), want.1.to_bits(), want.2.to_bits()),
+                "boundary {k}: subsystem {got:?}, inline {want:?}"
+            );
+            k += 1;
+        })
+        .unwrap();
+    assert_eq!(k, end as usize);
+    assert!((expected[end as usize - 1].0 - 20.0).abs() < 0.05);
+}

@@ -23,6 +23,7 @@ mod plots;
 mod read_once;
 mod run_dir;
 mod run_progress;
+mod subsystems;
 mod sweep_aggregates;
 mod sweep_failures;
 mod sweep_resume;

@@ -147,7 +147,11 @@ fn the_cascade_example_holds_its_outer_loop_over_ns3() {
             server.display().to_string()
         )],
     );
-    netloop(&root().join("examples/cascade_servo_graph.toml"), &local, &[]);
+    netloop(
+        &root().join("examples/cascade_servo_graph.toml"),
+        &local,
+        &[],
+    );
     let s = summary(&net);
     assert_eq!(s["complete"], true);
     assert_eq!(s["sync"]["syncs"], 4);
@@ -173,5 +177,8 @@ fn the_cascade_example_holds_its_outer_loop_over_ns3() {
     assert!((peak - 1.016).abs() < 5e-4, "peak {peak}");
     let (last, local_last) = (net_theta[4000], local_theta[4000]);
     assert!((last - 1.015).abs() < 5e-4, "theta at 4 s: {last}");
-    assert!((last - local_last).abs() < 1e-3, "{last} vs one node {local_last}");
+    assert!(
+        (last - local_last).abs() < 1e-3,
+        "{last} vs one node {local_last}"
+    );
 }

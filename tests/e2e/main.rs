@@ -4,6 +4,7 @@
 
 mod support;
 
+mod blocks_over_ns3;
 mod cosim_ns3;
 mod coupling;
 mod custom_params;

@@ -6,7 +6,9 @@
 //!
 //! One file per family: [`sources`], [`math`] (with the `expr` block),
 //! [`continuous`], [`discrete`], [`nonlinear`], [`routing`] (with the
-//! If/IfAction/Merge pattern). [`build`] is the one registration point: a
+//! If/IfAction/Merge pattern), [`csv_source`] (`from_csv`) and
+//! [`equations`] (a model in the equation language as a block).
+//! [`build`] is the one registration point: a
 //! [`BlockConfig`] in, a boxed component out.
 //!
 //! # Conventions
@@ -23,7 +25,9 @@
 //!   internal dynamics with the run's solver inside the step.
 
 pub mod continuous;
+pub mod csv_source;
 pub mod discrete;
+pub mod equations;
 pub mod math;
 pub mod nonlinear;
 pub mod routing;
@@ -55,6 +59,7 @@ pub enum BlockConfig {
     Chirp(sources::ChirpConfig),
     Clock(sources::ClockConfig),
     Random(sources::RandomConfig),
+    FromCsv(csv_source::FromCsvConfig),
     // Math.
     Gain(math::GainConfig),
     Sum(math::SumConfig),
@@ -99,6 +104,8 @@ pub enum BlockConfig {
     If(routing::IfConfig),
     IfAction(routing::IfActionConfig),
     Merge(routing::MergeConfig),
+    // Models in the equation language.
+    Equations(equations::EquationsBlockConfig),
 }
 
 /// What a block may need besides its own keys.
@@ -133,6 +140,7 @@ pub fn build(
         B::Chirp(c) => Box::new(sources::Source::chirp(key, c)?),
         B::Clock(c) => Box::new(sources::Source::clock(key, c)?),
         B::Random(c) => Box::new(sources::Random::new(key, c, cx)?),
+        B::FromCsv(c) => Box::new(csv_source::FromCsv::new(key, c)?),
         B::Gain(c) => Box::new(math::Gain::new(key, c)?),
         B::Sum(c) => Box::new(math::Sum::new(key, c)?),
         B::Product(c) => Box::new(math::Product::new(key, c)?),
@@ -172,5 +180,6 @@ pub fn build(
         B::If(c) => Box::new(routing::If::new(key, c)?),
         B::IfAction(c) => Box::new(routing::IfAction::new(key, c)?),
         B::Merge(c) => Box::new(routing::Merge::new(key, c)?),
+        B::Equations(c) => Box::new(equations::Equations::new(key, c, cx)?),
     })
 }

@@ -517,3 +517,49 @@ fn snapshot_and_restore_replay_stateful_blocks_bit_for_bit() {
     let again = trace(&mut g, "d.y", 120);
     assert_eq!(first, again);
 }
+
+#[test]
+fn equations_block_has_a_port_per_input_and_output_and_finds_feedthrough() {
+    let law =
+        "kind = \"equations\"\nequations = \"input e; input w; output u = 2 * e; output z = w;\"";
+    let g = graph(
+        10,
+        &[("k", "kind = \"clock\""), ("law", law)],
+        &[("k.y", "law.e"), ("k.y", "law.w")],
+    );
+    let d = g.declaration(g.component_index("law").unwrap());
+    let names: Vec<&str> = d.inputs.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["e", "w"]);
+    assert!(d.inputs.iter().all(|p| p.direct && p.size == 1));
+    // Outputs from states only: no feedthrough, so it can close a loop.
+    let filter = "kind = \"equations\"\nequations = \"input e; state x(start = 1); der(x) = e; output y = x;\"";
+    let mut g = graph(
+        10,
+        &[("f", filter), ("neg", "kind = \"gain\"\nk = -2.0")],
+        &[("f.y", "neg.u"), ("neg.y", "f.e")],
+    );
+    assert!(!g.declaration(g.component_index("f").unwrap()).inputs[0].direct);
+    // x' = -2 x(k), the fed-back input held over each step (as for every
+    // component): x(k+1) = (1 - 2 h) x(k), so 0.98^100 at 1 s.
+    let y = scalar(trace(&mut g, "f.y", 100));
+    assert!(close(y[100], 0.98f64.powi(100), 1e-12), "{}", y[100]);
+}
+
+#[test]
+fn a_sampled_equations_block_holds_its_outputs_and_integrates_the_sampled_input() {
+    // Sampled every 50 ms: u = z + e with z' = e, e = t.
+    let law = "kind = \"equations\"\nperiod = \"50ms\"\nequations = \"input e; state z; der(z) = e; output u = z + e;\"";
+    let mut g = graph(
+        10,
+        &[("k", "kind = \"clock\""), ("law", law)],
+        &[("k.y", "law.e")],
+    );
+    let u = scalar(trace(&mut g, "law.u", 10));
+    // Held between samples.
+    assert!(u[0..5].iter().all(|&x| x == 0.0), "{u:?}");
+    // At 50 ms: z integrated e held at e(0) = 0; u = 0 + 0.05.
+    assert!(close(u[5], 0.05, 1e-15), "{}", u[5]);
+    assert!(u[5..10].iter().all(|&x| x == u[5]), "{u:?}");
+    // At 100 ms: z = 0.05 s * 0.05 (the sample of 50 ms, held); u = z + 0.1.
+    assert!(close(u[10], 0.0025 + 0.1, 1e-12), "{}", u[10]);
+}

@@ -256,3 +256,30 @@ pub(crate) fn run(code: &Checked, terms: &[(f64, u32)], s: &[Cell<f64>]) {
         unsafe { s.get_unchecked(d as usize) }.set(v);
     }
 }
+
+/// Whether any of a program's `results` is computed from a slot in
+/// `inputs`: followed through the instructions in order (a slot written
+/// again takes the dependency of its new value), so a model whose outputs
+/// read only states and time is not direct feedthrough.
+pub(crate) fn reads_any(
+    program: &super::compile::Program,
+    terms: &[(f64, u32)],
+    slots: usize,
+    inputs: std::ops::Range<usize>,
+) -> bool {
+    let mut from_input = vec![false; slots];
+    for flag in &mut from_input[inputs] {
+        *flag = true;
+    }
+    for ins in &program.code.0 {
+        let (ops, range) = ins.operands();
+        let mut reads = ops[1..].iter().any(|&o| from_input[o as usize]);
+        if let Some((start, len)) = range {
+            reads |= terms[start as usize..(start + len) as usize]
+                .iter()
+                .any(|&(_, o)| from_input[o as usize]);
+        }
+        from_input[ops[0] as usize] = reads;
+    }
+    program.results.iter().any(|&r| from_input[r as usize])
+}

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use super::compile::{compile, CompileError, Compiled};
-use super::eval::run;
+use super::eval::{reads_any, run};
 use super::parse::parse;
 use super::source::Source;
 use crate::plant::{Plant, Signature};
@@ -70,6 +70,18 @@ impl EquationModel {
         for (o, &r) in out.iter_mut().zip(results) {
             *o = self.slots[r as usize].get();
         }
+    }
+
+    /// Whether the outputs read the inputs at the same instant (direct
+    /// feedthrough), found from the output program.
+    pub fn output_reads_inputs(&self) -> bool {
+        let u0 = Compiled::STATES + self.n;
+        reads_any(
+            &self.compiled.output,
+            &self.compiled.terms,
+            self.slots.len(),
+            u0..u0 + self.m,
+        )
     }
 
     /// Number of `when` clauses (the first guards; relays follow).

@@ -369,7 +369,8 @@ fn check_names(components: &[Pending], decls: &[Declaration]) -> Result<(), Conf
         let ok = !p.name.is_empty()
             && p.name
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                // `/` joins a subsystem's name and its components' names.
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '/');
         if !ok {
             return Err(ConfigError::invalid(
                 format!("{}.name", p.key),

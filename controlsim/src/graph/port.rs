@@ -62,7 +62,9 @@ impl PortAddress {
                 && s.chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
         };
-        if !ok(component) || !ok(port) {
+        // `/` joins a subsystem's name and its components' names.
+        let component_ok = ok(&component.replace('/', "_"));
+        if !component_ok || !ok(port) {
             return Err(format!(
                 "\"{text}\": names are letters, digits, `_` and `-`; {shape}"
             ));
