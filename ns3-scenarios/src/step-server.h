@@ -36,9 +36,9 @@ struct ServeOptions
     uint64_t idleTimeoutNs = 3600ULL * 1000000000; //!< wait for each request; 0: forever
     /// Poll for the next request this long before blocking (TcpConnection::SetSpin); 0: block
     uint64_t spinNs = 0;
-    std::ostream* portOut = &std::cout;            //!< gets the port line
-    std::ostream* log = &std::cerr;                //!< gets the reason when serving fails
-    std::string software = ServerSoftware();       //!< sent in Hello
+    std::ostream* portOut = &std::cout;      //!< gets the port line
+    std::ostream* log = &std::cerr;          //!< gets the reason when serving fails
+    std::string software = ServerSoftware(); //!< sent in Hello
     /// Called after Finish and before the Summary goes out (e.g. to write trace
     /// files, so that they are complete when the bridge sees the Summary).
     std::function<void()> beforeSummary;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <arpa/inet.h>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>

@@ -117,7 +117,10 @@ class TcpConnection
      * Spins for the budget reading without blocking.
      * \return Data/Eof/Failed as Read(), or Timeout when nothing came in the budget
      */
-    ReadStatus Spin(uint8_t* buffer, std::size_t capacity, std::size_t* received, std::string* error);
+    ReadStatus Spin(uint8_t* buffer,
+                    std::size_t capacity,
+                    std::size_t* received,
+                    std::string* error);
     /// Sets SO_RCVTIMEO, with a system call only when the value changes.
     bool SetReceiveTimeout(uint64_t timeoutNs, std::string* error);
 
