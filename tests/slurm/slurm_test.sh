@@ -91,7 +91,7 @@ check "24 array tasks were submitted" test "$(python3 -c 'import json,sys; print
 check "SLURM gives the local sweep's files" same_sweep "$work/local" "$work/slurm"
 check "the aggregation job wrote its log" test -s "$work/slurm/slurm/aggregate-$aggregate.log"
 
-echo "== cancel one array task while its run runs"
+echo "== kill one array task while its run runs"
 array=$("$netloop" sweep "$sweep" --out "$work/killed" --slurm -q)
 aggregate=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["jobs"][-1]["aggregate_job"])' "$work/killed/slurm/jobs.json")
 victim=""
@@ -127,8 +127,13 @@ if [ -z "$victim" ]; then
     echo "FAIL found no running task to cancel" >&2
     exit 1
 fi
+# Kill it as a node that dies would: SIGKILL to every process of the task
+# (the shard, its run and the run's server). A plain scancel sends SIGTERM,
+# which lets the run stop at its next sync, and with lookahead that can be
+# its end: the run would then complete.
+scancel --full --signal=KILL "$victim"
 scancel "$victim"
-echo "cancelled $victim (run $hash)"
+echo "killed $victim (run $hash)"
 wait_for_jobs "$array" "$aggregate"
 status="$("$netloop" sweep "$work/killed" --status)"
 echo "$status"
