@@ -183,6 +183,18 @@ copy_apt_config() {
     return 0
 }
 
+# The host's extra CA certificates and pip configuration inside ROOT, so that
+# pip in the root reaches PyPI the way this machine does (through the same
+# TLS-inspecting proxy, if any). A user's Debian needs none of this.
+copy_network_trust() {
+    local r="$1"
+    if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+        mkdir -p "$r/usr/local/share/ca-certificates"
+        cp /usr/local/share/ca-certificates/*.crt "$r/usr/local/share/ca-certificates/"
+    fi
+    [[ ! -f /etc/pip.conf ]] || cp /etc/pip.conf "$r/etc/pip.conf"
+}
+
 in_root() { # in_root ROOT COMMAND...: a login-less root shell with a clean environment
     local r="$1"
     shift
@@ -237,11 +249,13 @@ else
     rm -f "$root/.netloop-fresh-base"
 fi
 copy_apt_config "$root" # the host's configuration may have changed since the base was built
+copy_network_trust "$root"
 
 # The host's Rust toolchain, read-only; cargo's own home is the root's, seeded
 # with the host's crate cache unless asked to download.
 mkdir -p "$root/root/.rustup" "$root/root/.cargo/bin"
 mount_into "$root"
+in_root "$root" update-ca-certificates >/dev/null 2>&1 || say "warning: update-ca-certificates failed in the root"
 bind_ro "$rustup_home" "$root/root/.rustup"
 bind_ro "$cargo_home/bin" "$root/root/.cargo/bin"
 for f in config.toml config credentials.toml credentials; do
