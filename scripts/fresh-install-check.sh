@@ -86,7 +86,10 @@ mount_into() { # mount_into ROOT: what a chroot needs to run apt, cargo and test
     local r="$1" d
     for d in proc sys dev dev/pts dev/shm; do mkdir -p "$r/$d"; done
     do_mount -t proc proc "$r/proc"
-    bind_ro /sys "$r/sys"
+    # Recursive, so that /sys/fs/cgroup is there too: slurmd (the SLURM test)
+    # will not start without it. Slave, so that unmounting stays inside.
+    do_mount --rbind /sys "$r/sys"
+    mount --make-rslave "$r/sys"
     for d in dev dev/pts dev/shm; do do_mount --bind "/$d" "$r/$d"; done
 }
 
