@@ -280,8 +280,13 @@ mod tests {
     use super::*;
     use crate::config::Scenario;
 
-    /// One loop of `plant` over the builtin channel, with `mobility` keys.
-    fn motions(plant: &str, mobility: &str) -> Result<(Vec<NodeMotion>, System), ScenarioError> {
+    /// One loop of `plant` over the builtin channel, with `mobility` keys
+    /// and `sync_extra` lines in `[sync]`.
+    fn motions_with(
+        plant: &str,
+        mobility: &str,
+        sync_extra: &str,
+    ) -> Result<(Vec<NodeMotion>, System), ScenarioError> {
         let text = format!(
             r#"
 duration = "1s"
@@ -289,6 +294,7 @@ step = "1ms"
 [sync]
 scheme = "master_slave"
 period = "10ms"
+{sync_extra}
 [network]
 backend = "builtin"
 [network.builtin]
@@ -311,6 +317,11 @@ kind = "open_loop"
             .resolve()?;
         let system = System::from_config(&resolved.system, 1).unwrap();
         Ok((node_motions(&resolved, &system)?, system))
+    }
+
+    /// One loop of `plant` over the builtin channel, with `mobility` keys.
+    fn motions(plant: &str, mobility: &str) -> Result<(Vec<NodeMotion>, System), ScenarioError> {
+        motions_with(plant, mobility, "")
     }
 
     const SERVO: &str = "kind = \"dc_servo\"\nx0 = [0.5, 2.0]";
@@ -385,36 +396,7 @@ kind = "open_loop"
 
     /// `motions` with a tolerance in `[sync]`.
     fn tolerant(plant: &str, mobility: &str) -> Result<Vec<NodeMotion>, ScenarioError> {
-        let text = format!(
-            r#"
-duration = "1s"
-step = "1ms"
-[sync]
-scheme = "master_slave"
-period = "10ms"
-position_tolerance = "1cm"
-[network]
-backend = "builtin"
-[network.builtin]
-delay = {{ kind = "constant", value = "1ms" }}
-[[loops]]
-name = "l"
-plant_node = 0
-controller_node = 1
-{mobility}
-[loops.plant]
-{plant}
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "open_loop"
-"#
-        );
-        let resolved = Scenario::from_toml(&text)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .resolve()?;
-        let system = System::from_config(&resolved.system, 1).unwrap();
-        node_motions(&resolved, &system)
+        Ok(motions_with(plant, mobility, "position_tolerance = \"1cm\"")?.0)
     }
 
     #[test]
