@@ -19,6 +19,12 @@ python=${NETLOOP_PYTHON:-}
 if [ -z "$python" ]; then
     if [ -x "$here/../../.venv/bin/python" ]; then python="$here/../../.venv/bin/python"; else python=python3; fi
 fi
+# A relative interpreter path (NETLOOP_PYTHON=.venv/bin/python) made absolute,
+# since package() runs it from inside the staging folder. Not `realpath`: a
+# venv's python is a symlink whose target would lose the venv.
+case $python in
+    */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;;
+esac
 headers=$("$python" -c 'import fmpy, os; print(os.path.join(os.path.dirname(fmpy.__file__), "c-code"))')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
