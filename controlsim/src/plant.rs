@@ -176,7 +176,7 @@ pub enum PlantConfig {
     BouncingBall(BouncingBallParams),
     /// A model in the text-equation language ([`crate::equations`]).
     Equations(EquationsConfig),
-    /// An FMU (FMI 2.0 or 3.0 Co-Simulation, FMI 2.0 Model Exchange); see
+    /// An FMU (FMI 2.0 or 3.0, Co-Simulation or Model Exchange); see
     /// [`crate::fmu`].
     Fmu(crate::fmu::FmuPlantConfig),
 }

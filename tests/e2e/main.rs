@@ -9,6 +9,7 @@ mod cosim_ns3;
 mod coupling;
 mod custom_params;
 mod examples;
+mod fmu_examples;
 mod graph_flows_ns3;
 mod network_check;
 mod network_schema;

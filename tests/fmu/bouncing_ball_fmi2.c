@@ -24,6 +24,8 @@ typedef struct {
     int initialised;
 } Instance;
 
+#include "fmi2_common.h"
+
 static void defaults(Model *m) {
     memset(m, 0, sizeof *m);
     m->r[VR_H] = 1.0;
@@ -38,12 +40,7 @@ static void derivatives(Model *m) {
     m->r[VR_DER_V] = m->resting ? 0.0 : m->r[VR_F] - m->r[VR_G];
 }
 
-const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
-const char *fmi2GetVersion(void) { return fmi2Version; }
-fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cat[]) {
-    (void)c; (void)on; (void)n; (void)cat;
-    return fmi2OK;
-}
+FMI2_COMMON_FUNCTIONS
 
 fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid, fmi2String res,
                               const fmi2CallbackFunctions *cb, fmi2Boolean visible, fmi2Boolean logging) {
@@ -95,67 +92,13 @@ fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
     return fmi2OK;
 }
 
-fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Integer v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Integer v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
+FMI2_NO_VARIABLES(Integer)
+FMI2_NO_VARIABLES(Boolean)
+FMI2_NO_VARIABLES(String)
 
-/* The FMU state is a copy of the model. */
-fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state) {
-    if (!*state) *state = malloc(sizeof(Model));
-    if (!*state) return fmi2Fatal;
-    memcpy(*state, &((Instance *)c)->m, sizeof(Model));
-    return fmi2OK;
-}
-fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
-    if (!state) return fmi2Error;
-    memcpy(&((Instance *)c)->m, state, sizeof(Model));
-    return fmi2OK;
-}
-fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state) {
-    (void)c;
-    free(*state);
-    *state = NULL;
-    return fmi2OK;
-}
-fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *size) {
-    (void)c; (void)s; (void)size;
-    return fmi2Error;
-}
-fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t size) {
-    (void)c; (void)s; (void)b; (void)size;
-    return fmi2Error;
-}
-fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t size, fmi2FMUstate *s) {
-    (void)c; (void)b; (void)size; (void)s;
-    return fmi2Error;
-}
-fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
-                                        const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
-                                        fmi2Real dz[]) {
-    (void)c; (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz;
-    return fmi2Error;
-}
+FMI2_STATE_AS_COPY(Model)
+FMI2_STATE_NOT_SERIALIZED
+FMI2_NO_DIRECTIONAL_DERIVATIVES
 
 /* Model Exchange */
 fmi2Status fmi2EnterEventMode(fmi2Component c) { (void)c; return fmi2OK; }

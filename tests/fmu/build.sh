@@ -6,6 +6,7 @@
 #   BrokenXml.fmu      Linear4 with a truncated modelDescription.xml
 #   MissingStart.fmu   Linear4 whose parameter k1 has no start value
 #   BouncingBall.fmu   a bouncing ball with a state and a time event, FMI 2.0 Model Exchange, C
+#   BouncingBall3.fmu  the same ball, FMI 3.0 Model Exchange, C (bouncing_ball_fmi3.c)
 #   PiController.fmu   a PI controller written in Python, exported by pythonfmu
 #   PiState.fmu        the same PI controller in C, FMI 2.0 Co-Simulation with canGetAndSetFMUstate
 # The FMI headers come from FMPy's package (fmpy/c-code); the compiler is cc.
@@ -73,6 +74,9 @@ package MissingStart "$work/MissingStart"
 
 c_fmu BouncingBall bouncing_ball_fmi2.c bouncing_ball_fmi2.xml linux64 BouncingBall
 package BouncingBall "$work/BouncingBall"
+
+c_fmu BouncingBall3 bouncing_ball_fmi3.c bouncing_ball_fmi3.xml x86_64-linux BouncingBall3
+package BouncingBall3 "$work/BouncingBall3"
 
 c_fmu PiState pi_state_fmi2.c pi_state_fmi2.xml linux64 PiState
 package PiState "$work/PiState"

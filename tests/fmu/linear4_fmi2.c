@@ -16,17 +16,14 @@ typedef struct {
     int initialised;
 } Instance;
 
+#include "fmi2_common.h"
+
 static void log_error(Instance *c, const char *msg) {
     if (c->cb.logger)
         c->cb.logger(c->cb.componentEnvironment, c->name, fmi2Error, "error", "%s", msg);
 }
 
-const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
-const char *fmi2GetVersion(void) { return fmi2Version; }
-fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean on, size_t n, const fmi2String cat[]) {
-    (void)c; (void)on; (void)n; (void)cat;
-    return fmi2OK;
-}
+FMI2_COMMON_FUNCTIONS
 
 fmi2Component fmi2Instantiate(fmi2String name, fmi2Type type, fmi2String guid, fmi2String res,
                               const fmi2CallbackFunctions *cb, fmi2Boolean visible, fmi2Boolean logging) {
@@ -102,79 +99,14 @@ fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t
     return fmi2OK;
 }
 
-fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Boolean v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2String v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
-fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2String v[]) {
-    (void)c; (void)vr; (void)v;
-    return n ? fmi2Error : fmi2OK;
-}
+FMI2_NO_VARIABLES(Boolean)
+FMI2_NO_VARIABLES(String)
 
-/* The FMU state is a copy of the model. */
-fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate *state) {
-    Instance *i = c;
-    if (!*state) *state = malloc(sizeof(Linear4));
-    if (!*state) return fmi2Fatal;
-    memcpy(*state, &i->m, sizeof(Linear4));
-    return fmi2OK;
-}
-fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state) {
-    Instance *i = c;
-    if (!state) return fmi2Error;
-    memcpy(&i->m, state, sizeof(Linear4));
-    return fmi2OK;
-}
-fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate *state) {
-    (void)c;
-    free(*state);
-    *state = NULL;
-    return fmi2OK;
-}
-fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate s, size_t *size) {
-    (void)c; (void)s;
-    *size = sizeof(Linear4);
-    return fmi2OK;
-}
-fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate s, fmi2Byte b[], size_t size) {
-    (void)c;
-    if (size < sizeof(Linear4)) return fmi2Error;
-    memcpy(b, s, sizeof(Linear4));
-    return fmi2OK;
-}
-fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte b[], size_t size, fmi2FMUstate *s) {
-    (void)c;
-    if (size < sizeof(Linear4)) return fmi2Error;
-    if (!*s) *s = malloc(sizeof(Linear4));
-    if (!*s) return fmi2Fatal;
-    memcpy(*s, b, sizeof(Linear4));
-    return fmi2OK;
-}
-fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference u[], size_t nu,
-                                        const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
-                                        fmi2Real dz[]) {
-    (void)c; (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz;
-    return fmi2Error;
-}
+FMI2_STATE_AS_COPY(Linear4)
+FMI2_STATE_SERIALIZED(Linear4)
+FMI2_NO_DIRECTIONAL_DERIVATIVES
 
-fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                       const fmi2Integer o[], const fmi2Real v[]) {
-    (void)c; (void)vr; (void)n; (void)o; (void)v;
-    return fmi2Error;
-}
-fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t n,
-                                        const fmi2Integer o[], fmi2Real v[]) {
-    (void)c; (void)vr; (void)n; (void)o; (void)v;
-    return fmi2Error;
-}
+FMI2_CS_NO_INPUT_DERIVATIVES
 
 fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_prior) {
     (void)no_prior;
@@ -198,24 +130,4 @@ fmi2Status fmi2DoStep(fmi2Component c, fmi2Real t, fmi2Real h, fmi2Boolean no_pr
     return fmi2OK;
 }
 
-fmi2Status fmi2CancelStep(fmi2Component c) { (void)c; return fmi2Error; }
-fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status *v) {
-    (void)c; (void)s; (void)v;
-    return fmi2Discard;
-}
-fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real *v) {
-    (void)c; (void)s; (void)v;
-    return fmi2Discard;
-}
-fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer *v) {
-    (void)c; (void)s; (void)v;
-    return fmi2Discard;
-}
-fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean *v) {
-    (void)c; (void)s; (void)v;
-    return fmi2Discard;
-}
-fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String *v) {
-    (void)c; (void)s; (void)v;
-    return fmi2Discard;
-}
+FMI2_CS_NO_ASYNC_STEPS

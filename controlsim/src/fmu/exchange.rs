@@ -1,5 +1,5 @@
-//! `kind = "fmu"` with `interface = "model_exchange"`: an FMI 2.0 Model
-//! Exchange FMU as a continuous, hybrid plant. netloop's solver integrates
+//! `kind = "fmu"` with `interface = "model_exchange"`: an FMI 2.0 or 3.0
+//! Model Exchange FMU as a continuous, hybrid plant. netloop's solver integrates
 //! the FMU's continuous states like any other plant's, and the FMU's events
 //! go through the same event location as every guard ([`crate::event`]).
 //!
@@ -9,9 +9,11 @@
 //!   recording see them as they see a built-in plant's states.
 //! - `derivative(t, x, u)`: `fmi2SetTime(t)`, `fmi2SetContinuousStates(x)`,
 //!   `fmi2SetReal(inputs, u)`, `fmi2GetDerivatives`; `output` likewise, then
-//!   `fmi2GetReal(outputs)`.
+//!   `fmi2GetReal(outputs)`. FMI 3.0 makes the same calls under its names
+//!   (`fmi3SetFloat64`, `fmi3GetContinuousStateDerivatives`, ...):
+//!   [`MeInstance`].
 //! - Guards: one per event indicator `z_i`, and one for time events.
-//!   FMI 2.0 has an event where `z_i` changes sign (the domains `z >= 0`
+//!   FMI 2.0 and 3.0 have an event where `z_i` changes sign (the domains `z >= 0`
 //!   and `z < 0` here; FMI says `z > 0` and `z <= 0`, which differ only at
 //!   an exact zero). netloop's guards fire when they fall to zero or below,
 //!   so guard `i` is `s_i z_i`, with `s_i` the sign of `z_i`'s domain after
@@ -20,14 +22,16 @@
 //!   `nextEventTime - t` (1 when the FMU has no time event pending), so a
 //!   time event is located inside the step to [`LOCATION_TOLERANCE`] like a
 //!   state event, at or just after `nextEventTime` as FMI requires.
-//! - `reset` at a located event is FMI 2.0's event mode: `fmi2EnterEventMode`,
-//!   `fmi2NewDiscreteStates` until it needs no further iteration,
+//! - `reset` at a located event is the standard's event mode: `fmi2EnterEventMode`,
+//!   `fmi2NewDiscreteStates` (FMI 3.0: `fmi3UpdateDiscreteStates`) until it
+//!   needs no further iteration,
 //!   `fmi2EnterContinuousTimeMode`, then the new continuous states, the next
 //!   time event and the indicators' domains are read back.
 //! - Initialisation (FMI 2.0 §3.2.2): `fmi2SetupExperiment` at 0, start
-//!   values, initialisation mode, then the event iteration as above.
+//!   values, initialisation mode, then the event iteration as above (FMI
+//!   3.0: start values, initialisation mode at 0, the event iteration).
 //!
-//! `fmi2CompletedIntegratorStep` is not called: an FMU that asks for step
+//! `fmi2CompletedIntegratorStep` (`fmi3...`) is not called: an FMU that asks for step
 //! events through it is not supported. A failed call (or `terminateSimulation`)
 //! stops the plant; [`Plant::fault`] reports it and the run stops at that step.
 //!
@@ -35,14 +39,12 @@
 
 use std::sync::Mutex;
 
-use fmi::fmi2::import::Fmi2Import;
-use fmi::fmi2::instance::{Common as _, InstanceME, ModelExchange as _};
-use fmi::traits::FmiImport;
 use fmi::EventFlags;
 
 use crate::error::ConfigError;
 use crate::fmu::archive::{linked_view, Unpacked};
-use crate::fmu::model::{FmiVersion, Model, VarType, Variable};
+use crate::fmu::me_instance::{check_me_binary, Failed, MeInstance};
+use crate::fmu::model::{Model, Variable};
 use crate::fmu::plant::FmuPlantConfig;
 use crate::fmu::slave::{file_name, FmuCallError};
 use crate::fmu::FmuValue;
@@ -53,9 +55,7 @@ use crate::plant::{Plant, Signature};
 const MAX_EVENT_ITERATIONS: u32 = 10_000;
 
 struct Inner {
-    // The instance goes before the import, which holds the unpacked files.
-    instance: InstanceME,
-    _import: Fmi2Import,
+    instance: MeInstance,
     name: String,
     /// The FMU's time as last set, for messages.
     time: f64,
@@ -78,31 +78,42 @@ impl Inner {
         }
     }
 
+    /// A failed call as the error that names the FMU and the time.
+    fn failed(&self, f: Failed) -> FmuCallError {
+        FmuCallError {
+            fmu: self.name.clone(),
+            call: f.call,
+            status: f.status,
+            time: self.time,
+        }
+    }
+
     /// Time, continuous states and inputs of one evaluation.
     fn prepare(&mut self, t: f64, x: &[f64], refs: &[u32], u: &[f64]) -> Result<(), FmuCallError> {
         self.time = t;
         let r = self.instance.set_time(t);
-        r.map_err(|e| self.error("fmi2SetTime", e))?;
+        r.map_err(|e| self.failed(e))?;
         let r = self.instance.set_continuous_states(x);
-        r.map_err(|e| self.error("fmi2SetContinuousStates", e))?;
+        r.map_err(|e| self.failed(e))?;
         if !refs.is_empty() {
-            let r = self.instance.set_real(refs, u);
-            r.map_err(|e| self.error("fmi2SetReal", e))?;
+            let r = self.instance.set_reals(refs, u);
+            r.map_err(|e| self.failed(e))?;
         }
         Ok(())
     }
 
-    /// The event iteration of FMI 2.0 event mode (the FMU is in it), then
+    /// The event iteration of event mode (the FMU is in it), then
     /// back to continuous time with the new states in `x`.
     fn event_iteration(&mut self, x: &mut [f64]) -> Result<(), FmuCallError> {
         let mut flags = EventFlags::default();
         let mut iterations = 0;
         loop {
             flags.reset();
-            let r = self.instance.new_discrete_states(&mut flags);
-            r.map_err(|e| self.error("fmi2NewDiscreteStates", e))?;
+            let r = self.instance.update_discrete_states(&mut flags);
+            r.map_err(|e| self.failed(e))?;
+            let call = self.instance.update_call();
             if flags.terminate_simulation {
-                return Err(self.error("fmi2NewDiscreteStates", "terminateSimulation = true"));
+                return Err(self.error(call, "terminateSimulation = true"));
             }
             if !flags.discrete_states_need_update {
                 break;
@@ -110,23 +121,23 @@ impl Inner {
             iterations += 1;
             if iterations >= MAX_EVENT_ITERATIONS {
                 return Err(self.error(
-                    "fmi2NewDiscreteStates",
+                    call,
                     format!("newDiscreteStatesNeeded after {MAX_EVENT_ITERATIONS} iterations"),
                 ));
             }
         }
         self.next_time = flags.next_event_time;
         let r = self.instance.enter_continuous_time_mode();
-        r.map_err(|e| self.error("fmi2EnterContinuousTimeMode", e))?;
+        r.map_err(|e| self.failed(e))?;
         let r = self.instance.get_continuous_states(x);
-        r.map_err(|e| self.error("fmi2GetContinuousStates", e))?;
+        r.map_err(|e| self.failed(e))?;
         self.read_domains(x)
     }
 
     /// `s_i` from the indicators at the current state.
     fn read_domains(&mut self, x: &[f64]) -> Result<(), FmuCallError> {
         let r = self.instance.set_continuous_states(x);
-        r.map_err(|e| self.error("fmi2SetContinuousStates", e))?;
+        r.map_err(|e| self.failed(e))?;
         self.indicators()?;
         for (s, z) in self.sign.iter_mut().zip(&self.z) {
             *s = if *z >= 0.0 { 1.0 } else { -1.0 };
@@ -141,11 +152,7 @@ impl Inner {
         let mut z = std::mem::take(&mut self.z);
         let r = self.instance.get_event_indicators(&mut z);
         self.z = z;
-        match r {
-            Ok(true) => Ok(()),
-            Ok(false) => Err(self.error("fmi2GetEventIndicators", "Discard")),
-            Err(e) => Err(self.error("fmi2GetEventIndicators", e)),
-        }
+        r.map_err(|e| self.failed(e))
     }
 }
 
@@ -194,22 +201,14 @@ impl FmuMePlant {
         let path_key = format!("{key}.path");
         let name = file_name(&unpacked.file);
         let fail = |what: String| ConfigError::invalid(&path_key, format!("FMU {name}: {what}"));
-        let me = match (&model.model_exchange, model.version) {
-            (Some(me), FmiVersion::V2) => me,
-            _ => {
-                return Err(ConfigError::invalid(
-                    format!("{key}.interface"),
-                    format!(
-                        "the FMU {name} has no {} Model Exchange interface{}",
-                        model.version_text(),
-                        if model.version == FmiVersion::V3 {
-                            " netloop can run (FMI 3.0 Model Exchange is not supported yet)"
-                        } else {
-                            ""
-                        }
-                    ),
-                ))
-            }
+        let Some(me) = &model.model_exchange else {
+            return Err(ConfigError::invalid(
+                format!("{key}.interface"),
+                format!(
+                    "the FMU {name} has no {} Model Exchange interface",
+                    model.version_text()
+                ),
+            ));
         };
         if config.step.is_some() {
             return Err(ConfigError::invalid(
@@ -218,22 +217,12 @@ impl FmuMePlant {
                  `step` is the communication step of interface = \"co_simulation\"",
             ));
         }
-        // The binary of the Model Exchange interface may differ from the
-        // Co-Simulation one that `load` checked.
-        let mut me_model = model.clone();
-        me_model.model_identifier = me.model_identifier.clone();
-        unpacked.check_binary(&path_key, &me_model)?;
-
+        check_me_binary(&path_key, unpacked, model, &me.model_identifier)?;
         let view =
             linked_view(unpacked).map_err(|e| fail(format!("cannot prepare the FMU: {e}")))?;
-        let import =
-            <Fmi2Import as FmiImport>::new(view, &model.xml).map_err(|e| fail(e.to_string()))?;
-        let instance = import
-            .instantiate_me("plant", false, false)
-            .map_err(|e| fail(format!("fmi2Instantiate failed: {e}")))?;
+        let instance = MeInstance::new(view, model, "plant").map_err(fail)?;
         let mut inner = Inner {
             instance,
-            _import: import,
             name,
             time: 0.0,
             z: vec![0.0; me.event_indicators],
@@ -287,56 +276,17 @@ impl FmuMePlant {
 }
 
 /// Start values, initialisation mode, the first event iteration (FMI 2.0
-/// §3.2.2), the initial continuous states into `x0`.
+/// §3.2.2, FMI 3.0 §3.2.4), the initial continuous states into `x0`.
 fn initialise(
     inner: &mut Inner,
     start_values: &[(Variable, FmuValue)],
     x0: &mut [f64],
 ) -> Result<(), FmuCallError> {
-    let r = inner.instance.setup_experiment(None, 0.0, None);
-    r.map_err(|e| inner.error("fmi2SetupExperiment", e))?;
-    for (v, value) in start_values {
-        let vr = [v.value_reference];
-        let (call, r) = match (v.ty, value) {
-            (VarType::Real, FmuValue::Real(x)) => {
-                ("fmi2SetReal", inner.instance.set_real(&vr, &[*x]))
-            }
-            (VarType::Real, FmuValue::Integer(i)) => {
-                ("fmi2SetReal", inner.instance.set_real(&vr, &[*i as f64]))
-            }
-            (VarType::Integer, FmuValue::Integer(i)) => (
-                "fmi2SetInteger",
-                inner.instance.set_integer(&vr, &[*i as i32]),
-            ),
-            (VarType::Boolean, FmuValue::Boolean(b)) => (
-                "fmi2SetBoolean",
-                inner.instance.set_boolean(&vr, &[*b as i32]),
-            ),
-            (VarType::String, FmuValue::Text(s)) => (
-                "fmi2SetString",
-                inner
-                    .instance
-                    .set_string(
-                        &vr,
-                        &[std::ffi::CString::new(s.as_str()).unwrap_or_default()],
-                    )
-                    .map(|()| fmi::fmi2::Fmi2Res::OK),
-            ),
-            // Model::start_values checked every pair.
-            _ => continue,
-        };
-        r.map_err(|e| FmuCallError {
-            status: format!("{e:?} (setting \"{}\")", v.name),
-            ..inner.error(call, "")
-        })?;
-    }
-    let r = inner.instance.enter_initialization_mode();
-    r.map_err(|e| inner.error("fmi2EnterInitializationMode", e))?;
-    let r = inner.instance.exit_initialization_mode();
-    r.map_err(|e| inner.error("fmi2ExitInitializationMode", e))?;
+    let r = inner.instance.initialise(start_values);
+    r.map_err(|e| inner.failed(e))?;
     // Exiting initialisation mode enters event mode.
     let r = inner.instance.get_continuous_states(x0);
-    r.map_err(|e| inner.error("fmi2GetContinuousStates", e))?;
+    r.map_err(|e| inner.failed(e))?;
     inner.event_iteration(x0)
 }
 
@@ -357,7 +307,7 @@ impl Plant for FmuMePlant {
         let ok = self.with(|inner| {
             inner.prepare(t, x, &self.input_refs, u)?;
             let r = inner.instance.get_derivatives(dx);
-            r.map_err(|e| inner.error("fmi2GetDerivatives", e))?;
+            r.map_err(|e| inner.failed(e))?;
             Ok(())
         });
         if ok.is_none() {
@@ -368,8 +318,8 @@ impl Plant for FmuMePlant {
     fn output(&self, t: f64, x: &[f64], u: &[f64], y: &mut [f64]) {
         let ok = self.with(|inner| {
             inner.prepare(t, x, &self.input_refs, u)?;
-            let r = inner.instance.get_real(&self.output_refs, y);
-            r.map_err(|e| inner.error("fmi2GetReal", e))?;
+            let r = inner.instance.get_reals(&self.output_refs, y);
+            r.map_err(|e| inner.failed(e))?;
             Ok(())
         });
         if ok.is_none() {
@@ -404,7 +354,7 @@ impl Plant for FmuMePlant {
         self.with(|inner| {
             inner.prepare(t, x, &self.input_refs, u)?;
             let r = inner.instance.enter_event_mode();
-            r.map_err(|e| inner.error("fmi2EnterEventMode", e))?;
+            r.map_err(|e| inner.failed(e))?;
             inner.event_iteration(x)
         });
     }

@@ -1,5 +1,5 @@
-//! FMU import: a Functional Mock-up Unit (FMI 2.0 or 3.0 Co-Simulation, FMI
-//! 2.0 Model Exchange) as
+//! FMU import: a Functional Mock-up Unit (FMI 2.0 or 3.0, Co-Simulation or
+//! Model Exchange) as
 //! a loop's plant (`[loops.plant] kind = "fmu"`) or controller
 //! (`[loops.controller] kind = "fmu"`).
 //!
@@ -16,8 +16,8 @@
 //! - [`plant`]: the plant kind, a discrete plant whose period is the
 //!   communication step;
 //! - [`exchange`]: the plant kind with `interface = "model_exchange"` (FMI
-//!   2.0): netloop's solver integrates the FMU's states and locates its
-//!   state and time events like every guard.
+//!   2.0 and 3.0, their calls in `me_instance`): netloop's solver integrates
+//!   the FMU's states and locates its state and time events like every guard.
 //!
 //! The controller kind is [`controller::fmu`](crate::controller::fmu).
 //!
@@ -38,6 +38,7 @@
 pub mod archive;
 pub mod cosim;
 pub mod exchange;
+mod me_instance;
 pub mod model;
 pub mod plant;
 pub mod python;
@@ -87,7 +88,8 @@ pub fn why_no_rollback(path: &std::path::Path) -> Option<String> {
     match model.version {
         model::FmiVersion::V3 => Some(format!(
             "the FMU {name} is FMI 3.0, and netloop saves and restores the state of FMI 2.0 FMUs \
-             only (the `fmi` crate it uses does not bind fmi3GetFMUState)"
+             only: the `fmi` crate it uses (0.8) has no fmi3GetFMUState call on an instance, and \
+             its raw function table needs the instance pointer, which the crate keeps private"
         )),
         model::FmiVersion::V2 if !model.can_get_and_set_state => Some(format!(
             "the FMU {name} does not declare canGetAndSetFMUstate, so its state cannot be saved \

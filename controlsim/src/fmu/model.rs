@@ -78,14 +78,15 @@ pub struct Variable {
     pub array: bool,
 }
 
-/// The Model Exchange interface of an FMU (FMI 2.0).
+/// The Model Exchange interface of an FMU (FMI 2.0 or 3.0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelExchange {
     pub model_identifier: String,
     /// `canGetAndSetFMUstate`.
     pub can_get_and_set_state: bool,
     /// The continuous states, by name, in the order of
-    /// `ModelStructure/Derivatives` (the order of the state vector).
+    /// `ModelStructure/Derivatives` (FMI 3.0: `ContinuousStateDerivative`),
+    /// the order of the state vector.
     pub states: Vec<String>,
     /// `numberOfEventIndicators`.
     pub event_indicators: usize,
@@ -101,7 +102,7 @@ pub struct Model {
     pub model_identifier: String,
     /// A Co-Simulation interface is declared.
     pub co_simulation: bool,
-    /// The Model Exchange interface, when declared (FMI 2.0 only for now).
+    /// The Model Exchange interface, when declared.
     pub model_exchange: Option<ModelExchange>,
     /// `canGetAndSetFMUstate` of the Co-Simulation interface.
     pub can_get_and_set_state: bool,
@@ -120,7 +121,7 @@ impl Model {
     /// # Errors
     /// [`ConfigError`] at `key` for a broken or non-conforming
     /// `modelDescription.xml` or an FMU with neither Co-Simulation nor
-    /// (FMI 2.0) Model Exchange.
+    /// Model Exchange.
     pub fn read(key: &str, unpacked: &Unpacked) -> Result<Self, ConfigError> {
         let xml = unpacked.model_description(key)?;
         let broken = |why: String| {
@@ -149,8 +150,7 @@ impl Model {
             ConfigError::invalid(
                 key,
                 format!(
-                    "the FMU {} has neither a Co-Simulation nor an FMI 2.0 Model Exchange \
-                     interface; netloop runs those (FMI 3.0 Model Exchange is not supported yet)",
+                    "the FMU {} has neither a Co-Simulation nor a Model Exchange interface",
                     unpacked.file.display()
                 ),
             )
@@ -504,7 +504,21 @@ fn fmi2_states(md: &s2::Fmi2ModelDescription) -> Vec<String> {
 
 fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
     use fmi::schema::fmi3::{Causality as C3, Initial as I3, Variability as V3, Variable as Var};
-    let cs = md.co_simulation.as_ref()?;
+    let cs = md.co_simulation.as_ref();
+    let model_exchange = md.model_exchange.as_ref().map(|me| ModelExchange {
+        model_identifier: me.model_identifier.clone(),
+        can_get_and_set_state: me.can_get_and_set_fmu_state == Some(true),
+        states: fmi3_states(md),
+        event_indicators: md
+            .model_structure
+            .unknowns
+            .iter()
+            .filter(|u| matches!(u, s3::VariableDependency::EventIndicator(_)))
+            .count(),
+    });
+    if cs.is_none() && model_exchange.is_none() {
+        return None;
+    }
     let variables = md
         .model_variables
         .variables
@@ -588,13 +602,47 @@ fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
     Some(Model {
         version: FmiVersion::V3,
         model_name: md.model_name.clone(),
-        model_identifier: cs.model_identifier.clone(),
-        co_simulation: true,
-        model_exchange: None,
-        can_get_and_set_state: cs.can_get_and_set_fmu_state == Some(true),
+        model_identifier: match (cs, &model_exchange) {
+            (Some(cs), _) => cs.model_identifier.clone(),
+            (None, Some(me)) => me.model_identifier.clone(),
+            (None, None) => unreachable!(),
+        },
+        co_simulation: cs.is_some(),
+        model_exchange,
+        can_get_and_set_state: cs.is_some_and(|cs| cs.can_get_and_set_fmu_state == Some(true)),
         variable_step: true,
         variables,
         generation_tool: md.generation_tool.clone(),
         xml,
     })
+}
+
+/// The names of the continuous states of an FMI 3.0 model: for each
+/// `ModelStructure/ContinuousStateDerivative`, the Float64 variable its
+/// `derivative` attribute points at (by value reference); `x{i}` when the
+/// file does not say.
+fn fmi3_states(md: &s3::Fmi3ModelDescription) -> Vec<String> {
+    use fmi::schema::fmi3::Variable as Var;
+    let float64 = |vr: u32| {
+        md.model_variables.variables.iter().find_map(|v| match v {
+            Var::Float64(f) if f.value_reference() == vr => Some(f),
+            _ => None,
+        })
+    };
+    md.model_structure
+        .unknowns
+        .iter()
+        .filter_map(|u| match u {
+            s3::VariableDependency::ContinuousStateDerivative(d) => Some(d.value_reference),
+            _ => None,
+        })
+        .enumerate()
+        .map(|(n, der)| {
+            float64(der)
+                .and_then(|d| d.derivative())
+                .and_then(float64)
+                .map(|state| state.name().to_string())
+                .unwrap_or_else(|| format!("x{n}"))
+        })
+        .collect()
 }
