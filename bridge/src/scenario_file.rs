@@ -472,18 +472,37 @@ impl Loaded {
     /// no server to ask, or its program was not run: the values are then
     /// checked when a run starts.
     pub fn check_network(&self, with_server: bool) -> Result<Option<String>, LoadError> {
-        match server_command::check_network(&self.resolved, &self.base_dir, with_server) {
-            NetworkCheck::Accepted | NetworkCheck::NotApplicable => Ok(None),
-            NetworkCheck::Skipped { binary } => Ok(Some(format!(
-                "the network's program {} was not run, so its network was not checked (--with-server runs it)",
-                binary.display()
-            ))),
-            NetworkCheck::NoServer { binary, reason } => Ok(Some(format!(
-                "the ns-3 network was not checked: cannot ask {} ({reason})",
-                binary.display()
-            ))),
-            NetworkCheck::Rejected { key, message } => Err(self.locate(&key, &message)),
-        }
+        check_network(
+            &self.resolved,
+            &self.base_dir,
+            with_server,
+            |key, message| self.locate(key, message),
+        )
+    }
+}
+
+/// [`Loaded::check_network`] for any resolved network side (a loop or a
+/// graph scenario's), a rejection located by `locate`.
+///
+/// # Errors
+/// As [`Loaded::check_network`].
+pub fn check_network(
+    resolved: &Resolved,
+    base_dir: &Path,
+    with_server: bool,
+    locate: impl Fn(&str, &str) -> LoadError,
+) -> Result<Option<String>, LoadError> {
+    match server_command::check_network(resolved, base_dir, with_server) {
+        NetworkCheck::Accepted | NetworkCheck::NotApplicable => Ok(None),
+        NetworkCheck::Skipped { binary } => Ok(Some(format!(
+            "the network's program {} was not run, so its network was not checked (--with-server runs it)",
+            binary.display()
+        ))),
+        NetworkCheck::NoServer { binary, reason } => Ok(Some(format!(
+            "the ns-3 network was not checked: cannot ask {} ({reason})",
+            binary.display()
+        ))),
+        NetworkCheck::Rejected { key, message } => Err(locate(&key, &message)),
     }
 }
 
