@@ -683,8 +683,8 @@ pub struct Resolved {
     pub loops: Vec<LoopNetwork>,
     /// Steps in the run.
     pub end_step: u64,
-    /// Sync period in steps (event-driven: the optional upper bound).
-    pub sync_steps: Option<u64>,
+    /// The sync scheme with its parameters, in steps.
+    pub sync: crate::sync_scheme::SyncScheme,
     /// Node count the network must have.
     pub node_count: u32,
 }
@@ -844,20 +844,7 @@ impl Scenario {
                 ),
             ));
         }
-        let sync_steps = match (self.sync.scheme, self.sync.period) {
-            (SchemeKind::EventDriven, None) => None,
-            (scheme, None) => {
-                return Err(bad(
-                    "sync.period",
-                    format!("required by the {scheme} scheme"),
-                ))
-            }
-            (_, Some(period)) => Some(
-                step.period_steps(period)
-                    .map_err(|e| bad("sync.period", e.to_string()))?
-                    .get(),
-            ),
-        };
+        let sync = crate::sync_scheme::SyncScheme::resolve(&self.sync, step)?;
         if self.loops.is_empty() {
             return Err(bad("loops", "at least one [[loops]] table is needed"));
         }
@@ -1078,7 +1065,7 @@ impl Scenario {
             system,
             loops,
             end_step,
-            sync_steps,
+            sync,
             node_count,
         })
     }

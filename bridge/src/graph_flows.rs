@@ -17,7 +17,7 @@ use protocol::SimTime;
 
 use crate::config::{
     resolve_flow, Backend, FlowConfig, OnLoss, Resolved, ResolvedFlow, Scenario, ScenarioError,
-    SchemeKind, TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
+    TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
 };
 use crate::flows::{Direction, Flow, FlowTable};
 use crate::graph_scenario::{FlowTrigger, GraphScenario, NodeName};
@@ -159,20 +159,7 @@ pub fn resolve(
             "must be at least 1: replications are numbered from 1",
         ));
     }
-    let sync_steps = match (sync.scheme, sync.period) {
-        (SchemeKind::EventDriven, None) => None,
-        (scheme, None) => {
-            return Err(bad(
-                "sync.period",
-                format!("required by the {scheme} scheme"),
-            ))
-        }
-        (_, Some(period)) => Some(
-            step.period_steps(period)
-                .map_err(|e| bad("sync.period", e.to_string()))?
-                .get(),
-        ),
-    };
+    let scheme = crate::sync_scheme::SyncScheme::resolve(&sync, step)?;
     if sync.computation_delay != SimTime::ZERO {
         return Err(bad(
             "sync.computation_delay",
@@ -398,7 +385,7 @@ pub fn resolve(
         },
         loops: Vec::new(),
         end_step,
-        sync_steps,
+        sync: scheme,
         node_count,
     };
     Ok(NetworkSide { resolved, flows })

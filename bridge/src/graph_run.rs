@@ -20,6 +20,8 @@ use crate::flows::Direction;
 use crate::graph_scenario::{GraphScenario, LoadedGraph};
 use crate::graph_session::{GraphSession, GraphSessionError};
 use crate::ledger::FlowCounts;
+use crate::network::NetworkError;
+use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
 use crate::run::{FlowSummary, NetworkSummary, RunOptions, SyncSummary, Versions};
 use crate::run_dir::{clear_outputs, DirLock, RunDirError};
@@ -55,6 +57,14 @@ pub enum GraphNetRunError {
     },
     #[error("{0}")]
     Directory(#[from] RunDirError),
+    /// The ns-3 server rejected an argument at start-up (bad input, as for
+    /// [`crate::run::RunError::NetworkRejected`]); nothing was written.
+    #[error("the ns-3 server rejected its arguments: {message}")]
+    NetworkRejected {
+        message: String,
+        /// The argument the server named, if it named one.
+        argument: Option<String>,
+    },
     /// The run started (or its network did not) and failed; partial results
     /// and `summary.json` are on disk.
     #[error("{source}")]
@@ -87,8 +97,9 @@ pub fn run(
         dir: dir.clone(),
         source,
     };
+    let made_dir = !dir.exists();
     std::fs::create_dir_all(&dir).map_err(io)?;
-    let _lock = DirLock::acquire(&dir)?;
+    let lock = DirLock::acquire(&dir)?;
     clear_outputs(&dir)?;
     let network_config = &side.resolved.scenario.network;
     if network_config.wants_traces() {
@@ -172,6 +183,21 @@ pub fn run(
     };
     let network = match crate::run::start_network(&side.resolved, &options) {
         Ok(n) => n,
+        Err(NetworkError::Ns3(Ns3Error::BadArgument {
+            message, argument, ..
+        })) => {
+            // Bad input: leave nothing (remove_dir only removes what is empty).
+            if let Ok(ts) = recorder.finish() {
+                let _ = std::fs::remove_file(ts.abandon());
+            }
+            let _ = std::fs::remove_file(packets.abandon());
+            drop(lock);
+            let _ = std::fs::remove_dir(dir.join("ns3"));
+            if made_dir {
+                let _ = std::fs::remove_dir(&dir);
+            }
+            return Err(GraphNetRunError::NetworkRejected { message, argument });
+        }
         Err(e) => {
             let summary = summary_of(Some(e.to_string()), SimTime::ZERO, None, 0, "", "");
             if let Ok(ts) = recorder.finish() {

@@ -320,6 +320,28 @@ impl LoadedGraph {
     pub fn locate(&self, key: &str, message: &str) -> LoadError {
         self.origins.locate(key, message)
     }
+
+    /// Where each key was written, to locate problems found after the
+    /// graph is handed to a run.
+    pub fn origins(&self) -> &crate::subsystem::Origins {
+        &self.origins
+    }
+
+    /// Asks the ns-3 server whether it accepts the network of a graph
+    /// scenario with a `[network]`, as [`scenario_file::Loaded::check_network`]
+    /// does for `[[loops]]` scenarios.
+    ///
+    /// # Errors
+    /// The rejected argument's key, located.
+    pub fn check_network(&self, with_server: bool) -> Result<Option<String>, LoadError> {
+        let Some(side) = &self.network else {
+            return Ok(None);
+        };
+        let base_dir = self.path.parent().unwrap_or(Path::new(""));
+        scenario_file::check_network(&side.resolved, base_dir, with_server, |key, message| {
+            self.locate(key, message)
+        })
+    }
 }
 
 /// Whether the scenario text is a graph scenario (it has `components`).

@@ -49,6 +49,7 @@ use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::network::{Network, NetworkError};
 use crate::session::master_slave::{LOOKAHEAD, LOOKAHEAD_IN_FLIGHT, LOOKAHEAD_MAX_SENDS};
 use crate::session::network_driver::{Event, NetworkDriver, Placement, SyncClock};
+use crate::sync_scheme::SyncScheme;
 
 /// Why a graph co-simulation stopped before its end.
 #[derive(Debug, thiserror::Error)]
@@ -104,10 +105,9 @@ impl<W: Write> GraphSession<W> {
         let table = side.table();
         let n = side.flows.len();
         let clock = SyncClock {
-            scheme: side.resolved.scenario.sync.scheme,
+            scheme: side.resolved.sync,
             step_ns: graph.step_size().as_nanos(),
             end_step: side.resolved.end_step,
-            sync_steps: side.resolved.sync_steps,
         };
         let ledger = Ledger::new(table.clone(), side.names(), packets_out);
         GraphSession {
@@ -138,7 +138,7 @@ impl<W: Write> GraphSession<W> {
     /// # Errors
     /// The first failure, naming the simulated time reached.
     pub fn run<O: GraphObserver>(&mut self, observer: &mut O) -> Result<(), GraphSessionError> {
-        let event_driven = self.driver.clock.scheme == SchemeKind::EventDriven;
+        let event_driven = self.driver.clock.scheme.kind() == SchemeKind::EventDriven;
         let specs: Vec<FlowSpec> = self
             .driver
             .flows
@@ -155,10 +155,10 @@ impl<W: Write> GraphSession<W> {
             })
             .collect();
         self.driver.configure(&specs)?;
-        match (self.driver.clock.scheme, self.driver.clock.sync_steps) {
-            (SchemeKind::TimeStepping, Some(p)) => self.run_time_stepping(p, observer)?,
-            (SchemeKind::MasterSlave, Some(p)) => self.run_master_slave(p, observer)?,
-            _ => self.run_event_driven(observer)?,
+        match self.driver.clock.scheme {
+            SyncScheme::TimeStepping(s) => self.run_time_stepping(s.period.get(), observer)?,
+            SyncScheme::MasterSlave(s) => self.run_master_slave(s.period.get(), observer)?,
+            SyncScheme::EventDriven(_) => self.run_event_driven(observer)?,
         }
         // The last boundary is evaluated and recorded, not served.
         let reached = self.time();
@@ -346,7 +346,7 @@ impl<W: Write> GraphSession<W> {
                 k + 1
             }
             .min(self.driver.clock.end_step);
-            if let Some(p) = self.driver.clock.sync_steps {
+            if let Some(p) = self.driver.clock.scheme.max_steps() {
                 next = next.min(k + p);
             }
             let reached = self.network_step(self.time_of(next), true)?;

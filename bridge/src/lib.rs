@@ -40,3 +40,4 @@ pub mod shell;
 pub mod stop;
 pub mod subsystem;
 pub mod sweep;
+pub mod sync_scheme;

@@ -394,9 +394,9 @@ pub enum LoadError {
     /// A syntax error: the toml crate's report, which shows line and column.
     #[error("{}: invalid TOML\n{message}", path.display())]
     Syntax { path: PathBuf, message: String },
-    /// An override that cannot be applied (`--set` through a non-table).
-    #[error("{origin}: {message}")]
-    Override { origin: String, message: String },
+    /// A problem at a key: a value the checks refuse, or an override that
+    /// cannot be applied (`--set` through a non-table), located at the
+    /// override.
     #[error("{0}")]
     Invalid(Box<Located>),
 }
@@ -472,18 +472,37 @@ impl Loaded {
     /// no server to ask, or its program was not run: the values are then
     /// checked when a run starts.
     pub fn check_network(&self, with_server: bool) -> Result<Option<String>, LoadError> {
-        match server_command::check_network(&self.resolved, &self.base_dir, with_server) {
-            NetworkCheck::Accepted | NetworkCheck::NotApplicable => Ok(None),
-            NetworkCheck::Skipped { binary } => Ok(Some(format!(
-                "the network's program {} was not run, so its network was not checked (--with-server runs it)",
-                binary.display()
-            ))),
-            NetworkCheck::NoServer { binary, reason } => Ok(Some(format!(
-                "the ns-3 network was not checked: cannot ask {} ({reason})",
-                binary.display()
-            ))),
-            NetworkCheck::Rejected { key, message } => Err(self.locate(&key, &message)),
-        }
+        check_network(
+            &self.resolved,
+            &self.base_dir,
+            with_server,
+            |key, message| self.locate(key, message),
+        )
+    }
+}
+
+/// [`Loaded::check_network`] for any resolved network side (a loop or a
+/// graph scenario's), a rejection located by `locate`.
+///
+/// # Errors
+/// As [`Loaded::check_network`].
+pub fn check_network(
+    resolved: &Resolved,
+    base_dir: &Path,
+    with_server: bool,
+    locate: impl Fn(&str, &str) -> LoadError,
+) -> Result<Option<String>, LoadError> {
+    match server_command::check_network(resolved, base_dir, with_server) {
+        NetworkCheck::Accepted | NetworkCheck::NotApplicable => Ok(None),
+        NetworkCheck::Skipped { binary } => Ok(Some(format!(
+            "the network's program {} was not run, so its network was not checked (--with-server runs it)",
+            binary.display()
+        ))),
+        NetworkCheck::NoServer { binary, reason } => Ok(Some(format!(
+            "the ns-3 network was not checked: cannot ask {} ({reason})",
+            binary.display()
+        ))),
+        NetworkCheck::Rejected { key, message } => Err(locate(&key, &message)),
     }
 }
 
@@ -567,9 +586,15 @@ fn parse_table(path: &Path, text: &str) -> Result<toml::Table, LoadError> {
 /// number anywhere in the result, located by `locator`.
 fn apply_overrides(table: &mut toml::Table, locator: &Locator) -> Result<(), LoadError> {
     for o in locator.overrides {
-        set_value(table, &o.path, o.value.clone()).map_err(|message| LoadError::Override {
-            origin: o.origin.clone(),
-            message,
+        set_value(table, &o.path, o.value.clone()).map_err(|message| {
+            LoadError::Invalid(Box::new(Located {
+                file: locator.file.to_path_buf(),
+                key: Some(o.path.to_string()),
+                message,
+                expected: None,
+                place: Place::Override(o.origin.clone()),
+                note: None,
+            }))
         })?;
     }
     if let Some((key, value)) = first_non_finite(table) {
@@ -1253,6 +1278,25 @@ mod tests {
         assert!(err.to_string().contains("has 1 entries"), "{err}");
         let err = load_str(SERVO, &["duration.x=1"]).unwrap_err();
         assert!(err.to_string().contains("not a table"), "{err}");
+    }
+
+    /// An override that cannot be applied is a keyed error like any other,
+    /// located at the override that set it.
+    #[test]
+    fn an_override_that_cannot_be_applied_names_its_key_and_origin() {
+        let err = load_str(SERVO, &["duration.x=1"]).unwrap_err();
+        assert_eq!(err.key(), Some("duration.x"), "{err}");
+        let LoadError::Invalid(located) = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(located.place, Place::Override("--set duration.x=1".into()));
+        assert_eq!(
+            err.to_string(),
+            "`duration.x`: `duration` is a string, not a table, so it has no key `x`\n  \
+             --> --set duration.x=1 (on examples/x.toml)\n"
+        );
+        let err = load_str(SERVO, &["loops[3].controller.kp=1"]).unwrap_err();
+        assert_eq!(err.key(), Some("loops[3].controller.kp"), "{err}");
     }
 
     #[test]

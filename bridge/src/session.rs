@@ -54,6 +54,7 @@ use crate::flows::{Direction, FlowTable};
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::mobility::NodeMotion;
 use crate::network::{Network, NetworkError};
+use crate::sync_scheme::{MasterSlave, SyncScheme};
 use network_driver::{Class, Event, NetworkDriver, Placement, SyncClock};
 
 /// Why a co-simulation stopped before its end.
@@ -117,15 +118,8 @@ pub struct Session<W: Write> {
     /// Master-slave: time-triggered packets are announced ahead, so replay
     /// only fills in their values.
     announce_ahead: bool,
-    /// Master-slave may run the network ahead (see `master_slave.rs`).
-    lookahead: bool,
-    /// Master-slave: metres a moving node may drift from the network's
-    /// straight-line picture of it before a sync is due; 0 = every period.
-    position_tolerance: f64,
-    /// Event-driven may hand event-triggered answers to the network as
-    /// rules (`[sync] rules`); `rules_active` once the network took them
+    /// Event-driven: the network took the event-triggered answers as rules
     /// (see `event_rules.rs`).
-    rules_enabled: bool,
     rules_active: bool,
 }
 
@@ -165,12 +159,10 @@ impl<W: Write> Session<W> {
             .iter()
             .map(|l| l.name().to_string())
             .collect();
-        let scheme = resolved.scenario.sync.scheme;
         let clock = SyncClock {
-            scheme,
+            scheme: resolved.sync,
             step_ns: system.step_size().as_nanos(),
             end_step: resolved.end_step,
-            sync_steps: resolved.sync_steps,
         };
         let ledger = Ledger::new(flows.clone(), names, packets_out);
         Session {
@@ -194,10 +186,7 @@ impl<W: Write> Session<W> {
             motions,
             response_numbers: vec![0; n],
             local_controls: vec![Vec::new(); n],
-            announce_ahead: scheme == SchemeKind::MasterSlave,
-            lookahead: resolved.scenario.sync.lookahead,
-            position_tolerance: resolved.scenario.sync.position_tolerance.0,
-            rules_enabled: resolved.scenario.sync.rules,
+            announce_ahead: matches!(resolved.sync, SyncScheme::MasterSlave(_)),
             rules_active: false,
             system,
         }
@@ -213,10 +202,10 @@ impl<W: Write> Session<W> {
         self.driver
             .configure(&self.flows.specs(&self.event_triggered))?;
         match self.driver.clock.scheme {
-            SchemeKind::TimeStepping => self.run_time_stepping(observer),
-            SchemeKind::MasterSlave => self.run_master_slave(observer),
-            SchemeKind::EventDriven => {
-                if self.install_answer_rules()? {
+            SyncScheme::TimeStepping(scheme) => self.run_time_stepping(scheme, observer),
+            SyncScheme::MasterSlave(scheme) => self.run_master_slave(scheme, observer),
+            SyncScheme::EventDriven(scheme) => {
+                if self.install_answer_rules(scheme)? {
                     self.run_event_driven_ahead(observer)
                 } else {
                     self.run_event_driven(observer)
@@ -626,7 +615,7 @@ impl<W: Write> Session<W> {
     /// integrated), or under time-stepping the sync boundary where the
     /// control side receives it.
     fn evaluation_time(&self, cause: Cause) -> SimTime {
-        match (cause, self.driver.clock.scheme) {
+        match (cause, self.driver.clock.scheme.kind()) {
             (Cause::Tick(k), _) => self.time_of(k),
             (Cause::Arrival(_), SchemeKind::TimeStepping) => self.now(),
             (Cause::Arrival(arrival), _) => arrival,
@@ -641,9 +630,10 @@ impl<W: Write> Session<W> {
     /// When a response to a packet that arrived at `arrival` enters the network.
     fn response_send_time(&self, arrival: SimTime) -> SimTime {
         let ready = arrival + self.computation_delay;
-        match (self.driver.clock.scheme, self.driver.clock.sync_steps) {
-            (SchemeKind::EventDriven, _) | (_, None) => ready,
-            (SchemeKind::MasterSlave, Some(period)) => {
+        match self.driver.clock.scheme {
+            SyncScheme::EventDriven(_) => ready,
+            SyncScheme::MasterSlave(MasterSlave { period, .. }) => {
+                let period = period.get();
                 // The first sync point at or after it is ready. The replay
                 // serves every answer in the period its packet arrived in
                 // (see `master_slave.rs`), before the network runs past the
@@ -653,7 +643,7 @@ impl<W: Write> Session<W> {
                 let period_ns = period * self.driver.clock.step_ns;
                 SimTime(ready.0.div_ceil(period_ns) * period_ns).max(self.driver.network.reached())
             }
-            (SchemeKind::TimeStepping, Some(_)) => self.scheduled_send_time(self.system.k()),
+            SyncScheme::TimeStepping(_) => self.scheduled_send_time(self.system.k()),
         }
     }
 

@@ -136,6 +136,44 @@ const CASES: &[(&str, &[&str], &str)] = &[
         "42e7512286bc1f6d",
     ),
     ("dc_servo_p2p.toml", &["network.traces={}"], "ee9ee93a4ccfce98"),
+    // Each sync scheme with its parameters: the scheme's own type made at
+    // resolve time must not change what is hashed (hashes from the bridge
+    // before `SyncScheme`).
+    (
+        "dc_servo_p2p.toml",
+        &["sync={scheme = \"time_stepping\", period = \"10ms\"}"],
+        "94671fb37826272c",
+    ),
+    (
+        "dc_servo_p2p.toml",
+        &["sync={scheme = \"master_slave\", period = \"20ms\", lookahead = false}"],
+        "a20362b939f660e9",
+    ),
+    (
+        "dc_servo_p2p.toml",
+        &["sync={scheme = \"master_slave\", period = \"10ms\", computation_delay = \"1ms\"}"],
+        "7c5a60fae404bfdc",
+    ),
+    (
+        "dc_servo_p2p.toml",
+        &["sync={scheme = \"event_driven\"}"],
+        "b7b2c0fa70cbea7d",
+    ),
+    (
+        "dc_servo_p2p.toml",
+        &["sync={scheme = \"event_driven\", period = \"50ms\", rules = false}"],
+        "a63722b44e7ae2fd",
+    ),
+    (
+        "servo_wifi_interference.toml",
+        &["sync.rules=false"],
+        "9dfcba22c1ccb8e3",
+    ),
+    (
+        "platoon_wave_bsm.toml",
+        &["sync.position_tolerance=\"1cm\""],
+        "c0bac8c9cab9c153",
+    ),
 ];
 
 fn hash_of(file: &str, sets: &[&str]) -> String {

@@ -264,3 +264,43 @@ fn a_custom_network_runs_a_users_program_named_relative_to_the_scenario() {
         stderr(&o)
     );
 }
+
+/// A graph scenario's network goes through the same check as a loop
+/// scenario's: a value only the server knows is refused by `check` and
+/// `run` at its key and line, exit 2, and no run directory is left.
+#[test]
+fn a_graph_scenarios_network_is_checked_and_located_by_check_and_run() {
+    server_binary();
+    let dir = tempfile::tempdir().unwrap();
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/two_sensor_paths_graph.toml");
+    let text = std::fs::read_to_string(example).unwrap();
+    let bad = text.replace(
+        "phy_mode = \"OfdmRate6Mbps\"",
+        "phy_mode = \"OfdmRate7Mbps\"",
+    );
+    assert_ne!(bad, text, "the example sets phy_mode");
+    let line = bad.lines().position(|l| l.starts_with("phy_mode")).unwrap() + 1;
+    write(dir.path(), "graph.toml", &bad);
+    for args in [
+        vec!["check", "graph.toml"],
+        vec!["run", "graph.toml", "--out", "out"],
+    ] {
+        let o = netloop(dir.path(), &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: `network.radio.phy_mode`: "),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("is not a mode of 80211a"), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("graph.toml:{line}:")),
+            "{args:?}: not located at line {line}: {err}"
+        );
+        assert!(
+            !dir.path().join("out").exists(),
+            "{args:?}: a rejected network must not leave a run directory"
+        );
+    }
+}

@@ -10,6 +10,9 @@ use crate::scenario_file;
 fn check_graph(args: CheckArgs, text: &str, quiet: bool) -> Result<(), Failure> {
     let loaded =
         graph_scenario::load_text(&args.scenario.scenario, text, &overrides(&args.scenario)?)?;
+    if let Some(note) = loaded.check_network(args.with_server)? {
+        tracing::warn!("{note}");
+    }
     if args.graph {
         print!("{}", graph_scenario::dot(&loaded));
         return Ok(());

@@ -95,9 +95,11 @@ fn run_graph_scenario(
     }
     let mut loaded = graph_scenario::load_text(path, text, &overrides(&args.scenario)?)?;
     let out_dir = out_dir_or_default(args.out, path, "run");
-    if loaded.network.is_some() {
+    if let Some(side) = &loaded.network {
         let base_dir = path.parent().map(PathBuf::from).unwrap_or_default();
         let components = loaded.scenario.components.len();
+        // What a rejected server argument is traced back to, once `loaded` is the run's.
+        let (resolved, origins) = (side.resolved.clone(), loaded.origins().clone());
         return match crate::graph_run::run(loaded, &out_dir, &base_dir, Some(cancel)) {
             Ok(summary) => {
                 if !quiet {
@@ -114,6 +116,11 @@ fn run_graph_scenario(
                     );
                 }
                 Ok(())
+            }
+            // The server rejected an argument: bad input, reported at its key.
+            Err(crate::graph_run::GraphNetRunError::NetworkRejected { message, argument }) => {
+                let key = key_of_problem(&resolved, &base_dir, argument.as_deref(), &message);
+                Err(Failure::BadInput(origins.locate(&key, &message).to_string()))
             }
             Err(crate::graph_run::GraphNetRunError::Failed { source, reached, out_dir }) => {
                 Err(Failure::Run(format!(

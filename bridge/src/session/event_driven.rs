@@ -56,7 +56,7 @@ impl<W: Write> Session<W> {
             // To the next stop; packets on the way take effect at their own
             // boundaries (none of them answers: that would have stopped the network).
             let mut next = self.next_action_step(k).min(self.driver.clock.end_step);
-            if let Some(period) = self.driver.clock.sync_steps {
+            if let Some(period) = self.driver.clock.scheme.max_steps() {
                 next = next.min(k + period);
             }
             let reached = self.network_step(self.time_of(next), true)?;

@@ -45,6 +45,7 @@ use super::network_driver::Event;
 use super::{Session, SessionError};
 use crate::flows::Direction;
 use crate::network::{NetworkError, Violation};
+use crate::sync_scheme::EventDriven;
 
 /// Windows handed to the network before their answers are read (see
 /// `master_slave.rs`).
@@ -56,8 +57,8 @@ const WINDOW_MAX_SENDS: usize = 100_000;
 impl<W: Write> Session<W> {
     /// The rules of this run's event-triggered answers, or `None` when the
     /// run must stop at every answer instead (see the module docs).
-    fn answer_rules(&self) -> Option<Vec<AnswerRule>> {
-        if !self.rules_enabled || self.driver.network.may_deliver_instantly() {
+    fn answer_rules(&self, scheme: EventDriven) -> Option<Vec<AnswerRule>> {
+        if !scheme.rules || self.driver.network.may_deliver_instantly() {
             return None;
         }
         if self.driver.network.uses_kinematics() && !self.kinematics().is_empty() {
@@ -93,8 +94,11 @@ impl<W: Write> Session<W> {
 
     /// Hands the answer rules to the network; whether it took them, and the
     /// run can go ahead.
-    pub(super) fn install_answer_rules(&mut self) -> Result<bool, SessionError> {
-        let Some(rules) = self.answer_rules() else {
+    pub(super) fn install_answer_rules(
+        &mut self,
+        scheme: EventDriven,
+    ) -> Result<bool, SessionError> {
+        let Some(rules) = self.answer_rules(scheme) else {
             return Ok(false);
         };
         if !self.driver.network.install_rules(&rules)? {

@@ -49,6 +49,7 @@ use controlsim::{Observer, Trigger};
 use protocol::SimTime;
 
 use super::{Session, SessionError};
+use crate::sync_scheme::MasterSlave;
 
 /// How far ahead of the replay the network may run, in simulated time.
 pub const LOOKAHEAD: SimTime = SimTime::from_secs(1);
@@ -64,18 +65,15 @@ pub(crate) const LOOKAHEAD_IN_FLIGHT: usize = 2;
 impl<W: Write> Session<W> {
     pub(super) fn run_master_slave<O: Observer>(
         &mut self,
+        scheme: MasterSlave,
         observer: &mut O,
     ) -> Result<(), SessionError> {
-        let period = self
-            .driver
-            .clock
-            .sync_steps
-            .expect("resolve() requires a period for master-slave");
-        if self.lookahead && self.nothing_needs_a_sync() {
+        let period = scheme.period.get();
+        if scheme.lookahead && self.nothing_needs_a_sync() {
             return self.run_master_slave_ahead(period, observer);
         }
-        if self.lookahead && self.position_tolerance > 0.0 && !self.has_responders() {
-            return self.run_master_slave_tolerant(period, observer);
+        if scheme.lookahead && scheme.position_tolerance > 0.0 && !self.has_responders() {
+            return self.run_master_slave_tolerant(period, scheme.position_tolerance, observer);
         }
         let mut start = self.system.k();
         while start < self.driver.clock.end_step {
@@ -114,12 +112,13 @@ impl<W: Write> Session<W> {
     fn run_master_slave_tolerant<O: Observer>(
         &mut self,
         period: u64,
+        tolerance: f64,
         observer: &mut O,
     ) -> Result<(), SessionError> {
         let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
         let mut start = self.system.k();
         while start < self.driver.clock.end_step {
-            let periods = self.periods_within_tolerance(period, max_periods);
+            let periods = self.periods_within_tolerance(period, tolerance, max_periods);
             let end = self.announce_window(start, period, periods);
             self.network_step(self.time_of(end), false)?;
             self.replay(start, end, observer)?;
@@ -136,13 +135,13 @@ impl<W: Write> Session<W> {
     /// The most whole periods (at least one, at most `max_periods`) after
     /// which no moving node can be farther than the tolerance from the
     /// network's extrapolation of it from now.
-    fn periods_within_tolerance(&self, period: u64, max_periods: u64) -> u64 {
+    fn periods_within_tolerance(&self, period: u64, tolerance: f64, max_periods: u64) -> u64 {
         let period_s = SimTime(period * self.driver.clock.step_ns).as_secs_f64();
         let loops = self.system.loops();
         let fits = |n: u64| {
             self.motions.iter().all(|m| {
                 m.max_drift(&loops[m.loop_index], n as f64 * period_s)
-                    .is_some_and(|drift| drift <= self.position_tolerance)
+                    .is_some_and(|drift| drift <= tolerance)
             })
         };
         let mut n = 1;

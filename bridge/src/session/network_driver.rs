@@ -32,21 +32,19 @@ use protocol::{
     Delivery, DropEvent, FlowSpec, NodeKinematics, SendRequest, SimTime, Step, StepDone,
 };
 
-use crate::config::SchemeKind;
 use crate::flows::FlowTable;
 use crate::ledger::{Ledger, LedgerError};
 use crate::network::{Network, NetworkError, Violation};
+use crate::sync_scheme::{SyncScheme, TimeStepping};
 
 /// The run's time grid and sync scheme: where packets are sent and where
 /// they take effect.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SyncClock {
-    pub scheme: SchemeKind,
+    pub scheme: SyncScheme,
     pub step_ns: u64,
     /// The boundary at the end of the run (never served).
     pub end_step: u64,
-    /// The sync period in steps (none: event-driven without a period).
-    pub sync_steps: Option<u64>,
 }
 
 impl SyncClock {
@@ -56,8 +54,9 @@ impl SyncClock {
 
     /// The boundary at which a packet arriving at `t` takes effect.
     pub fn effect_step(&self, t: SimTime) -> u64 {
-        match (self.scheme, self.sync_steps) {
-            (SchemeKind::TimeStepping, Some(period)) => {
+        match self.scheme {
+            SyncScheme::TimeStepping(TimeStepping { period }) => {
+                let period = period.get();
                 // The first sync boundary strictly after t: a period's
                 // deliveries are applied when the period is over.
                 let period_ns = period * self.step_ns;
@@ -86,8 +85,11 @@ impl SyncClock {
     /// the network: at `k`, or under time-stepping at the end of the period
     /// that produced it.
     pub fn scheduled_send_time(&self, k: u64) -> SimTime {
-        match (self.scheme, self.sync_steps) {
-            (SchemeKind::TimeStepping, Some(period)) => self.time_of((k / period + 1) * period),
+        match self.scheme {
+            SyncScheme::TimeStepping(TimeStepping { period }) => {
+                let period = period.get();
+                self.time_of((k / period + 1) * period)
+            }
             _ => self.time_of(k),
         }
     }

@@ -12,17 +12,15 @@ use std::io::Write;
 use controlsim::Observer;
 
 use super::{Session, SessionError};
+use crate::sync_scheme::TimeStepping;
 
 impl<W: Write> Session<W> {
     pub(super) fn run_time_stepping<O: Observer>(
         &mut self,
+        TimeStepping { period }: TimeStepping,
         observer: &mut O,
     ) -> Result<(), SessionError> {
-        let period = self
-            .driver
-            .clock
-            .sync_steps
-            .expect("resolve() requires a period for time-stepping");
+        let period = period.get();
         let mut start = self.system.k();
         while start < self.driver.clock.end_step {
             let end = (start + period).min(self.driver.clock.end_step);
