@@ -112,6 +112,11 @@ pub(crate) mod f {
 }
 
 impl Instr {
+    /// The slot the instruction writes.
+    pub(crate) fn destination(&self) -> u32 {
+        self.operands().0[0]
+    }
+
     /// Every slot the instruction names, and its term range if any.
     fn operands(&self) -> (Vec<u32>, Option<(u32, u32)>) {
         use Instr::*;
@@ -183,6 +188,10 @@ impl Checked {
 
     pub(crate) fn len(&self) -> usize {
         self.0.len()
+    }
+
+    pub(crate) fn instructions(&self) -> &[Instr] {
+        &self.0
     }
 }
 

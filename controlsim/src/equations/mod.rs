@@ -44,6 +44,7 @@
 //! column and a caret; see [`compile`] for the checks and the generated
 //! code, [`eval`] for the evaluation form.
 
+mod affine;
 mod ast;
 pub mod compile;
 mod eval;
