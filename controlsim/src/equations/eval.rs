@@ -14,8 +14,9 @@
 //! stays in L1 cache. Sums of products (`a*x + b*y - c*z`, the bulk of
 //! linear and most physical models) are one [`Instr::Lin`] instruction that
 //! walks a coefficient table, which keeps the interpretive overhead per
-//! arithmetic operation small. See BENCHMARKS.md (`equations`) for the cost
-//! against compiled Rust.
+//! arithmetic operation small. A derivative or output program that is
+//! affine in the states and inputs skips this machine (`affine.rs`). See
+//! BENCHMARKS.md (`equations`) for the cost against compiled Rust.
 
 use std::cell::Cell;
 
