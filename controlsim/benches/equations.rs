@@ -169,6 +169,18 @@ fn main() {
         ("linear", linear_builtin, linear_equations),
         ("pendulum", pendulum_rust, pendulum_equations),
     ];
+    // `EQUATIONS_BENCH_ONLY=<model>_rust|<model>_equations` runs that one
+    // variant alone, for instruction counts under callgrind.
+    if let Ok(only) = std::env::var("EQUATIONS_BENCH_ONLY") {
+        for (name, rust, eq) in &models {
+            if only == format!("{name}_rust") {
+                time(*rust, steps);
+            } else if only == format!("{name}_equations") {
+                time(*eq, steps);
+            }
+        }
+        return;
+    }
     let mut times = vec![(Vec::new(), Vec::new()); models.len()];
     for _ in 0..reps {
         for (i, (name, rust, eq)) in models.iter().enumerate() {

@@ -14,8 +14,9 @@
 //! stays in L1 cache. Sums of products (`a*x + b*y - c*z`, the bulk of
 //! linear and most physical models) are one [`Instr::Lin`] instruction that
 //! walks a coefficient table, which keeps the interpretive overhead per
-//! arithmetic operation small. See BENCHMARKS.md (`equations`) for the cost
-//! against compiled Rust.
+//! arithmetic operation small. A derivative or output program that is
+//! affine in the states and inputs skips this machine (`affine.rs`). See
+//! BENCHMARKS.md (`equations`) for the cost against compiled Rust.
 
 use std::cell::Cell;
 
@@ -112,6 +113,11 @@ pub(crate) mod f {
 }
 
 impl Instr {
+    /// The slot the instruction writes.
+    pub(crate) fn destination(&self) -> u32 {
+        self.operands().0[0]
+    }
+
     /// Every slot the instruction names, and its term range if any.
     fn operands(&self) -> (Vec<u32>, Option<(u32, u32)>) {
         use Instr::*;
@@ -183,6 +189,10 @@ impl Checked {
 
     pub(crate) fn len(&self) -> usize {
         self.0.len()
+    }
+
+    pub(crate) fn instructions(&self) -> &[Instr] {
+        &self.0
     }
 }
 

@@ -42,8 +42,11 @@
 //!
 //! Errors (syntax and meaning) are [`EquationError`]s with the file, line,
 //! column and a caret; see [`compile`] for the checks and the generated
-//! code, [`eval`] for the evaluation form.
+//! code, [`eval`] for the evaluation form, and `affine` for the form a
+//! program affine in the states and inputs takes instead (most linear
+//! models: rows of terms read straight from the engine's vectors).
 
+mod affine;
 mod ast;
 pub mod compile;
 mod eval;

@@ -4,7 +4,8 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 
-use super::compile::{compile, CompileError, Compiled};
+use super::affine::{Affine, Layout};
+use super::compile::{compile, CompileError, Compiled, Program};
 use super::eval::{reads_any, run};
 use super::parse::parse;
 use super::source::Source;
@@ -23,6 +24,11 @@ pub struct EquationModel {
     slots: Box<[Cell<f64>]>,
     n: usize,
     m: usize,
+    /// The derivative and output programs run straight on `x` and `u`
+    /// when they are affine in them (most linear models); `None`: on the
+    /// slots.
+    affine_derivative: Option<Affine>,
+    affine_output: Option<Affine>,
 }
 
 impl EquationModel {
@@ -39,12 +45,67 @@ impl EquationModel {
 
     fn from_compiled(compiled: Compiled) -> Self {
         let slots = compiled.slots.iter().map(|&v| Cell::new(v)).collect();
+        let (n, m) = (compiled.state_names.len(), compiled.input_names.len());
+        let mut written = vec![false; compiled.slots.len()];
+        let programs = [&compiled.derivative, &compiled.output, &compiled.guards]
+            .into_iter()
+            .chain(compiled.resets.iter().map(|r| &r.program));
+        for p in programs {
+            for ins in p.code.instructions() {
+                written[ins.destination() as usize] = true;
+            }
+        }
+        let layout = Layout {
+            states: Compiled::STATES,
+            n,
+            m,
+            initial: &compiled.slots,
+            written: &written,
+        };
+        let affine =
+            |p: &Program| Affine::new(p.code.instructions(), &p.results, &compiled.terms, &layout);
+        let affine_derivative = affine(&compiled.derivative);
+        let affine_output = affine(&compiled.output);
         EquationModel {
-            n: compiled.state_names.len(),
-            m: compiled.input_names.len(),
+            n,
+            m,
+            affine_derivative,
+            affine_output,
             compiled,
             slots,
         }
+    }
+
+    /// The derivative and outputs computed on the slots (the register
+    /// machine) even where an affine program exists: the reference the
+    /// affine path is tested against.
+    #[cfg(test)]
+    pub(crate) fn on_slots(&self, t: f64, x: &[f64], u: &[f64], dx: &mut [f64], y: &mut [f64]) {
+        self.load(t, x, u);
+        run(
+            &self.compiled.derivative.code,
+            &self.compiled.terms,
+            &self.slots,
+        );
+        self.store(&self.compiled.derivative.results, dx);
+        self.load(t, x, u);
+        run(
+            &self.compiled.output.code,
+            &self.compiled.terms,
+            &self.slots,
+        );
+        self.store(&self.compiled.output.results, y);
+    }
+
+    /// Whether the derivative program runs as an affine map of the states
+    /// and inputs (see `affine.rs`), for tests.
+    pub fn derivative_is_affine(&self) -> bool {
+        self.affine_derivative.is_some()
+    }
+
+    /// Whether the output program does, for tests.
+    pub fn output_is_affine(&self) -> bool {
+        self.affine_output.is_some()
     }
 
     /// The compiled form (names, start values, parameter values).
@@ -105,6 +166,9 @@ impl Plant for EquationModel {
 
     #[inline]
     fn derivative(&self, t: f64, x: &[f64], u: &[f64], dx: &mut [f64]) {
+        if let Some(a) = &self.affine_derivative {
+            return a.run(x, u, dx);
+        }
         self.load(t, x, u);
         let p = &self.compiled.derivative;
         run(&p.code, &self.compiled.terms, &self.slots);
@@ -112,6 +176,9 @@ impl Plant for EquationModel {
     }
 
     fn output(&self, t: f64, x: &[f64], u: &[f64], y: &mut [f64]) {
+        if let Some(a) = &self.affine_output {
+            return a.run(x, u, y);
+        }
         self.load(t, x, u);
         let p = &self.compiled.output;
         run(&p.code, &self.compiled.terms, &self.slots);

@@ -172,3 +172,57 @@ fn sums_keep_the_written_arithmetic() {
     m.derivative(0.0, &[a, b], &[u], &mut dx);
     assert_eq!(dx[1].to_bits(), (-2.0 * a - 0.6 * b + u - 3.0).to_bits());
 }
+
+/// Linear models run as affine rows straight on `x` and `u`
+/// (`affine.rs`); every result has the bits the register machine computes,
+/// over values that exercise rounding, signed zeros and infinities.
+#[test]
+fn affine_rows_give_the_register_machines_bits() {
+    let affine = [
+        // the `equations` bench's linear plant
+        "input u; state x1(start = 0.3); state x2; state x3; state x4; der(x1) = x2; der(x2) = -2*x1 - 0.6*x2 + x3 + u; der(x3) = x4; der(x4) = 0.5*x1 - 10*x3 - 2.4*x4 + 0.5*u; output x1;",
+        // Add, Sub, constants in sums, a constant row, an input row, parameters
+        "parameter k = 3; input u; input w; state a; state b; der(a) = a + b; der(b) = u - w; output y = 5; output z = 2*a - b; output w; output s = k*a - 2 + b*k - 0.1*w + 7 - u;",
+        // a long row (the general loop) and one-term rows
+        "input u; state a; state b; state c; der(a) = 1*a + 2*b + 3*c + 4*u - 5*a + 6*b - 7; der(b) = 0.1*c; der(c) = u*3; output a; output c;",
+    ];
+    let values = [
+        0.1,
+        -0.0,
+        0.0,
+        1e300,
+        -3.3e-310,
+        f64::INFINITY,
+        2.0f64.sqrt(),
+        -7.25,
+    ];
+    for text in affine {
+        let m = model(text).unwrap();
+        assert!(m.derivative_is_affine() && m.output_is_affine(), "{text}");
+        let sig = m.signature();
+        let (n, nu, ny) = (sig.states.len(), sig.inputs.len(), sig.outputs.len());
+        for shift in 0..values.len() {
+            let pick = |i: usize| values[(i * 3 + shift) % values.len()];
+            let x: Vec<f64> = (0..n).map(pick).collect();
+            let u: Vec<f64> = (n..n + nu).map(pick).collect();
+            let (mut dx, mut y) = (vec![9.0; n], vec![9.0; ny]);
+            let (mut dx0, mut y0) = (vec![8.0; n], vec![8.0; ny]);
+            m.derivative(0.5, &x, &u, &mut dx);
+            m.output(0.5, &x, &u, &mut y);
+            m.on_slots(0.5, &x, &u, &mut dx0, &mut y0);
+            let bits = |v: &[f64]| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&dx), bits(&dx0), "{text} at {x:?} {u:?}");
+            assert_eq!(bits(&y), bits(&y0), "{text} at {x:?} {u:?}");
+        }
+    }
+    // Not affine: time, a product of states, a function, a variable read
+    // by another instruction.
+    for text in [
+        "state a; der(a) = time; output a;",
+        "state a; state b; der(a) = a*b; der(b) = 0; output a;",
+        "state a; der(a) = sin(a); output a;",
+        "state a; der(a) = 2*v + 1; v = a + 1; output a;",
+    ] {
+        assert!(!model(text).unwrap().derivative_is_affine(), "{text}");
+    }
+}
