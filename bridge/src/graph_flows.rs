@@ -160,13 +160,6 @@ pub fn resolve(
         ));
     }
     let scheme = crate::sync_scheme::SyncScheme::resolve(&sync, step)?;
-    if sync.computation_delay != SimTime::ZERO {
-        return Err(bad(
-            "sync.computation_delay",
-            "graph scenarios evaluate every component at step boundaries; computation_delay is for \
-             event-triggered [[loops]] controllers",
-        ));
-    }
     for (i, c) in s.components.iter().enumerate() {
         if let Some(NodeName::Index(n)) = c.node {
             if n >= MAX_NODES {

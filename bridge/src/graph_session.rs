@@ -9,11 +9,15 @@
 //!    written into its flow's inlet (the whole sample, or for `multi_packet`
 //!    the one element its state index carries), which counts as a new value
 //!    at `k`; a loss or a policy drop writes zero there under
-//!    `on_loss = "zero"` and changes nothing under `hold`.
+//!    `on_loss = "zero"` and changes nothing under `hold`. A component that
+//!    answers the flow (on new inputs, triggered by the inlet directly, the
+//!    source of a flow) is evaluated there at the packet's event time
+//!    ([`Graph::respond`]) and its answer sent at once (`computation_delay`
+//!    after the arrival), as a loop's event-triggered controller answers.
 //! 2. **Evaluate** the graph at `k` in its evaluation order (components on
 //!    new inputs, actuators for one, answer the packets of step 1 here).
-//! 3. **Send.** Every flow due at `k`, in flow order, sends the values its
-//!    source holds after the evaluation: a `periodic` flow at its instants,
+//! 3. **Send.** Every flow due at `k` that did not send an answer, in flow
+//!    order, sends the values its source holds after the evaluation: a `periodic` flow at its instants,
 //!    an `update` flow when its source got a new value at `k`, an `arrival`
 //!    flow when a packet of its flow was accepted at `k`.
 //!
@@ -33,7 +37,8 @@
 //! event-driven sync, at the first sync point at or after it under
 //! master-slave (the network has run the period before the replay
 //! produces them, as for an event-triggered loop controller's answers),
-//! and at the end of the period under time-stepping.
+//! and at the end of the period under time-stepping. Answers, and the
+//! packets of `arrival` flows, go at `GraphSession::answer_send_time`.
 
 use std::collections::VecDeque;
 use std::io::Write;
@@ -78,8 +83,19 @@ pub struct GraphSession<W: Write> {
     flows: Vec<GraphFlow>,
     /// Per flow without a schedule: the next packet number.
     counters: Vec<u64>,
-    /// Per flow: a packet was accepted at the boundary being served.
-    arrived: Vec<bool>,
+    /// Per flow: the arrival of the last packet accepted at the boundary
+    /// being served.
+    arrived: Vec<Option<SimTime>>,
+    /// Per flow: the components that answer its packets at their arrival
+    /// ([`Graph::respond`]): evaluated on new inputs, with a triggering
+    /// input its inlet drives, and the source of some flow.
+    responders: Vec<Vec<usize>>,
+    /// Per flow: it was sent as an answer at the boundary being served
+    /// (the send phase leaves it alone).
+    answered: Vec<bool>,
+    /// `[sync] computation_delay`: from an answered packet's arrival to
+    /// the answer entering the network.
+    computation_delay: SimTime,
     /// Master-slave may run the network ahead (`[sync] lookahead`).
     lookahead: bool,
 }
@@ -110,11 +126,25 @@ impl<W: Write> GraphSession<W> {
             end_step: side.resolved.end_step,
         };
         let ledger = Ledger::new(table.clone(), side.names(), packets_out);
+        let responders = side
+            .flows
+            .iter()
+            .map(|g| {
+                graph
+                    .triggered_by(g.inlet)
+                    .into_iter()
+                    .filter(|&c| side.flows.iter().any(|f| f.source.0 == c))
+                    .collect()
+            })
+            .collect();
         GraphSession {
             driver: NetworkDriver::new(network, ledger, table, clock, Placement::Graph, cancel),
             flows: side.flows.clone(),
             counters: vec![0; n],
-            arrived: vec![false; n],
+            arrived: vec![None; n],
+            responders,
+            answered: vec![false; n],
+            computation_delay: side.resolved.scenario.sync.computation_delay,
             lookahead: side.resolved.scenario.sync.lookahead,
             graph,
         }
@@ -331,10 +361,15 @@ impl<W: Write> GraphSession<W> {
         let mut k = self.graph.k();
         while k < self.driver.clock.end_step {
             let t = self.time_of(k);
+            // Packets are received as the network reaches them, so that an
+            // answer leaves at its arrival (plus the computation delay).
+            self.begin_boundary();
+            self.receive(k)?;
             while self.driver.network.reached() < t {
                 self.network_step(t, true)?;
+                self.receive(k)?;
             }
-            self.serve(k, t, false)?;
+            self.evaluate_and_send(k, t, false)?;
             let mut next = if predictable {
                 self.flows
                     .iter()
@@ -375,16 +410,29 @@ impl<W: Write> GraphSession<W> {
 
     /// Serves boundary `k` (receive, evaluate, send). Packets of flows with
     /// a schedule were announced already when `announced`; the others are
-    /// sent at `unscheduled_time`.
+    /// sent at `unscheduled_time`, answers at [`Self::answer_send_time`].
     fn serve(
         &mut self,
         k: u64,
         unscheduled_time: SimTime,
         announced: bool,
     ) -> Result<(), GraphSessionError> {
+        self.begin_boundary();
+        self.receive(k)?;
+        self.evaluate_and_send(k, unscheduled_time, announced)
+    }
+
+    /// Forgets what the previous boundary received and answered.
+    fn begin_boundary(&mut self) {
+        self.arrived.fill(None);
+        self.answered.fill(false);
+    }
+
+    /// Receive: every packet event queued for boundary `k`, in canonical
+    /// order; an accepted packet is written into its inlet and answered by
+    /// the components that answer it, whose flows send at once.
+    fn receive(&mut self, k: u64) -> Result<(), GraphSessionError> {
         debug_assert_eq!(self.graph.k(), k);
-        self.driver.next_serve = k + 1;
-        self.arrived.fill(false);
         for key in self.driver.keys_at(k, None, None) {
             let event = self.driver.take(&key);
             match event {
@@ -400,7 +448,8 @@ impl<W: Write> GraphSession<W> {
                             let inlet = self.flows[f].inlet;
                             self.graph
                                 .set_output(inlet, 0, component.unwrap_or(0), &values);
-                            self.arrived[f] = true;
+                            self.arrived[f] = Some(d.received);
+                            self.answer(f, d.received);
                         }
                         Verdict::Drop(_) => self.on_loss(f, d.state_index),
                     }
@@ -414,17 +463,75 @@ impl<W: Write> GraphSession<W> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// The components that answer flow `g` evaluate at the packet's
+    /// arrival (under time-stepping at the boundary that delivers it, as a
+    /// loop's event-triggered controller), and every flow that carries an
+    /// answer (`update` from one of them, or `arrival` of `g` from one of
+    /// them) sends it, numbered in the order answers are computed.
+    fn answer(&mut self, g: usize, arrival: SimTime) {
+        if self.responders[g].is_empty() {
+            return;
+        }
+        let at = match self.driver.clock.scheme {
+            SyncScheme::TimeStepping(_) => self.time(),
+            _ => arrival,
+        };
+        for j in 0..self.responders[g].len() {
+            self.graph.respond(self.responders[g][j], at);
+        }
+        let time = self.answer_send_time(arrival);
+        for f in 0..self.flows.len() {
+            let flow = &self.flows[f];
+            let carries = match flow.rule {
+                SendRule::Update => true,
+                SendRule::Arrival(h) => h as usize == g,
+                SendRule::Periodic { .. } => false,
+            };
+            if !carries || !self.responders[g].contains(&flow.source.0) {
+                continue;
+            }
+            let (c, p, range) = flow.source.clone();
+            let values = self.graph.output(c, p)[range].to_vec();
+            let number = self.counters[f];
+            self.counters[f] += 1;
+            self.answered[f] = true;
+            self.send(f, number, &values, time, false);
+        }
+    }
+
+    /// Evaluate boundary `k`, then send every flow due there that did not
+    /// send as an answer.
+    fn evaluate_and_send(
+        &mut self,
+        k: u64,
+        unscheduled_time: SimTime,
+        announced: bool,
+    ) -> Result<(), GraphSessionError> {
+        self.driver.next_serve = k + 1;
         let reached = self.time();
         self.graph
             .evaluate()
             .map_err(|source| GraphSessionError::Graph { reached, source })?;
         for f in 0..self.flows.len() {
+            if self.answered[f] {
+                continue;
+            }
             let flow = &self.flows[f];
             let (c, p, range) = flow.source.clone();
-            let due = match flow.rule {
-                SendRule::Periodic { period, phase } => k >= phase && (k - phase) % period == 0,
-                SendRule::Update => self.graph.is_fresh(c, p),
-                SendRule::Arrival(g) => self.arrived[g as usize],
+            let (due, unscheduled_time) = match flow.rule {
+                SendRule::Periodic { period, phase } => {
+                    (k >= phase && (k - phase) % period == 0, unscheduled_time)
+                }
+                SendRule::Update => (self.graph.is_fresh(c, p), unscheduled_time),
+                // Once per boundary, `computation_delay` after the last
+                // packet it follows.
+                SendRule::Arrival(g) => match self.arrived[g as usize] {
+                    Some(t) => (true, self.answer_send_time(t)),
+                    None => (false, unscheduled_time),
+                },
             };
             if !due {
                 continue;
@@ -444,6 +551,25 @@ impl<W: Write> GraphSession<W> {
             }
         }
         Ok(())
+    }
+
+    /// When an answer to a packet that arrived at `arrival` enters the
+    /// network, as a loop's event-triggered controller's: arrival plus
+    /// `computation_delay` (event-driven); the first sync point at or after
+    /// that (master-slave: the network has not run past the period the
+    /// packet arrived in, except at a sync point it already ran); the end
+    /// of the period that delivered it (time-stepping).
+    fn answer_send_time(&self, arrival: SimTime) -> SimTime {
+        let ready = arrival + self.computation_delay;
+        let clock = &self.driver.clock;
+        match clock.scheme {
+            SyncScheme::EventDriven(_) => ready,
+            SyncScheme::MasterSlave(m) => {
+                let period_ns = m.period.get() * clock.step_ns;
+                SimTime(ready.0.div_ceil(period_ns) * period_ns).max(self.driver.network.reached())
+            }
+            SyncScheme::TimeStepping(_) => self.scheduled_send_time(self.graph.k()),
+        }
     }
 
     /// `on_loss = "zero"`: the inlet (or the lost element) goes to zero.

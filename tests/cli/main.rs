@@ -15,6 +15,7 @@ mod figures;
 mod findings;
 mod fmu;
 mod graph;
+mod graph_event_time;
 mod graph_flows;
 mod limits;
 mod plot_figures;

@@ -97,6 +97,51 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
     }
 }
 
+/// The servo loop with an event-triggered PID as a graph answers each
+/// measurement at its arrival over an ns-3 point-to-point link, as the
+/// `[[loops]]` form does: the same bits under every scheme, with a
+/// computation delay.
+#[test]
+fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
+    let server = server_binary();
+    let dir = root().join("tests/cli/graph_flows");
+    for (scheme, delay) in [
+        ("master_slave", "0s"),
+        ("master_slave", "3ms"),
+        ("time_stepping", "0s"),
+        ("event_driven", "0s"),
+        ("event_driven", "1500us"),
+    ] {
+        let sets = vec![
+            format!("sync.scheme=\"{scheme}\""),
+            format!("sync.computation_delay=\"{delay}\""),
+            "network.backend=\"ns3\"".to_string(),
+            "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
+                .to_string(),
+            format!("network.server.binary={:?}", server.display().to_string()),
+        ];
+        let out = tempfile::tempdir().unwrap();
+        let (l, g) = (out.path().join("loops"), out.path().join("graph"));
+        netloop(&dir.join("servo_event_loops.toml"), &l, &sets);
+        netloop(&dir.join("servo_event_graph.toml"), &g, &sets);
+        assert_eq!(summary(&g)["complete"], true, "{scheme} {delay}");
+        for (a, b) in [
+            ("servo.x.theta", "servo.x.theta"),
+            ("servo.u.voltage", "motor.u"),
+        ] {
+            assert_eq!(series(&l, a), series(&g, b), "{scheme} {delay}: {a}");
+        }
+        let down = packets(&l, "servo:downlink");
+        assert!(down.len() >= 95, "{scheme} {delay}: {} answers", down.len());
+        assert_eq!(down, packets(&g, "downlink"), "{scheme} {delay}: answers");
+        assert_eq!(
+            packets(&l, "servo:uplink"),
+            packets(&g, "uplink"),
+            "{scheme} {delay}: uplink rows"
+        );
+    }
+}
+
 #[test]
 fn the_central_controller_stabilises_two_servos_over_wifi() {
     let out = tempfile::tempdir().unwrap();

@@ -164,6 +164,12 @@ pub struct Ctx<'a> {
     /// The boundary index and its time.
     pub k: u64,
     pub now: SimTime,
+    /// The instant the component is evaluated at: `now`, or for a component
+    /// answering a packet ([`Graph::respond`](super::Graph::respond)) the
+    /// packet's arrival, inside the step that ends at `now`. A kind whose
+    /// law runs on its own clock (a PID's integral, a reference) reads it
+    /// here; the step machinery stays on the grid.
+    pub at: SimTime,
     pub step: StepSize,
     pub solver: SolverKind,
     /// Scratch for a component that integrates something itself.

@@ -92,7 +92,7 @@ impl Node {
     }
 
     #[inline]
-    fn gather(&mut self, values: &[f64]) {
+    pub(crate) fn gather(&mut self, values: &[f64]) {
         for g in &self.gathers {
             // Single elements (the common case) without a call to memcpy.
             if g.len == 1 {
@@ -157,6 +157,9 @@ pub struct Graph {
     pub(crate) values: Vec<f64>,
     /// Per output port, the boundary it was last evaluated at.
     pub(crate) fresh: Vec<u64>,
+    /// Per component, the boundary it last answered a packet at
+    /// ([`Graph::respond`]).
+    pub(crate) answered: Vec<u64>,
     port_names: Vec<String>,
     pub(crate) ws: Workspace,
     /// Scratch for restore's shape check.
@@ -207,6 +210,7 @@ impl Graph {
             }
         }
         let program = lower_stages(&nodes, &mut stages);
+        let answered = vec![NEVER; nodes.len()];
         let mut graph = Graph {
             step,
             solver,
@@ -216,6 +220,7 @@ impl Graph {
             stages,
             values,
             fresh: vec![NEVER; ports],
+            answered,
             port_names,
             ws,
             scratch: SavedState::default(),
@@ -345,21 +350,32 @@ impl Graph {
         match n.schedule {
             Schedule::EveryStep => true,
             Schedule::Periodic(_) => n.next_due == self.k,
-            Schedule::OnInput => n
-                .gathers
-                .iter()
-                .any(|g| g.trigger && self.fresh[g.src_port] == self.k),
+            // A component that answered its packets at this boundary
+            // ([`Graph::respond`]) is done with it.
+            Schedule::OnInput => {
+                self.answered[i] != self.k
+                    && n.gathers
+                        .iter()
+                        .any(|g| g.trigger && self.fresh[g.src_port] == self.k)
+            }
         }
     }
 
     /// Computes component `i`'s outputs now (inputs already in place).
     fn compute(&mut self, i: usize) {
+        self.compute_at(i, self.time());
+    }
+
+    /// Computes component `i`'s outputs at instant `at` of the step that
+    /// ends now (inputs already in place).
+    pub(crate) fn compute_at(&mut self, i: usize, at: SimTime) {
         let now = self.time();
         let node = &mut self.nodes[i];
         let len = node.out_len();
         let mut cx = Ctx {
             k: self.k,
             now,
+            at,
             step: self.step,
             solver: self.solver,
             ws: &mut self.ws,
@@ -379,7 +395,7 @@ impl Graph {
     }
 
     /// Records that component `i` was evaluated at the current boundary.
-    fn mark_fresh(&mut self, i: usize) {
+    pub(crate) fn mark_fresh(&mut self, i: usize) {
         let n = &mut self.nodes[i];
         for p in 0..n.decl.outputs.len() {
             self.fresh[n.port_base + p] = self.k;
@@ -708,6 +724,7 @@ impl Graph {
                 let mut cx = Ctx {
                     k,
                     now,
+                    at: now,
                     step: self.step,
                     solver: self.solver,
                     ws: &mut self.ws,

@@ -14,6 +14,7 @@
 
 use super::component::{Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, Timing};
 use super::engine::Graph;
+use netloop_time::SimTime;
 
 /// A component with one output `y` of `size` elements, written from outside
 /// ([`Graph::set_output`]) and never evaluated by the graph itself.
@@ -73,6 +74,47 @@ impl Graph {
         self.fresh[base + port] = self.k;
     }
 
+    /// Evaluates on-input component `i` at instant `at` of the step that
+    /// ends at the current boundary: its answer to a packet that arrived
+    /// then (an event-triggered controller is clocked at the arrival, as a
+    /// loop's is). Its inputs are taken as they stand: the inlets written so
+    /// far at this boundary, every other output as it was held over the
+    /// step. Its outputs count as new at the boundary, whose evaluation then
+    /// leaves it alone (its outputs there are those of its last answer; a
+    /// component answers once per packet, so twice when two packets act at
+    /// one boundary). Call it before the boundary is evaluated.
+    ///
+    /// # Panics
+    /// When the boundary was evaluated already (a driver bug).
+    pub fn respond(&mut self, i: usize, at: SimTime) {
+        assert!(
+            !self.evaluated,
+            "respond after boundary {} was evaluated",
+            self.k
+        );
+        self.nodes[i].gather(&self.values);
+        self.compute_at(i, at);
+        self.mark_fresh(i);
+        self.answered[i] = self.k;
+    }
+
+    /// The components evaluated on new inputs ([`Timing::OnInput`]) with a
+    /// triggering input driven directly by an output of component `src`,
+    /// in declaration order.
+    pub fn triggered_by(&self, src: usize) -> Vec<usize> {
+        let n = &self.nodes[src];
+        let ports = n.port_base..n.port_base + n.decl.outputs.len();
+        (0..self.nodes.len())
+            .filter(|&i| {
+                let m = &self.nodes[i];
+                m.decl.timing == Timing::OnInput
+                    && m.gathers
+                        .iter()
+                        .any(|g| g.trigger && ports.contains(&g.src_port))
+            })
+            .collect()
+    }
+
     /// Whether output port `port` of component `i` got a new value at the
     /// current boundary (its component was due there, or it was written).
     pub fn is_fresh(&self, i: usize, port: usize) -> bool {
@@ -101,7 +143,6 @@ mod tests {
     use crate::graph::GraphBuilder;
     use crate::solver::SolverKind;
     use crate::ActuatorConfig;
-    use netloop_time::SimTime;
 
     /// A written inlet drives its consumer at that boundary and holds after.
     #[test]
@@ -120,5 +161,84 @@ mod tests {
         g.evaluate().unwrap();
         assert!(!g.is_fresh(0, 0) && !g.is_fresh(1, 0));
         assert_eq!(g.value("rx", "y").unwrap(), &[2.5]);
+    }
+
+    /// A PID (ki = 1, e = 1) with `trigger = "event"` behind an inlet.
+    fn pid_behind_inlet() -> Graph {
+        use crate::graph::adapters::{ControllerComponent, ControllerShape};
+        let config: crate::ControllerConfig =
+            toml::from_str("kind = \"pid\"\nkp = 0.0\nki = 1.0\ntrigger = \"event\"").unwrap();
+        let step = crate::time::StepSize::new(SimTime::from_millis(1)).unwrap();
+        let pid = ControllerComponent::new(
+            "pid",
+            &config,
+            ControllerShape {
+                measurements: 1,
+                outputs: 1,
+                reference: &[],
+                model: None,
+                limits: None,
+                default_period: Some(SimTime::from_millis(10)),
+            },
+            step,
+        )
+        .unwrap();
+        let mut b = GraphBuilder::new(SimTime::from_millis(1), SolverKind::Rk4);
+        b.component("rx", Inlet::new(1));
+        b.component("pid", pid);
+        b.connect("rx.y", "pid.measurement");
+        b.build().unwrap()
+    }
+
+    /// Writes `y` into the inlet at boundary `k`, answered at `at` when given.
+    fn packet_at(g: &mut Graph, k: u64, y: f64, at: Option<SimTime>) -> f64 {
+        while g.k() < k {
+            g.integrate_step().unwrap();
+        }
+        g.set_output(0, 0, 0, &[y]);
+        if let Some(at) = at {
+            g.respond(1, at);
+        }
+        g.evaluate().unwrap();
+        g.value("pid", "u").unwrap()[0]
+    }
+
+    /// Answered at the arrivals 3.5 ms and 13.25 ms, the PID's integral runs
+    /// over the 9.75 ms between them (`I += dt ki e`, e = 0 - (-1)), not
+    /// over the 10 ms between the boundaries 4 and 14 where the packets act;
+    /// the boundary's evaluation leaves the answer alone.
+    #[test]
+    fn a_component_answers_at_the_arrival_on_its_own_clock() {
+        let mut g = pid_behind_inlet();
+        assert_eq!(g.triggered_by(0), vec![1]);
+        assert_eq!(packet_at(&mut g, 4, -1.0, Some(SimTime(3_500_000))), 0.0);
+        let u = packet_at(&mut g, 14, -1.0, Some(SimTime(13_250_000)));
+        assert_eq!(u, SimTime(9_750_000).as_secs_f64());
+        assert!(g.is_fresh(1, 0));
+
+        let mut on_grid = pid_behind_inlet();
+        assert_eq!(packet_at(&mut on_grid, 4, -1.0, None), 0.0);
+        assert_eq!(packet_at(&mut on_grid, 14, -1.0, None), 0.01);
+    }
+
+    /// The boundary a component answered at is part of the snapshot: a
+    /// graph restored there does not evaluate it again.
+    #[test]
+    fn an_answer_survives_a_snapshot_round_trip() {
+        let mut g = pid_behind_inlet();
+        packet_at(&mut g, 4, -1.0, Some(SimTime(3_500_000)));
+        while g.k() < 14 {
+            g.integrate_step().unwrap();
+        }
+        g.set_output(0, 0, 0, &[-1.0]);
+        g.respond(1, SimTime(13_250_000));
+        let snap = g.snapshot();
+        g.evaluate().unwrap();
+        let u = g.value("pid", "u").unwrap()[0];
+        let mut h = pid_behind_inlet();
+        h.restore(&snap).unwrap();
+        assert_eq!(h.snapshot(), snap);
+        h.evaluate().unwrap();
+        assert_eq!(h.value("pid", "u").unwrap()[0].to_bits(), u.to_bits());
     }
 }

@@ -209,6 +209,7 @@ mod tests {
         let mut cx = Ctx {
             k: 0,
             now: SimTime::ZERO,
+            at: SimTime::ZERO,
             step: StepSize::new(STEP).unwrap(),
             solver: SolverKind::Rk4,
             ws: &mut ws,

@@ -61,6 +61,8 @@ pub mod order;
 pub mod port;
 pub mod record;
 pub mod snapshot;
+#[cfg(test)]
+mod snapshot_kinds_tests;
 
 pub use build::GraphBuilder;
 pub use component::{

@@ -20,6 +20,8 @@ pub struct GraphSnapshot {
     evaluated: bool,
     values: Vec<f64>,
     fresh: Vec<u64>,
+    /// Per component, the boundary it last answered a packet at.
+    answered: Vec<u64>,
     components: Vec<ComponentState>,
 }
 
@@ -49,6 +51,7 @@ impl PartialEq for GraphSnapshot {
             && self.evaluated == other.evaluated
             && bits(&self.values, &other.values)
             && self.fresh == other.fresh
+            && self.answered == other.answered
             && self.components.len() == other.components.len()
             && self.components.iter().zip(&other.components).all(|(a, b)| {
                 bits(&a.x, &b.x)
@@ -75,6 +78,7 @@ impl Graph {
             evaluated: self.evaluated,
             values: self.values.clone(),
             fresh: self.fresh.clone(),
+            answered: self.answered.clone(),
             components: self
                 .nodes
                 .iter()
@@ -150,6 +154,7 @@ impl Graph {
         }
         self.values.copy_from_slice(&snapshot.values);
         self.fresh.copy_from_slice(&snapshot.fresh);
+        self.answered.copy_from_slice(&snapshot.answered);
         self.k = snapshot.k;
         self.evaluated = snapshot.evaluated;
         self.reschedule();

@@ -149,8 +149,8 @@ impl Component for ControllerComponent {
             solver: cx.solver,
             ws: cx.ws,
         };
-        self.controller
-            .compute(&mut clock, &self.references, cx.now);
+        // At an answer's arrival (`cx.at`), as a loop's controller is.
+        self.controller.compute(&mut clock, &self.references, cx.at);
         y.port(0).copy_from_slice(&self.controller.output);
     }
 
