@@ -407,7 +407,7 @@ fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
 fn run_describe(binary: &Path) -> Result<String, SchemaError> {
     use std::io::Read;
     use std::process::{Command, Stdio};
-    let mut child = Command::new(binary)
+    let mut child = controlsim::child_process::die_with_parent(&mut Command::new(binary))
         .arg("--describe")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

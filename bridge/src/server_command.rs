@@ -19,6 +19,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use controlsim::child_process::die_with_parent;
+
 use crate::config::{
     key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig,
 };
@@ -202,7 +204,7 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
         binary: binary.clone(),
         reason,
     };
-    let mut child = match Command::new(&binary)
+    let mut child = match die_with_parent(&mut Command::new(&binary))
         .args(&line)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::server_binary;
+use crate::support::{child_named, server_binary};
 
 fn netloop(dir: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
@@ -21,7 +21,7 @@ fn stderr(o: &Output) -> String {
 }
 
 /// A servo loop over ns-3; `network` is the body after `[network.ns3]`.
-fn scenario(network: &str) -> String {
+pub(crate) fn scenario(network: &str) -> String {
     format!(
         r#"duration = "200ms"
 step = "1ms"
@@ -243,18 +243,6 @@ fn ctrl_c_while_the_server_starts_stops_the_run_at_once() {
         !Path::new(&format!("/proc/{server}")).exists(),
         "the server outlived the run"
     );
-}
-
-/// The pid of a child of `parent` whose command is `name`.
-fn child_named(parent: u32, name: &str) -> Option<u32> {
-    let children =
-        std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children")).ok()?;
-    children
-        .split_whitespace()
-        .filter_map(|p| p.parse().ok())
-        .find(|pid: &u32| {
-            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
-        })
 }
 
 #[test]

@@ -3,5 +3,5 @@
 
 pub use test_support::golden::{bad_frames, BadFrame};
 pub use test_support::ns3::{options, send, server_binary, step, udp_flow};
-pub use test_support::process::{process_alive, process_exists};
+pub use test_support::process::{child_named, process_alive, process_exists};
 pub use test_support::tables::packet_rows;

@@ -98,17 +98,10 @@ impl ServerProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let parent = std::process::id() as libc::pid_t;
+        controlsim::child_process::die_with_parent(&mut command);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             command.pre_exec(move || {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // The parent may have died before prctl took effect.
-                if libc::getppid() != parent {
-                    libc::_exit(1);
-                }
                 // Only this child inherits the connection: it stays
                 // close-on-exec in the parent and its other children.
                 if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {

@@ -154,3 +154,31 @@ pub(crate) fn sample_timing(
     }
     Ok((period, phase))
 }
+
+/// Appends the sampling keys of a discrete block, `period` (default: every
+/// step) and `phase` (default `0s`), to a config struct, last, so that
+/// every such block reads them the same way. A macro rather than a
+/// `#[serde(flatten)]` struct: flatten does not work with
+/// `deny_unknown_fields`, which every block config has.
+macro_rules! sampled_block {
+    (
+        $(#[$outer:meta])*
+        pub struct $name:ident { $($body:tt)* }
+    ) => {
+        $(#[$outer])*
+        pub struct $name {
+            $($body)*
+            /// Sample period (a multiple of the step); default: every step.
+            #[serde(
+                default,
+                with = "netloop_time::duration::option",
+                skip_serializing_if = "Option::is_none"
+            )]
+            pub period: Option<netloop_time::SimTime>,
+            /// First sample instant, below `period`; default `0s`.
+            #[serde(default, with = "netloop_time::duration")]
+            pub phase: netloop_time::SimTime,
+        }
+    };
+}
+pub(crate) use sampled_block;

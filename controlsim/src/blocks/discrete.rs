@@ -11,7 +11,7 @@
 use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
-use super::common::{finite, one, sample_timing, width, Values};
+use super::common::{finite, one, sample_timing, sampled_block, width, Values};
 use super::continuous::{LinearModel, StateSpaceConfig};
 use super::BlockContext;
 use crate::error::ConfigError;
@@ -20,102 +20,72 @@ use crate::graph::{
     StateReader, Timing,
 };
 
-/// `period` and `phase` of a discrete block.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UnitDelayConfig {
-    #[serde(default = "zero")]
-    pub initial: Values,
-    #[serde(default = "one")]
-    pub width: usize,
-    #[serde(
-        default,
-        with = "netloop_time::duration::option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub period: Option<SimTime>,
-    #[serde(default, with = "netloop_time::duration")]
-    pub phase: SimTime,
+sampled_block! {
+    /// `kind = "unit_delay"`.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct UnitDelayConfig {
+        #[serde(default = "zero")]
+        pub initial: Values,
+        #[serde(default = "one")]
+        pub width: usize,
+    }
 }
 
 fn zero() -> Values {
     Values::One(0.0)
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ZeroOrderHoldConfig {
-    #[serde(default = "one")]
-    pub width: usize,
-    #[serde(
-        default,
-        with = "netloop_time::duration::option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub period: Option<SimTime>,
-    #[serde(default, with = "netloop_time::duration")]
-    pub phase: SimTime,
+sampled_block! {
+    #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct ZeroOrderHoldConfig {
+        #[serde(default = "one")]
+        pub width: usize,
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiscreteIntegratorConfig {
-    /// `x(n+1) = x(n) + gain * T * u(n)` (forward Euler), `y(n) = x(n)`.
-    #[serde(default = "super::common::unit")]
-    pub gain: f64,
-    #[serde(default = "zero")]
-    pub initial: Values,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lower: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub upper: Option<f64>,
-    #[serde(default = "one")]
-    pub width: usize,
-    #[serde(
-        default,
-        with = "netloop_time::duration::option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub period: Option<SimTime>,
-    #[serde(default, with = "netloop_time::duration")]
-    pub phase: SimTime,
+sampled_block! {
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct DiscreteIntegratorConfig {
+        /// `x(n+1) = x(n) + gain * T * u(n)` (forward Euler), `y(n) = x(n)`.
+        #[serde(default = "super::common::unit")]
+        pub gain: f64,
+        #[serde(default = "zero")]
+        pub initial: Values,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub lower: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub upper: Option<f64>,
+        #[serde(default = "one")]
+        pub width: usize,
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiscreteTransferFunctionConfig {
-    /// Numerator, highest power of `z` first.
-    pub num: Vec<f64>,
-    /// Denominator, highest power of `z` first; at least as long as `num`.
-    pub den: Vec<f64>,
-    #[serde(
-        default,
-        with = "netloop_time::duration::option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub period: Option<SimTime>,
-    #[serde(default, with = "netloop_time::duration")]
-    pub phase: SimTime,
+sampled_block! {
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct DiscreteTransferFunctionConfig {
+        /// Numerator, highest power of `z` first.
+        pub num: Vec<f64>,
+        /// Denominator, highest power of `z` first; at least as long as `num`.
+        pub den: Vec<f64>,
+    }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DiscreteStateSpaceConfig {
-    pub a: Vec<Vec<f64>>,
-    pub b: Vec<Vec<f64>>,
-    pub c: Vec<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub d: Option<Vec<Vec<f64>>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub x0: Option<Vec<f64>>,
-    #[serde(
-        default,
-        with = "netloop_time::duration::option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub period: Option<SimTime>,
-    #[serde(default, with = "netloop_time::duration")]
-    pub phase: SimTime,
+sampled_block! {
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub struct DiscreteStateSpaceConfig {
+        pub a: Vec<Vec<f64>>,
+        pub b: Vec<Vec<f64>>,
+        pub c: Vec<Vec<f64>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub d: Option<Vec<Vec<f64>>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub x0: Option<Vec<f64>>,
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -41,3 +41,16 @@ pub fn process_alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+/// The pid of a child of `parent` (of its main thread) whose command is
+/// `name`.
+pub fn child_named(parent: u32, name: &str) -> Option<u32> {
+    let children =
+        std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children")).ok()?;
+    children
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .find(|pid: &u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name)
+        })
+}

@@ -1,0 +1,32 @@
+//! Children that die with netloop.
+//!
+//! netloop starts other programs (the ns-3 server, its `--check` and
+//! `--describe`, the FMU host). When netloop is killed with SIGKILL it cannot
+//! clean up, and a child left running would hold a port, a CPU or a file.
+//! Linux's `PR_SET_PDEATHSIG` has the kernel send the child SIGKILL when its
+//! parent goes. The kernel's "parent" is the *thread* that forked, so a child
+//! must be spawned by a thread that lives as long as the child is needed
+//! (every spawn in netloop waits for, or owns, its child on that thread).
+
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+/// Makes the child `command` spawns receive SIGKILL when the spawning thread
+/// (and so netloop) dies, also if it died between fork and `prctl`.
+pub fn die_with_parent(command: &mut Command) -> &mut Command {
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: only async-signal-safe calls (prctl, getppid, _exit) between
+    // fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before prctl took effect.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        })
+    }
+}
