@@ -212,7 +212,7 @@ impl ShmChannel {
             &*self
                 .base
                 .as_ptr()
-                .add(HEADER_BYTES + ring * (DATA_OFFSET - HEADER_BYTES) / 2)
+                .add(HEADER_BYTES + ring * CONTROL_BYTES)
                 .cast::<RingControl>()
         }
     }
@@ -408,6 +408,28 @@ mod tests {
         let bridge = ShmChannel::create_with_capacity(capacity).unwrap();
         let fd = bridge.memfd().try_clone().unwrap();
         (bridge, ShmChannel::attach(fd, End::Server).unwrap())
+    }
+
+    /// The offsets the C++ server (`shm-connection.h`) reads the rings at.
+    #[test]
+    fn the_layout_is_the_one_the_server_maps() {
+        let (bridge, _server) = pair(64);
+        let base = bridge.base.as_ptr() as usize;
+        let at = |p: *const u8| p as usize - base;
+        let ring = |i| bridge.control(i) as *const RingControl as *const u8;
+        assert_eq!(at(ring(0)), 64);
+        assert_eq!(at(ring(1)), 256);
+        let control = bridge.control(1);
+        assert_eq!(at(control.tail.as_ptr().cast()) - at(ring(1)), 64);
+        assert_eq!(at(control.space_seq.as_ptr().cast()) - at(ring(1)), 72);
+        assert_eq!(at(control.reader_waiting.as_ptr().cast()) - at(ring(1)), 128);
+        assert_eq!(at(control.closed.as_ptr().cast()) - at(ring(1)), 136);
+        assert_eq!(at(bridge.data(0)), 512);
+        assert_eq!(at(bridge.data(1)), 512 + 64);
+        let header = unsafe { std::slice::from_raw_parts(bridge.base.as_ptr(), 16) };
+        assert_eq!(&header[..4], b"NLSM");
+        assert_eq!(header[4..8], 1u32.to_ne_bytes());
+        assert_eq!(header[8..16], 64u64.to_ne_bytes());
     }
 
     #[test]
