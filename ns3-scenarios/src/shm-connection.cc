@@ -87,7 +87,8 @@ Left(bool infinite, Clock::time_point end)
     {
         return 0;
     }
-    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(left).count());
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(left).count());
 }
 
 } // namespace
@@ -220,8 +221,8 @@ ShmConnection::Read(uint8_t* buffer,
         return ReadStatus::Failed;
     }
     const bool infinite = timeoutNs == 0;
-    const auto end = Clock::now() + std::chrono::nanoseconds(
-                                        std::min<uint64_t>(timeoutNs, uint64_t(1) << 62));
+    const auto end =
+        Clock::now() + std::chrono::nanoseconds(std::min<uint64_t>(timeoutNs, uint64_t(1) << 62));
     if (m_spinNs > 0 && !Readable())
     {
         const auto spinEnd = Clock::now() + std::chrono::nanoseconds(m_spinNs);
@@ -271,8 +272,8 @@ ShmConnection::WriteAll(const uint8_t* data,
         return false;
     }
     const bool infinite = timeoutNs == 0;
-    const auto end = Clock::now() + std::chrono::nanoseconds(
-                                        std::min<uint64_t>(timeoutNs, uint64_t(1) << 62));
+    const auto end =
+        Clock::now() + std::chrono::nanoseconds(std::min<uint64_t>(timeoutNs, uint64_t(1) << 62));
     RingControl* ring = Control(1);
     std::size_t sent = 0;
     while (sent < size)

@@ -422,7 +422,10 @@ mod tests {
         let control = bridge.control(1);
         assert_eq!(at(control.tail.as_ptr().cast()) - at(ring(1)), 64);
         assert_eq!(at(control.space_seq.as_ptr().cast()) - at(ring(1)), 72);
-        assert_eq!(at(control.reader_waiting.as_ptr().cast()) - at(ring(1)), 128);
+        assert_eq!(
+            at(control.reader_waiting.as_ptr().cast()) - at(ring(1)),
+            128
+        );
         assert_eq!(at(control.closed.as_ptr().cast()) - at(ring(1)), 136);
         assert_eq!(at(bridge.data(0)), 512);
         assert_eq!(at(bridge.data(1)), 512 + 64);
@@ -457,7 +460,9 @@ mod tests {
         let err = bridge.write(&[1; 10]).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert!(started.elapsed() >= Duration::from_millis(20));
-        let err = bridge.read(&mut [0; 8], Duration::from_micros(50)).unwrap_err();
+        let err = bridge
+            .read(&mut [0; 8], Duration::from_micros(50))
+            .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
     }
 
