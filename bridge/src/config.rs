@@ -340,6 +340,9 @@ pub enum Transport {
     Tcp,
     /// A Unix-domain stream socket pair: no TCP/IP stack on the way.
     Unix,
+    /// Two byte rings in shared memory with futex wake-ups: no system call
+    /// on the way when both sides spin (`spin_wait`).
+    Shm,
     /// The best for a server on this machine, which the bridge's own server
     /// always is: Unix.
     Auto,

@@ -2,7 +2,8 @@
 //!
 //! # Lifecycle
 //! 1. [`Ns3Client::start`] makes a connected pair of TCP sockets on 127.0.0.1,
-//!    or of Unix-domain sockets ([`Ns3Options::transport`], `handover.rs`),
+//!    or of Unix-domain sockets, or a shared-memory channel
+//!    ([`Ns3Options::transport`], `handover.rs`, `shm.rs`),
 //!    spawns the server with the network's command-line arguments and its end of the pair (`--connectionFd=N`), so that the
 //!    server never listens and no other process can reach it; waits for the
 //!    server's first stdout line (it is ready), and exchanges [`Hello`]s
@@ -32,6 +33,7 @@
 mod connection;
 mod handover;
 mod process;
+mod shm;
 mod socket;
 
 use std::path::{Path, PathBuf};
@@ -68,7 +70,7 @@ pub struct Ns3Options {
     pub step_timeout: Duration,
     /// When set to true (e.g. by a Ctrl-C handler), waits end with `Interrupted`.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// The kind of socket pair handed to the server (`Auto`: Unix).
+    /// The kind of connection handed to the server (`Auto`: Unix).
     pub transport: Transport,
     /// How long each side polls for the other's answer before blocking
     /// (`[network.server] spin_wait`; the server gets `--spinWait`); zero
@@ -258,7 +260,7 @@ impl Ns3Client {
             &options.server,
             &args,
             options.connect_timeout,
-            &pair.server,
+            pair.handed_over(),
             options.cancel.as_deref(),
         )?;
         // The server has its own copy now; ours must not keep the connection open.

@@ -29,6 +29,10 @@ ServeArguments::AddArguments(ns3::CommandLine& cmd)
                  "passes it, so that no other process can reach the server); -1 listens on "
                  "--port",
                  connectionFd);
+    cmd.AddValue("shmFd",
+                 "an inherited shared-memory channel (a memfd the bridge made, transport "
+                 "\"shm\") to serve instead of a socket; -1 for none",
+                 shmFd);
     cmd.AddValue("acceptTimeout",
                  "wall-clock time to wait for the bridge to connect, with unit (e.g. 60s); 0 "
                  "waits forever",
@@ -65,6 +69,15 @@ ServeArguments::Validate() const
         return std::string("--connectionFd and --port: give one (a connection to serve, or a "
                            "port to listen on)");
     }
+    if (shmFd < -1)
+    {
+        return "--shmFd=" + std::to_string(shmFd) + " is not a descriptor";
+    }
+    if (shmFd >= 0 && (connectionFd >= 0 || port != 0))
+    {
+        return std::string("--shmFd and --connectionFd or --port: give one (a channel to "
+                           "serve, a connection, or a port to listen on)");
+    }
     uint64_t ns = 0;
     std::string error;
     if (!wire::ParseDuration(acceptTimeout, &ns, &error))
@@ -99,6 +112,7 @@ ServeArguments::ToServeOptions() const
     ServeOptions options;
     options.port = static_cast<uint16_t>(port);
     options.connectionFd = connectionFd;
+    options.shmFd = shmFd;
     std::string error;
     wire::ParseDuration(acceptTimeout, &options.acceptTimeoutNs, &error);
     wire::ParseDuration(idleTimeout, &options.idleTimeoutNs, &error);

@@ -38,13 +38,14 @@ struct ServeArguments
     uint64_t run = 1;                  //!< RngSeedManager::SetRun
     uint32_t port = 0;                 //!< TCP port on 127.0.0.1; 0 = ephemeral
     int32_t connectionFd = -1;         //!< inherited connection to serve; -1 = listen on port
+    int32_t shmFd = -1;                //!< inherited shared-memory channel to serve; -1 = none
     std::string acceptTimeout = "60s"; //!< wait for the bridge to connect
     std::string idleTimeout = "1h";    //!< wait for each request
     std::string spinWait = "0s";       //!< poll for each request this long before blocking
     TraceOptions traces;               //!< trace files
 
-    /// Registers --seed, --run, --port, --connectionFd, --acceptTimeout, --idleTimeout,
-    /// --spinWait and the trace arguments.
+    /// Registers --seed, --run, --port, --connectionFd, --shmFd, --acceptTimeout,
+    /// --idleTimeout, --spinWait and the trace arguments.
     void AddArguments(ns3::CommandLine& cmd);
     /// \return nullopt, or a message naming the bad argument
     std::optional<std::string> Validate() const;

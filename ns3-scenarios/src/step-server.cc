@@ -1,5 +1,6 @@
 #include "step-server.h"
 
+#include "shm-connection.h"
 #include "tcp-connection.h"
 #include "wire.h"
 
@@ -32,63 +33,18 @@ OrDefaultDescription(std::string description, const ns3::NodeContainer& nodes)
 
 } // namespace
 
-StepServer::StepServer(ns3::NodeContainer nodes, AddressOf addressOf, std::string description)
-    : m_engine(nodes,
-               OrDefault(std::move(addressOf), nodes),
-               OrDefaultDescription(std::move(description), nodes))
+namespace
 {
-}
 
-StepEngine&
-StepServer::GetEngine()
-{
-    return m_engine;
-}
-
+/// Answers frames on `connection` (a TcpConnection or a ShmConnection) until
+/// Finish (0) or a failure (1).
+template <typename Connection>
 int
-StepServer::Serve(const ServeOptions& options)
+ServeOn(StepEngine& engine, Connection& connection, const ServeOptions& options)
 {
     std::ostream& log = *options.log;
     std::string error;
-    int fd = -1;
-    if (options.connectionFd >= 0)
-    {
-        // Handed over by the bridge: check it, and keep it from our own children.
-        uint16_t port = 0;
-        if (!AdoptConnection(options.connectionFd, &port, &error))
-        {
-            log << "netloop-server: --connectionFd=" << options.connectionFd << ": " << error
-                << std::endl;
-            return 1;
-        }
-        fd = options.connectionFd;
-        *options.portOut << port << std::endl; // "ready": the bridge waits on this line
-        NS_LOG_INFO("serving the inherited connection " << fd);
-    }
-    else
-    {
-        TcpListener listener;
-        if (!listener.Open(options.port, &error))
-        {
-            log << "netloop-server: " << error << std::endl;
-            return 1;
-        }
-        *options.portOut << listener.GetPort() << std::endl; // endl flushes: the bridge waits on it
-        fd = listener.Accept(options.acceptTimeoutNs, &error);
-        if (fd < 0)
-        {
-            log << "netloop-server: no connection from the bridge on 127.0.0.1:"
-                << listener.GetPort() << " within " << wire::FormatTime(options.acceptTimeoutNs)
-                << " (" << error << ")" << std::endl;
-            return 1;
-        }
-        listener.Close();
-        NS_LOG_INFO("bridge connected on port " << listener.GetPort());
-    }
-    TcpConnection connection(fd);
-    connection.SetSpin(options.spinNs);
-
-    Session session(m_engine, options.software);
+    Session session(engine, options.software);
     wire::FrameReader reader;
     std::vector<uint8_t> buffer(64 * 1024);
     for (;;)
@@ -104,29 +60,29 @@ StepServer::Serve(const ServeOptions& options)
                                     options.idleTimeoutNs,
                                     &error))
             {
-            case TcpConnection::ReadStatus::Data:
+            case Connection::ReadStatus::Data:
                 reader.Append(buffer.data(), received);
                 continue;
-            case TcpConnection::ReadStatus::Eof:
+            case Connection::ReadStatus::Eof:
                 if (reader.Buffered() > 0)
                 {
                     log << "netloop-server: the bridge closed the connection in the middle of a "
                            "frame ("
                         << reader.Buffered() << " bytes received) at simulated time "
-                        << wire::FormatTime(m_engine.GetNow()) << std::endl;
+                        << wire::FormatTime(engine.GetNow()) << std::endl;
                 }
                 else
                 {
                     log << "netloop-server: the bridge closed the connection without Finish at "
                            "simulated time "
-                        << wire::FormatTime(m_engine.GetNow()) << std::endl;
+                        << wire::FormatTime(engine.GetNow()) << std::endl;
                 }
                 return 1;
-            case TcpConnection::ReadStatus::Failed:
+            case Connection::ReadStatus::Failed:
                 log << "netloop-server: " << error << " at simulated time "
-                    << wire::FormatTime(m_engine.GetNow()) << std::endl;
+                    << wire::FormatTime(engine.GetNow()) << std::endl;
                 return 1;
-            case TcpConnection::ReadStatus::Timeout:
+            case Connection::ReadStatus::Timeout:
                 reply = session.Abort("no request from the bridge within " +
                                       wire::FormatTime(options.idleTimeoutNs) +
                                       " (--idleTimeout); closing");
@@ -186,6 +142,79 @@ StepServer::Serve(const ServeOptions& options)
             return 1;
         }
     }
+}
+
+} // namespace
+
+StepServer::StepServer(ns3::NodeContainer nodes, AddressOf addressOf, std::string description)
+    : m_engine(nodes,
+               OrDefault(std::move(addressOf), nodes),
+               OrDefaultDescription(std::move(description), nodes))
+{
+}
+
+StepEngine&
+StepServer::GetEngine()
+{
+    return m_engine;
+}
+
+int
+StepServer::Serve(const ServeOptions& options)
+{
+    std::ostream& log = *options.log;
+    std::string error;
+    if (options.shmFd >= 0)
+    {
+        ShmConnection connection;
+        if (!connection.Open(options.shmFd, &error))
+        {
+            log << "netloop-server: --shmFd=" << options.shmFd << ": " << error << std::endl;
+            return 1;
+        }
+        *options.portOut << 0 << std::endl; // "ready" (no port): the bridge waits on this line
+        NS_LOG_INFO("serving the inherited shared-memory channel " << options.shmFd);
+        connection.SetSpin(options.spinNs);
+        return ServeOn(m_engine, connection, options);
+    }
+    int fd = -1;
+    if (options.connectionFd >= 0)
+    {
+        // Handed over by the bridge: check it, and keep it from our own children.
+        uint16_t port = 0;
+        if (!AdoptConnection(options.connectionFd, &port, &error))
+        {
+            log << "netloop-server: --connectionFd=" << options.connectionFd << ": " << error
+                << std::endl;
+            return 1;
+        }
+        fd = options.connectionFd;
+        *options.portOut << port << std::endl; // "ready": the bridge waits on this line
+        NS_LOG_INFO("serving the inherited connection " << fd);
+    }
+    else
+    {
+        TcpListener listener;
+        if (!listener.Open(options.port, &error))
+        {
+            log << "netloop-server: " << error << std::endl;
+            return 1;
+        }
+        *options.portOut << listener.GetPort() << std::endl; // endl flushes: the bridge waits on it
+        fd = listener.Accept(options.acceptTimeoutNs, &error);
+        if (fd < 0)
+        {
+            log << "netloop-server: no connection from the bridge on 127.0.0.1:"
+                << listener.GetPort() << " within " << wire::FormatTime(options.acceptTimeoutNs)
+                << " (" << error << ")" << std::endl;
+            return 1;
+        }
+        listener.Close();
+        NS_LOG_INFO("bridge connected on port " << listener.GetPort());
+    }
+    TcpConnection connection(fd);
+    connection.SetSpin(options.spinNs);
+    return ServeOn(m_engine, connection, options);
 }
 
 } // namespace netloop

@@ -32,6 +32,10 @@ struct ServeOptions
     /// one, to serve instead of listening (-1: listen on port). Nobody else can
     /// reach a server that never listens: the bridge always hands one over.
     int connectionFd = -1;
+    /// A shared-memory channel (a memfd the bridge made, bridge/src/ns3/shm.rs)
+    /// to serve instead of a socket (-1: none). Like connectionFd, reachable
+    /// by no one else.
+    int shmFd = -1;
     uint64_t acceptTimeoutNs = 60ULL * 1000000000; //!< wait for the bridge to connect; 0: forever
     uint64_t idleTimeoutNs = 3600ULL * 1000000000; //!< wait for each request; 0: forever
     /// Poll for the next request this long before blocking (TcpConnection::SetSpin); 0: block

@@ -467,6 +467,34 @@ TEST(ServerProcess, AnUnusableConnectionFdIsRefused)
     }
 }
 
+// --shmFd (transport = "shm") must name a netloop shared-memory channel, and
+// excludes --connectionFd and --port.
+TEST(ServerProcess, AnUnusableShmFdIsRefused)
+{
+    {
+        ServerProcess server({"--shmFd=987"});
+        EXPECT_EQ(server.Wait(), 1);
+        EXPECT_NE(server.Stderr().find("--shmFd=987: not an open descriptor"), std::string::npos)
+            << server.Stderr();
+        EXPECT_EQ(server.RestOfStdout(), "");
+    }
+    {
+        // its stdout: open, but a pipe, not a memfd holding a channel
+        ServerProcess server({"--shmFd=1"});
+        EXPECT_EQ(server.Wait(), 1);
+        EXPECT_NE(server.Stderr().find("--shmFd=1: not a netloop shared-memory channel"),
+                  std::string::npos)
+            << server.Stderr();
+        EXPECT_EQ(server.RestOfStdout(), "");
+    }
+    {
+        ServerProcess server({"--shmFd=3", "--connectionFd=4"});
+        EXPECT_EQ(server.Wait(), 2);
+        EXPECT_NE(server.Stderr().find("--shmFd and --connectionFd or --port"), std::string::npos)
+            << server.Stderr();
+    }
+}
+
 TEST(ServerProcess, AWholeSessionWithAnExactDeliveryTime)
 {
     ServerProcess server({"--nodes=3", "--dataRate=8Mbps", "--delay=2ms", "--topology=chain"});

@@ -135,7 +135,7 @@ fn outputs_are_byte_identical_over_tcp_and_unix() {
     let exact = "lookahead = false";
     let tcp = run_netloop(dir.path(), "tcp", &platoon(exact, r#"transport = "tcp""#));
     let default = run_netloop(dir.path(), "default", &platoon(exact, ""));
-    for transport in ["unix", "auto"] {
+    for transport in ["unix", "auto", "shm"] {
         let other = run_netloop(
             dir.path(),
             transport,
@@ -168,7 +168,7 @@ fn outputs_are_byte_identical_over_tcp_and_unix() {
 fn spinning_before_each_wait_gives_byte_identical_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let exact = "lookahead = false";
-    for transport in ["tcp", "unix"] {
+    for transport in ["tcp", "unix", "shm"] {
         let server = format!("transport = \"{transport}\"");
         let blocking = run_netloop(dir.path(), transport, &platoon(exact, &server));
         let spinning = run_netloop(

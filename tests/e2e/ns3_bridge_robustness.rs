@@ -2,8 +2,9 @@
 //! gives the bridge a clear error that names the simulated time reached,
 //! within the step timeout, and no server process outlives its bridge: not
 //! on error, not on panic, not when netloop itself is interrupted or killed.
-//! The server's failures are tried over both transports (TCP and Unix),
-//! each with both ends blocking at once and spinning first (`spin_wait`).
+//! The server's failures are tried over every transport (TCP, Unix, shared
+//! memory), each with both ends blocking at once and spinning first
+//! (`spin_wait`).
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,12 +20,14 @@ use crate::support::*;
 /// (`[network.server] spin_wait`).
 type Way = (Transport, Duration);
 
-/// Both ways the bridge can talk to its server, blocking at once or spinning first.
-const TRANSPORTS: [Way; 4] = [
+/// Every way the bridge can talk to its server, blocking at once or spinning first.
+const TRANSPORTS: [Way; 6] = [
     (Transport::Tcp, Duration::ZERO),
     (Transport::Unix, Duration::ZERO),
+    (Transport::Shm, Duration::ZERO),
     (Transport::Tcp, Duration::from_micros(50)),
     (Transport::Unix, Duration::from_micros(50)),
+    (Transport::Shm, Duration::from_micros(50)),
 ];
 
 fn running_client(step_timeout: Duration) -> Ns3Client {
@@ -170,7 +173,8 @@ fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached_o
     signal(pid, libc::SIGSTOP);
     // 400,000 sends of 28 bytes each: an 11 MB frame, well past what loopback
     // buffers for a process that does not read (a 4 MB send buffer at most,
-    // and a receive window that does not grow while nobody reads).
+    // and a receive window that does not grow while nobody reads), and past
+    // a shared-memory ring (1 MiB).
     let sends = (0..400_000)
         .map(|i| send(0, 4 + i, SimTime::from_millis(40), 32))
         .collect();

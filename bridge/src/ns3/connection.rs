@@ -48,7 +48,7 @@ pub(crate) struct FramedStream {
 }
 
 impl FramedStream {
-    pub(crate) fn new(stream: Socket, spin: Duration) -> io::Result<Self> {
+    pub(crate) fn new(mut stream: Socket, spin: Duration) -> io::Result<Self> {
         stream.prepare(POLL_INTERVAL)?;
         Ok(FramedStream {
             stream,

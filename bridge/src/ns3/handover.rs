@@ -11,13 +11,17 @@
 //! the transport (TCP, `TCP_NODELAY`) stay what they were.
 //!
 //! A Unix-domain pair (`transport = "unix"`) is made by `socketpair(2)`: it
-//! has no name or port at all, so nothing else can ever reach it.
+//! has no name or port at all, so nothing else can ever reach it. Nor can a
+//! shared-memory channel (`transport = "shm"`, `shm.rs`): an anonymous
+//! `memfd`, handed over the same way (`--shmFd=N`).
 
 use std::io;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
+use super::shm::ShmChannel;
 use super::socket::Socket;
 use crate::config::Transport;
 
@@ -27,10 +31,24 @@ struct TcpPair {
     server: TcpStream,
 }
 
-/// A connected pair of either transport.
+/// A connected pair of any transport.
 pub(crate) struct ConnectedPair {
     pub(crate) bridge: Socket,
-    pub(crate) server: Socket,
+    /// The server's end; `None` for shared memory, whose one descriptor
+    /// (the bridge's `memfd`) serves both ends.
+    pub(crate) server: Option<Socket>,
+}
+
+impl ConnectedPair {
+    /// The descriptor the server inherits, and the flag that names it.
+    pub(crate) fn handed_over(&self) -> (BorrowedFd<'_>, &'static str) {
+        match (&self.server, &self.bridge) {
+            (Some(Socket::Tcp(s)), _) => (s.as_fd(), "connectionFd"),
+            (Some(Socket::Unix(s)), _) => (s.as_fd(), "connectionFd"),
+            (_, Socket::Shm(channel)) => (channel.memfd().as_fd(), "shmFd"),
+            _ => unreachable!("every pair but shared memory has a server socket"),
+        }
+    }
 }
 
 /// Makes a connected pair of `transport` (`Auto` resolved) within `timeout`.
@@ -41,14 +59,18 @@ pub(crate) fn connected_pair(transport: Transport, timeout: Duration) -> io::Res
             let (bridge, server) = UnixStream::pair()?;
             Ok(ConnectedPair {
                 bridge: Socket::Unix(bridge),
-                server: Socket::Unix(server),
+                server: Some(Socket::Unix(server)),
             })
         }
+        Transport::Shm => Ok(ConnectedPair {
+            bridge: Socket::Shm(ShmChannel::create()?),
+            server: None,
+        }),
         Transport::Tcp | Transport::Auto => {
             let pair = pair_through(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?, timeout)?;
             Ok(ConnectedPair {
                 bridge: Socket::Tcp(pair.bridge),
-                server: Socket::Tcp(pair.server),
+                server: Some(Socket::Tcp(pair.server)),
             })
         }
     }
@@ -128,11 +150,11 @@ mod tests {
             let mut pair = connected_pair(transport, Duration::from_secs(5)).unwrap();
             assert!(matches!(
                 (&pair.bridge, &pair.server),
-                (Socket::Unix(_), Socket::Unix(_))
+                (Socket::Unix(_), Some(Socket::Unix(_)))
             ));
             pair.bridge.write_all(b"ping").unwrap();
             let mut got = [0u8; 4];
-            pair.server.read_exact(&mut got).unwrap();
+            pair.server.as_mut().unwrap().read_exact(&mut got).unwrap();
             assert_eq!(&got, b"ping");
         }
         let pair = connected_pair(Transport::Tcp, Duration::from_secs(5)).unwrap();

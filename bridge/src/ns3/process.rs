@@ -79,21 +79,22 @@ impl StderrLines {
 }
 
 impl ServerProcess {
-    /// Starts `binary` with `args` plus `--connectionFd=N`, `connection`
-    /// inherited as descriptor N, and waits up to `timeout` for the line
+    /// Starts `binary` with `args` plus `--<flag>=N` (`connectionFd`, or
+    /// `shmFd` for shared memory), `connection` inherited as descriptor N,
+    /// and waits up to `timeout` for the line
     /// (the port) it prints when it is ready, or until `cancel` is set.
     pub(crate) fn spawn(
         binary: &Path,
         args: &[String],
         timeout: Duration,
-        connection: &impl AsRawFd,
+        (connection, flag): (impl AsRawFd, &str),
         cancel: Option<&AtomicBool>,
     ) -> Result<Self, Ns3Error> {
         let fd = connection.as_raw_fd();
         let mut command = Command::new(binary);
         command
             .args(args)
-            .arg(format!("--connectionFd={fd}"))
+            .arg(format!("--{flag}={fd}"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -1,7 +1,9 @@
-//! The socket under the framed connection: TCP on loopback, or a Unix-domain
-//! stream pair (`[network.server] transport`). Both carry the same bytes; the
-//! Unix pair skips the TCP/IP stack (checksums, segmentation, the loopback
-//! device's softirq) on every frame, which is most of a small frame's cost.
+//! The socket under the framed connection: TCP on loopback, a Unix-domain
+//! stream pair, or a shared-memory channel (`[network.server] transport`,
+//! `shm.rs`). All carry the same bytes; the Unix pair skips the TCP/IP stack
+//! (checksums, segmentation, the loopback device's softirq) on every frame,
+//! which is most of a small frame's cost, and shared memory skips the system
+//! calls as well.
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -9,17 +11,20 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
+use super::shm::ShmChannel;
+
 /// One end of the bridge's connection to its server.
 #[derive(Debug)]
 pub(crate) enum Socket {
     Tcp(TcpStream),
     Unix(UnixStream),
+    Shm(ShmChannel),
 }
 
 impl Socket {
     /// Sets `TCP_NODELAY` (TCP only: a Unix socket never delays) and the
     /// timeout of every blocking read and write.
-    pub(crate) fn prepare(&self, poll: Duration) -> io::Result<()> {
+    pub(crate) fn prepare(&mut self, poll: Duration) -> io::Result<()> {
         match self {
             Socket::Tcp(s) => {
                 s.set_nodelay(true)?;
@@ -29,6 +34,10 @@ impl Socket {
             Socket::Unix(s) => {
                 s.set_read_timeout(Some(poll))?;
                 s.set_write_timeout(Some(poll))
+            }
+            Socket::Shm(s) => {
+                s.set_timeout(poll);
+                Ok(())
             }
         }
     }
@@ -47,6 +56,22 @@ impl Socket {
         buf: &mut [u8],
         budget: Duration,
     ) -> io::Result<Option<usize>> {
+        if let Socket::Shm(channel) = self {
+            // Polls the ring in memory: no system call until the budget ends.
+            if channel.readable() {
+                return channel.read(buf, Duration::ZERO).map(Some);
+            }
+            let end = Instant::now() + budget;
+            while !channel.readable() {
+                if Instant::now() >= end {
+                    return Ok(None);
+                }
+                for _ in 0..16 {
+                    std::hint::spin_loop();
+                }
+            }
+            return channel.read(buf, Duration::ZERO).map(Some);
+        }
         let end = Instant::now() + budget;
         loop {
             // SAFETY: `buf` is valid for `buf.len()` writable bytes.
@@ -83,6 +108,7 @@ impl AsRawFd for Socket {
         match self {
             Socket::Tcp(s) => s.as_raw_fd(),
             Socket::Unix(s) => s.as_raw_fd(),
+            Socket::Shm(s) => s.as_raw_fd(),
         }
     }
 }
@@ -92,6 +118,7 @@ impl Read for Socket {
         match self {
             Socket::Tcp(s) => s.read(buf),
             Socket::Unix(s) => s.read(buf),
+            Socket::Shm(s) => s.read(buf, Duration::ZERO),
         }
     }
 }
@@ -101,6 +128,7 @@ impl Write for Socket {
         match self {
             Socket::Tcp(s) => s.write(buf),
             Socket::Unix(s) => s.write(buf),
+            Socket::Shm(s) => s.write(buf),
         }
     }
 
