@@ -22,10 +22,12 @@ pub mod limits;
 pub mod metrics;
 pub mod mobility;
 pub mod model_files;
+// The ns-3 client is its own crate (bridge/ns3-client); these keep the
+// `bridge::ns3` and `bridge::network_schema` paths.
+pub use netloop_ns3_client as ns3;
+pub use netloop_ns3_client::network_schema;
 pub mod network;
 pub mod network_docs;
-pub mod network_schema;
-pub mod ns3;
 pub mod output;
 pub mod parquet_file;
 pub mod plot;

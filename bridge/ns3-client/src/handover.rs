@@ -19,7 +19,7 @@ use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
 use super::socket::Socket;
-use crate::config::Transport;
+use crate::Transport;
 
 /// A connected pair on 127.0.0.1: the bridge's end and the end for the server.
 struct TcpPair {

@@ -31,8 +31,10 @@
 
 mod connection;
 mod handover;
+pub mod network_schema;
 mod process;
 mod socket;
+mod transport;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -45,7 +47,7 @@ use protocol::{
     SimTime, Step, StepDone, Summary,
 };
 
-pub use crate::config::Transport;
+pub use transport::Transport;
 use connection::{FramedStream, RecvError, SendError};
 pub use process::{describe_status as describe_exit, server_problem};
 use process::{describe_status, ServerProcess};
@@ -96,7 +98,7 @@ pub fn default_server_path() -> PathBuf {
     if let Some(path) = std::env::var_os(SERVER_ENV) {
         return PathBuf::from(path);
     }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ns3-scenarios/build/netloop-server");
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ns3-scenarios/build/netloop-server");
     if built.exists() {
         return built.canonicalize().unwrap_or(built);
     }
