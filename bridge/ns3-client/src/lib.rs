@@ -47,10 +47,10 @@ use protocol::{
     SimTime, Step, StepDone, Summary,
 };
 
-pub use transport::Transport;
 use connection::{FramedStream, RecvError, SendError};
 pub use process::{describe_status as describe_exit, server_problem};
 use process::{describe_status, ServerProcess};
+pub use transport::Transport;
 
 /// The software string this side sends in its [`Hello`].
 pub const CLIENT_SOFTWARE: &str = concat!("netloop ", env!("CARGO_PKG_VERSION"));
@@ -98,7 +98,8 @@ pub fn default_server_path() -> PathBuf {
     if let Some(path) = std::env::var_os(SERVER_ENV) {
         return PathBuf::from(path);
     }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ns3-scenarios/build/netloop-server");
+    let built =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ns3-scenarios/build/netloop-server");
     if built.exists() {
         return built.canonicalize().unwrap_or(built);
     }
