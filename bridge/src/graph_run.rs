@@ -21,6 +21,7 @@ use crate::graph_scenario::{GraphScenario, LoadedGraph};
 use crate::graph_session::{GraphSession, GraphSessionError};
 use crate::ledger::FlowCounts;
 use crate::output::{write_atomically, AtomicFile};
+use crate::packets_csv::PacketsCsv;
 use crate::run::{FlowSummary, NetworkSummary, RunOptions, SyncSummary, Versions};
 use crate::run_dir::{clear_outputs, DirLock, RunDirError};
 
@@ -100,13 +101,13 @@ pub fn run(
         cancel: cancel.clone(),
     };
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
-    let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
+    let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
     let every = NonZeroU64::new(loaded.scenario.record_every).unwrap_or(NonZeroU64::MIN);
     let mut recorder = GraphRecorder::new(&loaded.graph, timeseries, every).map_err(io)?;
     let scenario = loaded.scenario.clone();
     let summary_of = |error: Option<String>,
                       reached: SimTime,
-                      ledger: Option<&crate::ledger::Ledger<AtomicFile>>,
+                      ledger: Option<&crate::ledger::Ledger<PacketsCsv<AtomicFile>>>,
                       syncs: u64,
                       software: &str,
                       description: &str| {

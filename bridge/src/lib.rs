@@ -29,6 +29,7 @@ pub use netloop_ns3_client::network_schema;
 pub mod network;
 pub mod network_docs;
 pub mod output;
+pub mod packets_csv;
 pub mod parquet_file;
 pub mod plot;
 pub mod probe;
