@@ -3,9 +3,14 @@
 //! Data flows one way: scenario file → `config` → `session` (sync scheme) →
 //! {controlsim, network backend} → `output` (docs/design.md §1.2). A scenario
 //! is read, checked and built once ([`scenario_file::load`] → [`built::Built`])
-//! and the run takes what was built. This crate also owns the client for the
-//! ns-3 stepping server ([`ns3`]) and the application the `netloop` binary
-//! dispatches to ([`app`]).
+//! and the run takes what was built. The client of the ns-3 stepping server
+//! is its own crate, `netloop-ns3-client` (bridge/ns3-client), re-exported
+//! here as [`ns3`] and [`network_schema`]. This crate is the application
+//! the `netloop` binary dispatches to ([`app`]): configuration, run
+//! directories, sweeps, plots. The co-simulation core in it (sessions,
+//! networks, flows, [`ledger`], mobility) writes no files: the ledger emits
+//! fate events, which [`packets_csv`] writes (it still reads one: the
+//! builtin network's empirical delay file, when it is built).
 
 pub mod app;
 pub mod built;

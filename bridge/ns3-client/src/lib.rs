@@ -15,7 +15,7 @@
 //! 4. [`Ns3Client::finish`] collects the server's [`Summary`] and reaps it.
 //!
 //! What is sent when, and what each answer means, is [`protocol::client::Session`]'s
-//! business; this module is the blocking I/O around it: sockets, deadlines,
+//! business; this crate is the blocking I/O around it: sockets, deadlines,
 //! the process and the Ctrl-C flag.
 //!
 //! # Practical considerations
