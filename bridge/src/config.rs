@@ -330,37 +330,8 @@ fn is_zero_time(t: &SimTime) -> bool {
 /// wait's wake-up costs nothing by comparison, and the spin only burns a core.
 pub const MAX_SPIN_WAIT: SimTime = SimTime::from_millis(1);
 
-/// `[network.server] transport`: the kind of the connected socket pair the
-/// bridge hands to the server it starts. The frames are the same on both.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Transport {
-    /// TCP on 127.0.0.1 with `TCP_NODELAY`.
-    #[default]
-    Tcp,
-    /// A Unix-domain stream socket pair: no TCP/IP stack on the way.
-    Unix,
-    /// Two byte rings in shared memory with futex wake-ups: no system call
-    /// on the way when both sides spin (`spin_wait`).
-    Shm,
-    /// The best for a server on this machine, which the bridge's own server
-    /// always is: Unix.
-    Auto,
-}
-
-impl Transport {
-    fn is_default(&self) -> bool {
-        *self == Transport::default()
-    }
-
-    /// The transport actually used: `Auto` resolved.
-    pub fn resolved(self) -> Transport {
-        match self {
-            Transport::Auto => Transport::Unix,
-            other => other,
-        }
-    }
-}
+/// `[network.server] transport` (defined by the ns-3 client).
+pub use netloop_ns3_client::Transport;
 
 /// A value of `[network.server] params`: what a command-line flag can hold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

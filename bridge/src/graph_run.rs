@@ -23,6 +23,7 @@ use crate::ledger::FlowCounts;
 use crate::network::NetworkError;
 use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
+use crate::packets_csv::PacketsCsv;
 use crate::run::{FlowSummary, NetworkSummary, RunOptions, SyncSummary, Versions};
 use crate::run_dir::{clear_outputs, DirLock, RunDirError};
 
@@ -111,13 +112,13 @@ pub fn run(
         cancel: cancel.clone(),
     };
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
-    let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
+    let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
     let every = NonZeroU64::new(loaded.scenario.record_every).unwrap_or(NonZeroU64::MIN);
     let mut recorder = GraphRecorder::new(&loaded.graph, timeseries, every).map_err(io)?;
     let scenario = loaded.scenario.clone();
     let summary_of = |error: Option<String>,
                       reached: SimTime,
-                      ledger: Option<&crate::ledger::Ledger<AtomicFile>>,
+                      ledger: Option<&crate::ledger::Ledger<PacketsCsv<AtomicFile>>>,
                       syncs: u64,
                       software: &str,
                       description: &str| {
@@ -190,7 +191,9 @@ pub fn run(
             if let Ok(ts) = recorder.finish() {
                 let _ = std::fs::remove_file(ts.abandon());
             }
-            let _ = std::fs::remove_file(packets.abandon());
+            if let Ok(p) = crate::ledger::FateSink::finish(packets) {
+                let _ = std::fs::remove_file(p.abandon());
+            }
             drop(lock);
             let _ = std::fs::remove_dir(dir.join("ns3"));
             if made_dir {

@@ -40,8 +40,8 @@
 //! and at the end of the period under time-stepping. Answers, and the
 //! packets of `arrival` flows, go at `GraphSession::answer_send_time`.
 
+use crate::ledger::FateSink;
 use std::collections::VecDeque;
-use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -76,7 +76,7 @@ pub enum GraphSessionError {
 }
 
 /// The co-simulation of one networked graph run.
-pub struct GraphSession<W: Write> {
+pub struct GraphSession<W: FateSink> {
     graph: Graph,
     /// The network, the ledger and the queue of packet events.
     driver: NetworkDriver<W>,
@@ -101,14 +101,14 @@ pub struct GraphSession<W: Write> {
 }
 
 /// What a finished session hands back.
-pub struct GraphSessionParts<W: Write> {
+pub struct GraphSessionParts<W: FateSink> {
     pub graph: Graph,
     pub network: Box<dyn Network>,
     pub ledger: Ledger<W>,
     pub syncs: u64,
 }
 
-impl<W: Write> GraphSession<W> {
+impl<W: FateSink> GraphSession<W> {
     /// Wires a built graph (with the inlets of `side`'s flows) to a started
     /// network; [`GraphSession::run`] installs the flows.
     pub fn new(

@@ -1,6 +1,8 @@
 //! The bridge's packet ledger: the values each packet carries (the network
 //! only carries sizes and tags), the receivers' policies, and the fate of
-//! every packet, streamed to `packets.csv` as each one is resolved.
+//! every packet, emitted as a [`FateEvent`] to a [`FateSink`] as each one is
+//! resolved. The ledger does no I/O: the application's sink writes
+//! `packets.csv` ([`crate::packets_csv`]).
 //!
 //! Values are keyed by (flow, packet number); a multi-packet sample shares
 //! one number and its packet `state_index` carries component `state_index`.
@@ -24,12 +26,11 @@
 //! before its send is not network behaviour but a [`Violation`].
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Write;
 
 use protocol::{Delivery, DropEvent, DropReason, SimTime};
 use serde::Serialize;
 
-use crate::flows::FlowTable;
+use crate::flows::{Direction, FlowTable};
 use crate::metrics::aoi::AgeStats;
 use crate::metrics::DelayStats;
 use crate::network::Violation;
@@ -96,8 +97,45 @@ pub enum LedgerError {
         number: u64,
         time: SimTime,
     },
-    #[error("cannot write packets.csv: {0}")]
-    Csv(String),
+    /// The sink of fate events failed (it says what and why).
+    #[error("{0}")]
+    Sink(String),
+}
+
+/// A packet's settled fate: all the ledger knows of it when it is resolved
+/// (delivered and judged by the receiver's policies, lost, or still in
+/// flight at the end). Each packet's is emitted once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FateEvent<'a> {
+    pub flow: u32,
+    pub loop_name: &'a str,
+    pub direction: Direction,
+    pub number: u64,
+    pub state_index: u16,
+    pub state_count: u16,
+    pub src: u32,
+    pub dst: u32,
+    pub size: u32,
+    pub sent: SimTime,
+    /// When it reached the receiving application, if it did.
+    pub arrival: Option<SimTime>,
+    pub fate: Fate,
+    /// The step at which its values act, if accepted.
+    pub applied_step: Option<u64>,
+    /// Where the network lost it: time and node.
+    pub lost: Option<(SimTime, u32)>,
+}
+
+/// Where a [`Ledger`] sends its [`FateEvent`]s, in the order packets are
+/// resolved. Errors are messages; the ledger passes them on as
+/// [`LedgerError::Sink`].
+pub trait FateSink {
+    /// What the sink gives back at the end (the written file, say).
+    type Output;
+    fn record(&mut self, event: &FateEvent<'_>) -> Result<(), String>;
+    /// Called once, after the last event ([`Ledger::close_in_flight`]).
+    fn flush(&mut self) -> Result<(), String>;
+    fn finish(self) -> Result<Self::Output, String>;
 }
 
 /// Per-flow counters, for `summary.json`.
@@ -195,28 +233,7 @@ impl SentNumbers {
     }
 }
 
-#[derive(Serialize)]
-struct Row<'a> {
-    flow: u32,
-    #[serde(rename = "loop")]
-    loop_name: &'a str,
-    direction: &'static str,
-    number: u64,
-    state_index: u16,
-    state_count: u16,
-    src: u32,
-    dst: u32,
-    size: u32,
-    sent_ns: u64,
-    arrival_ns: Option<u64>,
-    delay_ns: Option<u64>,
-    fate: &'static str,
-    applied_step: Option<u64>,
-    lost_at_ns: Option<u64>,
-    lost_node: Option<u32>,
-}
-
-pub struct Ledger<W: Write> {
+pub struct Ledger<S: FateSink> {
     flows: FlowTable,
     loop_names: Vec<String>,
     /// Values of samples not yet fully resolved, by (flow, number).
@@ -235,11 +252,11 @@ pub struct Ledger<W: Write> {
     /// Per flow: `(received_ns, sent_ns)` of every accepted packet, for the
     /// age of information.
     updates: Vec<Vec<(u64, u64)>>,
-    csv: csv::Writer<W>,
+    sink: S,
 }
 
-impl<W: Write> Ledger<W> {
-    pub fn new(flows: FlowTable, loop_names: Vec<String>, out: W) -> Self {
+impl<S: FateSink> Ledger<S> {
+    pub fn new(flows: FlowTable, loop_names: Vec<String>, sink: S) -> Self {
         let n = flows.all().len();
         Ledger {
             flows,
@@ -252,7 +269,7 @@ impl<W: Write> Ledger<W> {
             counts: vec![FlowCounts::default(); n],
             delays: vec![Vec::new(); n],
             updates: vec![Vec::new(); n],
-            csv: csv::WriterBuilder::new().has_headers(true).from_writer(out),
+            sink,
         }
     }
 
@@ -518,9 +535,7 @@ impl<W: Write> Ledger<W> {
             self.write_row(*key, p, None, Fate::InFlight, None, None)?;
         }
         self.values.clear();
-        self.csv
-            .flush()
-            .map_err(|e| LedgerError::Csv(e.to_string()))
+        self.sink.flush().map_err(LedgerError::Sink)
     }
 
     pub fn counts(&self) -> &[FlowCounts] {
@@ -536,14 +551,12 @@ impl<W: Write> Ledger<W> {
         AgeStats::from_updates(self.updates[flow as usize].clone(), end.0)
     }
 
-    /// The underlying writer, flushed.
+    /// What the sink gives back at the end ([`FateSink::finish`]).
     ///
     /// # Errors
-    /// Flushing failed.
-    pub fn into_inner(self) -> Result<W, LedgerError> {
-        self.csv
-            .into_inner()
-            .map_err(|e| LedgerError::Csv(e.to_string()))
+    /// The sink failed.
+    pub fn into_inner(self) -> Result<S::Output, LedgerError> {
+        self.sink.finish().map_err(LedgerError::Sink)
     }
 
     fn release(&mut self, flow: u32, number: u64) {
@@ -565,27 +578,23 @@ impl<W: Write> Ledger<W> {
         lost: Option<(SimTime, u32)>,
     ) -> Result<(), LedgerError> {
         let flow = self.flows.get(flow_id).expect("known flow");
-        let row = Row {
+        let event = FateEvent {
             flow: flow_id,
             loop_name: &self.loop_names[flow.loop_index],
-            direction: flow.direction.as_str(),
+            direction: flow.direction,
             number,
             state_index,
             state_count: p.state_count,
             src: flow.src,
             dst: flow.dst,
             size: p.size,
-            sent_ns: p.sent.0,
-            arrival_ns: arrival.map(|t| t.0),
-            delay_ns: arrival.map(|t| t.0.saturating_sub(p.sent.0)),
-            fate: fate.as_str(),
+            sent: p.sent,
+            arrival,
+            fate,
             applied_step,
-            lost_at_ns: lost.map(|(t, _)| t.0),
-            lost_node: lost.map(|(_, n)| n),
+            lost,
         };
-        self.csv
-            .serialize(row)
-            .map_err(|e| LedgerError::Csv(e.to_string()))
+        self.sink.record(&event).map_err(LedgerError::Sink)
     }
 }
 
@@ -595,6 +604,7 @@ mod tests {
 
     use super::*;
     use crate::config::{LoopNetwork, OnLoss, ResolvedFlow, ResponseKind, TransportKind};
+    use crate::packets_csv::PacketsCsv;
 
     const UPLINK: u32 = 0;
     const VALUES: [f64; 2] = [1.5, -2.0];
@@ -613,7 +623,12 @@ mod tests {
 
     /// One loop over the network (uplink flow 0, downlink flow 1) with
     /// packet 0 of the uplink sent at 10 ms, carrying [`VALUES`].
-    fn ledger() -> Ledger<Vec<u8>> {
+    fn ledger() -> Ledger<PacketsCsv<Vec<u8>>> {
+        ledger_into(PacketsCsv::new(Vec::new()))
+    }
+
+    /// [`ledger`] with its events going to `sink`.
+    fn ledger_into<S: FateSink>(sink: S) -> Ledger<S> {
         let lp = LoopNetwork {
             plant_node: 0,
             controller_node: 1,
@@ -623,7 +638,7 @@ mod tests {
             feedforward: None,
             mobility: None,
         };
-        let mut ledger = Ledger::new(FlowTable::new(&[lp]), vec!["servo".into()], Vec::new());
+        let mut ledger = Ledger::new(FlowTable::new(&[lp]), vec!["servo".into()], sink);
         ledger.announce(UPLINK, 0, 1, SimTime::from_millis(10), 64);
         ledger.set_values(UPLINK, 0, &VALUES);
         ledger
@@ -655,7 +670,7 @@ mod tests {
     }
 
     /// The rows of packets.csv, after the run is closed.
-    fn rows(mut ledger: Ledger<Vec<u8>>) -> (FlowCounts, Vec<csv::StringRecord>) {
+    fn rows(mut ledger: Ledger<PacketsCsv<Vec<u8>>>) -> (FlowCounts, Vec<csv::StringRecord>) {
         ledger.close_in_flight().unwrap();
         let counts = ledger.counts()[UPLINK as usize].clone();
         let out = ledger.into_inner().unwrap();
@@ -683,6 +698,79 @@ mod tests {
             "lost_node",
         ];
         &row[columns.iter().position(|c| *c == name).unwrap()]
+    }
+
+    /// Keeps the events it is given, as (number, fate, arrival, applied
+    /// step, loss), and says when it was flushed and finished.
+    #[derive(Default)]
+    struct Keep {
+        events: Vec<(
+            u64,
+            Fate,
+            Option<SimTime>,
+            Option<u64>,
+            Option<(SimTime, u32)>,
+        )>,
+        flushed: bool,
+    }
+
+    impl FateSink for Keep {
+        type Output = Keep;
+        fn record(&mut self, e: &FateEvent<'_>) -> Result<(), String> {
+            assert_eq!(
+                (e.flow, e.loop_name, e.direction),
+                (UPLINK, "servo", Direction::Uplink)
+            );
+            assert_eq!((e.src, e.dst, e.size), (0, 1, 64));
+            assert!(!self.flushed, "an event after the flush");
+            self.events
+                .push((e.number, e.fate, e.arrival, e.applied_step, e.lost));
+            Ok(())
+        }
+        fn flush(&mut self) -> Result<(), String> {
+            self.flushed = true;
+            Ok(())
+        }
+        fn finish(self) -> Result<Keep, String> {
+            Ok(self)
+        }
+    }
+
+    /// The ledger's output is events, not a file: one per packet, in the
+    /// order the packets are resolved, those still in flight at the close.
+    #[test]
+    fn emits_one_fate_event_per_packet_as_it_is_resolved() {
+        let mut ledger = ledger_into(Keep::default());
+        for number in [1, 2] {
+            ledger.announce(UPLINK, number, 1, SimTime::from_millis(10), 64);
+            ledger.set_values(UPLINK, number, &VALUES);
+        }
+        ledger.lose(&loss(1, 11)).unwrap();
+        assert_eq!(
+            ledger.deliver(&delivery(0, 12), 12),
+            Ok(Verdict::Accept {
+                values: VALUES.to_vec(),
+                component: None
+            })
+        );
+        ledger.close_in_flight().unwrap();
+        let keep = ledger.into_inner().unwrap();
+        assert!(keep.flushed);
+        let ms = SimTime::from_millis;
+        assert_eq!(
+            keep.events,
+            [
+                (
+                    1,
+                    Fate::Lost(DropReason::Queue),
+                    None,
+                    None,
+                    Some((ms(11), 0))
+                ),
+                (0, Fate::Accepted, Some(ms(12)), Some(12), None),
+                (2, Fate::InFlight, None, None, None),
+            ]
+        );
     }
 
     #[test]

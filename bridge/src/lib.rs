@@ -3,9 +3,14 @@
 //! Data flows one way: scenario file → `config` → `session` (sync scheme) →
 //! {controlsim, network backend} → `output` (docs/design.md §1.2). A scenario
 //! is read, checked and built once ([`scenario_file::load`] → [`built::Built`])
-//! and the run takes what was built. This crate also owns the client for the
-//! ns-3 stepping server ([`ns3`]) and the application the `netloop` binary
-//! dispatches to ([`app`]).
+//! and the run takes what was built. The client of the ns-3 stepping server
+//! is its own crate, `netloop-ns3-client` (bridge/ns3-client), re-exported
+//! here as [`ns3`] and [`network_schema`]. This crate is the application
+//! the `netloop` binary dispatches to ([`app`]): configuration, run
+//! directories, sweeps, plots. The co-simulation core in it (sessions,
+//! networks, flows, [`ledger`], mobility) writes no files: the ledger emits
+//! fate events, which [`packets_csv`] writes (it still reads one: the
+//! builtin network's empirical delay file, when it is built).
 
 pub mod app;
 pub mod built;
@@ -22,11 +27,14 @@ pub mod limits;
 pub mod metrics;
 pub mod mobility;
 pub mod model_files;
+// The ns-3 client is its own crate (bridge/ns3-client); these keep the
+// `bridge::ns3` and `bridge::network_schema` paths.
+pub use netloop_ns3_client as ns3;
+pub use netloop_ns3_client::network_schema;
 pub mod network;
 pub mod network_docs;
-pub mod network_schema;
-pub mod ns3;
 pub mod output;
+pub mod packets_csv;
 pub mod parquet_file;
 pub mod plot;
 pub mod probe;

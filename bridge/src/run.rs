@@ -37,6 +37,7 @@ use crate::metrics::{ControlMetrics, DelayStats};
 use crate::network::{BuiltinNetwork, Network, NetworkError, Ns3Network};
 use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
+use crate::packets_csv::PacketsCsv;
 use crate::run_dir::{clear_outputs, DirLock, RunDirError};
 use crate::run_progress::RunProgress;
 use crate::server_command::ns3_options;
@@ -429,7 +430,7 @@ pub fn run_built(
     }
 
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
-    let packets = AtomicFile::create(&dir, "packets.csv").map_err(io)?;
+    let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
     let recorder = Recorder::new(&system, timeseries, scenario.record_every).map_err(|e| {
         RunError::Config(ScenarioError {
             key: "record_every".into(),
@@ -443,7 +444,7 @@ pub fn run_built(
         Ok(n) => n,
         Err(e) => {
             // Nothing ran: still leave a record of why.
-            let summary = summarise::<_, AtomicFile>(
+            let summary = summarise::<_, PacketsCsv<AtomicFile>>(
                 resolved,
                 &system,
                 &flows,
@@ -610,7 +611,7 @@ fn write_summary(dir: &Path, summary: &RunSummary) -> std::io::Result<()> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn summarise<W: std::io::Write, P: std::io::Write>(
+fn summarise<W: std::io::Write, P: crate::ledger::FateSink>(
     resolved: &Resolved,
     system: &System,
     flows: &FlowTable,

@@ -19,7 +19,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use controlsim::child_process::die_with_parent;
+use netloop_child_process::die_with_parent;
 
 use crate::config::{
     key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig,

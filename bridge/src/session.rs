@@ -42,7 +42,7 @@ pub(crate) mod master_slave;
 pub(crate) mod network_driver;
 mod time_stepping;
 
-use std::io::Write;
+use crate::ledger::FateSink;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -98,7 +98,7 @@ enum Cause {
 }
 
 /// The co-simulation of one run.
-pub struct Session<W: Write> {
+pub struct Session<W: FateSink> {
     system: System,
     /// The network, the ledger and the queue of packet events.
     driver: NetworkDriver<W>,
@@ -124,14 +124,14 @@ pub struct Session<W: Write> {
 }
 
 /// What a finished (or failed) session hands back.
-pub struct SessionParts<W: Write> {
+pub struct SessionParts<W: FateSink> {
     pub system: System,
     pub network: Box<dyn Network>,
     pub ledger: Ledger<W>,
     pub syncs: u64,
 }
 
-impl<W: Write> Session<W> {
+impl<W: FateSink> Session<W> {
     /// Wires a built system to a started network; [`Session::run`]
     /// installs the flows in it. `motions` are the nodes the plants move
     /// ([`crate::mobility::node_motions`]).

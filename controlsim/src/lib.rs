@@ -39,7 +39,6 @@
 pub mod actuator;
 mod advance;
 pub mod blocks;
-pub mod child_process;
 pub mod closed_loop;
 pub mod config;
 pub mod controller;

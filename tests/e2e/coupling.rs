@@ -12,6 +12,7 @@ use std::rc::Rc;
 use bridge::config::Scenario;
 use bridge::mobility::node_motions;
 use bridge::network::{Network, NetworkError, Ns3Network};
+use bridge::packets_csv::PacketsCsv;
 use bridge::server_command::ns3_options;
 use bridge::session::Session;
 use controlsim::System;
@@ -312,7 +313,7 @@ fn run_recorded_scenario(
         system,
         motions,
         Box::new(network),
-        Vec::new(),
+        PacketsCsv::new(Vec::new()),
         None,
     );
     let mut truth = Vec::new();

@@ -126,7 +126,7 @@ fn run_with_timeout(
     timeout: Duration,
 ) -> std::io::Result<std::process::Output> {
     use std::process::{Command, Stdio};
-    let mut child = controlsim::child_process::die_with_parent(&mut Command::new(program))
+    let mut child = netloop_child_process::die_with_parent(&mut Command::new(program))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -11,13 +11,13 @@
 //! event-triggered controller (the network stops itself there). Sends and
 //! receives are both exact.
 
-use std::io::Write;
+use crate::ledger::FateSink;
 
 use controlsim::Observer;
 
 use super::{Session, SessionError};
 
-impl<W: Write> Session<W> {
+impl<W: FateSink> Session<W> {
     pub(super) fn run_event_driven<O: Observer>(
         &mut self,
         observer: &mut O,

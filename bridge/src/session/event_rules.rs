@@ -34,8 +34,8 @@
 //! with a networked downlink has no networked uplink (it answers local
 //! samples). `[sync] rules = false` asks for the fallback.
 
+use crate::ledger::FateSink;
 use std::collections::VecDeque;
-use std::io::Write;
 
 use controlsim::Observer;
 use protocol::{AnswerRule, SimTime};
@@ -54,7 +54,7 @@ const WINDOWS_IN_FLIGHT: usize = 2;
 /// Most packets announced in one window, to keep steps well under the frame limit.
 const WINDOW_MAX_SENDS: usize = 100_000;
 
-impl<W: Write> Session<W> {
+impl<W: FateSink> Session<W> {
     /// The rules of this run's event-triggered answers, or `None` when the
     /// run must stop at every answer instead (see the module docs).
     fn answer_rules(&self, scheme: EventDriven) -> Option<Vec<AnswerRule>> {

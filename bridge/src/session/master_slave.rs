@@ -43,7 +43,7 @@
 //! one sync and is replayed as lookahead replays its windows; only the
 //! positions the network used differ from syncing every period.
 
-use std::io::Write;
+use crate::ledger::FateSink;
 
 use controlsim::{Observer, Trigger};
 use protocol::SimTime;
@@ -62,7 +62,7 @@ pub(crate) const LOOKAHEAD_MAX_SENDS: usize = 100_000;
 /// the next request is already waiting when the network finishes one.
 pub(crate) const LOOKAHEAD_IN_FLIGHT: usize = 2;
 
-impl<W: Write> Session<W> {
+impl<W: FateSink> Session<W> {
     pub(super) fn run_master_slave<O: Observer>(
         &mut self,
         scheme: MasterSlave,

@@ -23,8 +23,8 @@
 //! ([`SyncClock::loss_step`]). [`Placement`] says which rule a control side
 //! follows for deliveries.
 
+use crate::ledger::FateSink;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -175,7 +175,7 @@ pub(crate) enum Placement {
 }
 
 /// The network, the packets' ledger and the queue of their events.
-pub(crate) struct NetworkDriver<W: Write> {
+pub(crate) struct NetworkDriver<W: FateSink> {
     pub network: Box<dyn Network>,
     pub ledger: Ledger<W>,
     pub flows: FlowTable,
@@ -196,7 +196,7 @@ pub(crate) struct NetworkDriver<W: Write> {
     pub description: String,
 }
 
-impl<W: Write> NetworkDriver<W> {
+impl<W: FateSink> NetworkDriver<W> {
     pub fn new(
         network: Box<dyn Network>,
         ledger: Ledger<W>,

@@ -7,14 +7,14 @@
 //! network delivers during a period take effect at its end. Sends and
 //! receives are quantised to sync boundaries, so errors grow with `T`.
 
-use std::io::Write;
+use crate::ledger::FateSink;
 
 use controlsim::Observer;
 
 use super::{Session, SessionError};
 use crate::sync_scheme::TimeStepping;
 
-impl<W: Write> Session<W> {
+impl<W: FateSink> Session<W> {
     pub(super) fn run_time_stepping<O: Observer>(
         &mut self,
         TimeStepping { period }: TimeStepping,

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 use bridge::network::{BuiltinNetwork, Network, NetworkError, Violation};
+use bridge::packets_csv::PacketsCsv;
 use bridge::session::{Session, SessionError};
 use controlsim::{Silent, System};
 use protocol::{AnswerRule, Configured, Delivery, FlowSpec, SimTime, Step, StepDone, Summary};
@@ -106,7 +107,7 @@ fn run_with(extra: Option<Delivery>) -> (Rc<RefCell<Asked>>, Result<(), SessionE
         system,
         Vec::new(),
         Box::new(network),
-        Vec::new(),
+        PacketsCsv::new(Vec::new()),
         None,
     );
     let outcome = session.run(&mut Silent);

@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use bridge::network::{BuiltinNetwork, Network, NetworkError, Violation};
+use bridge::packets_csv::PacketsCsv;
 use bridge::session::{Session, SessionError};
 use controlsim::{Silent, System};
 use protocol::{
@@ -88,7 +89,7 @@ fn run_with(scheme: &str, extra: StepDone) -> Result<(), SessionError> {
         system,
         Vec::new(),
         Box::new(network),
-        Vec::new(),
+        PacketsCsv::new(Vec::new()),
         None,
     );
     let outcome = session.run(&mut Silent);

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use bridge::flows::FlowTable;
 use bridge::network::{BuiltinNetwork, Network, NetworkError};
+use bridge::packets_csv::PacketsCsv;
 use bridge::session::Session;
 use controlsim::error::ObserverError;
 use controlsim::{Observer, System};
@@ -240,7 +241,7 @@ fn a_queue_drop_at_the_send_instant_zeroes_the_actuator_one_step_later() {
                 system,
                 Vec::new(),
                 Box::new(network),
-                Vec::new(),
+                PacketsCsv::new(Vec::new()),
                 None,
             );
             let mut applied = Applied(Vec::new());

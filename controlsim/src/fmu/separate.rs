@@ -352,7 +352,7 @@ impl Child {
                 ),
             )
         })?;
-        let mut process = crate::child_process::die_with_parent(&mut Command::new(&program))
+        let mut process = netloop_child_process::die_with_parent(&mut Command::new(&program))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

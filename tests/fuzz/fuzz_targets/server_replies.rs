@@ -20,6 +20,7 @@ use bridge::config::Resolved;
 use bridge::mobility::node_motions;
 use bridge::network::{Network, NetworkError};
 use bridge::ns3::{session_error, Ns3Error};
+use bridge::packets_csv::PacketsCsv;
 use bridge::scenario_file::{load_text, Override};
 use bridge::session::Session;
 use controlsim::{Silent, System};
@@ -142,7 +143,7 @@ fuzz_target!(|data: &[u8]| {
     let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
     let motions = node_motions(resolved, &system).unwrap();
     let server = ScriptedServer { stream: stream.to_vec(), read: 0, chunk: 1 + *chunk as usize * 16, inbox: Vec::new(), session: client::Session::new() };
-    let mut session = Session::new(resolved, system, motions, Box::new(server), std::io::sink(), None);
+    let mut session = Session::new(resolved, system, motions, Box::new(server), PacketsCsv::new(std::io::sink()), None);
     let outcome = session.run(&mut Silent);
     let alive = outcome.is_ok();
     let _ = session.finish(alive);

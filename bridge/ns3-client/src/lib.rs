@@ -16,7 +16,7 @@
 //! 4. [`Ns3Client::finish`] collects the server's [`Summary`] and reaps it.
 //!
 //! What is sent when, and what each answer means, is [`protocol::client::Session`]'s
-//! business; this module is the blocking I/O around it: sockets, deadlines,
+//! business; this crate is the blocking I/O around it: sockets, deadlines,
 //! the process and the Ctrl-C flag.
 //!
 //! # Practical considerations
@@ -32,9 +32,11 @@
 
 mod connection;
 mod handover;
+pub mod network_schema;
 mod process;
 mod shm;
 mod socket;
+mod transport;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,10 +49,10 @@ use protocol::{
     SimTime, Step, StepDone, Summary,
 };
 
-pub use crate::config::Transport;
 use connection::{FramedStream, RecvError, SendError};
 pub use process::{describe_status as describe_exit, server_problem};
 use process::{describe_status, ServerProcess};
+pub use transport::Transport;
 
 /// The software string this side sends in its [`Hello`].
 pub const CLIENT_SOFTWARE: &str = concat!("netloop ", env!("CARGO_PKG_VERSION"));
@@ -98,7 +100,8 @@ pub fn default_server_path() -> PathBuf {
     if let Some(path) = std::env::var_os(SERVER_ENV) {
         return PathBuf::from(path);
     }
-    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ns3-scenarios/build/netloop-server");
+    let built =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ns3-scenarios/build/netloop-server");
     if built.exists() {
         return built.canonicalize().unwrap_or(built);
     }

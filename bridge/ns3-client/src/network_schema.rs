@@ -15,7 +15,7 @@
 //! # What it decides
 //! - A kind the bridge has no type for (any `kind` but p2p, wifi, wave, lte
 //!   and custom) is checked key by key and turned into server arguments from
-//!   the schema alone ([`crate::config::DescribedConfig`]).
+//!   the schema alone (`bridge::config::DescribedConfig`).
 //! - The limits of every argument (of typed kinds too) are checked here,
 //!   before a run starts, and reported at the scenario key.
 //! - docs/scenario.md's kind tables are checked against it (tests/cli/docs.rs).
@@ -53,7 +53,7 @@ pub struct TableSchema {
     /// What a kind without the table lacks, e.g. `radio` ("p2p has no radio").
     pub what: String,
     /// Whether the canonical form has every default made explicit (else
-    /// only the keys written); see [`crate::config::TableConfig`].
+    /// only the keys written); see `bridge::config::TableConfig`.
     pub canonical_defaults: bool,
     /// In declaration order; an array key's elements are `key[0]`, `key[1]`, ...
     pub arguments: Vec<ArgumentSchema>,
@@ -299,7 +299,7 @@ pub fn standard() -> Arc<NetworkSchema> {
     static STANDARD: std::sync::OnceLock<Arc<NetworkSchema>> = std::sync::OnceLock::new();
     STANDARD
         .get_or_init(|| {
-            let json = include_str!("../../ns3-scenarios/network-schema.json");
+            let json = include_str!("../../../ns3-scenarios/network-schema.json");
             Arc::new(NetworkSchema::parse(json).expect("the committed network schema parses"))
         })
         .clone()
@@ -407,7 +407,7 @@ fn write_atomically(file: &Path, text: &str) -> std::io::Result<()> {
 fn run_describe(binary: &Path) -> Result<String, SchemaError> {
     use std::io::Read;
     use std::process::{Command, Stdio};
-    let mut child = controlsim::child_process::die_with_parent(&mut Command::new(binary))
+    let mut child = netloop_child_process::die_with_parent(&mut Command::new(binary))
         .arg("--describe")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -449,8 +449,8 @@ fn run_describe(binary: &Path) -> Result<String, SchemaError> {
         }
         return Err(failed(format!(
             "{}: {}",
-            crate::ns3::describe_exit(Some(status)),
-            crate::ns3::server_problem(&err)
+            crate::describe_exit(Some(status)),
+            crate::server_problem(&err)
         )));
     }
     Ok(out)

@@ -99,7 +99,7 @@ impl ServerProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        controlsim::child_process::die_with_parent(&mut command);
+        netloop_child_process::die_with_parent(&mut command);
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             command.pre_exec(move || {

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use super::shm::ShmChannel;
 use super::socket::Socket;
-use crate::config::Transport;
+use crate::Transport;
 
 /// A connected pair on 127.0.0.1: the bridge's end and the end for the server.
 struct TcpPair {
