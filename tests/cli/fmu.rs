@@ -24,37 +24,12 @@ scheme = "time_stepping"
 period = "10ms""#;
 const ZERO_DELAY: &str = r#"{ kind = "constant", value = "0s" }"#;
 
-/// The Python that has fmpy and pythonfmu.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NETLOOP_PYTHON").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let venv = root().join(".venv/bin/python");
-    if venv.is_file() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    }
-}
-
 /// The test FMUs, built once per test run.
 fn fmus() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("test-fmus");
-        let out = Command::new("bash")
-            .arg(root().join("tests/fmu/build.sh"))
-            .arg(&dir)
-            .env("NETLOOP_PYTHON", python())
-            .output()
-            .expect("bash runs");
-        assert!(
-            out.status.success(),
-            "tests/fmu/build.sh failed (it needs cc and a Python with fmpy and pythonfmu: run \
-             scripts/setup.sh or set NETLOOP_PYTHON):\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        test_support::fmu::build("tests/fmu/build.sh", &dir);
         dir
     })
 }
@@ -134,7 +109,7 @@ fn cross_check_with_fmpy(fmu: &str) {
         .unwrap();
     assert_exit(&o, 0);
     let reference = dir.path().join("fmpy.csv");
-    let o = Command::new(python())
+    let o = Command::new(test_support::fmu::python())
         .arg(root().join("tests/fmu/fmpy_reference.py"))
         .arg(fmus().join(fmu))
         .arg(out.join("timeseries.csv"))
@@ -552,7 +527,7 @@ fn model_exchange_plant_agrees_with_fmpy() {
 fn model_exchange_ball_agrees_with_fmpy(fmu: &str) {
     let (dir, h, rows) = run_ball_fmu(fmu, "");
     let reference = dir.path().join("fmpy.csv");
-    let o = Command::new(python())
+    let o = Command::new(test_support::fmu::python())
         .arg(root().join("tests/fmu/fmpy_me_reference.py"))
         .arg(fmus().join(fmu))
         .arg("2.0")

@@ -17,37 +17,12 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The Python that has fmpy and pythonfmu (as in tests/cli/fmu.rs).
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("NETLOOP_PYTHON").filter(|p| !p.is_empty()) {
-        return PathBuf::from(p);
-    }
-    let venv = root().join(".venv/bin/python");
-    if venv.is_file() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    }
-}
-
 /// The examples' FMUs, built once per test run by examples/fmu/build.sh.
 fn models() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("example-fmus");
-        let out = Command::new("bash")
-            .arg(root().join("examples/fmu/build.sh"))
-            .arg(&dir)
-            .env("NETLOOP_PYTHON", python())
-            .output()
-            .expect("bash runs");
-        assert!(
-            out.status.success(),
-            "examples/fmu/build.sh failed (it needs cc and a Python with fmpy and pythonfmu: \
-             run scripts/setup.sh or set NETLOOP_PYTHON):\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        test_support::fmu::build("examples/fmu/build.sh", &dir);
         dir
     })
 }
@@ -77,7 +52,7 @@ fn run_in(dir: &Path, name: &str, text: &str, args: &[&str]) -> PathBuf {
         .arg(&out)
         .args(args)
         .env("NETLOOP_FMU_CACHE", dir.join("fmu-cache"))
-        .env("NETLOOP_PYTHON", python())
+        .env("NETLOOP_PYTHON", test_support::fmu::python())
         .output()
         .unwrap();
     assert!(

@@ -16,6 +16,7 @@
 
 pub mod cosim;
 pub mod fixtures;
+pub mod fmu;
 pub mod golden;
 pub mod ns3;
 pub mod process;
