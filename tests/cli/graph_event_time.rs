@@ -6,50 +6,10 @@
 //! `[[loops]]` form bit for bit under every scheme, and the send instants
 //! are the ones computed by hand from the fixed-delay link.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use crate::support::{assert_exit, column, read_csv, root, run, summary};
-
-fn file(name: &str) -> PathBuf {
-    root().join("tests/cli/graph_flows").join(name)
-}
-
-fn run_into(scenario: &Path, out: &Path, sets: &[&str]) {
-    let mut args = vec![
-        "run".to_string(),
-        scenario.to_str().unwrap().to_string(),
-        "--out".to_string(),
-        out.to_str().unwrap().to_string(),
-        "-q".to_string(),
-    ];
-    for s in sets {
-        args.push("--set".into());
-        args.push(s.to_string());
-    }
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let o = run(&args);
-    assert_exit(&o, 0);
-}
-
-fn series(dir: &Path, name: &str) -> Vec<String> {
-    let (header, rows) = read_csv(&dir.join("timeseries.csv"));
-    let c = column(&header, name);
-    rows.into_iter().map(|r| r[c].clone()).collect()
-}
-
-/// packets.csv rows of one stream without flow id, loop and direction.
-fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
-    let (header, rows) = read_csv(&dir.join("packets.csv"));
-    let l = column(&header, "loop");
-    let d = column(&header, "direction");
-    let mut rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .filter(|r| r[l] == stream || format!("{}:{}", r[l], r[d]) == stream)
-        .map(|r| r[3..].to_vec())
-        .collect();
-    rows.sort();
-    rows
-}
+use crate::graph_flows::{file, packets, run_into, series};
+use crate::support::{column, read_csv, summary};
 
 /// One column of packets.csv for one stream, in packet-number order.
 fn packet_column(dir: &Path, stream: &str, name: &str) -> Vec<u64> {

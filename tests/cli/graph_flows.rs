@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{assert_exit, column, read_csv, root, run, stderr, stdout, summary};
 
-fn file(name: &str) -> PathBuf {
+pub(crate) fn file(name: &str) -> PathBuf {
     root().join("tests/cli/graph_flows").join(name)
 }
 
 /// Runs `scenario` with `--set` overrides into `out`.
-fn run_into(scenario: &Path, out: &Path, sets: &[&str]) {
+pub(crate) fn run_into(scenario: &Path, out: &Path, sets: &[&str]) {
     let mut args = vec![
         "run".to_string(),
         scenario.to_str().unwrap().to_string(),
@@ -30,7 +30,7 @@ fn run_into(scenario: &Path, out: &Path, sets: &[&str]) {
 }
 
 /// One column of a time series, as written.
-fn series(dir: &Path, name: &str) -> Vec<String> {
+pub(crate) fn series(dir: &Path, name: &str) -> Vec<String> {
     let (header, rows) = read_csv(&dir.join("timeseries.csv"));
     let c = column(&header, name);
     rows.into_iter().map(|r| r[c].clone()).collect()
@@ -38,7 +38,7 @@ fn series(dir: &Path, name: &str) -> Vec<String> {
 
 /// packets.csv rows of one flow (by the `loop` column), without the flow
 /// id, loop and direction, which name the stream differently.
-fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+pub(crate) fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
     let (header, rows) = read_csv(&dir.join("packets.csv"));
     let l = column(&header, "loop");
     let d = column(&header, "direction");
