@@ -359,6 +359,9 @@ impl ShmChannel {
     /// Writes as much of `buf` as fits, sleeping up to the timeout for room
     /// when the ring is full (`TimedOut` if none came).
     pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.write_closed() {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
         if buf.is_empty() {
             return Ok(0);
         }
@@ -398,14 +401,27 @@ impl ShmChannel {
     }
 }
 
-impl Drop for ShmChannel {
-    /// Closes our direction (the peer reads what is left, then the end of
-    /// the stream, as after a socket's close) and unmaps.
-    fn drop(&mut self) {
+impl ShmChannel {
+    /// Closes our direction, as a socket's `shutdown(Write)`: the peer reads
+    /// what is left, then the end of the stream, while we can still read its
+    /// answer. Writing afterwards fails with `BrokenPipe`.
+    pub fn shutdown_write(&mut self) {
         let ring = self.control(self.tx);
         ring.closed.store(1, SeqCst);
         ring.data_seq.fetch_add(1, SeqCst);
         futex_wake(&ring.data_seq);
+    }
+
+    fn write_closed(&self) -> bool {
+        self.control(self.tx).closed.load(SeqCst) != 0
+    }
+}
+
+impl Drop for ShmChannel {
+    /// Closes our direction (the peer reads what is left, then the end of
+    /// the stream, as after a socket's close) and unmaps.
+    fn drop(&mut self) {
+        self.shutdown_write();
         // SAFETY: our own mapping, not used after this.
         unsafe { libc::munmap(self.base.as_ptr().cast(), self.len) };
     }
@@ -588,5 +604,22 @@ mod tests {
         assert_eq!(bridge.read(&mut got, Duration::ZERO).unwrap(), 4);
         assert_eq!(&got[..4], b"last");
         assert_eq!(bridge.read(&mut got, Duration::ZERO).unwrap(), 0);
+    }
+
+    /// A half close: the peer sees the end of our stream and can still
+    /// answer; we can no longer write.
+    #[test]
+    fn after_shutdown_write_the_peer_reads_the_end_and_can_still_answer() {
+        let (mut bridge, mut server) = pair(64);
+        bridge.write(b"bye").unwrap();
+        bridge.shutdown_write();
+        let err = bridge.write(b"more").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+        let mut got = [0u8; 8];
+        assert_eq!(server.read(&mut got, Duration::ZERO).unwrap(), 3);
+        assert_eq!(server.read(&mut got, Duration::ZERO).unwrap(), 0);
+        server.write(b"ok").unwrap();
+        assert_eq!(bridge.read(&mut got, Duration::ZERO).unwrap(), 2);
+        assert_eq!(&got[..2], b"ok");
     }
 }
