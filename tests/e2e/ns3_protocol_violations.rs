@@ -8,8 +8,10 @@
 //! netloop hands it (`--connectionFd=N`) to that socket and prints its port
 //! as the ready line, as a real server does. It behaves as a network
 //! with a 1 ms delay and no loss, except in the one answer it tampers with.
-//! Each case runs over both transports (the relay does not care which
-//! socket netloop hands it).
+//! Each case runs over every transport: bash relays whichever socket netloop
+//! hands it, and over shared memory (`--shmFd=N`) the relay is `shm-relay`
+//! (ns3-scenarios/tests/shm-relay.cc, built next to `netloop-server`), which
+//! attaches to the channel as the server end with the real server's code.
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -24,6 +26,8 @@ use protocol::{
     SendRequest, SimTime, StepDone, Summary, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION,
 };
 use test_support::fixtures::DC_SERVO_PLANT;
+
+use crate::support::server_binary;
 
 /// Changes the answer to one step; `None` leaves every answer honest.
 type Tamper = fn(&mut StepDone);
@@ -163,13 +167,22 @@ fn run_against_fake(dir: &Path, tamper: Option<Tamper>, transport: &str) -> Outp
         let _ = tx.send(());
     });
     let server = dir.join("fake-server");
-    // netloop hands its server a connected socket (`--connectionFd=N`, the
-    // last argument); the script relays it to the thread's socket.
+    // netloop hands its server a connected socket (`--connectionFd=N`) or a
+    // shared-memory channel (`--shmFd=N`); the script relays either to the
+    // thread's socket.
+    let relay = server_binary().with_file_name("shm-relay");
+    assert!(
+        relay.exists(),
+        "{} is missing: build it with scripts/build-ns3.sh",
+        relay.display()
+    );
     std::fs::write(
         &server,
         format!(
-            "#!/bin/bash\nfor a in \"$@\"; do case $a in --connectionFd=*) fd=${{a#--connectionFd=}};; esac; done\n\
-             exec 4<>/dev/tcp/127.0.0.1/{port}\necho {port}\ncat <&$fd >&4 &\nexec cat <&4 >&$fd\n"
+            "#!/bin/bash\nfor a in \"$@\"; do case $a in --connectionFd=*) fd=${{a#--connectionFd=}};; \
+             --shmFd=*) exec '{relay}' --relayPort={port} \"$a\";; esac; done\n\
+             exec 4<>/dev/tcp/127.0.0.1/{port}\necho {port}\ncat <&$fd >&4 &\nexec cat <&4 >&$fd\n",
+            relay = relay.display()
         ),
     )
     .unwrap();
@@ -211,7 +224,7 @@ fn an_honest_fake_server_runs_to_the_end() {
 }
 
 /// The values of `[network.server] transport` the cases run over.
-const TRANSPORTS: [&str; 2] = ["tcp", "unix"];
+const TRANSPORTS: [&str; 3] = ["tcp", "unix", "shm"];
 
 fn an_honest_fake_server_runs_to_the_end_over(transport: &str) {
     let dir = tempfile::tempdir().unwrap();

@@ -1,8 +1,10 @@
 //! Malformed input never crashes or hangs the server: every bad frame gets an
 //! Error reply or a clean close, and the process exits by itself with an
 //! exit code (not a signal) well within a timeout. Every case runs over a
-//! TCP connection to the port the server listens on and over a Unix-domain
-//! socket handed to it (`--connectionFd`, as `transport = "unix"` does).
+//! TCP connection to the port the server listens on, over a Unix-domain
+//! socket handed to it (`--connectionFd`, as `transport = "unix"` does) and
+//! over a shared-memory channel handed to it (`--shmFd`, as
+//! `transport = "shm"` does), each with a server that blocks and one that spins.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, Shutdown, SocketAddr, TcpStream};
@@ -16,6 +18,8 @@ use std::time::{Duration, Instant};
 use protocol::{
     decode, encode, Decoded, ErrorCode, Hello, Message, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION,
 };
+
+use bridge::ns3::shm::ShmChannel;
 
 use crate::support::{bad_frames, server_binary, BadFrame};
 
@@ -32,17 +36,26 @@ impl Drop for Reaped {
     }
 }
 
-/// The two transports, each with a server that blocks for each request and
+/// The three transports, each with a server that blocks for each request and
 /// one that spins first (`--spinWait`, `[network.server] spin_wait`).
 #[derive(Clone, Copy, Debug)]
 enum Over {
     Tcp,
     Unix,
+    Shm,
     TcpSpinning,
     UnixSpinning,
+    ShmSpinning,
 }
 
-const TRANSPORTS: [Over; 4] = [Over::Tcp, Over::Unix, Over::TcpSpinning, Over::UnixSpinning];
+const TRANSPORTS: [Over; 6] = [
+    Over::Tcp,
+    Over::Unix,
+    Over::Shm,
+    Over::TcpSpinning,
+    Over::UnixSpinning,
+    Over::ShmSpinning,
+];
 
 /// The spin of the spinning servers.
 const SPIN: &str = "--spinWait=50us";
@@ -51,13 +64,19 @@ const SPIN: &str = "--spinWait=50us";
 enum Conn {
     Tcp(TcpStream),
     Unix(UnixStream),
+    Shm(ShmChannel),
 }
 
 impl Conn {
-    fn shutdown(&self, how: Shutdown) -> std::io::Result<()> {
+    fn shutdown(&mut self, how: Shutdown) -> std::io::Result<()> {
         match self {
             Conn::Tcp(s) => s.shutdown(how),
             Conn::Unix(s) => s.shutdown(how),
+            Conn::Shm(channel) => {
+                assert_eq!(how, Shutdown::Write, "a channel only closes our direction");
+                channel.shutdown_write();
+                Ok(())
+            }
         }
     }
 }
@@ -67,6 +86,7 @@ impl Read for Conn {
         match self {
             Conn::Tcp(s) => s.read(buf),
             Conn::Unix(s) => s.read(buf),
+            Conn::Shm(channel) => channel.read(buf, Duration::ZERO),
         }
     }
 }
@@ -76,6 +96,7 @@ impl Write for Conn {
         match self {
             Conn::Tcp(s) => s.write(buf),
             Conn::Unix(s) => s.write(buf),
+            Conn::Shm(channel) => channel.write(buf),
         }
     }
 
@@ -96,20 +117,33 @@ impl RawServer {
         match over {
             Over::Tcp => Self::start_with(&[]),
             Over::Unix => Self::start_unix(&[]),
+            Over::Shm => Self::start_shm(&[]),
             Over::TcpSpinning => Self::start_with(&[SPIN]),
             Over::UnixSpinning => Self::start_unix(&[SPIN]),
+            Over::ShmSpinning => Self::start_shm(&[SPIN]),
         }
     }
 
-    /// A server serving one end of a Unix socket pair, as the bridge starts it.
-    fn start_unix(extra: &[&str]) -> RawServer {
-        let (ours, theirs) = UnixStream::pair().unwrap();
-        let fd = theirs.as_raw_fd();
+    /// A server serving a shared-memory channel, as the bridge starts it.
+    fn start_shm(extra: &[&str]) -> RawServer {
+        let mut channel = ShmChannel::create().unwrap();
+        channel.set_timeout(TIMEOUT);
+        let fd = channel.memfd().as_raw_fd();
+        let mut command = Self::command_with_fd(extra, "shmFd", fd);
+        RawServer {
+            stream: Conn::Shm(channel),
+            child: Reaped(command.spawn().unwrap()),
+        }
+    }
+
+    /// The server's command, to be handed descriptor `fd` as `--{flag}=fd`
+    /// (its close-on-exec flag cleared in the child, as `process.rs` does).
+    fn command_with_fd(extra: &[&str], flag: &str, fd: i32) -> Command {
         let mut command = Command::new(server_binary());
         command
             .args(["--network=p2p", "--nodes=2"])
             .args(extra)
-            .arg(format!("--connectionFd={fd}"))
+            .arg(format!("--{flag}={fd}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         // SAFETY: one async-signal-safe call between fork and exec.
@@ -121,6 +155,13 @@ impl RawServer {
                 Ok(())
             });
         }
+        command
+    }
+
+    /// A server serving one end of a Unix socket pair, as the bridge starts it.
+    fn start_unix(extra: &[&str]) -> RawServer {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        let mut command = Self::command_with_fd(extra, "connectionFd", theirs.as_raw_fd());
         let child = Reaped(command.spawn().unwrap());
         drop(theirs);
         ours.set_read_timeout(Some(TIMEOUT)).unwrap();

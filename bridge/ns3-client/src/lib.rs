@@ -34,7 +34,7 @@ mod connection;
 mod handover;
 pub mod network_schema;
 mod process;
-mod shm;
+pub mod shm;
 mod socket;
 mod transport;
 

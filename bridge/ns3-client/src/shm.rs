@@ -26,6 +26,16 @@
 //! mapping: the bridge notices a dead server through the abort hook that
 //! every wait consults (`ns3.rs`), and the server is killed with its bridge
 //! (`PR_SET_PDEATHSIG`, `process.rs`).
+//!
+//! # As an API
+//! [`ShmChannel`] is the client end of the shared-memory transport, public
+//! so that tests can drive a real server over it byte by byte
+//! (`tests/e2e/ns3_server_robustness.rs`): [`ShmChannel::create`] makes a
+//! channel, [`ShmChannel::memfd`] is the descriptor to hand to
+//! `netloop-server --shmFd=N` (clear its close-on-exec flag in the child),
+//! and [`ShmChannel::read`]/[`ShmChannel::write`] move bytes as a socket's
+//! `read`/`write` would. A server written in Rust could use the server end:
+//! [`ShmChannel::attach`] with [`End::Server`] maps a channel it was handed.
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -34,12 +44,12 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
 /// `NLSM`, little-endian: the first word of a netloop mapping.
-pub(crate) const SHM_MAGIC: u32 = u32::from_le_bytes(*b"NLSM");
+pub const SHM_MAGIC: u32 = u32::from_le_bytes(*b"NLSM");
 /// The layout's version; the server refuses any other.
-pub(crate) const SHM_VERSION: u32 = 1;
+pub const SHM_VERSION: u32 = 1;
 /// Bytes per direction. A frame larger than this streams through as the
 /// reader drains it, as over a socket; 1 MiB holds every usual step whole.
-pub(crate) const SHM_RING_CAPACITY: usize = 1 << 20;
+pub const SHM_RING_CAPACITY: usize = 1 << 20;
 
 const HEADER_BYTES: usize = 64;
 const CONTROL_BYTES: usize = 192;
@@ -80,15 +90,16 @@ struct Header {
 
 /// Which end of the channel a mapping is: the bridge writes ring 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum End {
+pub enum End {
+    /// The client (the bridge): writes ring 0, reads ring 1.
     Bridge,
-    /// Mapped by the C++ server; here only by tests.
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// The server (`netloop-server` maps it in C++): writes ring 1, reads ring 0.
     Server,
 }
 
-/// One end of the channel: reads one ring, writes the other.
-pub(crate) struct ShmChannel {
+/// One end of the channel: reads one ring, writes the other. Dropping it
+/// closes its direction (the peer reads what is left, then the end).
+pub struct ShmChannel {
     memfd: OwnedFd,
     base: NonNull<u8>,
     len: usize,
@@ -116,11 +127,18 @@ impl std::fmt::Debug for ShmChannel {
 impl ShmChannel {
     /// Creates a fresh, close-on-exec memfd holding an empty channel and
     /// maps it as the bridge's end; the server maps [`ShmChannel::memfd`].
-    pub(crate) fn create() -> io::Result<ShmChannel> {
+    ///
+    /// # Errors
+    /// When the kernel refuses the memfd or the mapping.
+    pub fn create() -> io::Result<ShmChannel> {
         Self::create_with_capacity(SHM_RING_CAPACITY)
     }
 
-    pub(crate) fn create_with_capacity(capacity: usize) -> io::Result<ShmChannel> {
+    /// As [`ShmChannel::create`], with `capacity` bytes per direction.
+    ///
+    /// # Panics
+    /// When `capacity` is not a power of two of at least 64.
+    pub fn create_with_capacity(capacity: usize) -> io::Result<ShmChannel> {
         assert!(capacity.is_power_of_two() && capacity >= 64);
         // SAFETY: a NUL-terminated name; the returned descriptor is checked.
         let fd = unsafe { libc::memfd_create(c"netloop-shm".as_ptr(), libc::MFD_CLOEXEC) };
@@ -147,20 +165,53 @@ impl ShmChannel {
         Ok(channel)
     }
 
-    /// Maps an existing channel's `memfd` as `end` (the server's side, in
-    /// tests; the real server does this in C++).
-    #[cfg(test)]
-    pub(crate) fn attach(memfd: OwnedFd, end: End) -> io::Result<ShmChannel> {
+    /// Maps an existing channel's `memfd` as `end` (the server's side; the
+    /// real server does this in C++).
+    ///
+    /// # Errors
+    /// `InvalidData` when the descriptor does not hold a netloop channel of
+    /// this layout's version; the kernel's error when it cannot be mapped.
+    pub fn attach(memfd: OwnedFd, end: End) -> io::Result<ShmChannel> {
         // SAFETY: fstat into a zeroed struct.
         let mut stat: libc::stat = unsafe { std::mem::zeroed() };
         if unsafe { libc::fstat(memfd.as_raw_fd(), &mut stat) } != 0 {
             return Err(io::Error::last_os_error());
         }
-        let mut channel = Self::map(memfd, stat.st_size as usize, end)?;
-        // SAFETY: the header was written by `create` before the fd was shared.
-        let header = unsafe { channel.base.as_ptr().cast::<Header>().read() };
-        assert_eq!((header.magic, header.version), (SHM_MAGIC, SHM_VERSION));
-        channel.capacity = header.capacity as usize;
+        let len = stat.st_size as usize;
+        if len < DATA_OFFSET {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "not a netloop shared-memory channel (smaller than its header)",
+            ));
+        }
+        // Read before mapping, so that a stranger's file is never written.
+        let mut raw = [0u8; 16];
+        // SAFETY: reads at most 16 bytes into our buffer.
+        let got = unsafe { libc::pread(memfd.as_raw_fd(), raw.as_mut_ptr().cast(), 16, 0) };
+        if got != 16 {
+            return Err(io::Error::last_os_error());
+        }
+        let magic = u32::from_ne_bytes(raw[0..4].try_into().expect("4 bytes"));
+        let version = u32::from_ne_bytes(raw[4..8].try_into().expect("4 bytes"));
+        let capacity = u64::from_ne_bytes(raw[8..16].try_into().expect("8 bytes")) as usize;
+        if (magic, version) != (SHM_MAGIC, SHM_VERSION)
+            || !capacity.is_power_of_two()
+            || capacity < 64
+            || capacity
+                .checked_mul(2)
+                .and_then(|c| c.checked_add(DATA_OFFSET))
+                != Some(len)
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "not a netloop shared-memory channel of version {SHM_VERSION} \
+                     (magic {magic:#x}, version {version}, capacity {capacity}, {len} bytes)"
+                ),
+            ));
+        }
+        let mut channel = Self::map(memfd, len, end)?;
+        channel.capacity = capacity;
         Ok(channel)
     }
 
@@ -195,13 +246,13 @@ impl ShmChannel {
     }
 
     /// The descriptor to hand to the server (`--shmFd=N`).
-    pub(crate) fn memfd(&self) -> &OwnedFd {
+    pub fn memfd(&self) -> &OwnedFd {
         &self.memfd
     }
 
     /// How long one blocking [`ShmChannel::read`] or
     /// [`ShmChannel::write`] waits before it reports `TimedOut`.
-    pub(crate) fn set_timeout(&mut self, timeout: Duration) {
+    pub fn set_timeout(&mut self, timeout: Duration) {
         self.timeout = timeout;
     }
 
@@ -226,7 +277,7 @@ impl ShmChannel {
     /// first and then sleeping on the futex for the timeout; `Ok(0)` when
     /// the peer closed its side and everything was read, `TimedOut` when
     /// nothing came.
-    pub(crate) fn read(&mut self, buf: &mut [u8], spin: Duration) -> io::Result<usize> {
+    pub fn read(&mut self, buf: &mut [u8], spin: Duration) -> io::Result<usize> {
         if let Some(n) = self.take(buf) {
             return Ok(n);
         }
@@ -263,7 +314,7 @@ impl ShmChannel {
     }
 
     /// Whether a read would return at once: bytes wait, or the peer closed.
-    pub(crate) fn readable(&self) -> bool {
+    pub fn readable(&self) -> bool {
         let ring = self.control(self.rx);
         ring.head.load(SeqCst) != ring.tail.load(SeqCst) || ring.closed.load(SeqCst) != 0
     }
@@ -307,7 +358,10 @@ impl ShmChannel {
 
     /// Writes as much of `buf` as fits, sleeping up to the timeout for room
     /// when the ring is full (`TimedOut` if none came).
-    pub(crate) fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+    pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.write_closed() {
+            return Err(io::ErrorKind::BrokenPipe.into());
+        }
         if buf.is_empty() {
             return Ok(0);
         }
@@ -347,14 +401,27 @@ impl ShmChannel {
     }
 }
 
-impl Drop for ShmChannel {
-    /// Closes our direction (the peer reads what is left, then the end of
-    /// the stream, as after a socket's close) and unmaps.
-    fn drop(&mut self) {
+impl ShmChannel {
+    /// Closes our direction, as a socket's `shutdown(Write)`: the peer reads
+    /// what is left, then the end of the stream, while we can still read its
+    /// answer. Writing afterwards fails with `BrokenPipe`.
+    pub fn shutdown_write(&mut self) {
         let ring = self.control(self.tx);
         ring.closed.store(1, SeqCst);
         ring.data_seq.fetch_add(1, SeqCst);
         futex_wake(&ring.data_seq);
+    }
+
+    fn write_closed(&self) -> bool {
+        self.control(self.tx).closed.load(SeqCst) != 0
+    }
+}
+
+impl Drop for ShmChannel {
+    /// Closes our direction (the peer reads what is left, then the end of
+    /// the stream, as after a socket's close) and unmaps.
+    fn drop(&mut self) {
+        self.shutdown_write();
         // SAFETY: our own mapping, not used after this.
         unsafe { libc::munmap(self.base.as_ptr().cast(), self.len) };
     }
@@ -498,6 +565,36 @@ mod tests {
         assert_eq!(server.read(&mut chunk, Duration::ZERO).unwrap(), 0);
     }
 
+    /// A descriptor that is not a channel (too small, or another header)
+    /// is refused with an error rather than mapped and trusted.
+    #[test]
+    fn attach_refuses_what_is_not_a_channel() {
+        let (bridge, _server) = pair(64);
+        let file = tempfile_fd(b"");
+        let err = ShmChannel::attach(file, End::Server).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
+        let mut other = vec![0u8; 512 + 128];
+        other[..4].copy_from_slice(b"XXXX");
+        let err = ShmChannel::attach(tempfile_fd(&other), End::Server).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
+        assert!(err.to_string().contains("not a netloop"), "{err}");
+        // The real one still attaches, from another descriptor.
+        let fd = bridge.memfd().try_clone().unwrap();
+        assert!(ShmChannel::attach(fd, End::Server).is_ok());
+    }
+
+    /// An anonymous file holding `bytes`.
+    fn tempfile_fd(bytes: &[u8]) -> OwnedFd {
+        // SAFETY: a NUL-terminated name; the result is checked.
+        let fd = unsafe { libc::memfd_create(c"not-netloop".as_ptr(), libc::MFD_CLOEXEC) };
+        assert!(fd >= 0);
+        // SAFETY: a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let mut file = std::fs::File::from(fd);
+        std::io::Write::write_all(&mut file, bytes).unwrap();
+        file.into()
+    }
+
     #[test]
     fn bytes_written_before_the_close_are_read_before_the_end() {
         let (mut bridge, mut server) = pair(64);
@@ -507,5 +604,22 @@ mod tests {
         assert_eq!(bridge.read(&mut got, Duration::ZERO).unwrap(), 4);
         assert_eq!(&got[..4], b"last");
         assert_eq!(bridge.read(&mut got, Duration::ZERO).unwrap(), 0);
+    }
+
+    /// A half close: the peer sees the end of our stream and can still
+    /// answer; we can no longer write.
+    #[test]
+    fn after_shutdown_write_the_peer_reads_the_end_and_can_still_answer() {
+        let (mut bridge, mut server) = pair(64);
+        bridge.write(b"bye").unwrap();
+        bridge.shutdown_write();
+        let err = bridge.write(b"more").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::BrokenPipe);
+        let mut got = [0u8; 8];
+        assert_eq!(server.read(&mut got, Duration::ZERO).unwrap(), 3);
+        assert_eq!(server.read(&mut got, Duration::ZERO).unwrap(), 0);
+        server.write(b"ok").unwrap();
+        assert_eq!(bridge.read(&mut got, Duration::ZERO).unwrap(), 2);
+        assert_eq!(&got[..2], b"ok");
     }
 }
