@@ -5,7 +5,7 @@
  * sleeps on a futex in the mapping; a writer wakes the reader only when it
  * says it sleeps, so a spinning exchange makes no system call at all.
  *
- * The layout is the bridge's (bridge/src/ns3/shm.rs) and must change in both
+ * The layout is the bridge's (bridge/ns3-client/src/shm.rs) and must change in both
  * places at once:
  *   0    header: magic "NLSM" (u32), version (u32), ring capacity (u64)
  *   64   ring 0 control, bridge -> server (192 bytes, see RingControl)
@@ -61,7 +61,7 @@ class ShmConnection
     void Close(bool drain);
 
   private:
-    /// One direction's counters and futex words (bridge/src/ns3/shm.rs RingControl).
+    /// One direction's counters and futex words (bridge/ns3-client/src/shm.rs RingControl).
     struct RingControl
     {
         alignas(64) uint64_t head; //!< bytes written (the writer's)

@@ -32,7 +32,7 @@ struct ServeOptions
     /// one, to serve instead of listening (-1: listen on port). Nobody else can
     /// reach a server that never listens: the bridge always hands one over.
     int connectionFd = -1;
-    /// A shared-memory channel (a memfd the bridge made, bridge/src/ns3/shm.rs)
+    /// A shared-memory channel (a memfd the bridge made, bridge/ns3-client/src/shm.rs)
     /// to serve instead of a socket (-1: none). Like connectionFd, reachable
     /// by no one else.
     int shmFd = -1;
