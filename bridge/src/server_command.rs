@@ -214,24 +214,19 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
         Ok(child) => child,
         Err(e) => return no_server(e.to_string()),
     };
-    let deadline = Instant::now() + CHECK_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return NetworkCheck::Rejected {
-                    key: "network.ns3".into(),
-                    message: format!(
-                        "{} --check did not answer within {CHECK_TIMEOUT:?}",
-                        binary.display()
-                    ),
-                };
-            }
-            Err(e) => return no_server(e.to_string()),
+    let status = match netloop_child_process::wait_until(&mut child, Instant::now() + CHECK_TIMEOUT)
+    {
+        Ok(Some(status)) => status,
+        Ok(None) => {
+            return NetworkCheck::Rejected {
+                key: "network.ns3".into(),
+                message: format!(
+                    "{} --check did not answer within {CHECK_TIMEOUT:?}",
+                    binary.display()
+                ),
+            };
         }
+        Err(e) => return no_server(e.to_string()),
     };
     // What the server said, not all of it: a runaway one must not fill memory.
     let mut stderr = String::new();

@@ -428,19 +428,12 @@ fn run_describe(binary: &Path) -> Result<String, SchemaError> {
         let _ = (&mut stdout).take(16 << 20).read_to_string(&mut out);
         out
     });
-    let deadline = Instant::now() + DESCRIBE_TIMEOUT;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(failed(format!("no answer within {DESCRIBE_TIMEOUT:?}")));
-            }
+    let status =
+        match netloop_child_process::wait_until(&mut child, Instant::now() + DESCRIBE_TIMEOUT) {
+            Ok(Some(status)) => status,
+            Ok(None) => return Err(failed(format!("no answer within {DESCRIBE_TIMEOUT:?}"))),
             Err(e) => return Err(failed(e.to_string())),
-        }
-    };
+        };
     let out = reader.join().unwrap_or_default();
     if !status.success() {
         let mut err = String::new();

@@ -30,3 +30,23 @@ pub fn die_with_parent(command: &mut Command) -> &mut Command {
         })
     }
 }
+
+/// Waits for `child` until `deadline`: its exit status, or `None` when the
+/// deadline passed first, in which case the child has been killed and
+/// reaped (a `--check` or `--describe` that hangs must not outlive the ask).
+pub fn wait_until(
+    child: &mut std::process::Child,
+    deadline: std::time::Instant,
+) -> std::io::Result<Option<std::process::ExitStatus>> {
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if std::time::Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
