@@ -50,3 +50,29 @@ pub fn wait_until(
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::process::Command;
+    use std::time::{Duration, Instant};
+
+    use super::wait_until;
+
+    #[test]
+    fn a_child_that_ends_in_time_gives_its_status() {
+        let mut child = Command::new("sh").args(["-c", "exit 3"]).spawn().unwrap();
+        let status = wait_until(&mut child, Instant::now() + Duration::from_secs(10)).unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(3));
+    }
+
+    #[test]
+    fn a_child_past_the_deadline_is_killed_and_reaped() {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let started = Instant::now();
+        let status = wait_until(&mut child, started + Duration::from_millis(50)).unwrap();
+        assert_eq!(status, None);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        // Reaped: nothing is left to wait for.
+        assert!(child.try_wait().unwrap().is_some());
+    }
+}
