@@ -3,33 +3,9 @@
 //! over an ns-3 point-to-point link under every sync scheme, and the central
 //! controller example stabilises both servos over Wi-Fi.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use crate::support::server_binary;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
-    c.env_remove("NETLOOP_NS3_SERVER")
-        .args(["-q", "run"])
-        .arg(scenario)
-        .arg("--out")
-        .arg(out);
-    for s in sets {
-        c.args(["--set", s]);
-    }
-    let o = c.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        scenario.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
+use crate::support::{root, run_scenario as netloop, server_set, summary};
 
 /// One column of a time series.
 fn series(dir: &Path, name: &str) -> Vec<String> {
@@ -51,13 +27,29 @@ fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
     rows
 }
 
-fn summary(dir: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+/// Checks that the graph run in `graph` equals the `[[loops]]` run in
+/// `loops` to the bit: each `(loops column, graph column)` pair of the time
+/// series, and the servo loop's uplink and downlink rows of packets.csv.
+/// Returns the number of (uplink, downlink) rows, for the caller to check
+/// that traffic flowed. `what` labels the failure.
+fn assert_graph_equals_loops(
+    loops: &Path,
+    graph: &Path,
+    columns: &[(&str, &str)],
+    what: &str,
+) -> (usize, usize) {
+    for (a, b) in columns {
+        assert_eq!(series(loops, a), series(graph, b), "{what}: {a}");
+    }
+    let up = packets(loops, "servo:uplink");
+    assert_eq!(up, packets(graph, "uplink"), "{what}: uplink rows");
+    let down = packets(loops, "servo:downlink");
+    assert_eq!(down, packets(graph, "downlink"), "{what}: downlink rows");
+    (up.len(), down.len())
 }
 
 #[test]
 fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
-    let server = server_binary();
     let dir = root().join("tests/cli/graph_flows");
     for scheme in ["master_slave", "time_stepping", "event_driven"] {
         let sets = vec![
@@ -65,7 +57,7 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
             "network.backend=\"ns3\"".to_string(),
             "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
                 .to_string(),
-            format!("network.server.binary={:?}", server.display().to_string()),
+            server_set(),
         ];
         let out = tempfile::tempdir().unwrap();
         let (l, g) = (out.path().join("loops"), out.path().join("graph"));
@@ -79,21 +71,13 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
             "{scheme}: {}",
             s["versions"]["network"]
         );
-        for (a, b) in [
+        let columns = [
             ("servo.x.theta", "servo.x.theta"),
             ("servo.x.omega", "servo.x.omega"),
             ("servo.u.voltage", "motor.u"),
-        ] {
-            assert_eq!(series(&l, a), series(&g, b), "{scheme}: {a}");
-        }
-        let up = packets(&l, "servo:uplink");
-        assert!(up.len() >= 99, "{scheme}: {} uplink rows", up.len());
-        assert_eq!(up, packets(&g, "uplink"), "{scheme}: uplink rows");
-        assert_eq!(
-            packets(&l, "servo:downlink"),
-            packets(&g, "downlink"),
-            "{scheme}: downlink rows"
-        );
+        ];
+        let (up, _) = assert_graph_equals_loops(&l, &g, &columns, scheme);
+        assert!(up >= 99, "{scheme}: {up} uplink rows");
     }
 }
 
@@ -103,7 +87,6 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
 /// computation delay.
 #[test]
 fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
-    let server = server_binary();
     let dir = root().join("tests/cli/graph_flows");
     for (scheme, delay) in [
         ("master_slave", "0s"),
@@ -118,41 +101,30 @@ fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
             "network.backend=\"ns3\"".to_string(),
             "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
                 .to_string(),
-            format!("network.server.binary={:?}", server.display().to_string()),
+            server_set(),
         ];
         let out = tempfile::tempdir().unwrap();
         let (l, g) = (out.path().join("loops"), out.path().join("graph"));
         netloop(&dir.join("servo_event_loops.toml"), &l, &sets);
         netloop(&dir.join("servo_event_graph.toml"), &g, &sets);
         assert_eq!(summary(&g)["complete"], true, "{scheme} {delay}");
-        for (a, b) in [
+        let columns = [
             ("servo.x.theta", "servo.x.theta"),
             ("servo.u.voltage", "motor.u"),
-        ] {
-            assert_eq!(series(&l, a), series(&g, b), "{scheme} {delay}: {a}");
-        }
-        let down = packets(&l, "servo:downlink");
-        assert!(down.len() >= 95, "{scheme} {delay}: {} answers", down.len());
-        assert_eq!(down, packets(&g, "downlink"), "{scheme} {delay}: answers");
-        assert_eq!(
-            packets(&l, "servo:uplink"),
-            packets(&g, "uplink"),
-            "{scheme} {delay}: uplink rows"
-        );
+        ];
+        let what = format!("{scheme} {delay}");
+        let (_, down) = assert_graph_equals_loops(&l, &g, &columns, &what);
+        assert!(down >= 95, "{what}: {down} answers");
     }
 }
 
 #[test]
 fn the_central_controller_stabilises_two_servos_over_wifi() {
     let out = tempfile::tempdir().unwrap();
-    let server = server_binary();
     netloop(
         &root().join("examples/central_servos_wifi_graph.toml"),
         out.path(),
-        &[format!(
-            "network.server.binary={:?}",
-            server.display().to_string()
-        )],
+        &[server_set()],
     );
     let s = summary(out.path());
     assert_eq!(s["complete"], true);
@@ -182,15 +154,11 @@ fn the_central_controller_stabilises_two_servos_over_wifi() {
 #[test]
 fn the_cascade_example_holds_its_outer_loop_over_ns3() {
     let out = tempfile::tempdir().unwrap();
-    let server = server_binary();
     let (net, local) = (out.path().join("net"), out.path().join("local"));
     netloop(
         &root().join("examples/cascade_servo_network_graph.toml"),
         &net,
-        &[format!(
-            "network.server.binary={:?}",
-            server.display().to_string()
-        )],
+        &[server_set()],
     );
     netloop(
         &root().join("examples/cascade_servo_graph.toml"),
