@@ -3,7 +3,7 @@
 //! over an ns-3 point-to-point link under every sync scheme, and the central
 //! controller example stabilises both servos over Wi-Fi.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::support::{root, run_scenario as netloop, server_set, summary};
 
@@ -25,6 +25,30 @@ fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
         .collect();
     rows.sort();
     rows
+}
+
+/// Runs the `[[loops]]` file and the graph file of tests/cli/graph_flows
+/// with the `sync` settings over the same ns-3 point-to-point link (1 Mbit/s,
+/// 2 ms, 100 packets of queue). Returns the folder holding both runs and
+/// their run directories (loops, graph).
+fn run_over_p2p(
+    loops_file: &str,
+    graph_file: &str,
+    sync: &[String],
+) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = root().join("tests/cli/graph_flows");
+    let mut sets = sync.to_vec();
+    sets.extend([
+        "network.backend=\"ns3\"".to_string(),
+        "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
+            .to_string(),
+        server_set(),
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    let (l, g) = (out.path().join("loops"), out.path().join("graph"));
+    netloop(&dir.join(loops_file), &l, &sets);
+    netloop(&dir.join(graph_file), &g, &sets);
+    (out, l, g)
 }
 
 /// Checks that the graph run in `graph` equals the `[[loops]]` run in
@@ -50,19 +74,9 @@ fn assert_graph_equals_loops(
 
 #[test]
 fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
-    let dir = root().join("tests/cli/graph_flows");
     for scheme in ["master_slave", "time_stepping", "event_driven"] {
-        let sets = vec![
-            format!("sync.scheme=\"{scheme}\""),
-            "network.backend=\"ns3\"".to_string(),
-            "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
-                .to_string(),
-            server_set(),
-        ];
-        let out = tempfile::tempdir().unwrap();
-        let (l, g) = (out.path().join("loops"), out.path().join("graph"));
-        netloop(&dir.join("servo_loops.toml"), &l, &sets);
-        netloop(&dir.join("servo_graph.toml"), &g, &sets);
+        let sync = [format!("sync.scheme=\"{scheme}\"")];
+        let (_out, l, g) = run_over_p2p("servo_loops.toml", "servo_graph.toml", &sync);
         let s = summary(&g);
         assert_eq!(s["complete"], true, "{scheme}");
         assert_eq!(s["network"]["backend"], "ns3", "{scheme}");
@@ -87,7 +101,6 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
 /// computation delay.
 #[test]
 fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
-    let dir = root().join("tests/cli/graph_flows");
     for (scheme, delay) in [
         ("master_slave", "0s"),
         ("master_slave", "3ms"),
@@ -95,18 +108,11 @@ fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
         ("event_driven", "0s"),
         ("event_driven", "1500us"),
     ] {
-        let sets = vec![
+        let sync = [
             format!("sync.scheme=\"{scheme}\""),
             format!("sync.computation_delay=\"{delay}\""),
-            "network.backend=\"ns3\"".to_string(),
-            "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
-                .to_string(),
-            server_set(),
         ];
-        let out = tempfile::tempdir().unwrap();
-        let (l, g) = (out.path().join("loops"), out.path().join("graph"));
-        netloop(&dir.join("servo_event_loops.toml"), &l, &sets);
-        netloop(&dir.join("servo_event_graph.toml"), &g, &sets);
+        let (_out, l, g) = run_over_p2p("servo_event_loops.toml", "servo_event_graph.toml", &sync);
         assert_eq!(summary(&g)["complete"], true, "{scheme} {delay}");
         let columns = [
             ("servo.x.theta", "servo.x.theta"),
