@@ -15,31 +15,29 @@ use std::sync::OnceLock;
 
 use crate::support::{assert_exit, netloop, read_csv, root, stderr, summary};
 
-/// One second at 1 ms steps, time-stepping every 10 ms, and a builtin
-/// channel without delay: the setting of the FMU controller tests (for
-/// [`test_support::fixtures::scenario`]).
-const ONE_SECOND_EVERY_10MS: &str = r#"duration = "1s"
+/// `duration` at 1 ms steps, time-stepping every 10 ms: the header of the
+/// FMU tests' scenarios (for [`test_support::fixtures::scenario`]). The
+/// plant tests run 2 s over a 3 ms channel, the controller tests 1 s over
+/// one without delay.
+fn every_10ms(duration: &str) -> String {
+    format!(
+        r#"duration = "{duration}"
 step = "1ms"
 [sync]
 scheme = "time_stepping"
-period = "10ms""#;
-const ZERO_DELAY: &str = r#"{ kind = "constant", value = "0s" }"#;
-/// Two seconds, the rest as [`ONE_SECOND_EVERY_10MS`], over a 3 ms
-/// channel: the setting of the FMU plant tests.
-const TWO_SECONDS_EVERY_10MS: &str = r#"duration = "2s"
-step = "1ms"
-[sync]
-scheme = "time_stepping"
-period = "10ms""#;
+period = "10ms""#
+    )
+}
 const DELAY_3MS: &str = r#"{ kind = "constant", value = "3ms" }"#;
+const ZERO_DELAY: &str = r#"{ kind = "constant", value = "0s" }"#;
 /// A unit step at 500 ms, as the `[loops.reference]` keys.
 const STEP_AT_500MS: &str = "kind = \"step\"\nat = \"500ms\"\nfinal = 1.0";
 
-/// The FMU `fmu` as the plant of loop `name` in open loop ([`TWO_SECONDS_EVERY_10MS`]),
-/// with the plant keys `plant` and the reference keys `reference`.
+/// The FMU `fmu` as the plant of loop `name` in open loop for 2 s, with
+/// the plant keys `plant` and the reference keys `reference`.
 fn fmu_plant_scenario(name: &str, fmu: &str, plant: &str, reference: &str) -> String {
     test_support::fixtures::scenario(
-        TWO_SECONDS_EVERY_10MS,
+        &every_10ms("2s"),
         DELAY_3MS,
         &format!(
             r#"[[loops]]
@@ -61,12 +59,12 @@ kind = "open_loop"
     )
 }
 
-/// The FMU `fmu` as the controller of loop "pi" ([`ONE_SECOND_EVERY_10MS`])
-/// on the plant x' = -x + b u, y = x, following [`STEP_AT_500MS`], with the
-/// loop keys `loop_keys` and the controller keys `controller`.
+/// The FMU `fmu` as the controller of loop "pi" for 1 s on the plant
+/// x' = -x + b u, y = x, following [`STEP_AT_500MS`], with the loop keys
+/// `loop_keys` and the controller keys `controller`.
 fn fmu_controller_scenario(fmu: &str, b: f64, loop_keys: &str, controller: &str) -> String {
     test_support::fixtures::scenario(
-        ONE_SECOND_EVERY_10MS,
+        &every_10ms("1s"),
         ZERO_DELAY,
         &format!(
             r#"[[loops]]
