@@ -276,26 +276,28 @@ impl Component for Affine {
     }
 }
 
-fn affine_loop(solve: bool) -> Result<Graph, controlsim::ConfigError> {
-    let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
-    b.component(
-        "first",
+impl Affine {
+    fn new(gain: f64, offset: f64) -> Self {
         Affine {
-            gain: 0.5,
-            offset: 1.0,
+            gain,
+            offset,
             calls: 0,
-        },
-    );
-    b.component(
-        "second",
-        Affine {
-            gain: -0.8,
-            offset: 0.25,
-            calls: 0,
-        },
-    );
+        }
+    }
+}
+
+/// Adds the algebraic loop a = 0.5 tanh(b) + 1, b = -0.8 tanh(a) + 0.25:
+/// components `first` (a) and `second` (b), each driving the other.
+fn add_affine_pair(b: &mut GraphBuilder) {
+    b.component("first", Affine::new(0.5, 1.0));
+    b.component("second", Affine::new(-0.8, 0.25));
     b.connect("first.y", "second.u")
         .connect("second.y", "first.u");
+}
+
+fn affine_loop(solve: bool) -> Result<Graph, controlsim::ConfigError> {
+    let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
+    add_affine_pair(&mut b);
     if solve {
         b.solve_algebraic_loops(NewtonSettings::default());
     }
@@ -346,14 +348,7 @@ fn algebraic_loop_is_named_or_solved_to_the_fixed_point() {
 fn algebraic_loop_without_solution_is_a_run_error() {
     let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
     // y = u + 1 around a one-component loop: z = z + 1 has no solution.
-    b.component(
-        "self_feed",
-        Affine {
-            gain: 0.0,
-            offset: 0.0,
-            calls: 0,
-        },
-    );
+    b.component("self_feed", Affine::new(0.0, 0.0));
     #[derive(Debug)]
     struct Shift;
     impl Component for Shift {
@@ -525,33 +520,9 @@ fn snapshot_restore_round_trip_of_every_kind() {
         let sig: controlsim::SignalConfig =
             toml::from_str("kind = \"sine\"\namplitude = 2.0\nfrequency = 3.0").unwrap();
         b.component("r", ReferenceComponent::new("r", &[sig]).unwrap());
-        b.component(
-            "first",
-            Affine {
-                gain: 0.5,
-                offset: 1.0,
-                calls: 0,
-            },
-        );
-        b.component(
-            "second",
-            Affine {
-                gain: -0.8,
-                offset: 0.25,
-                calls: 0,
-            },
-        );
-        b.component(
-            "adder",
-            Affine {
-                gain: 1.0,
-                offset: 0.0,
-                calls: 0,
-            },
-        );
-        b.connect("first.y", "second.u")
-            .connect("second.y", "first.u")
-            .connect("r.r", "adder.u");
+        add_affine_pair(&mut b);
+        b.component("adder", Affine::new(1.0, 0.0));
+        b.connect("r.r", "adder.u");
         b.solve_algebraic_loops(NewtonSettings::default());
         b.build().unwrap()
     };
@@ -612,100 +583,116 @@ impl Component for Ticker {
 /// duplicate name, period off the step grid, phase not below the period.
 #[test]
 fn bad_graphs_are_keyed_errors() {
-    type Setup = fn(&mut GraphBuilder);
-    let cases: Vec<(Setup, &str, &str)> = vec![
+    let two = ms(2);
+    // The Ticker `t` (period, phase), the connections, and whether a second
+    // component named `t` follows them.
+    type Case<'a> = (
+        SimTime,
+        SimTime,
+        &'a [(&'a str, &'a str)],
+        bool,
+        &'a str,
+        &'a str,
+    );
+    let cases: Vec<Case> = vec![
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-            },
+            two,
+            ms(0),
+            &[],
+            false,
             "components[0]",
             "input `t.u[0]` is not driven",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "t.u").connect("t.y[0]", "t.u[1]");
-            },
+            two,
+            ms(0),
+            &[("t.y", "t.u"), ("t.y[0]", "t.u[1]")],
+            false,
             "connections[1].to",
             "already driven by connections[0].from",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y[0]", "t.u");
-            },
+            two,
+            ms(0),
+            &[("t.y[0]", "t.u")],
+            false,
             "connections[0].to",
             "has 1 element but `t.u` has 2",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.out", "t.u");
-            },
+            two,
+            ms(0),
+            &[("t.out", "t.u")],
+            false,
             "connections[0].from",
             "`t` has no output port `out`",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.u", "t.u");
-            },
+            two,
+            ms(0),
+            &[("t.u", "t.u")],
+            false,
             "connections[0].from",
             "`u` is an input port",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "nobody.u");
-            },
+            two,
+            ms(0),
+            &[("t.y", "nobody.u")],
+            false,
             "connections[0].to",
             "unknown name \"nobody\"",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y[2]", "t.u[0]");
-            },
+            two,
+            ms(0),
+            &[("t.y[2]", "t.u[0]")],
+            false,
             "connections[0].from",
             "reaches past its end",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "t.u");
-                b.component("t", Ticker(ms(2), ms(0)));
-            },
+            two,
+            ms(0),
+            &[("t.y", "t.u")],
+            true,
             "components[1].name",
             "already the name of components[0]",
         ),
         (
-            |b| {
-                b.component("t", Ticker(SimTime::from_micros(1500), ms(0)));
-                b.connect("t.y", "t.u");
-            },
+            SimTime::from_micros(1500),
+            ms(0),
+            &[("t.y", "t.u")],
+            false,
             "components[0].period",
             "multiple",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(2)));
-                b.connect("t.y", "t.u");
-            },
+            two,
+            two,
+            &[("t.y", "t.u")],
+            false,
             "components[0].phase",
             "less than the period",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "t.u[0..]");
-            },
+            two,
+            ms(0),
+            &[("t.y", "t.u[0..]")],
+            false,
             "connections[0].to",
             "not an element index",
         ),
     ];
-    for (setup, key, words) in cases {
+    for (period, phase, connections, twice, key, words) in cases {
         let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
-        setup(&mut b);
+        b.component("t", Ticker(period, phase));
+        for (from, to) in connections {
+            b.connect(from, to);
+        }
+        if twice {
+            b.component("t", Ticker(two, ms(0)));
+        }
         let err = b.build().unwrap_err();
         assert_eq!(err.key(), key, "{err}");
         assert!(err.to_string().contains(words), "{err}");
