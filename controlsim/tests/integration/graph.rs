@@ -15,7 +15,7 @@ use controlsim::{
     SensorConfig, SimTime, SolverKind, StepSize, SystemConfig,
 };
 
-use crate::common::{build, RICH};
+use crate::common::{add_siso_loop, build, RICH};
 use crate::config::MORE;
 
 fn parse(text: &str) -> SystemConfig {
@@ -117,14 +117,15 @@ outputs = ["theta", "omega"]
 /// independent loops of today's ClosedLoop.
 #[test]
 fn central_block_diagonal_controller_equals_two_independent_loops() {
-    let loops = r#"
-step = "1ms"
-[[loops]]
-name = "a"
+    // One servo loop: its initial state, state-feedback gains and final reference.
+    let servo = |name: &str, x0: &str, k: &str, n: &str, target: &str| {
+        format!(
+            r#"[[loops]]
+name = "{name}"
 [loops.plant]
 kind = "dc_servo"
 outputs = ["theta", "omega"]
-x0 = [0.3, 0.0]
+x0 = {x0}
 [loops.sensor]
 period = "10ms"
 [loops.actuator]
@@ -132,34 +133,22 @@ min = -6.0
 max = 6.0
 [loops.controller]
 kind = "state_feedback"
-k = [[12.0, 1.5]]
-n = [[12.0]]
+k = {k}
+n = {n}
 [loops.reference]
 kind = "step"
 at = "100ms"
-final = 1.0
-[[loops]]
-name = "b"
-[loops.plant]
-kind = "dc_servo"
-outputs = ["theta", "omega"]
-x0 = [-0.2, 0.5]
-[loops.sensor]
-period = "10ms"
-[loops.actuator]
-min = -6.0
-max = 6.0
-[loops.controller]
-kind = "state_feedback"
-k = [[8.0, 0.9]]
-n = [[8.0]]
-[loops.reference]
-kind = "step"
-at = "100ms"
-final = -0.5
-"#;
+final = {target}
+"#
+        )
+    };
+    let loops = format!(
+        "\nstep = \"1ms\"\n{}{}",
+        servo("a", "[0.3, 0.0]", "[[12.0, 1.5]]", "[[12.0]]", "1.0"),
+        servo("b", "[-0.2, 0.5]", "[[8.0, 0.9]]", "[[8.0]]", "-0.5")
+    );
     let n = 2000;
-    let expected = closed_loop_trace(loops, 0, n);
+    let expected = closed_loop_trace(&loops, 0, n);
 
     let h = step(ms(1));
     let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
@@ -403,44 +392,13 @@ fn multi_rate_graph_matches_the_hand_computed_answer() {
     let ctrl: ControllerConfig =
         toml::from_str("kind = \"state_feedback\"\nk = [[20.0]]\nperiod = \"10ms\"").unwrap();
     let mut b = GraphBuilder::new(ms(1), SolverKind::Euler);
-    b.component(
-        "plant",
-        PlantComponent::new("p", PlantModel::from_config("p", &integrator).unwrap(), h).unwrap(),
-    );
-    b.component(
-        "sensor",
-        SensorComponent::new("s", &sensor, h, &["y".to_string()], 0, 0).unwrap(),
-    );
-    b.component(
-        "pid",
-        ControllerComponent::new(
-            "c",
-            &ctrl,
-            ControllerShape {
-                measurements: 1,
-                outputs: 1,
-                reference: &[],
-                model: None,
-                limits: None,
-                default_period: None,
-            },
-            h,
-        )
-        .unwrap(),
-    );
+    let plant = PlantModel::from_config("p", &integrator).unwrap();
+    add_siso_loop(&mut b, h, plant, &sensor, ("pid", &ctrl));
     b.component(
         "observer",
         PlantComponent::new("o", PlantModel::from_config("o", &observer).unwrap(), h).unwrap(),
     );
-    b.component(
-        "actuator",
-        ActuatorComponent::new("a", &ActuatorConfig::default(), 1).unwrap(),
-    );
-    b.connect("plant.y", "sensor.y")
-        .connect("sensor.y", "pid.measurement")
-        .connect("sensor.y", "observer.u")
-        .connect("pid.u", "actuator.u")
-        .connect("actuator.u", "plant.u");
+    b.connect("sensor.y", "observer.u");
     let mut g = b.build().unwrap();
     let mut rows = Vec::new();
     g.run_to(200, &mut |g: &Graph| {
