@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::support::{assert_exit, netloop, read_csv, root, stderr, summary};
+use crate::support::{assert_exit, assert_success, netloop, read_csv, root, stderr, summary};
 
 /// `duration` at 1 ms steps, time-stepping every 10 ms: the header of the
 /// FMU tests' scenarios (for [`test_support::fixtures::scenario`]). The
@@ -155,11 +155,7 @@ fn fmpy(script: &str, args: &[&OsStr]) {
         .args(args)
         .output()
         .unwrap();
-    assert!(
-        o.status.success(),
-        "FMPy failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_success(&o, "FMPy failed");
 }
 
 /// A run an FMU stopped at 300 ms (its doStep to 310 ms failed): exit 1, the

@@ -18,6 +18,8 @@ use bridge::session::Session;
 use controlsim::System;
 use protocol::{Configured, FlowSpec, NodeKinematics, SimTime, Step, StepDone, Summary};
 
+use crate::support::assert_success;
+
 /// Two vehicles over 802.11p for 3 s: the leader speeds up from 20 to 24 m/s
 /// between 1 s and 2 s, the follower keeps its gap from its radar and its
 /// leader's acceleration sent as packets. `{sync}` is spliced into `[sync]`,
@@ -103,11 +105,7 @@ fn run_netloop(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, name);
     out
 }
 

@@ -3,7 +3,7 @@
 
 pub use test_support::golden::{bad_frames, BadFrame};
 pub use test_support::ns3::{options, send, server_binary, step, udp_flow};
-pub use test_support::process::{child_named, process_alive, process_exists};
+pub use test_support::process::{assert_success, child_named, process_alive, process_exists};
 pub use test_support::root;
 pub use test_support::tables::packet_rows;
 pub use test_support::tables::summary;
@@ -25,12 +25,7 @@ pub fn run_scenario(scenario: &Path, out: &Path, sets: &[String]) {
         c.args(["--set", s]);
     }
     let o = c.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        scenario.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_success(&o, &scenario.display().to_string());
 }
 
 /// The `--set` that points a run at this worktree's ns-3 server.
