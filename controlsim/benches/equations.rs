@@ -26,6 +26,9 @@ use controlsim::{
     SimTime, SolverKind, System, SystemConfig,
 };
 
+#[path = "../tests/support/linear4.rs"]
+mod linear4;
+
 const STEPS: u64 = 2_000_000;
 const REPS: usize = 11;
 
@@ -51,13 +54,7 @@ kind = "open_loop"
 }
 
 fn linear_builtin() -> System {
-    scenario(
-        r#"kind = "state_space"
-a = [[0.0, 1.0, 0.0, 0.0], [-2.0, -0.6, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.5, 0.0, -10.0, -2.4]]
-b = [[0.0], [1.0], [0.0], [0.5]]
-c = [[1.0, 0.0, 0.0, 0.0]]
-x0 = [0.3, -0.2, 0.1, 0.0]"#,
-    )
+    scenario(&linear4::plant_keys(true))
 }
 
 fn linear_equations() -> System {

@@ -33,39 +33,21 @@ use std::time::Instant;
 
 use controlsim::{Silent, System, SystemConfig};
 
+#[path = "../tests/support/linear4.rs"]
+mod linear4;
+
 const STEPS: u64 = 2_000_000;
 const REPS: usize = 11;
 
-const A: [[f64; 4]; 4] = [
-    [0.0, 1.0, 0.0, 0.0],
-    [-2.0, -0.6, 1.0, 0.0],
-    [0.0, 0.0, 0.0, 1.0],
-    [0.5, 0.0, -10.0, -2.4],
-];
-const B: [f64; 4] = [0.0, 1.0, 0.0, 0.5];
-const X0: [f64; 4] = [0.3, -0.2, 0.1, 0.0];
+use linear4::{A, B, X0};
 const H: f64 = 1e-3;
 
 fn engine() -> System {
-    let text = r#"
-step = "1ms"
-solver = "rk4"
-[[loops]]
-name = "plant"
-[loops.plant]
-kind = "state_space"
-a = [[0.0, 1.0, 0.0, 0.0], [-2.0, -0.6, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.5, 0.0, -10.0, -2.4]]
-b = [[0.0], [1.0], [0.0], [0.5]]
-c = [[1.0, 0.0, 0.0, 0.0]]
-x0 = [0.3, -0.2, 0.1, 0.0]
-[loops.sensor]
-period = "10ms"
-[loops.actuator]
-initial = 1.0
-[loops.controller]
-kind = "open_loop"
-"#;
-    let cfg: SystemConfig = toml::from_str(text).expect("bench scenario parses");
+    let text = format!(
+        "step = \"1ms\"\nsolver = \"rk4\"\n{}",
+        linear4::open_loop("plant", true, "10ms", linear4::HOLD_ONE)
+    );
+    let cfg: SystemConfig = toml::from_str(&text).expect("bench scenario parses");
     System::from_config(&cfg, 0).expect("bench scenario builds")
 }
 

@@ -8,6 +8,9 @@ use std::cell::Cell;
 
 use controlsim::{Recorder, Silent, System, SystemConfig};
 
+#[path = "support/linear4.rs"]
+mod linear4;
+
 struct Counting;
 
 thread_local! {
@@ -37,21 +40,8 @@ fn allocations_during(f: impl FnOnce()) -> u64 {
     COUNT.with(Cell::get) - before
 }
 
-const SCENARIO: &str = r#"
-step = "1ms"
-[[loops]]
-name = "lin"
-[loops.plant]
-kind = "state_space"
-a = [[0.0, 1.0, 0.0, 0.0], [-2.0, -0.6, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.5, 0.0, -10.0, -2.4]]
-b = [[0.0], [1.0], [0.0], [0.5]]
-c = [[1.0, 0.0, 0.0, 0.0]]
-[loops.sensor]
-period = "10ms"
-[loops.actuator]
-initial = 1.0
-[loops.controller]
-kind = "open_loop"
+/// The loops after the linear plant's: one of each other kind of work.
+const OTHER_LOOPS: &str = r#"
 [[loops]]
 name = "pi"
 [loops.plant]
@@ -110,8 +100,18 @@ period = "10ms"
 kind = "open_loop"
 "#;
 
+/// Every kind of per-step work: the linear plant (from rest, u = 1), a
+/// transfer function, a bouncing ball, a discrete plant, equations.
+fn scenario() -> SystemConfig {
+    let text = format!(
+        "step = \"1ms\"\n{}{OTHER_LOOPS}",
+        linear4::open_loop("lin", false, "10ms", linear4::HOLD_ONE)
+    );
+    toml::from_str(&text).unwrap()
+}
+
 fn system() -> System {
-    let cfg: SystemConfig = toml::from_str(SCENARIO).unwrap();
+    let cfg = scenario();
     System::from_config(&cfg, 0).unwrap()
 }
 
@@ -148,7 +148,7 @@ fn graph_steps_do_not_allocate() {
         loops, Component, Ctx, Declaration, Graph, GraphBuilder, Inputs, NewtonSettings, Outputs,
         PortSpec, SavedState, StateMismatch, StateReader, Timing,
     };
-    let cfg: SystemConfig = toml::from_str(SCENARIO).unwrap();
+    let cfg = scenario();
     let mut g = loops::expand(&cfg, 0).unwrap();
     g.run_to(1, &mut |_: &Graph| {}).unwrap();
     let n = allocations_during(|| g.run_to(20_000, &mut |_: &Graph| {}).unwrap());

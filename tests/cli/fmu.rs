@@ -8,21 +8,87 @@
 //! (`scripts/setup.sh` installs them into `.venv`; `$NETLOOP_PYTHON`
 //! chooses another).
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::support::{assert_exit, netloop, read_csv, root, stderr, summary};
+use crate::support::{assert_exit, assert_success, netloop, read_csv, root, stderr, summary};
 
-/// One second at 1 ms steps, time-stepping every 10 ms, and a builtin
-/// channel without delay: the setting of the FMU loop tests (for
-/// [`test_support::fixtures::scenario`]).
-const ONE_SECOND_EVERY_10MS: &str = r#"duration = "1s"
+/// `duration` at 1 ms steps, time-stepping every 10 ms: the header of the
+/// FMU tests' scenarios (for [`test_support::fixtures::scenario`]). The
+/// plant tests run 2 s over a 3 ms channel, the controller tests 1 s over
+/// one without delay.
+fn every_10ms(duration: &str) -> String {
+    format!(
+        r#"duration = "{duration}"
 step = "1ms"
 [sync]
 scheme = "time_stepping"
-period = "10ms""#;
+period = "10ms""#
+    )
+}
+const DELAY_3MS: &str = r#"{ kind = "constant", value = "3ms" }"#;
 const ZERO_DELAY: &str = r#"{ kind = "constant", value = "0s" }"#;
+/// A unit step at 500 ms, as the `[loops.reference]` keys.
+const STEP_AT_500MS: &str = "kind = \"step\"\nat = \"500ms\"\nfinal = 1.0";
+
+/// The FMU `fmu` as the plant of loop `name` in open loop for 2 s, with
+/// the plant keys `plant` and the reference keys `reference`.
+fn fmu_plant_scenario(name: &str, fmu: &str, plant: &str, reference: &str) -> String {
+    test_support::fixtures::scenario(
+        &every_10ms("2s"),
+        DELAY_3MS,
+        &format!(
+            r#"[[loops]]
+name = "{name}"
+plant_node = 0
+controller_node = 1
+[loops.plant]
+kind = "fmu"
+path = "models/{fmu}"
+{plant}
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "open_loop"
+[loops.reference]
+{reference}
+"#
+        ),
+    )
+}
+
+/// The FMU `fmu` as the controller of loop "pi" for 1 s on the plant
+/// x' = -x + b u, y = x, following [`STEP_AT_500MS`], with the loop keys
+/// `loop_keys` and the controller keys `controller`.
+fn fmu_controller_scenario(fmu: &str, b: f64, loop_keys: &str, controller: &str) -> String {
+    test_support::fixtures::scenario(
+        &every_10ms("1s"),
+        ZERO_DELAY,
+        &format!(
+            r#"[[loops]]
+name = "pi"
+plant_node = 0
+controller_node = 1
+{loop_keys}
+[loops.plant]
+kind = "state_space"
+a = [[-1.0]]
+b = [[{b:?}]]
+c = [[1.0]]
+[loops.sensor]
+period = "10ms"
+[loops.controller]
+kind = "fmu"
+path = "models/{fmu}"
+{controller}
+[loops.reference]
+{STEP_AT_500MS}
+"#
+        ),
+    )
+}
 
 /// The test FMUs, built once per test run.
 fn fmus() -> &'static Path {
@@ -52,39 +118,68 @@ fn netloop_in(dir: &Path) -> Command {
     c
 }
 
+/// `netloop run` on the scenario directory's scenario.toml, into `dir/out`.
+fn run_dir(dir: &Path) -> (Output, PathBuf) {
+    let out = dir.join("out");
+    let o = netloop_in(dir)
+        .arg("run")
+        .arg(dir.join("scenario.toml"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    (o, out)
+}
+
+/// [`run_dir`] that must succeed; returns the run directory.
+fn run_ok(dir: &Path) -> PathBuf {
+    let (o, out) = run_dir(dir);
+    assert_exit(&o, 0);
+    out
+}
+
+/// `netloop check` on the scenario directory's scenario.toml.
+fn check(dir: &Path) -> Output {
+    netloop_in(dir)
+        .arg("check")
+        .arg(dir.join("scenario.toml"))
+        .output()
+        .unwrap()
+}
+
+/// Runs the FMPy script `script` of tests/fmu with `args`; fails the test
+/// with FMPy's stderr if it fails.
+fn fmpy(script: &str, args: &[&OsStr]) {
+    let o = Command::new(test_support::fmu::python())
+        .arg(root().join("tests/fmu").join(script))
+        .args(args)
+        .output()
+        .unwrap();
+    assert_success(&o, "FMPy failed");
+}
+
+/// A run an FMU stopped at 300 ms (its doStep to 310 ms failed): exit 1, the
+/// error `expected` on stderr and in the summary, the run reached 310 ms and
+/// the partial time series is kept. `what` labels the failure.
+fn assert_stopped_at_300ms(o: &Output, out: &Path, expected: &str, what: &str) {
+    assert_exit(o, 1);
+    let err = stderr(o);
+    assert!(err.contains(expected), "{what}{err}");
+    let s = summary(out);
+    assert_eq!(s["complete"], false);
+    assert!(s["error"].as_str().unwrap().contains(expected), "{s}");
+    assert_eq!(s["reached_ns"], 310_000_000);
+    assert!(out.join("timeseries.csv.partial").is_file());
+}
+
 /// The open-loop chain: the 4-state linear plant FMU driven by a step
 /// through the builtin channel.
 fn plant_scenario(fmu: &str, extra_plant: &str) -> String {
-    format!(
-        r#"
-duration = "2s"
-step = "1ms"
-[sync]
-scheme = "time_stepping"
-period = "10ms"
-[network]
-backend = "builtin"
-[network.builtin]
-delay = {{ kind = "constant", value = "3ms" }}
-[[loops]]
-name = "chain"
-plant_node = 0
-controller_node = 1
-[loops.plant]
-kind = "fmu"
-path = "models/{fmu}"
-step = "10ms"
-parameters = {{ k1 = 5.0, substeps = 10 }}
-{extra_plant}
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "open_loop"
-[loops.reference]
-kind = "step"
-at = "500ms"
-final = 1.0
-"#
+    fmu_plant_scenario(
+        "chain",
+        fmu,
+        &format!("step = \"10ms\"\nparameters = {{ k1 = 5.0, substeps = 10 }}\n{extra_plant}"),
+        STEP_AT_500MS,
     )
 }
 
@@ -99,31 +194,19 @@ fn column(header: &[String], rows: &[Vec<String>], name: &str) -> Vec<f64> {
 /// as `t_(n+1) - t_n` in floating point, against netloop's exact 10 ms.
 fn cross_check_with_fmpy(fmu: &str) {
     let dir = scenario(&[fmu], &plant_scenario(fmu, ""));
-    let out = dir.path().join("out");
-    let o = netloop_in(dir.path())
-        .arg("run")
-        .arg(dir.path().join("scenario.toml"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_exit(&o, 0);
+    let out = run_ok(dir.path());
     let reference = dir.path().join("fmpy.csv");
-    let o = Command::new(test_support::fmu::python())
-        .arg(root().join("tests/fmu/fmpy_reference.py"))
-        .arg(fmus().join(fmu))
-        .arg(out.join("timeseries.csv"))
-        .arg("u=chain.u.u")
-        .arg("0.01")
-        .arg("2.0")
-        .arg(r#"{"k1": 5.0, "substeps": 10}"#)
-        .arg(&reference)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "FMPy failed: {}",
-        String::from_utf8_lossy(&o.stderr)
+    fmpy(
+        "fmpy_reference.py",
+        &[
+            fmus().join(fmu).as_ref(),
+            out.join("timeseries.csv").as_ref(),
+            "u=chain.u.u".as_ref(),
+            "0.01".as_ref(),
+            "2.0".as_ref(),
+            r#"{"k1": 5.0, "substeps": 10}"#.as_ref(),
+            reference.as_ref(),
+        ],
     );
 
     let (h, rows) = read_csv(&out.join("timeseries.csv"));
@@ -167,41 +250,14 @@ fn fmi3_co_simulation_plant_equals_fmpy() {
 /// computations up to t_n with r = 1)`, from the first computation at 0.
 #[test]
 fn python_controller_answers_at_its_computation_time() {
-    let text = &test_support::fixtures::scenario(
-        ONE_SECOND_EVERY_10MS,
-        ZERO_DELAY,
-        r#"[[loops]]
-name = "pi"
-plant_node = 0
-controller_node = 1
-[loops.plant]
-kind = "state_space"
-a = [[-1.0]]
-b = [[0.0]]
-c = [[1.0]]
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "fmu"
-path = "models/PiController.fmu"
-parameters = { kp = 3.0, ki = 2 }
-period = "10ms"
-[loops.reference]
-kind = "step"
-at = "500ms"
-final = 1.0
-"#,
+    let text = &fmu_controller_scenario(
+        "PiController.fmu",
+        0.0,
+        "",
+        "parameters = { kp = 3.0, ki = 2 }\nperiod = \"10ms\"",
     );
     let dir = scenario(&["PiController.fmu"], text);
-    let out = dir.path().join("out");
-    let o = netloop_in(dir.path())
-        .arg("run")
-        .arg(dir.path().join("scenario.toml"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_exit(&o, 0);
+    let out = run_ok(dir.path());
     let (h, rows) = read_csv(&out.join("timeseries.csv"));
     let time = column(&h, &rows, "time");
     let uc = column(&h, &rows, "pi.uc.u0");
@@ -232,23 +288,9 @@ fn fmu_error_stops_the_run_naming_fmu_call_and_time() {
             &[fmu],
             &plant_scenario(fmu, "").replace("substeps = 10 }", "substeps = 10, fail_at = 0.305 }"),
         );
-        let out = dir.path().join("out");
-        let o = netloop_in(dir.path())
-            .arg("run")
-            .arg(dir.path().join("scenario.toml"))
-            .arg("--out")
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert_exit(&o, 1);
-        let err = stderr(&o);
+        let (o, out) = run_dir(dir.path());
         let expected = format!("FMU {fmu}: {call} returned Error at t = 300ms");
-        assert!(err.contains(&expected), "{err}");
-        let s = summary(&out);
-        assert_eq!(s["complete"], false);
-        assert!(s["error"].as_str().unwrap().contains(&expected), "{s}");
-        assert_eq!(s["reached_ns"], 310_000_000);
-        assert!(out.join("timeseries.csv.partial").is_file());
+        assert_stopped_at_300ms(&o, &out, &expected, "");
     }
 }
 
@@ -320,11 +362,7 @@ fn check_rejects_bad_fmus_and_mappings_naming_key_and_variable() {
             text = text.replace("k1 = 5.0, ", "");
         }
         let dir = scenario(&[fmu], &text);
-        let o = netloop_in(dir.path())
-            .arg("check")
-            .arg(dir.path().join("scenario.toml"))
-            .output()
-            .unwrap();
+        let o = check(dir.path());
         assert_exit(&o, 2);
         let err = stderr(&o);
         assert!(
@@ -339,11 +377,7 @@ fn check_rejects_bad_fmus_and_mappings_naming_key_and_variable() {
     for (fmu, ty) in [("Linear4.fmu", "Integer"), ("Linear4v3.fmu", "Int32")] {
         let text = plant_scenario(fmu, "").replace("substeps = 10", "substeps = 2.5");
         let dir = scenario(&[fmu], &text);
-        let o = netloop_in(dir.path())
-            .arg("check")
-            .arg(dir.path().join("scenario.toml"))
-            .output()
-            .unwrap();
+        let o = check(dir.path());
         assert_exit(&o, 2);
         let err = stderr(&o);
         assert!(
@@ -359,11 +393,7 @@ fn check_rejects_bad_fmus_and_mappings_naming_key_and_variable() {
 fn the_fmu_is_unpacked_once_into_a_cache_keyed_by_its_hash() {
     let dir = scenario(&["Linear4.fmu"], &plant_scenario("Linear4.fmu", ""));
     for _ in 0..2 {
-        let o = netloop_in(dir.path())
-            .arg("check")
-            .arg(dir.path().join("scenario.toml"))
-            .output()
-            .unwrap();
+        let o = check(dir.path());
         assert_exit(&o, 0);
     }
     let bytes = std::fs::read(dir.path().join("models/Linear4.fmu")).unwrap();
@@ -390,37 +420,14 @@ fn the_fmu_is_unpacked_once_into_a_cache_keyed_by_its_hash() {
         .is_file());
 }
 
-/// The bouncing ball (an FMI 2.0 Model Exchange FMU): dropped from 1 m,
-/// kicked by a time event at `t_kick`, `duration` long.
-fn ball_scenario(extra_plant: &str) -> String {
-    format!(
-        r#"
-duration = "2s"
-step = "1ms"
-[sync]
-scheme = "time_stepping"
-period = "10ms"
-[network]
-backend = "builtin"
-[network.builtin]
-delay = {{ kind = "constant", value = "3ms" }}
-[[loops]]
-name = "ball"
-plant_node = 0
-controller_node = 1
-[loops.plant]
-kind = "fmu"
-path = "models/BouncingBall.fmu"
-parameters = {{ e = 0.7, t_kick = 1.2345, kick = 2.0 }}
-{extra_plant}
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "open_loop"
-[loops.reference]
-kind = "constant"
-value = 0.0
-"#
+/// The bouncing ball (the Model Exchange FMU `fmu`, FMI 2.0 or 3.0):
+/// dropped from 1 m, kicked by a time event at `t_kick`, 2 s long.
+fn ball_scenario(fmu: &str, extra_plant: &str) -> String {
+    fmu_plant_scenario(
+        "ball",
+        fmu,
+        &format!("parameters = {{ e = 0.7, t_kick = 1.2345, kick = 2.0 }}\n{extra_plant}"),
+        "kind = \"constant\"\nvalue = 0.0",
     )
 }
 
@@ -455,29 +462,28 @@ fn exact_ball(t: f64) -> (f64, f64) {
     }
 }
 
-fn run_ball(extra_plant: &str) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
-    run_ball_fmu("BouncingBall.fmu", extra_plant)
-}
-
-/// The ball scenario with the ball FMU `fmu` (FMI 2.0 or 3.0).
-fn run_ball_fmu(
-    fmu: &str,
-    extra_plant: &str,
-) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
-    let text =
-        ball_scenario(extra_plant).replace("models/BouncingBall.fmu", &format!("models/{fmu}"));
-    let dir = scenario(&[fmu], &text);
-    let out = dir.path().join("out");
-    let o = netloop_in(dir.path())
-        .arg("run")
-        .arg(dir.path().join("scenario.toml"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert_exit(&o, 0);
+/// The ball scenario with the ball FMU `fmu`: its time series.
+fn run_ball(fmu: &str) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
+    let dir = scenario(&[fmu], &ball_scenario(fmu, ""));
+    let out = run_ok(dir.path());
     let (h, rows) = read_csv(&out.join("timeseries.csv"));
     (dir, h, rows)
+}
+
+/// The ball's recorded height and velocity equal [`exact_ball`]'s to 1e-9
+/// at every millisecond of the 2 s.
+fn assert_exact_ball(h: &[String], rows: &[Vec<String>]) {
+    let time = column(h, rows, "time");
+    let height = column(h, rows, "ball.x.h");
+    let velocity = column(h, rows, "ball.x.v");
+    assert_eq!(time.len(), 2001);
+    for ((t, hh), v) in time.iter().zip(&height).zip(&velocity) {
+        let (want_h, want_v) = exact_ball(*t);
+        assert!(
+            (hh - want_h).abs() < 1e-9 && (v - want_v).abs() < 1e-9,
+            "t = {t}: h {hh} v {v}, exact {want_h} {want_v}"
+        );
+    }
 }
 
 /// Model Exchange: netloop's solver integrates the FMU's states and locates
@@ -489,19 +495,14 @@ fn run_ball_fmu(
 /// be off by up to a step, ~1e-3 m/s * 4 m/s).
 #[test]
 fn model_exchange_ball_events_are_located_inside_the_step() {
-    let (_dir, h, rows) = run_ball("");
-    let time = column(&h, &rows, "time");
-    let height = column(&h, &rows, "ball.x.h");
+    let (_dir, h, rows) = run_ball("BouncingBall.fmu");
     let velocity = column(&h, &rows, "ball.x.v");
-    assert_eq!(column(&h, &rows, "ball.y.h"), height, "output h is state h");
-    assert_eq!(time.len(), 2001);
-    for ((t, hh), v) in time.iter().zip(&height).zip(&velocity) {
-        let (want_h, want_v) = exact_ball(*t);
-        assert!(
-            (hh - want_h).abs() < 1e-9 && (v - want_v).abs() < 1e-9,
-            "t = {t}: h {hh} v {v}, exact {want_h} {want_v}"
-        );
-    }
+    assert_eq!(
+        column(&h, &rows, "ball.y.h"),
+        column(&h, &rows, "ball.x.h"),
+        "output h is state h"
+    );
+    assert_exact_ball(&h, &rows);
     // Impacts at 0.45 s, 1.08 s and 1.85 s (the kick at 1.2345 s, rising,
     // does not turn the velocity).
     let impacts = velocity
@@ -525,22 +526,18 @@ fn model_exchange_plant_agrees_with_fmpy() {
 }
 
 fn model_exchange_ball_agrees_with_fmpy(fmu: &str) {
-    let (dir, h, rows) = run_ball_fmu(fmu, "");
+    let (dir, h, rows) = run_ball(fmu);
     let reference = dir.path().join("fmpy.csv");
-    let o = Command::new(test_support::fmu::python())
-        .arg(root().join("tests/fmu/fmpy_me_reference.py"))
-        .arg(fmus().join(fmu))
-        .arg("2.0")
-        .arg("0.001")
-        .arg("1e-10")
-        .arg(r#"{"e": 0.7, "t_kick": 1.2345, "kick": 2.0}"#)
-        .arg(&reference)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "FMPy failed: {}",
-        String::from_utf8_lossy(&o.stderr)
+    fmpy(
+        "fmpy_me_reference.py",
+        &[
+            fmus().join(fmu).as_ref(),
+            "2.0".as_ref(),
+            "0.001".as_ref(),
+            "1e-10".as_ref(),
+            r#"{"e": 0.7, "t_kick": 1.2345, "kick": 2.0}"#.as_ref(),
+            reference.as_ref(),
+        ],
     );
     let time = column(&h, &rows, "time");
     let (rh, rrows) = read_csv(&reference);
@@ -572,19 +569,9 @@ fn model_exchange_ball_agrees_with_fmpy(fmu: &str) {
 /// 3.0 names, bit-identical to the FMI 2.0 ball's run.
 #[test]
 fn fmi3_model_exchange_ball_equals_the_exact_answer_and_the_fmi2_ball() {
-    let (_dir, h, rows) = run_ball_fmu("BouncingBall3.fmu", "");
-    let time = column(&h, &rows, "time");
-    let height = column(&h, &rows, "ball.x.h");
-    let velocity = column(&h, &rows, "ball.x.v");
-    assert_eq!(time.len(), 2001);
-    for ((t, hh), v) in time.iter().zip(&height).zip(&velocity) {
-        let (want_h, want_v) = exact_ball(*t);
-        assert!(
-            (hh - want_h).abs() < 1e-9 && (v - want_v).abs() < 1e-9,
-            "t = {t}: h {hh} v {v}, exact {want_h} {want_v}"
-        );
-    }
-    let (_dir2, h2, rows2) = run_ball("");
+    let (_dir, h, rows) = run_ball("BouncingBall3.fmu");
+    assert_exact_ball(&h, &rows);
+    let (_dir2, h2, rows2) = run_ball("BouncingBall.fmu");
     assert_eq!((h, rows), (h2, rows2));
 }
 
@@ -600,33 +587,15 @@ fn fmi3_model_exchange_plant_agrees_with_fmpy() {
 /// Model Exchange FMU as a controller.
 #[test]
 fn check_rejects_model_exchange_misuse_naming_the_key() {
-    let controller = &test_support::fixtures::scenario(
-        ONE_SECOND_EVERY_10MS,
-        ZERO_DELAY,
-        r#"[[loops]]
-name = "c"
-plant_node = 0
-controller_node = 1
-[loops.plant]
-kind = "state_space"
-a = [[-1.0]]
-b = [[1.0]]
-c = [[1.0]]
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "fmu"
-path = "models/BouncingBall.fmu"
-"#,
-    );
+    let controller = &fmu_controller_scenario("BouncingBall.fmu", 1.0, "", "");
     let cases = [
         (
-            ball_scenario("step = \"10ms\""),
+            ball_scenario("BouncingBall.fmu", "step = \"10ms\""),
             "`loops[0].plant.step`",
             "a Model Exchange FMU is integrated by the run's solver",
         ),
         (
-            ball_scenario("interface = \"co_simulation\""),
+            ball_scenario("BouncingBall.fmu", "interface = \"co_simulation\""),
             "`loops[0].plant.path`",
             "has no Co-Simulation interface, only Model Exchange",
         ),
@@ -638,11 +607,7 @@ path = "models/BouncingBall.fmu"
     ];
     for (text, key, message) in cases {
         let dir = scenario(&["BouncingBall.fmu"], &text);
-        let o = netloop_in(dir.path())
-            .arg("check")
-            .arg(dir.path().join("scenario.toml"))
-            .output()
-            .unwrap();
+        let o = check(dir.path());
         assert_exit(&o, 2);
         let err = stderr(&o);
         assert!(err.contains(key) && err.contains(message), "{err}");
@@ -653,45 +618,12 @@ path = "models/BouncingBall.fmu"
 /// (`b = 0`), over a zero-delay network: `response` and the FMU's gains
 /// vary.
 fn pi_state_scenario(fmu: &str, response: &str, ki: f64) -> String {
-    test_support::fixtures::scenario(
-        ONE_SECOND_EVERY_10MS,
-        ZERO_DELAY,
-        &format!(
-            r#"[[loops]]
-name = "pi"
-plant_node = 0
-controller_node = 1
-response = "{response}"
-[loops.plant]
-kind = "state_space"
-a = [[-1.0]]
-b = [[0.0]]
-c = [[1.0]]
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "fmu"
-path = "models/{fmu}"
-trigger = "event"
-parameters = {{ kp = 3.0, ki = {ki:?} }}
-[loops.reference]
-kind = "step"
-at = "500ms"
-final = 1.0
-"#
-        ),
+    fmu_controller_scenario(
+        fmu,
+        0.0,
+        &format!("response = \"{response}\""),
+        &format!("trigger = \"event\"\nparameters = {{ kp = 3.0, ki = {ki:?} }}"),
     )
-}
-
-fn run_to(dir: &Path, out: &Path) {
-    let o = netloop_in(dir)
-        .arg("run")
-        .arg(dir.join("scenario.toml"))
-        .arg("--out")
-        .arg(out)
-        .output()
-        .unwrap();
-    assert_exit(&o, 0);
 }
 
 /// `response = "rollback"` with an FMU controller that can save its state:
@@ -716,9 +648,7 @@ fn fmu_controller_rollback_looks_one_step_ahead_and_restores_its_state() {
             &["PiState.fmu"],
             &pi_state_scenario("PiState.fmu", "rollback", ki),
         );
-        let (a, b) = (direct.path().join("out"), rollback.path().join("out"));
-        run_to(direct.path(), &a);
-        run_to(rollback.path(), &b);
+        let (a, b) = (run_ok(direct.path()), run_ok(rollback.path()));
         let (ha, ra) = read_csv(&a.join("timeseries.csv"));
         let (hb, rb) = read_csv(&b.join("timeseries.csv"));
         if ki == 0.0 {
@@ -765,11 +695,7 @@ fn check_refuses_rollback_for_fmus_without_state() {
         ("Linear4v3.fmu", "is FMI 3.0"),
     ] {
         let dir = scenario(&[fmu], &pi_state_scenario(fmu, "rollback", 1.0));
-        let o = netloop_in(dir.path())
-            .arg("check")
-            .arg(dir.path().join("scenario.toml"))
-            .output()
-            .unwrap();
+        let o = check(dir.path());
         assert_exit(&o, 2);
         let err = stderr(&o);
         assert!(
@@ -784,24 +710,8 @@ fn check_refuses_rollback_for_fmus_without_state() {
         &["PiState.fmu"],
         &pi_state_scenario("PiState.fmu", "rollback", 1.0),
     );
-    let o = netloop_in(dir.path())
-        .arg("check")
-        .arg(dir.path().join("scenario.toml"))
-        .output()
-        .unwrap();
+    let o = check(dir.path());
     assert_exit(&o, 0);
-}
-
-fn run_dir(dir: &Path) -> (std::process::Output, PathBuf) {
-    let out = dir.join("out");
-    let o = netloop_in(dir)
-        .arg("run")
-        .arg(dir.join("scenario.toml"))
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    (o, out)
 }
 
 /// `process = "separate"` runs the FMU in a child process with the same
@@ -875,15 +785,8 @@ fn fmu_fatal_abort_and_hang_become_run_errors() {
         );
         let dir = scenario(&["Linear4.fmu"], &text);
         let (o, out) = run_dir(dir.path());
-        assert_exit(&o, 1);
         let expected = format!("FMU Linear4.fmu: {message}");
-        let err = stderr(&o);
-        assert!(err.contains(&expected), "mode {mode}: {err}");
-        let s = summary(&out);
-        assert_eq!(s["complete"], false);
-        assert!(s["error"].as_str().unwrap().contains(&expected), "{s}");
-        assert_eq!(s["reached_ns"], 310_000_000);
-        assert!(out.join("timeseries.csv.partial").is_file());
+        assert_stopped_at_300ms(&o, &out, &expected, &format!("mode {mode}: "));
     }
 }
 
@@ -900,18 +803,14 @@ fn check_rejects_misplaced_process_keys() {
         ),
         (
             "BouncingBall.fmu",
-            ball_scenario("process = \"separate\""),
+            ball_scenario("BouncingBall.fmu", "process = \"separate\""),
             "`loops[0].plant.process`",
             "process = \"separate\" runs Co-Simulation FMUs",
         ),
     ];
     for (fmu, text, key, message) in cases {
         let dir = scenario(&[fmu], &text);
-        let o = netloop_in(dir.path())
-            .arg("check")
-            .arg(dir.path().join("scenario.toml"))
-            .output()
-            .unwrap();
+        let o = check(dir.path());
         assert_exit(&o, 2);
         let err = stderr(&o);
         assert!(err.contains(key) && err.contains(message), "{err}");

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub use test_support::process::{assert_exit, stderr, stdout};
+pub use test_support::process::{assert_exit, assert_success, stderr, stdout};
 pub use test_support::tables::{column_index as column, read_csv, summary};
 
 /// The `netloop` binary under test.

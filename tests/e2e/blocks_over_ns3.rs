@@ -4,40 +4,9 @@
 //! block diagram with saturation and anti-windup and whose plant is an
 //! equation model. Each checks the expected result its file states.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use crate::support::server_binary;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
-    c.env_remove("NETLOOP_NS3_SERVER")
-        .args(["-q", "run"])
-        .arg(scenario)
-        .arg("--out")
-        .arg(out);
-    for s in sets {
-        c.args(["--set", s]);
-    }
-    let o = c.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        scenario.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
-
-fn server_set() -> String {
-    format!(
-        "network.server.binary={:?}",
-        server_binary().display().to_string()
-    )
-}
+use crate::support::{root, run_scenario as netloop, server_set, summary};
 
 /// The columns `names` of a time series, as text (bit-exact comparisons)
 /// and numbers.
@@ -62,10 +31,6 @@ fn columns(dir: &Path, names: &[&str]) -> Vec<Vec<String>> {
 
 fn num(s: &str) -> f64 {
     s.parse().unwrap()
-}
-
-fn summary(dir: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
 }
 
 #[test]

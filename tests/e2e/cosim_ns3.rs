@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use protocol::SimTime;
 
-use crate::support::server_binary;
+use crate::support::{assert_success, server_binary};
 use test_support::fixtures::DC_SERVO_PLANT;
 
 /// A servo loop over a 1 Mbps, 2 ms point-to-point link; the builtin
@@ -83,11 +83,7 @@ fn run_scenario(dir: &Path, name: &str, text: &str, extra_args: &[&str]) -> std:
     ];
     args.extend_from_slice(extra_args);
     let result = netloop(&args);
-    assert!(
-        result.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&result.stderr)
-    );
+    assert_success(&result, name);
     out
 }
 

@@ -18,6 +18,8 @@ use bridge::session::Session;
 use controlsim::System;
 use protocol::{Configured, FlowSpec, NodeKinematics, SimTime, Step, StepDone, Summary};
 
+use crate::support::assert_success;
+
 /// Two vehicles over 802.11p for 3 s: the leader speeds up from 20 to 24 m/s
 /// between 1 s and 2 s, the follower keeps its gap from its radar and its
 /// leader's acceleration sent as packets. `{sync}` is spliced into `[sync]`,
@@ -103,11 +105,7 @@ fn run_netloop(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, name);
     out
 }
 
@@ -129,6 +127,21 @@ fn read(run: &Path, file: &str) -> Vec<u8> {
     std::fs::read(run.join(file)).unwrap()
 }
 
+/// Runs `a` and `b` configured differently in how they talk to the server
+/// give the same outputs: timeseries.csv and packets.csv byte for byte,
+/// the summary but for its scenario echo and hash. `what` labels the
+/// failure.
+fn assert_same_outputs(a: &Path, b: &Path, what: &str) {
+    for file in ["timeseries.csv", "packets.csv"] {
+        assert!(read(a, file) == read(b, file), "{file} differs {what}");
+    }
+    assert_eq!(
+        summary_without_config(a),
+        summary_without_config(b),
+        "{what}"
+    );
+}
+
 #[test]
 fn outputs_are_byte_identical_over_tcp_and_unix() {
     let dir = tempfile::tempdir().unwrap();
@@ -142,17 +155,7 @@ fn outputs_are_byte_identical_over_tcp_and_unix() {
             transport,
             &platoon(exact, &format!("transport = \"{transport}\"")),
         );
-        for file in ["timeseries.csv", "packets.csv"] {
-            assert!(
-                read(&tcp, file) == read(&other, file),
-                "{file} differs over {transport}"
-            );
-        }
-        assert_eq!(
-            summary_without_config(&tcp),
-            summary_without_config(&other),
-            "{transport}"
-        );
+        assert_same_outputs(&tcp, &other, &format!("over {transport}"));
         assert_eq!(
             summary(&other)["scenario"]["network"]["server"]["transport"],
             transport
@@ -177,16 +180,10 @@ fn spinning_before_each_wait_gives_byte_identical_outputs() {
             &format!("{transport}_spin"),
             &platoon(exact, &format!("{server}\nspin_wait = \"50us\"")),
         );
-        for file in ["timeseries.csv", "packets.csv"] {
-            assert!(
-                read(&blocking, file) == read(&spinning, file),
-                "{file} differs when spinning over {transport}"
-            );
-        }
-        assert_eq!(
-            summary_without_config(&blocking),
-            summary_without_config(&spinning),
-            "{transport}"
+        assert_same_outputs(
+            &blocking,
+            &spinning,
+            &format!("when spinning over {transport}"),
         );
         assert_eq!(
             summary(&spinning)["scenario"]["network"]["server"]["spin_wait"],

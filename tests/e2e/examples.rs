@@ -5,6 +5,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::support::assert_success;
+
 fn examples() -> Vec<PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -48,11 +50,7 @@ fn every_example_scenario_runs() {
             .arg(&dir)
             .output()
             .unwrap();
-        assert!(
-            result.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&result.stderr)
-        );
+        assert_success(&result, &name);
         let summary: serde_json::Value =
             serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
         assert_eq!(summary["complete"], true, "{name}");
@@ -79,11 +77,7 @@ fn every_example_sweep_runs() {
             .arg(&dir)
             .output()
             .unwrap();
-        assert!(
-            result.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&result.stderr)
-        );
+        assert_success(&result, &name);
         let rows = csv::Reader::from_path(dir.join("sweep.csv"))
             .unwrap()
             .into_records()

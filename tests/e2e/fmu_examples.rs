@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::support::server_binary;
+use crate::support::{assert_success, server_binary};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -55,11 +55,7 @@ fn run_in(dir: &Path, name: &str, text: &str, args: &[&str]) -> PathBuf {
         .env("NETLOOP_PYTHON", test_support::fmu::python())
         .output()
         .unwrap();
-    assert!(
-        result.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&result.stderr)
-    );
+    assert_success(&result, name);
     out
 }
 

@@ -4,32 +4,8 @@
 //! controller example stabilises both servos over Wi-Fi.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::support::server_binary;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
-    c.env_remove("NETLOOP_NS3_SERVER")
-        .args(["-q", "run"])
-        .arg(scenario)
-        .arg("--out")
-        .arg(out);
-    for s in sets {
-        c.args(["--set", s]);
-    }
-    let o = c.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        scenario.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-}
+use crate::support::{root, run_scenario as netloop, server_set, summary};
 
 /// One column of a time series.
 fn series(dir: &Path, name: &str) -> Vec<String> {
@@ -51,26 +27,56 @@ fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
     rows
 }
 
-fn summary(dir: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+/// Runs the `[[loops]]` file and the graph file of tests/cli/graph_flows
+/// with the `sync` settings over the same ns-3 point-to-point link (1 Mbit/s,
+/// 2 ms, 100 packets of queue). Returns the folder holding both runs and
+/// their run directories (loops, graph).
+fn run_over_p2p(
+    loops_file: &str,
+    graph_file: &str,
+    sync: &[String],
+) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = root().join("tests/cli/graph_flows");
+    let mut sets = sync.to_vec();
+    sets.extend([
+        "network.backend=\"ns3\"".to_string(),
+        "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
+            .to_string(),
+        server_set(),
+    ]);
+    let out = tempfile::tempdir().unwrap();
+    let (l, g) = (out.path().join("loops"), out.path().join("graph"));
+    netloop(&dir.join(loops_file), &l, &sets);
+    netloop(&dir.join(graph_file), &g, &sets);
+    (out, l, g)
+}
+
+/// Checks that the graph run in `graph` equals the `[[loops]]` run in
+/// `loops` to the bit: each `(loops column, graph column)` pair of the time
+/// series, and the servo loop's uplink and downlink rows of packets.csv.
+/// Returns the number of (uplink, downlink) rows, for the caller to check
+/// that traffic flowed. `what` labels the failure.
+fn assert_graph_equals_loops(
+    loops: &Path,
+    graph: &Path,
+    columns: &[(&str, &str)],
+    what: &str,
+) -> (usize, usize) {
+    for (a, b) in columns {
+        assert_eq!(series(loops, a), series(graph, b), "{what}: {a}");
+    }
+    let up = packets(loops, "servo:uplink");
+    assert_eq!(up, packets(graph, "uplink"), "{what}: uplink rows");
+    let down = packets(loops, "servo:downlink");
+    assert_eq!(down, packets(graph, "downlink"), "{what}: downlink rows");
+    (up.len(), down.len())
 }
 
 #[test]
 fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
-    let server = server_binary();
-    let dir = root().join("tests/cli/graph_flows");
     for scheme in ["master_slave", "time_stepping", "event_driven"] {
-        let sets = vec![
-            format!("sync.scheme=\"{scheme}\""),
-            "network.backend=\"ns3\"".to_string(),
-            "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
-                .to_string(),
-            format!("network.server.binary={:?}", server.display().to_string()),
-        ];
-        let out = tempfile::tempdir().unwrap();
-        let (l, g) = (out.path().join("loops"), out.path().join("graph"));
-        netloop(&dir.join("servo_loops.toml"), &l, &sets);
-        netloop(&dir.join("servo_graph.toml"), &g, &sets);
+        let sync = [format!("sync.scheme=\"{scheme}\"")];
+        let (_out, l, g) = run_over_p2p("servo_loops.toml", "servo_graph.toml", &sync);
         let s = summary(&g);
         assert_eq!(s["complete"], true, "{scheme}");
         assert_eq!(s["network"]["backend"], "ns3", "{scheme}");
@@ -79,21 +85,13 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
             "{scheme}: {}",
             s["versions"]["network"]
         );
-        for (a, b) in [
+        let columns = [
             ("servo.x.theta", "servo.x.theta"),
             ("servo.x.omega", "servo.x.omega"),
             ("servo.u.voltage", "motor.u"),
-        ] {
-            assert_eq!(series(&l, a), series(&g, b), "{scheme}: {a}");
-        }
-        let up = packets(&l, "servo:uplink");
-        assert!(up.len() >= 99, "{scheme}: {} uplink rows", up.len());
-        assert_eq!(up, packets(&g, "uplink"), "{scheme}: uplink rows");
-        assert_eq!(
-            packets(&l, "servo:downlink"),
-            packets(&g, "downlink"),
-            "{scheme}: downlink rows"
-        );
+        ];
+        let (up, _) = assert_graph_equals_loops(&l, &g, &columns, scheme);
+        assert!(up >= 99, "{scheme}: {up} uplink rows");
     }
 }
 
@@ -103,8 +101,6 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
 /// computation delay.
 #[test]
 fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
-    let server = server_binary();
-    let dir = root().join("tests/cli/graph_flows");
     for (scheme, delay) in [
         ("master_slave", "0s"),
         ("master_slave", "3ms"),
@@ -112,47 +108,29 @@ fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
         ("event_driven", "0s"),
         ("event_driven", "1500us"),
     ] {
-        let sets = vec![
+        let sync = [
             format!("sync.scheme=\"{scheme}\""),
             format!("sync.computation_delay=\"{delay}\""),
-            "network.backend=\"ns3\"".to_string(),
-            "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100 }"
-                .to_string(),
-            format!("network.server.binary={:?}", server.display().to_string()),
         ];
-        let out = tempfile::tempdir().unwrap();
-        let (l, g) = (out.path().join("loops"), out.path().join("graph"));
-        netloop(&dir.join("servo_event_loops.toml"), &l, &sets);
-        netloop(&dir.join("servo_event_graph.toml"), &g, &sets);
+        let (_out, l, g) = run_over_p2p("servo_event_loops.toml", "servo_event_graph.toml", &sync);
         assert_eq!(summary(&g)["complete"], true, "{scheme} {delay}");
-        for (a, b) in [
+        let columns = [
             ("servo.x.theta", "servo.x.theta"),
             ("servo.u.voltage", "motor.u"),
-        ] {
-            assert_eq!(series(&l, a), series(&g, b), "{scheme} {delay}: {a}");
-        }
-        let down = packets(&l, "servo:downlink");
-        assert!(down.len() >= 95, "{scheme} {delay}: {} answers", down.len());
-        assert_eq!(down, packets(&g, "downlink"), "{scheme} {delay}: answers");
-        assert_eq!(
-            packets(&l, "servo:uplink"),
-            packets(&g, "uplink"),
-            "{scheme} {delay}: uplink rows"
-        );
+        ];
+        let what = format!("{scheme} {delay}");
+        let (_, down) = assert_graph_equals_loops(&l, &g, &columns, &what);
+        assert!(down >= 95, "{what}: {down} answers");
     }
 }
 
 #[test]
 fn the_central_controller_stabilises_two_servos_over_wifi() {
     let out = tempfile::tempdir().unwrap();
-    let server = server_binary();
     netloop(
         &root().join("examples/central_servos_wifi_graph.toml"),
         out.path(),
-        &[format!(
-            "network.server.binary={:?}",
-            server.display().to_string()
-        )],
+        &[server_set()],
     );
     let s = summary(out.path());
     assert_eq!(s["complete"], true);
@@ -182,15 +160,11 @@ fn the_central_controller_stabilises_two_servos_over_wifi() {
 #[test]
 fn the_cascade_example_holds_its_outer_loop_over_ns3() {
     let out = tempfile::tempdir().unwrap();
-    let server = server_binary();
     let (net, local) = (out.path().join("net"), out.path().join("local"));
     netloop(
         &root().join("examples/cascade_servo_network_graph.toml"),
         &net,
-        &[format!(
-            "network.server.binary={:?}",
-            server.display().to_string()
-        )],
+        &[server_set()],
     );
     netloop(
         &root().join("examples/cascade_servo_graph.toml"),

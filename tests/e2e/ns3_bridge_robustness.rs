@@ -125,19 +125,32 @@ fn frozen_server_times_out_naming_the_time_reached() {
 }
 
 fn frozen_server_times_out_naming_the_time_reached_over(transport: Way) {
+    assert_frozen_server_times_out(transport, |client| {
+        client
+            .step(protocol::Step {
+                until: SimTime::from_millis(40),
+                stop_at_delivery: false,
+                sends: vec![],
+                kinematics: vec![],
+            })
+            .map(drop)
+    });
+}
+
+/// Freezes (SIGSTOP) the server of a client over `transport` that has run
+/// to 30 ms, with a 2 s step timeout, then makes `call`: it fails with a
+/// timeout after 2 to 4 s naming the time reached (30 ms), and dropping the
+/// client reaps the stopped server.
+fn assert_frozen_server_times_out(
+    transport: Way,
+    call: impl FnOnce(&mut Ns3Client) -> Result<(), Ns3Error>,
+) {
     let timeout = Duration::from_secs(2);
     let mut client = running_client_over(transport, timeout);
     let pid = client.server_pid();
     signal(pid, libc::SIGSTOP);
     let started = Instant::now();
-    let err = client
-        .step(protocol::Step {
-            until: SimTime::from_millis(40),
-            stop_at_delivery: false,
-            sends: vec![],
-            kinematics: vec![],
-        })
-        .unwrap_err();
+    let err = call(&mut client).unwrap_err();
     let waited = started.elapsed();
     assert!(
         waited >= timeout && waited < timeout + Duration::from_secs(2),
@@ -167,10 +180,6 @@ fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached()
 fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached_over(
     transport: Way,
 ) {
-    let timeout = Duration::from_secs(2);
-    let mut client = running_client_over(transport, timeout);
-    let pid = client.server_pid();
-    signal(pid, libc::SIGSTOP);
     // 400,000 sends of 28 bytes each: an 11 MB frame, well past what loopback
     // buffers for a process that does not read (a 4 MB send buffer at most,
     // and a receive window that does not grow while nobody reads), and past
@@ -178,30 +187,14 @@ fn frozen_server_with_full_buffers_times_out_the_write_naming_the_time_reached_o
     let sends = (0..400_000)
         .map(|i| send(0, 4 + i, SimTime::from_millis(40), 32))
         .collect();
-    let started = Instant::now();
-    let err = client
-        .begin_step(protocol::Step {
+    assert_frozen_server_times_out(transport, |client| {
+        client.begin_step(protocol::Step {
             until: SimTime::from_millis(50),
             stop_at_delivery: false,
             sends,
             kinematics: vec![],
         })
-        .unwrap_err();
-    let waited = started.elapsed();
-    assert!(
-        waited >= timeout && waited < timeout + Duration::from_secs(2),
-        "waited {waited:?}"
-    );
-    assert!(
-        matches!(err, Ns3Error::Timeout { .. }),
-        "{transport:?}: {err:?}"
-    );
-    assert!(err.to_string().contains("30ms"), "{err}");
-    drop(client);
-    assert!(
-        wait_gone(pid, Duration::from_secs(2)),
-        "stopped server {pid} left behind"
-    );
+    });
 }
 
 #[test]

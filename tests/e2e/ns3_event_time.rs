@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{packet_rows, server_binary};
+use crate::support::{assert_success, packet_rows, server_binary};
 
 #[path = "../../bridge/tests/cosim/pid_oracle.rs"]
 mod pid_oracle;
@@ -67,11 +67,7 @@ fn over_a_p2p_link_the_event_triggered_pid_is_clocked_at_the_arrivals() {
             ])
             .output()
             .unwrap();
-        assert!(
-            result.status.success(),
-            "{scheme}: {}",
-            String::from_utf8_lossy(&result.stderr)
-        );
+        assert_success(&result, scheme);
         let rows = packet_rows(&out);
         let uplink: Vec<(u64, u64)> = rows
             .iter()

@@ -27,7 +27,7 @@ use protocol::{
 };
 use test_support::fixtures::DC_SERVO_PLANT;
 
-use crate::support::server_binary;
+use crate::support::{assert_success, server_binary};
 
 /// Changes the answer to one step; `None` leaves every answer honest.
 type Tamper = fn(&mut StepDone);
@@ -229,11 +229,7 @@ const TRANSPORTS: [&str; 3] = ["tcp", "unix", "shm"];
 fn an_honest_fake_server_runs_to_the_end_over(transport: &str) {
     let dir = tempfile::tempdir().unwrap();
     let output = run_against_fake(dir.path(), None, transport);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output, transport);
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("run/summary.json")).unwrap())
             .unwrap();

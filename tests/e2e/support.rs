@@ -3,5 +3,35 @@
 
 pub use test_support::golden::{bad_frames, BadFrame};
 pub use test_support::ns3::{options, send, server_binary, step, udp_flow};
-pub use test_support::process::{child_named, process_alive, process_exists};
+pub use test_support::process::{assert_success, child_named, process_alive, process_exists};
+pub use test_support::root;
 pub use test_support::tables::packet_rows;
+pub use test_support::tables::summary;
+
+use std::path::Path;
+use std::process::Command;
+
+/// Runs `netloop -q run SCENARIO --out OUT --set ...` and fails the test with
+/// netloop's stderr when the run fails. `NETLOOP_NS3_SERVER` is unset, so the
+/// server is the one a `--set` names ([`server_set`]) or none.
+pub fn run_scenario(scenario: &Path, out: &Path, sets: &[String]) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
+    c.env_remove("NETLOOP_NS3_SERVER")
+        .args(["-q", "run"])
+        .arg(scenario)
+        .arg("--out")
+        .arg(out);
+    for s in sets {
+        c.args(["--set", s]);
+    }
+    let o = c.output().unwrap();
+    assert_success(&o, &scenario.display().to_string());
+}
+
+/// The `--set` that points a run at this worktree's ns-3 server.
+pub fn server_set() -> String {
+    format!(
+        "network.server.binary={:?}",
+        server_binary().display().to_string()
+    )
+}

@@ -1,23 +1,10 @@
 /* A bouncing ball as an FMI 2.0 Model Exchange FMU (model identifier
  * BouncingBall), with canGetAndSetFMUstate. Written for netloop's tests,
- * compiled by tests/fmu/build.sh.
- *
- * States h (height, m) and v (velocity, m/s): der(h) = v, der(v) = f - g,
- * f an input (acceleration). A state event (event indicator z = h) bounces
- * the ball: h = 0, v = -e v; below v_min it comes to rest (z = 1, no more
- * motion). A time event at t_kick (when t_kick >= 0) adds kick to v. */
+ * compiled by tests/fmu/build.sh. The model itself is bouncing_ball.h. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "fmi2Functions.h"
-
-enum { VR_H, VR_DER_H, VR_V, VR_DER_V, VR_G, VR_E, VR_V_MIN, VR_F, VR_T_KICK, VR_KICK, N_VR };
-
-typedef struct {
-    double r[N_VR];
-    double time;
-    int kicked, resting;
-} Model;
+#include "bouncing_ball.h"
 
 typedef struct {
     Model m;
@@ -25,20 +12,6 @@ typedef struct {
 } Instance;
 
 #include "fmi2_common.h"
-
-static void defaults(Model *m) {
-    memset(m, 0, sizeof *m);
-    m->r[VR_H] = 1.0;
-    m->r[VR_G] = 9.81;
-    m->r[VR_E] = 0.7;
-    m->r[VR_V_MIN] = 0.1;
-    m->r[VR_T_KICK] = -1.0;
-}
-
-static void derivatives(Model *m) {
-    m->r[VR_DER_H] = m->resting ? 0.0 : m->r[VR_V];
-    m->r[VR_DER_V] = m->resting ? 0.0 : m->r[VR_F] - m->r[VR_G];
-}
 
 FMI2_COMMON_FUNCTIONS
 
@@ -75,9 +48,9 @@ fmi2Status fmi2Reset(fmi2Component c) {
 
 fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, fmi2Real v[]) {
     Model *m = &((Instance *)c)->m;
-    derivatives(m);
+    calculate(m);
     for (size_t k = 0; k < n; k++) {
-        if (vr[k] >= N_VR) return fmi2Error;
+        if (vr[k] >= VR_TIME) return fmi2Error;
         v[k] = m->r[vr[k]];
     }
     return fmi2OK;
@@ -86,7 +59,7 @@ fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n,
 fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t n, const fmi2Real v[]) {
     Model *m = &((Instance *)c)->m;
     for (size_t k = 0; k < n; k++) {
-        if (vr[k] >= N_VR || vr[k] == VR_DER_H || vr[k] == VR_DER_V) return fmi2Error;
+        if (vr[k] >= VR_TIME || vr[k] == VR_DER_H || vr[k] == VR_DER_V) return fmi2Error;
         m->r[vr[k]] = v[k];
     }
     return fmi2OK;
@@ -109,23 +82,8 @@ fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo *info) {
     info->terminateSimulation = fmi2False;
     info->nominalsOfContinuousStatesChanged = fmi2False;
     info->valuesOfContinuousStatesChanged = fmi2False;
-    if (!m->kicked && m->r[VR_T_KICK] >= 0.0 && m->time >= m->r[VR_T_KICK]) {
-        m->kicked = 1;
-        m->r[VR_V] += m->r[VR_KICK];
-        if (m->r[VR_KICK] > 0.0) m->resting = 0;
-        info->valuesOfContinuousStatesChanged = fmi2True;
-    }
-    if (!m->resting && m->r[VR_H] <= 0.0 && m->r[VR_V] < 0.0) {
-        m->r[VR_H] = 0.0;
-        m->r[VR_V] = -m->r[VR_E] * m->r[VR_V];
-        if (m->r[VR_V] < m->r[VR_V_MIN]) {
-            m->r[VR_V] = 0.0;
-            m->resting = 1;
-        }
-        info->valuesOfContinuousStatesChanged = fmi2True;
-    }
-    info->nextEventTimeDefined = !m->kicked && m->r[VR_T_KICK] >= 0.0;
-    info->nextEventTime = info->nextEventTimeDefined ? m->r[VR_T_KICK] : 0.0;
+    if (handle_events(m)) info->valuesOfContinuousStatesChanged = fmi2True;
+    info->nextEventTimeDefined = next_event_time(m, &info->nextEventTime);
     return fmi2OK;
 }
 
@@ -145,34 +103,22 @@ fmi2Status fmi2SetTime(fmi2Component c, fmi2Real t) {
 }
 
 fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t n) {
-    Model *m = &((Instance *)c)->m;
-    if (n != 2) return fmi2Error;
-    m->r[VR_H] = x[0];
-    m->r[VR_V] = x[1];
-    return fmi2OK;
+    return set_states(&((Instance *)c)->m, x, n) ? fmi2OK : fmi2Error;
 }
 
 fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t n) {
-    Model *m = &((Instance *)c)->m;
-    if (n != 2) return fmi2Error;
-    x[0] = m->r[VR_H];
-    x[1] = m->r[VR_V];
-    return fmi2OK;
+    return get_states(&((Instance *)c)->m, x, n) ? fmi2OK : fmi2Error;
 }
 
 fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real dx[], size_t n) {
-    Model *m = &((Instance *)c)->m;
-    if (n != 2) return fmi2Error;
-    derivatives(m);
-    dx[0] = m->r[VR_DER_H];
-    dx[1] = m->r[VR_DER_V];
-    return fmi2OK;
+    return get_derivatives(&((Instance *)c)->m, dx, n) ? fmi2OK : fmi2Error;
 }
 
 fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real z[], size_t n) {
     Model *m = &((Instance *)c)->m;
     if (n != 1) return fmi2Error;
-    z[0] = m->resting ? 1.0 : m->r[VR_H];
+    calculate(m);
+    z[0] = m->r[VR_Z];
     return fmi2OK;
 }
 

@@ -43,7 +43,9 @@ c_fmu() {
     local sources=("$here/$source")
     case $source in
     *fmi3*)
-        "$python" "$here/fmi3_stubs.py" "$headers/fmi3FunctionTypes.h" "$here/$source" > "$work/$1-stubs.c"
+        # The source preprocessed, so that what fmi3_common.h's macros define counts as defined.
+        cc -E -P -std=c99 -I"$headers" -I"$here" "$here/$source" > "$work/$1-expanded.c"
+        "$python" "$here/fmi3_stubs.py" "$headers/fmi3FunctionTypes.h" "$work/$1-expanded.c" > "$work/$1-stubs.c"
         sources+=("$work/$1-stubs.c")
         ;;
     esac

@@ -1,6 +1,8 @@
 """Writes C definitions, returning fmi3Error, of every FMI 3.0 function that
 an FMU source does not define itself (FMPy, like other importers, loads the
-whole API by name). Usage: fmi3_stubs.py fmi3FunctionTypes.h SOURCE.c > stubs.c"""
+whole API by name). Usage: fmi3_stubs.py fmi3FunctionTypes.h SOURCE.c > stubs.c,
+SOURCE.c preprocessed (build.sh runs `cc -E`), so that the functions written
+by fmi3_common.h's macros count as defined."""
 import re
 import sys
 

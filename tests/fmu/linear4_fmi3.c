@@ -2,7 +2,6 @@
  * The functions it does not define are generated as error-returning stubs
  * by fmi3_stubs.py. Written for netloop's tests, compiled by build.sh. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "fmi3Functions.h"
 #include "linear4.h"
@@ -12,12 +11,10 @@ typedef struct {
     int initialised;
 } Instance;
 
-const char *fmi3GetVersion(void) { return fmi3Version; }
+#include "fmi3_common.h"
 
-fmi3Status fmi3SetDebugLogging(fmi3Instance c, fmi3Boolean on, size_t n, const fmi3String cat[]) {
-    (void)c; (void)on; (void)n; (void)cat;
-    return fmi3OK;
-}
+FMI3_COMMON_FUNCTIONS
+FMI3_START_TIME_IN_MODEL
 
 fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3String res, fmi3Boolean visible,
                                          fmi3Boolean logging, fmi3Boolean event_mode, fmi3Boolean early,
@@ -31,23 +28,12 @@ fmi3Instance fmi3InstantiateCoSimulation(fmi3String name, fmi3String token, fmi3
     return c;
 }
 
-void fmi3FreeInstance(fmi3Instance c) { free(c); }
-
-fmi3Status fmi3EnterInitializationMode(fmi3Instance c, fmi3Boolean tol_defined, fmi3Float64 tol, fmi3Float64 start,
-                                       fmi3Boolean stop_defined, fmi3Float64 stop) {
-    (void)tol_defined; (void)tol; (void)stop_defined; (void)stop;
-    ((Instance *)c)->m.time = start;
-    return fmi3OK;
-}
-
 fmi3Status fmi3ExitInitializationMode(fmi3Instance c) {
     Instance *i = c;
     linear4_init(&i->m);
     i->initialised = 1;
     return fmi3OK;
 }
-
-fmi3Status fmi3Terminate(fmi3Instance c) { (void)c; return fmi3OK; }
 
 fmi3Status fmi3Reset(fmi3Instance c) {
     Instance *i = c;

@@ -76,23 +76,7 @@ impl FramedStream {
             match self.stream.write(&self.outbox[written..]) {
                 Ok(0) => return Err(SendError::Io(io::ErrorKind::WriteZero.into())),
                 Ok(n) => written += n,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    if let Some(reason) = abort() {
-                        return Err(SendError::Aborted(reason));
-                    }
-                    if Instant::now() >= deadline {
-                        return Err(SendError::Timeout {
-                            waited: started.elapsed(),
-                        });
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(SendError::Io(e)),
+                Err(e) => keep_waiting(e, started, deadline, &mut abort)?,
             }
         }
         Ok(())
@@ -147,28 +131,12 @@ impl FramedStream {
                     })
                 }
                 Ok(n) => self.filled += n,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    if let Some(reason) = abort() {
-                        return Err(RecvError::Aborted(reason));
-                    }
-                    if Instant::now() >= deadline {
-                        return Err(RecvError::Timeout {
-                            waited: started.elapsed(),
-                        });
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => {
                     return Err(RecvError::Closed {
                         pending: self.filled,
                     })
                 }
-                Err(e) => return Err(RecvError::Io(e)),
+                Err(e) => keep_waiting(e, started, deadline, &mut abort)?,
             }
         }
     }
@@ -183,4 +151,103 @@ pub(crate) enum SendError<A> {
     },
     /// The abort hook asked to stop waiting.
     Aborted(A),
+}
+
+/// Why a blocked read or write gave up: what [`SendError`] and
+/// [`RecvError`] have in common.
+enum Stop<A> {
+    Timeout { waited: Duration },
+    Aborted(A),
+    Io(io::Error),
+}
+
+/// The one rule for a read or write (started at `started`) that failed with
+/// `error`: a poll interval that moved nothing (WouldBlock, TimedOut) asks
+/// the abort hook, then the deadline; EINTR just tries again; any other
+/// error ends the wait. `Ok(())` means try again.
+fn keep_waiting<A>(
+    error: io::Error,
+    started: Instant,
+    deadline: Instant,
+    abort: &mut impl FnMut() -> Option<A>,
+) -> Result<(), Stop<A>> {
+    match error.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+            if let Some(reason) = abort() {
+                return Err(Stop::Aborted(reason));
+            }
+            if Instant::now() >= deadline {
+                return Err(Stop::Timeout {
+                    waited: started.elapsed(),
+                });
+            }
+            Ok(())
+        }
+        io::ErrorKind::Interrupted => Ok(()),
+        _ => Err(Stop::Io(error)),
+    }
+}
+
+impl<A> From<Stop<A>> for SendError<A> {
+    fn from(stop: Stop<A>) -> Self {
+        match stop {
+            Stop::Timeout { waited } => SendError::Timeout { waited },
+            Stop::Aborted(reason) => SendError::Aborted(reason),
+            Stop::Io(e) => SendError::Io(e),
+        }
+    }
+}
+
+impl<A> From<Stop<A>> for RecvError<A> {
+    fn from(stop: Stop<A>) -> Self {
+        match stop {
+            Stop::Timeout { waited } => RecvError::Timeout { waited },
+            Stop::Aborted(reason) => RecvError::Aborted(reason),
+            Stop::Io(e) => RecvError::Io(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(kind: io::ErrorKind) -> io::Error {
+        io::Error::from(kind)
+    }
+
+    #[test]
+    fn a_quiet_interval_asks_the_abort_hook_before_the_deadline() {
+        let started = Instant::now();
+        let past = started;
+        let future = started + Duration::from_secs(3600);
+        for quiet in [io::ErrorKind::WouldBlock, io::ErrorKind::TimedOut] {
+            let aborted = keep_waiting(kind(quiet), started, past, &mut || Some("stop"));
+            assert!(matches!(aborted, Err(Stop::Aborted("stop"))));
+            let late = keep_waiting::<()>(kind(quiet), started, past, &mut || None);
+            assert!(matches!(late, Err(Stop::Timeout { .. })));
+            let again = keep_waiting::<()>(kind(quiet), started, future, &mut || None);
+            assert!(again.is_ok());
+        }
+    }
+
+    #[test]
+    fn eintr_retries_without_asking_and_other_errors_end_the_wait() {
+        let started = Instant::now();
+        let mut asked = 0;
+        let mut hook = || {
+            asked += 1;
+            Some(())
+        };
+        assert!(keep_waiting(
+            kind(io::ErrorKind::Interrupted),
+            started,
+            started,
+            &mut hook
+        )
+        .is_ok());
+        let broken = keep_waiting(kind(io::ErrorKind::BrokenPipe), started, started, &mut hook);
+        assert!(matches!(broken, Err(Stop::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe));
+        assert_eq!(asked, 0);
+    }
 }

@@ -1,12 +1,57 @@
 //! Shared helpers: building systems from TOML text, a plain driver that
 //! makes the per-boundary calls of the documented order, and bitwise traces.
 
-use controlsim::{Silent, System, SystemConfig, Trigger};
+use controlsim::graph::adapters::{
+    ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,
+};
+use controlsim::graph::GraphBuilder;
+use controlsim::{
+    ActuatorConfig, ControllerConfig, PlantModel, SensorConfig, Silent, StepSize, System,
+    SystemConfig, Trigger,
+};
 
 /// Parses and builds; panics with the error text (tests only).
 pub fn build(toml_text: &str, seed: u64) -> System {
     let cfg: SystemConfig = toml::from_str(toml_text).unwrap_or_else(|e| panic!("parse: {e}"));
     System::from_config(&cfg, seed).unwrap_or_else(|e| panic!("build: {e}"))
+}
+
+/// Adds a one-loop graph to `b`, in this order: `plant` (the model, one
+/// output `y`), `sensor`, the controller `controller` (one measurement, one
+/// output, no reference; its period from its config) and `actuator` (no
+/// limits), connected plant -> sensor -> controller -> actuator -> plant.
+pub fn add_siso_loop(
+    b: &mut GraphBuilder,
+    h: StepSize,
+    plant: PlantModel,
+    sensor: &SensorConfig,
+    (controller, config): (&str, &ControllerConfig),
+) {
+    let shape = ControllerShape {
+        measurements: 1,
+        outputs: 1,
+        reference: &[],
+        model: None,
+        limits: None,
+        default_period: None,
+    };
+    b.component("plant", PlantComponent::new("p", plant, h).unwrap());
+    b.component(
+        "sensor",
+        SensorComponent::new("s", sensor, h, &["y".to_string()], 0, 0).unwrap(),
+    );
+    b.component(
+        controller,
+        ControllerComponent::new("c", config, shape, h).unwrap(),
+    );
+    b.component(
+        "actuator",
+        ActuatorComponent::new("a", &ActuatorConfig::default(), 1).unwrap(),
+    );
+    b.connect("plant.y", "sensor.y")
+        .connect("sensor.y", &format!("{controller}.measurement"))
+        .connect(&format!("{controller}.u"), "actuator.u")
+        .connect("actuator.u", "plant.u");
 }
 
 /// One boundary of a zero-delay closed loop, written out as the documented

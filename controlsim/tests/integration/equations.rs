@@ -6,6 +6,7 @@
 use controlsim::{Silent, System};
 
 use crate::common::build;
+use crate::linear4;
 
 const G: f64 = 9.81;
 
@@ -195,26 +196,11 @@ der(x4) = 0.5*x1 - 10*x3 - 2.4*x4 + 0.5*u;
 output x1;
 ";
     let mut eq = equations(text, "1ms", "[loops.actuator]\ninitial = 1.0");
-    let mut ss = build(
-        r#"
-step = "1ms"
-[[loops]]
-name = "ss"
-[loops.plant]
-kind = "state_space"
-a = [[0.0, 1.0, 0.0, 0.0], [-2.0, -0.6, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.5, 0.0, -10.0, -2.4]]
-b = [[0.0], [1.0], [0.0], [0.5]]
-c = [[1.0, 0.0, 0.0, 0.0]]
-x0 = [0.3, -0.2, 0.1, 0.0]
-[loops.sensor]
-period = "1ms"
-[loops.actuator]
-initial = 1.0
-[loops.controller]
-kind = "open_loop"
-"#,
-        0,
+    let text = format!(
+        "step = \"1ms\"\n{}",
+        linear4::open_loop("ss", true, "1ms", linear4::HOLD_ONE)
     );
+    let mut ss = build(&text, 0);
     for k in 1..=5000u64 {
         eq.advance_to(k, &mut Silent).unwrap();
         ss.advance_to(k, &mut Silent).unwrap();

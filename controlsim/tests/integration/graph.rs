@@ -15,7 +15,7 @@ use controlsim::{
     SensorConfig, SimTime, SolverKind, StepSize, SystemConfig,
 };
 
-use crate::common::{build, RICH};
+use crate::common::{add_siso_loop, build, RICH};
 use crate::config::MORE;
 
 fn parse(text: &str) -> SystemConfig {
@@ -117,14 +117,15 @@ outputs = ["theta", "omega"]
 /// independent loops of today's ClosedLoop.
 #[test]
 fn central_block_diagonal_controller_equals_two_independent_loops() {
-    let loops = r#"
-step = "1ms"
-[[loops]]
-name = "a"
+    // One servo loop: its initial state, state-feedback gains and final reference.
+    let servo = |name: &str, x0: &str, k: &str, n: &str, target: &str| {
+        format!(
+            r#"[[loops]]
+name = "{name}"
 [loops.plant]
 kind = "dc_servo"
 outputs = ["theta", "omega"]
-x0 = [0.3, 0.0]
+x0 = {x0}
 [loops.sensor]
 period = "10ms"
 [loops.actuator]
@@ -132,34 +133,22 @@ min = -6.0
 max = 6.0
 [loops.controller]
 kind = "state_feedback"
-k = [[12.0, 1.5]]
-n = [[12.0]]
+k = {k}
+n = {n}
 [loops.reference]
 kind = "step"
 at = "100ms"
-final = 1.0
-[[loops]]
-name = "b"
-[loops.plant]
-kind = "dc_servo"
-outputs = ["theta", "omega"]
-x0 = [-0.2, 0.5]
-[loops.sensor]
-period = "10ms"
-[loops.actuator]
-min = -6.0
-max = 6.0
-[loops.controller]
-kind = "state_feedback"
-k = [[8.0, 0.9]]
-n = [[8.0]]
-[loops.reference]
-kind = "step"
-at = "100ms"
-final = -0.5
-"#;
+final = {target}
+"#
+        )
+    };
+    let loops = format!(
+        "\nstep = \"1ms\"\n{}{}",
+        servo("a", "[0.3, 0.0]", "[[12.0, 1.5]]", "[[12.0]]", "1.0"),
+        servo("b", "[-0.2, 0.5]", "[[8.0, 0.9]]", "[[8.0]]", "-0.5")
+    );
     let n = 2000;
-    let expected = closed_loop_trace(loops, 0, n);
+    let expected = closed_loop_trace(&loops, 0, n);
 
     let h = step(ms(1));
     let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
@@ -276,26 +265,28 @@ impl Component for Affine {
     }
 }
 
-fn affine_loop(solve: bool) -> Result<Graph, controlsim::ConfigError> {
-    let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
-    b.component(
-        "first",
+impl Affine {
+    fn new(gain: f64, offset: f64) -> Self {
         Affine {
-            gain: 0.5,
-            offset: 1.0,
+            gain,
+            offset,
             calls: 0,
-        },
-    );
-    b.component(
-        "second",
-        Affine {
-            gain: -0.8,
-            offset: 0.25,
-            calls: 0,
-        },
-    );
+        }
+    }
+}
+
+/// Adds the algebraic loop a = 0.5 tanh(b) + 1, b = -0.8 tanh(a) + 0.25:
+/// components `first` (a) and `second` (b), each driving the other.
+fn add_affine_pair(b: &mut GraphBuilder) {
+    b.component("first", Affine::new(0.5, 1.0));
+    b.component("second", Affine::new(-0.8, 0.25));
     b.connect("first.y", "second.u")
         .connect("second.y", "first.u");
+}
+
+fn affine_loop(solve: bool) -> Result<Graph, controlsim::ConfigError> {
+    let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
+    add_affine_pair(&mut b);
     if solve {
         b.solve_algebraic_loops(NewtonSettings::default());
     }
@@ -346,14 +337,7 @@ fn algebraic_loop_is_named_or_solved_to_the_fixed_point() {
 fn algebraic_loop_without_solution_is_a_run_error() {
     let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
     // y = u + 1 around a one-component loop: z = z + 1 has no solution.
-    b.component(
-        "self_feed",
-        Affine {
-            gain: 0.0,
-            offset: 0.0,
-            calls: 0,
-        },
-    );
+    b.component("self_feed", Affine::new(0.0, 0.0));
     #[derive(Debug)]
     struct Shift;
     impl Component for Shift {
@@ -408,44 +392,13 @@ fn multi_rate_graph_matches_the_hand_computed_answer() {
     let ctrl: ControllerConfig =
         toml::from_str("kind = \"state_feedback\"\nk = [[20.0]]\nperiod = \"10ms\"").unwrap();
     let mut b = GraphBuilder::new(ms(1), SolverKind::Euler);
-    b.component(
-        "plant",
-        PlantComponent::new("p", PlantModel::from_config("p", &integrator).unwrap(), h).unwrap(),
-    );
-    b.component(
-        "sensor",
-        SensorComponent::new("s", &sensor, h, &["y".to_string()], 0, 0).unwrap(),
-    );
-    b.component(
-        "pid",
-        ControllerComponent::new(
-            "c",
-            &ctrl,
-            ControllerShape {
-                measurements: 1,
-                outputs: 1,
-                reference: &[],
-                model: None,
-                limits: None,
-                default_period: None,
-            },
-            h,
-        )
-        .unwrap(),
-    );
+    let plant = PlantModel::from_config("p", &integrator).unwrap();
+    add_siso_loop(&mut b, h, plant, &sensor, ("pid", &ctrl));
     b.component(
         "observer",
         PlantComponent::new("o", PlantModel::from_config("o", &observer).unwrap(), h).unwrap(),
     );
-    b.component(
-        "actuator",
-        ActuatorComponent::new("a", &ActuatorConfig::default(), 1).unwrap(),
-    );
-    b.connect("plant.y", "sensor.y")
-        .connect("sensor.y", "pid.measurement")
-        .connect("sensor.y", "observer.u")
-        .connect("pid.u", "actuator.u")
-        .connect("actuator.u", "plant.u");
+    b.connect("sensor.y", "observer.u");
     let mut g = b.build().unwrap();
     let mut rows = Vec::new();
     g.run_to(200, &mut |g: &Graph| {
@@ -525,33 +478,9 @@ fn snapshot_restore_round_trip_of_every_kind() {
         let sig: controlsim::SignalConfig =
             toml::from_str("kind = \"sine\"\namplitude = 2.0\nfrequency = 3.0").unwrap();
         b.component("r", ReferenceComponent::new("r", &[sig]).unwrap());
-        b.component(
-            "first",
-            Affine {
-                gain: 0.5,
-                offset: 1.0,
-                calls: 0,
-            },
-        );
-        b.component(
-            "second",
-            Affine {
-                gain: -0.8,
-                offset: 0.25,
-                calls: 0,
-            },
-        );
-        b.component(
-            "adder",
-            Affine {
-                gain: 1.0,
-                offset: 0.0,
-                calls: 0,
-            },
-        );
-        b.connect("first.y", "second.u")
-            .connect("second.y", "first.u")
-            .connect("r.r", "adder.u");
+        add_affine_pair(&mut b);
+        b.component("adder", Affine::new(1.0, 0.0));
+        b.connect("r.r", "adder.u");
         b.solve_algebraic_loops(NewtonSettings::default());
         b.build().unwrap()
     };
@@ -612,100 +541,116 @@ impl Component for Ticker {
 /// duplicate name, period off the step grid, phase not below the period.
 #[test]
 fn bad_graphs_are_keyed_errors() {
-    type Setup = fn(&mut GraphBuilder);
-    let cases: Vec<(Setup, &str, &str)> = vec![
+    let two = ms(2);
+    // The Ticker `t` (period, phase), the connections, and whether a second
+    // component named `t` follows them.
+    type Case<'a> = (
+        SimTime,
+        SimTime,
+        &'a [(&'a str, &'a str)],
+        bool,
+        &'a str,
+        &'a str,
+    );
+    let cases: Vec<Case> = vec![
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-            },
+            two,
+            ms(0),
+            &[],
+            false,
             "components[0]",
             "input `t.u[0]` is not driven",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "t.u").connect("t.y[0]", "t.u[1]");
-            },
+            two,
+            ms(0),
+            &[("t.y", "t.u"), ("t.y[0]", "t.u[1]")],
+            false,
             "connections[1].to",
             "already driven by connections[0].from",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y[0]", "t.u");
-            },
+            two,
+            ms(0),
+            &[("t.y[0]", "t.u")],
+            false,
             "connections[0].to",
             "has 1 element but `t.u` has 2",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.out", "t.u");
-            },
+            two,
+            ms(0),
+            &[("t.out", "t.u")],
+            false,
             "connections[0].from",
             "`t` has no output port `out`",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.u", "t.u");
-            },
+            two,
+            ms(0),
+            &[("t.u", "t.u")],
+            false,
             "connections[0].from",
             "`u` is an input port",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "nobody.u");
-            },
+            two,
+            ms(0),
+            &[("t.y", "nobody.u")],
+            false,
             "connections[0].to",
             "unknown name \"nobody\"",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y[2]", "t.u[0]");
-            },
+            two,
+            ms(0),
+            &[("t.y[2]", "t.u[0]")],
+            false,
             "connections[0].from",
             "reaches past its end",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "t.u");
-                b.component("t", Ticker(ms(2), ms(0)));
-            },
+            two,
+            ms(0),
+            &[("t.y", "t.u")],
+            true,
             "components[1].name",
             "already the name of components[0]",
         ),
         (
-            |b| {
-                b.component("t", Ticker(SimTime::from_micros(1500), ms(0)));
-                b.connect("t.y", "t.u");
-            },
+            SimTime::from_micros(1500),
+            ms(0),
+            &[("t.y", "t.u")],
+            false,
             "components[0].period",
             "multiple",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(2)));
-                b.connect("t.y", "t.u");
-            },
+            two,
+            two,
+            &[("t.y", "t.u")],
+            false,
             "components[0].phase",
             "less than the period",
         ),
         (
-            |b| {
-                b.component("t", Ticker(ms(2), ms(0)));
-                b.connect("t.y", "t.u[0..]");
-            },
+            two,
+            ms(0),
+            &[("t.y", "t.u[0..]")],
+            false,
             "connections[0].to",
             "not an element index",
         ),
     ];
-    for (setup, key, words) in cases {
+    for (period, phase, connections, twice, key, words) in cases {
         let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
-        setup(&mut b);
+        b.component("t", Ticker(period, phase));
+        for (from, to) in connections {
+            b.connect(from, to);
+        }
+        if twice {
+            b.component("t", Ticker(two, ms(0)));
+        }
         let err = b.build().unwrap_err();
         assert_eq!(err.key(), key, "{err}");
         assert!(err.to_string().contains(words), "{err}");

@@ -6,15 +6,14 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use controlsim::graph::adapters::{
-    ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,
-};
 use controlsim::graph::{loops, Graph, GraphBuilder, GraphError};
 use controlsim::{
     ActuatorConfig, ClosedLoop, ControllerConfig, Delays, LoopSpec, Plant, PlantModel, Response,
     SensorConfig, Signature, Silent, SimTime, SolverKind, StepError, StepSize, System,
     SystemConfig, TimeDomain,
 };
+
+use crate::common::add_siso_loop;
 
 fn parse(text: &str) -> SystemConfig {
     toml::from_str(text).unwrap_or_else(|e| panic!("{e}"))
@@ -258,39 +257,8 @@ fn a_failing_component_stops_the_graph_as_it_stops_a_system() {
 
     let h = StepSize::new(ms).unwrap();
     let mut b = GraphBuilder::new(ms, SolverKind::Rk4);
-    b.component(
-        "plant",
-        PlantComponent::new("p", PlantModel::Custom(Box::new(FailsLate::default())), h).unwrap(),
-    );
-    b.component(
-        "sensor",
-        SensorComponent::new("s", &sensor, h, &["y".to_string()], 0, 0).unwrap(),
-    );
-    b.component(
-        "ctrl",
-        ControllerComponent::new(
-            "c",
-            &ctrl,
-            ControllerShape {
-                measurements: 1,
-                outputs: 1,
-                reference: &[],
-                model: None,
-                limits: None,
-                default_period: None,
-            },
-            h,
-        )
-        .unwrap(),
-    );
-    b.component(
-        "actuator",
-        ActuatorComponent::new("a", &ActuatorConfig::default(), 1).unwrap(),
-    );
-    b.connect("plant.y", "sensor.y")
-        .connect("sensor.y", "ctrl.measurement")
-        .connect("ctrl.u", "actuator.u")
-        .connect("actuator.u", "plant.u");
+    let plant = PlantModel::Custom(Box::new(FailsLate::default()));
+    add_siso_loop(&mut b, h, plant, &sensor, ("ctrl", &ctrl));
     let mut g = b.build().unwrap();
     let err = g.run_to(100, &mut |_: &Graph| {}).unwrap_err();
     let GraphError::Component {

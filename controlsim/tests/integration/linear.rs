@@ -3,6 +3,7 @@
 use controlsim::Silent;
 
 use crate::common::{build, exact_linear, max_err};
+use crate::linear4;
 
 /// A 4-state plant (two coupled damped modes, eigenvalues around
 /// -0.3 +/- 1.4i and -1.2 +/- 3.1i) under a unit step input from a non-zero
@@ -11,34 +12,13 @@ use crate::common::{build, exact_linear, max_err};
 /// h = 1 ms must stay within 1e-9 everywhere on [0, 5 s].
 #[test]
 fn state_space_step_response_matches_matrix_exponential() {
-    let a = vec![
-        vec![0.0, 1.0, 0.0, 0.0],
-        vec![-2.0, -0.6, 1.0, 0.0],
-        vec![0.0, 0.0, 0.0, 1.0],
-        vec![0.5, 0.0, -10.0, -2.4],
-    ];
-    let b = [0.0, 1.0, 0.0, 0.5];
-    let x0 = [0.3, -0.2, 0.1, 0.0];
-    let mut sys = build(
-        r#"
-step = "1ms"
-[[loops]]
-name = "four"
-[loops.plant]
-kind = "state_space"
-a = [[0.0, 1.0, 0.0, 0.0], [-2.0, -0.6, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.5, 0.0, -10.0, -2.4]]
-b = [[0.0], [1.0], [0.0], [0.5]]
-c = [[1.0, 0.0, 0.0, 0.0]]
-x0 = [0.3, -0.2, 0.1, 0.0]
-[loops.sensor]
-period = "10ms"
-[loops.actuator]
-initial = 1.0
-[loops.controller]
-kind = "open_loop"
-"#,
-        0,
+    let a: Vec<Vec<f64>> = linear4::A.iter().map(|row| row.to_vec()).collect();
+    let (b, x0) = (linear4::B, linear4::X0);
+    let text = format!(
+        "step = \"1ms\"\n{}",
+        linear4::open_loop("four", true, "10ms", linear4::HOLD_ONE)
     );
+    let mut sys = build(&text, 0);
     let mut worst: f64 = 0.0;
     for k in (100..=5000).step_by(100) {
         sys.advance_to(k, &mut Silent).unwrap();

@@ -15,6 +15,8 @@ mod events;
 mod graph;
 mod graph_step;
 mod linear;
+#[path = "../support/linear4.rs"]
+mod linear4;
 mod plants;
 mod record;
 mod snapshot;

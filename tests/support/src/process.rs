@@ -23,6 +23,12 @@ pub fn assert_exit(o: &Output, code: i32) {
     );
 }
 
+/// Asserts that a child succeeded, showing `what` and its stderr when not.
+#[track_caller]
+pub fn assert_success(o: &Output, what: &str) {
+    assert!(o.status.success(), "{what}: {}", stderr(o));
+}
+
 /// Whether a process with this pid still exists, zombies included: for
 /// children of the test process, a zombie means nobody reaped it.
 pub fn process_exists(pid: u32) -> bool {
