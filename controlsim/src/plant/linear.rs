@@ -265,6 +265,18 @@ impl LinearSystem {
         };
         let a = &self.a.data()[..N * N];
         let b = self.b.data();
+        // One input (the common case): its checks once per call, not per
+        // row; the same operations in the same order.
+        if let ([u0], Some(b)) = (u, b.first_chunk::<N>()) {
+            for i in 0..N {
+                let mut s = 0.0;
+                for j in 0..N {
+                    s += a[i * N + j] * x[j];
+                }
+                dx[i] = s + b[i] * u0;
+            }
+            return;
+        }
         let m = u.len();
         for i in 0..N {
             let mut s = 0.0;
@@ -304,6 +316,42 @@ impl LinearSystem {
     /// `y = C x + D u`.
     #[inline]
     pub(crate) fn output(&self, x: &[f64], u: &[f64], y: &mut [f64]) {
+        match x.len() {
+            1 => self.output_n::<1>(x, u, y),
+            2 => self.output_n::<2>(x, u, y),
+            3 => self.output_n::<3>(x, u, y),
+            4 => self.output_n::<4>(x, u, y),
+            5 => self.output_n::<5>(x, u, y),
+            6 => self.output_n::<6>(x, u, y),
+            _ => self.output_any(x, u, y),
+        }
+    }
+
+    /// One output and one input on `N` states (the common case) without
+    /// the general loops; the same operations in the same order as
+    /// [`output_any`](Self::output_any): `y = (C x) + (0 + D u)`.
+    #[inline(always)]
+    fn output_n<const N: usize>(&self, x: &[f64], u: &[f64], y: &mut [f64]) {
+        let (Some(xn), Some(c), [u0], [d0], 1) = (
+            x.first_chunk::<N>(),
+            self.c.data().first_chunk::<N>(),
+            u,
+            self.d.data(),
+            y.len(),
+        ) else {
+            return self.output_any(x, u, y);
+        };
+        let x = xn;
+        let mut s = 0.0;
+        for j in 0..N {
+            s += c[j] * x[j];
+        }
+        let mut t = 0.0;
+        t += d0 * u0;
+        y[0] = s + t;
+    }
+
+    fn output_any(&self, x: &[f64], u: &[f64], y: &mut [f64]) {
         self.c.mul_into(x, y);
         self.d.mul_add_into(u, y);
     }
