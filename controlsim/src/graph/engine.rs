@@ -345,6 +345,7 @@ impl Graph {
         &self.port_names
     }
 
+    #[inline]
     fn due(&self, i: usize) -> bool {
         let n = &self.nodes[i];
         match n.schedule {
@@ -666,7 +667,7 @@ impl Graph {
                     step: self.k,
                     source,
                 })?;
-            self.integrate_step()?;
+            self.step_evaluated()?;
         }
         Ok(())
     }
@@ -678,6 +679,13 @@ impl Graph {
     /// As [`run_to`](Self::run_to).
     pub fn integrate_step(&mut self) -> Result<(), GraphError> {
         self.evaluate()?;
+        self.step_evaluated()
+    }
+
+    /// [`integrate_step`](Self::integrate_step) once boundary `k` is
+    /// evaluated ([`run_to`](Self::run_to) has just done it).
+    fn step_evaluated(&mut self) -> Result<(), GraphError> {
+        debug_assert!(self.evaluated);
         let k = self.k;
         let now = self.time();
         let (t, h) = advance::interval(self.step, k);
