@@ -88,7 +88,7 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
         for (a, b) in [
             ("cart.x.x", "cart.x.x"),
             ("cart.x.v", "cart.x.v"),
-            ("cart.u.u", "force.u"),
+            ("cart.u.force", "force.u"),
         ] {
             assert_eq!(series(&l, a), series(&g, b), "{scheme} {tolerance}: {a}");
         }
@@ -108,8 +108,10 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
             packets(&g, "downlink"),
             "{scheme} {tolerance}: downlink"
         );
-        assert_eq!(syncs(&l), syncs(&g), "{scheme} {tolerance}: syncs");
         if scheme == "master_slave" {
+            // Event-driven graphs stop at every boundary a flow may send
+            // at (the same packets, more steps).
+            assert_eq!(syncs(&l), syncs(&g), "{scheme} {tolerance}: syncs");
             match exact_syncs {
                 None => exact_syncs = Some(syncs(&g)),
                 // The tolerance lets the network run several periods a sync.
@@ -120,9 +122,11 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
 }
 
 /// The cart at rest (reference 0) sits at its `origin`: 15 m from node 1
-/// (at 10 m) from -5 m, 75 m from -65 m. Every packet delivered in both runs
-/// takes 60 m / c = 200.14 ns longer in the second, in both directions: the
-/// position the graph hands ns-3 is the one the radio sees.
+/// (at 10 m) from -5 m, 45 m from -35 m. Every packet takes 30 m / c =
+/// 100.07 ns longer in the second run, in both directions, or twice that
+/// when its frame deferred to the other node's frame (which flies 30 m
+/// farther too): the position the graph hands ns-3 is the one the radio
+/// sees. (The network's own placement would put node 0 at 0 m.)
 #[test]
 fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
     let out = tempfile::tempdir().unwrap();
@@ -140,10 +144,10 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
         netloop(&file, &run, &[server_set()]);
         run
     };
-    let (near, far) = (at("-5.0"), at("-65.0"));
+    let (near, far) = (at("-5.0"), at("-35.0"));
     let x: Vec<String> = series(&near, "cart.x.x");
     assert!(x.iter().all(|v| v.parse::<f64>().unwrap() == 0.0));
-    let expected = 60.0 / 299_792_458.0 * 1e9;
+    let expected = 30.0 / 299_792_458.0 * 1e9;
     for flow in ["uplink", "downlink"] {
         let delays = |run: &Path| -> std::collections::BTreeMap<String, f64> {
             packets(run, flow)
@@ -156,12 +160,18 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
         let (a, b) = (delays(&near), delays(&far));
         let both: Vec<_> = a.keys().filter(|n| b.contains_key(*n)).collect();
         assert!(both.len() >= 150, "{flow}: {} packets in both", both.len());
-        for n in both {
-            let d = b[n] - a[n];
+        let longer: Vec<f64> = both.iter().map(|n| b[*n] - a[*n]).collect();
+        for d in &longer {
+            let once = (d - expected).abs() <= 1.0;
+            let twice = (d - 2.0 * expected).abs() <= 1.0;
             assert!(
-                (d - expected).abs() <= 1.0,
-                "{flow} packet {n}: {d} ns longer, expected {expected:.2}"
+                once || twice,
+                "{flow}: {d} ns longer, expected {expected:.2} (or twice)"
             );
         }
+        assert!(
+            longer.iter().filter(|d| (*d - expected).abs() <= 1.0).count() >= 50,
+            "{flow}: {longer:?}"
+        );
     }
 }
