@@ -21,7 +21,7 @@
 use controlsim::graph::{Graph, PortAddress};
 use protocol::NodeKinematics;
 
-use crate::config::{resolve_mobility, SchemeKind, ScenarioError};
+use crate::config::{resolve_mobility, ScenarioError, SchemeKind};
 use crate::graph_scenario::{GraphScenario, NodeName};
 use crate::mobility::NodePath;
 
@@ -80,7 +80,10 @@ fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
 /// `[network]`, a reference that is not one output element of a component
 /// on the same node, a second driver of a node, time-stepping sync, or a
 /// `position_tolerance` that nothing bounds.
-pub fn node_motions(s: &GraphScenario, graph: &Graph) -> Result<Vec<GraphNodeMotion>, ScenarioError> {
+pub fn node_motions(
+    s: &GraphScenario,
+    graph: &Graph,
+) -> Result<Vec<GraphNodeMotion>, ScenarioError> {
     let mut motions: Vec<GraphNodeMotion> = Vec::new();
     let mut drivers: Vec<(u32, String)> = Vec::new();
     for (i, c) in s.components.iter().enumerate() {
@@ -207,4 +210,3 @@ fn element_on_node(
         )),
     }
 }
-

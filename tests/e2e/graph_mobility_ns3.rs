@@ -136,7 +136,10 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("cart.toml");
         let moved = text
-            .replace("origin = [5.0, 0.0, 0.0]", &format!("origin = [{origin}, 0.0, 0.0]"))
+            .replace(
+                "origin = [5.0, 0.0, 0.0]",
+                &format!("origin = [{origin}, 0.0, 0.0]"),
+            )
             .replace("final = 1.0", "final = 0.0");
         assert_ne!(moved, text);
         std::fs::write(&file, moved).unwrap();
@@ -170,7 +173,11 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
             );
         }
         assert!(
-            longer.iter().filter(|d| (*d - expected).abs() <= 1.0).count() >= 50,
+            longer
+                .iter()
+                .filter(|d| (*d - expected).abs() <= 1.0)
+                .count()
+                >= 50,
             "{flow}: {longer:?}"
         );
     }

@@ -95,4 +95,3 @@ impl<W: FateSink> GraphSession<W> {
         n
     }
 }
-
