@@ -1090,7 +1090,11 @@ pub(crate) fn resolve_flow(
     })
 }
 
-fn resolve_mobility(m: &MobilityConfig, key: &str) -> Result<Option<Mobility>, ScenarioError> {
+/// Checks a `mobility` table (a loop's or a graph component's) at `key`.
+pub(crate) fn resolve_mobility(
+    m: &MobilityConfig,
+    key: &str,
+) -> Result<Option<Mobility>, ScenarioError> {
     if !m.enabled {
         return Ok(None);
     }

@@ -78,6 +78,8 @@ pub struct NetworkSide {
     /// The network side as a loop-less scenario.
     pub resolved: Resolved,
     pub flows: Vec<GraphFlow>,
+    /// The nodes components move ([`crate::graph_mobility`]).
+    pub motions: Vec<crate::graph_mobility::GraphNodeMotion>,
 }
 
 impl NetworkSide {
@@ -381,7 +383,11 @@ pub fn resolve(
         sync: scheme,
         node_count,
     };
-    Ok(NetworkSide { resolved, flows })
+    Ok(NetworkSide {
+        resolved,
+        flows,
+        motions: Vec::new(),
+    })
 }
 
 /// Whether `on_loss = "zero"`.

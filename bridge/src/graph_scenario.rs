@@ -159,6 +159,10 @@ pub struct ComponentScenario {
     /// loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subsystem: Option<String>,
+    /// Output elements of this node's components that move the node
+    /// ([`crate::graph_mobility`]); the keys of a loop's `mobility`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mobility: Option<crate::config::MobilityConfig>,
 }
 
 impl ComponentScenario {
@@ -393,11 +397,14 @@ pub fn load_text(
         return Err(locate("record_every", "must be at least 1"));
     }
     let (graph, ends) = build_with_flows(&scenario).map_err(config)?;
+    let motions = crate::graph_mobility::node_motions(&scenario, &graph)
+        .map_err(|e| locate(&e.key, &e.message))?;
     let network = match &scenario.network {
         None => None,
         Some(network) => {
-            let side = crate::graph_flows::resolve(&scenario, &graph, &ends, end_step)
+            let mut side = crate::graph_flows::resolve(&scenario, &graph, &ends, end_step)
                 .map_err(|e| locate(&e.key, &e.message))?;
+            side.motions = motions;
             let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             scenario_file::check_builtin(
                 network,

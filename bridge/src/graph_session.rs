@@ -40,6 +40,8 @@
 //! and at the end of the period under time-stepping. Answers, and the
 //! packets of `arrival` flows, go at `GraphSession::answer_send_time`.
 
+mod moving;
+
 use crate::ledger::FateSink;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
@@ -98,6 +100,8 @@ pub struct GraphSession<W: FateSink> {
     computation_delay: SimTime,
     /// Master-slave may run the network ahead (`[sync] lookahead`).
     lookahead: bool,
+    /// The nodes components move ([`crate::graph_mobility`]).
+    motions: Vec<crate::graph_mobility::GraphNodeMotion>,
 }
 
 /// What a finished session hands back.
@@ -146,6 +150,7 @@ impl<W: FateSink> GraphSession<W> {
             answered: vec![false; n],
             computation_delay: side.resolved.scenario.sync.computation_delay,
             lookahead: side.resolved.scenario.sync.lookahead,
+            motions: side.motions.clone(),
             graph,
         }
     }
@@ -242,8 +247,13 @@ impl<W: FateSink> GraphSession<W> {
         period: u64,
         observer: &mut O,
     ) -> Result<(), GraphSessionError> {
-        if self.lookahead && self.flows.iter().all(|f| f.schedule.is_some()) {
+        let scheduled = self.flows.iter().all(|f| f.schedule.is_some());
+        if self.lookahead && scheduled && !self.moves_nodes() {
             return self.run_master_slave_ahead(period, observer);
+        }
+        let tolerance = self.position_tolerance();
+        if self.lookahead && scheduled && tolerance > 0.0 {
+            return self.run_master_slave_tolerant(period, tolerance, observer);
         }
         let mut s = self.graph.k();
         while s < self.driver.clock.end_step {
@@ -655,17 +665,18 @@ impl<W: FateSink> GraphSession<W> {
         Ok(())
     }
 
-    /// One synchronous network step; its events join the queue. Graph
-    /// components do not move nodes (yet).
+    /// One synchronous network step, with the positions of the nodes
+    /// components move; its events join the queue.
     fn network_step(
         &mut self,
         until: SimTime,
         stop_at_delivery: bool,
     ) -> Result<SimTime, GraphSessionError> {
         self.check_cancel()?;
+        let kinematics = self.kinematics();
         Ok(self
             .driver
-            .step(until, stop_at_delivery, Vec::new(), |_| false)?)
+            .step(until, stop_at_delivery, kinematics, |_| false)?)
     }
 
     fn ledger_error(&self, source: LedgerError) -> GraphSessionError {

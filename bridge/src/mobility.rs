@@ -27,30 +27,79 @@ enum Source {
     },
 }
 
-/// How one loop's plant moves its node.
+/// A node moved along a straight path: `origin + position * heading`,
+/// and what bounds its drift from the network's extrapolation. Shared by
+/// the loops' plants ([`NodeMotion`]) and graph components
+/// ([`crate::graph_mobility`]), whatever supplies the position and speed.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NodeMotion {
-    /// Index of the loop whose plant moves the node.
-    pub loop_index: usize,
+pub struct NodePath {
     pub node: u32,
     origin: [f64; 3],
     heading: [f64; 3],
-    source: Source,
     /// What bounds the node's drift from the network's straight line, when
     /// anything does (the plant's model with a saturated input, or bounds
     /// the scenario declares).
     drift: Option<DriftBound>,
 }
 
-impl NodeMotion {
-    /// The node's position and velocity for the plant's current state.
-    pub fn kinematics(&self, plant: &Loop) -> NodeKinematics {
-        let (position, speed) = self.along_path(plant);
+impl NodePath {
+    /// A path with only the declared bounds of `mobility` (no model);
+    /// `extrapolated` when the network is given a speed. `None` for the
+    /// drift when nothing bounds it.
+    pub fn declared(node: u32, mobility: &Mobility, extrapolated: bool) -> Self {
+        NodePath {
+            node,
+            origin: mobility.origin,
+            heading: mobility.heading,
+            drift: DriftBound::new(
+                None,
+                mobility.max_speed,
+                mobility.max_acceleration,
+                extrapolated,
+            ),
+        }
+    }
+
+    /// Whether something bounds the drift (a tolerance can be kept).
+    pub fn is_bounded(&self) -> bool {
+        self.drift.is_some()
+    }
+
+    /// The node at `position` along the heading, moving at `speed`.
+    pub fn kinematics(&self, position: f64, speed: f64) -> NodeKinematics {
         NodeKinematics {
             node: self.node,
             position: std::array::from_fn(|d| self.origin[d] + position * self.heading[d]),
             velocity: self.heading.map(|h| speed * h),
         }
+    }
+
+    /// The farthest (metres) the node can get within `seconds` from the
+    /// straight line the network extrapolates from a sync now, at plant
+    /// state `x` (what a model bound reads) and `speed`; `None` when
+    /// nothing bounds it.
+    pub fn max_drift(&self, x: &[f64], speed: f64, seconds: f64) -> Option<f64> {
+        let bound = self.drift.as_ref()?;
+        let scale = self.heading.iter().map(|h| h * h).sum::<f64>().sqrt();
+        Some(scale * bound.max_drift(x, speed, seconds))
+    }
+}
+
+/// How one loop's plant moves its node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeMotion {
+    /// Index of the loop whose plant moves the node.
+    pub loop_index: usize,
+    pub node: u32,
+    path: NodePath,
+    source: Source,
+}
+
+impl NodeMotion {
+    /// The node's position and velocity for the plant's current state.
+    pub fn kinematics(&self, plant: &Loop) -> NodeKinematics {
+        let (position, speed) = self.along_path(plant);
+        self.path.kinematics(position, speed)
     }
 
     /// The position along the heading and the speed the network is given.
@@ -71,10 +120,8 @@ impl NodeMotion {
     /// nothing bounds the plant's acceleration (then it must sync every
     /// period). See [`drift`] for the bound.
     pub fn max_drift(&self, plant: &Loop, seconds: f64) -> Option<f64> {
-        let bound = self.drift.as_ref()?;
-        let scale = self.heading.iter().map(|h| h * h).sum::<f64>().sqrt();
         let (_, speed) = self.along_path(plant);
-        Some(scale * bound.max_drift(plant.state(), speed, seconds))
+        self.path.max_drift(plant.state(), speed, seconds)
     }
 }
 
@@ -113,10 +160,13 @@ pub fn node_motions(
         motions.push(NodeMotion {
             loop_index: i,
             node: network.plant_node,
-            origin: mobility.origin,
-            heading: mobility.heading,
+            path: NodePath {
+                node: network.plant_node,
+                origin: mobility.origin,
+                heading: mobility.heading,
+                drift,
+            },
             source,
-            drift,
         });
     }
     Ok(motions)

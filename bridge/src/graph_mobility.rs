@@ -1,0 +1,212 @@
+//! Graph components that move their node (issue 11): a component's
+//! `mobility` table names the output elements that are the node's position
+//! (and speed) along a straight path, with the keys and meaning of a loop's
+//! `mobility` table ([`crate::mobility`], whose [`NodePath`] this reuses).
+//!
+//! ```toml
+//! [[components]]
+//! name = "car"
+//! node = 1
+//! mobility = { position = "car.x[0]", velocity = "car.x[1]", max_speed = 40.0 }
+//! ```
+//!
+//! Any component with outputs can drive its node (a plant, an equation or
+//! block component, an FMU): the elements are read after the boundary's
+//! evaluation, so the network sees the same positions a loop's plant state
+//! gives it. A node has at most one driver. The drift from the network's
+//! straight line is bounded only by declared `max_speed` /
+//! `max_acceleration` (a graph component's inputs are not known to be
+//! saturated), which `[sync] position_tolerance` needs.
+
+use controlsim::graph::{Graph, PortAddress};
+use protocol::NodeKinematics;
+
+use crate::config::{resolve_mobility, ScenarioError, SchemeKind};
+use crate::graph_scenario::{GraphScenario, NodeName};
+use crate::mobility::NodePath;
+
+/// One output element of the graph: component, port, element.
+type Element = (usize, usize, usize);
+
+/// How one graph component's outputs move its node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphNodeMotion {
+    /// Index (in the graph) of the component whose table this is.
+    pub component: usize,
+    path: NodePath,
+    position: Element,
+    velocity: Option<Element>,
+}
+
+impl GraphNodeMotion {
+    pub fn node(&self) -> u32 {
+        self.path.node
+    }
+
+    /// Position along the path and speed, from the last evaluation.
+    fn along_path(&self, graph: &Graph) -> (f64, f64) {
+        let read = |(c, p, e): Element| graph.output(c, p)[e];
+        (read(self.position), self.velocity.map_or(0.0, read))
+    }
+
+    /// The node's position and velocity for the outputs of the boundary
+    /// evaluated last.
+    pub fn kinematics(&self, graph: &Graph) -> NodeKinematics {
+        let (position, speed) = self.along_path(graph);
+        self.path.kinematics(position, speed)
+    }
+
+    /// The farthest (metres) the node can get from the network's straight
+    /// line within `seconds` of a sync now (see
+    /// [`crate::mobility::NodeMotion::max_drift`]); `None` when nothing
+    /// bounds it.
+    pub fn max_drift(&self, graph: &Graph, seconds: f64) -> Option<f64> {
+        let (_, speed) = self.along_path(graph);
+        self.path.max_drift(&[], speed, seconds)
+    }
+}
+
+fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+/// The nodes the components of `s` move, checked against the built graph.
+///
+/// # Errors
+/// The key of the first bad `mobility` table: a scenario without a
+/// `[network]`, a reference that is not one output element of a component
+/// on the same node, a second driver of a node, time-stepping sync, or a
+/// `position_tolerance` that nothing bounds.
+pub fn node_motions(
+    s: &GraphScenario,
+    graph: &Graph,
+) -> Result<Vec<GraphNodeMotion>, ScenarioError> {
+    let mut motions: Vec<GraphNodeMotion> = Vec::new();
+    let mut drivers: Vec<(u32, String)> = Vec::new();
+    for (i, c) in s.components.iter().enumerate() {
+        let Some(config) = &c.mobility else {
+            continue;
+        };
+        let key = format!("components[{i}].mobility");
+        let Some(mobility) = resolve_mobility(config, &key)? else {
+            continue;
+        };
+        let Some(sync) = s.network.as_ref().and(s.sync.as_ref()) else {
+            return Err(bad(
+                key,
+                "moves a node of the network: the scenario needs a [network] and a [sync] table",
+            ));
+        };
+        if sync.scheme == SchemeKind::TimeStepping {
+            return Err(bad(
+                key,
+                "graph components move nodes under master_slave and event_driven sync \
+                 (time_stepping hands the network a period before the graph evaluates it)",
+            ));
+        }
+        let Some(NodeName::Index(node)) = c.node else {
+            return Err(bad(
+                format!("components[{i}].node"),
+                "a component with `mobility` must sit on a network node (an index)",
+            ));
+        };
+        if let Some((_, other)) = drivers.iter().find(|(n, _)| *n == node) {
+            return Err(bad(
+                key,
+                format!("node {node} is moved by {other} already: a node has one driver"),
+            ));
+        }
+        let element = |field: &str, text: &str| {
+            element_on_node(s, graph, node, text).map_err(|m| bad(format!("{key}.{field}"), m))
+        };
+        let Some(position) = &mobility.position else {
+            return Err(bad(
+                format!("{key}.position"),
+                "name the output element that is the node's position along `heading`, \
+                 e.g. \"car.x[0]\"",
+            ));
+        };
+        let position = element("position", position)?;
+        let velocity = mobility
+            .velocity
+            .as_deref()
+            .map(|v| element("velocity", v))
+            .transpose()?;
+        let path = NodePath::declared(node, &mobility, velocity.is_some());
+        if !path.is_bounded() && !sync.position_tolerance.is_zero() {
+            let declare = if velocity.is_none() && mobility.max_acceleration.is_some() {
+                format!(
+                    "{key}.max_acceleration needs a `velocity` (the node rests between syncs, \
+                     so its drift grows with its speed): declare max_speed"
+                )
+            } else if velocity.is_some() {
+                format!("declare {key}.max_speed or max_acceleration")
+            } else {
+                format!("declare {key}.max_speed")
+            };
+            return Err(bad(
+                "sync.position_tolerance",
+                format!(
+                    "nothing bounds how far the node components[{i}] moves can drift from the \
+                     network's straight line between syncs: {declare}"
+                ),
+            ));
+        }
+        drivers.push((node, key));
+        motions.push(GraphNodeMotion {
+            component: graph
+                .component_index(&c.name)
+                .expect("every component is in the graph"),
+            path,
+            position,
+            velocity,
+        });
+    }
+    Ok(motions)
+}
+
+/// `text` as one output element of a component on `node`.
+fn element_on_node(
+    s: &GraphScenario,
+    graph: &Graph,
+    node: u32,
+    text: &str,
+) -> Result<Element, String> {
+    let address = PortAddress::parse(text)?;
+    let scenario = s
+        .components
+        .iter()
+        .find(|c| c.name == address.component)
+        .ok_or_else(|| format!("\"{text}\": there is no component `{}`", address.component))?;
+    if scenario.node != Some(NodeName::Index(node)) {
+        return Err(format!(
+            "\"{text}\": `{}` is on node {}, not on node {node} that it would move",
+            address.component,
+            scenario.node()
+        ));
+    }
+    let c = graph
+        .component_index(&address.component)
+        .ok_or_else(|| format!("\"{text}\": there is no component `{}`", address.component))?;
+    let p = graph.output_index(c, &address.port).ok_or_else(|| {
+        format!(
+            "\"{text}\": `{}` has no output port `{}`",
+            address.component, address.port
+        )
+    })?;
+    let size = graph.output(c, p).len();
+    match address.range(size) {
+        Some(r) if r.len() == 1 => Ok((c, p, r.start)),
+        Some(_) => Err(format!(
+            "\"{text}\": name one element, e.g. \"{}.{}[0]\" (the port has {size})",
+            address.component, address.port
+        )),
+        None => Err(format!(
+            "\"{text}\": the port has {size} element(s), from 0 to {}",
+            size.saturating_sub(1)
+        )),
+    }
+}

@@ -1,0 +1,184 @@
+//! Graph components that move their node over the real ns-3 server
+//! (issue 11): a moving cart written as a graph gives the `[[loops]]` form's
+//! numbers over 802.11p under master-slave (with and without a position
+//! tolerance) and event-driven sync, and the positions it hands ns-3 show
+//! in the packets' propagation delay.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::server_binary;
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/graph_mobility")
+}
+
+fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
+    c.env_remove("NETLOOP_NS3_SERVER")
+        .args(["-q", "run"])
+        .arg(scenario)
+        .arg("--out")
+        .arg(out);
+    for s in sets {
+        c.args(["--set", s]);
+    }
+    let o = c.output().unwrap();
+    assert!(
+        o.status.success(),
+        "{}: {}",
+        scenario.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+/// One column of a time series.
+fn series(dir: &Path, name: &str) -> Vec<String> {
+    let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let c = headers
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {headers:?}"));
+    r.records().map(|x| x.unwrap()[c].to_string()).collect()
+}
+
+/// packets.csv rows of one stream (`loop:direction` or a flow's name),
+/// from `number` on.
+fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
+    r.records()
+        .map(|x| x.unwrap().iter().map(str::to_string).collect::<Vec<_>>())
+        .filter(|x| x[1] == stream || format!("{}:{}", x[1], x[2]) == stream)
+        .map(|x| x[3..].to_vec())
+        .collect()
+}
+
+fn syncs(dir: &Path) -> u64 {
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    s["sync"]["syncs"].as_u64().unwrap()
+}
+
+fn server_set() -> String {
+    format!(
+        "network.server.binary={:?}",
+        server_binary().display().to_string()
+    )
+}
+
+#[test]
+fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
+    let out = tempfile::tempdir().unwrap();
+    let mut exact_syncs = None;
+    for (scheme, tolerance) in [
+        ("master_slave", "0m"),
+        ("master_slave", "1cm"),
+        ("event_driven", "0m"),
+    ] {
+        let sets = vec![
+            format!("sync.scheme=\"{scheme}\""),
+            format!("sync.position_tolerance=\"{tolerance}\""),
+            server_set(),
+        ];
+        let case = out.path().join(format!("{scheme}-{tolerance}"));
+        let (l, g) = (case.join("loops"), case.join("graph"));
+        netloop(&fixtures().join("cart_loops.toml"), &l, &sets);
+        netloop(&fixtures().join("cart_graph.toml"), &g, &sets);
+        for (a, b) in [
+            ("cart.x.x", "cart.x.x"),
+            ("cart.x.v", "cart.x.v"),
+            ("cart.u.force", "force.u"),
+        ] {
+            assert_eq!(series(&l, a), series(&g, b), "{scheme} {tolerance}: {a}");
+        }
+        let x: Vec<f64> = series(&g, "cart.x.x")
+            .iter()
+            .map(|v| v.parse().unwrap())
+            .collect();
+        assert!(
+            x.last().unwrap() > &0.5,
+            "{scheme} {tolerance}: the cart moves"
+        );
+        let up = packets(&l, "cart:uplink");
+        assert!(up.len() >= 190, "{scheme}: {} uplink rows", up.len());
+        assert_eq!(up, packets(&g, "uplink"), "{scheme} {tolerance}: uplink");
+        assert_eq!(
+            packets(&l, "cart:downlink"),
+            packets(&g, "downlink"),
+            "{scheme} {tolerance}: downlink"
+        );
+        if scheme == "master_slave" {
+            // Event-driven graphs stop at every boundary a flow may send
+            // at (the same packets, more steps).
+            assert_eq!(syncs(&l), syncs(&g), "{scheme} {tolerance}: syncs");
+            match exact_syncs {
+                None => exact_syncs = Some(syncs(&g)),
+                // The tolerance lets the network run several periods a sync.
+                Some(exact) => assert!(syncs(&g) < exact / 2, "{} vs {exact}", syncs(&g)),
+            }
+        }
+    }
+}
+
+/// The cart at rest (reference 0) sits at its `origin`: 15 m from node 1
+/// (at 10 m) from -5 m, 45 m from -35 m. Every packet takes 30 m / c =
+/// 100.07 ns longer in the second run, in both directions, or twice that
+/// when its frame deferred to the other node's frame (which flies 30 m
+/// farther too): the position the graph hands ns-3 is the one the radio
+/// sees. (The network's own placement would put node 0 at 0 m.)
+#[test]
+fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
+    let out = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixtures().join("cart_graph.toml")).unwrap();
+    let at = |origin: &str| {
+        let dir = out.path().join(origin);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("cart.toml");
+        let moved = text
+            .replace(
+                "origin = [5.0, 0.0, 0.0]",
+                &format!("origin = [{origin}, 0.0, 0.0]"),
+            )
+            .replace("final = 1.0", "final = 0.0");
+        assert_ne!(moved, text);
+        std::fs::write(&file, moved).unwrap();
+        let run = dir.join("out");
+        netloop(&file, &run, &[server_set()]);
+        run
+    };
+    let (near, far) = (at("-5.0"), at("-35.0"));
+    let x: Vec<String> = series(&near, "cart.x.x");
+    assert!(x.iter().all(|v| v.parse::<f64>().unwrap() == 0.0));
+    let expected = 30.0 / 299_792_458.0 * 1e9;
+    for flow in ["uplink", "downlink"] {
+        let delays = |run: &Path| -> std::collections::BTreeMap<String, f64> {
+            packets(run, flow)
+                .into_iter()
+                // number .. delay_ns: packets.csv from its `number` column
+                .filter(|r| !r[8].is_empty())
+                .map(|r| (r[0].clone(), r[8].parse().unwrap()))
+                .collect()
+        };
+        let (a, b) = (delays(&near), delays(&far));
+        let both: Vec<_> = a.keys().filter(|n| b.contains_key(*n)).collect();
+        assert!(both.len() >= 150, "{flow}: {} packets in both", both.len());
+        let longer: Vec<f64> = both.iter().map(|n| b[*n] - a[*n]).collect();
+        for d in &longer {
+            let once = (d - expected).abs() <= 1.0;
+            let twice = (d - 2.0 * expected).abs() <= 1.0;
+            assert!(
+                once || twice,
+                "{flow}: {d} ns longer, expected {expected:.2} (or twice)"
+            );
+        }
+        assert!(
+            longer
+                .iter()
+                .filter(|d| (*d - expected).abs() <= 1.0)
+                .count()
+                >= 50,
+            "{flow}: {longer:?}"
+        );
+    }
+}
