@@ -66,18 +66,26 @@ fn a_controller_source_file_is_read_beside_the_scenario_and_located() {
     std::fs::remove_file(&law).unwrap();
     let o = run(&["check", scenario.to_str().unwrap()]);
     assert_exit(&o, 2);
-    assert!(stderr(&o).contains("`loops[0].controller.source`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`loops[0].controller.source`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// An inline controller model's syntax error is reported at its own line
 /// and column in the scenario file, with a caret.
 #[test]
 fn an_inline_controller_model_error_points_at_its_line_in_the_scenario() {
-    let path = crate::support::root().join("tests/cli/broken/equation_controller_syntax_error.toml");
+    let path =
+        crate::support::root().join("tests/cli/broken/equation_controller_syntax_error.toml");
     let o = run(&["check", path.to_str().unwrap()]);
     assert_exit(&o, 2);
     let err = stderr(&o);
-    assert!(err.contains("equation_controller_syntax_error.toml:34:"), "{err}");
+    assert!(
+        err.contains("equation_controller_syntax_error.toml:34:"),
+        "{err}"
+    );
     assert!(err.contains("34 | output u = 3 * (r - y;"), "{err}");
     assert!(err.contains('^'), "{err}");
 }

@@ -78,7 +78,10 @@ fn check_same_as_builtin(network: &[String]) {
     netloop(&with_builtin_pid(out.path()), &pid, network);
     let (names, a, b) = shared_columns(&eq, &pid);
     for needed in ["time", "servo.x.theta", "servo.u.voltage"] {
-        assert!(names.iter().any(|n| n == needed), "{needed} not in {names:?}");
+        assert!(
+            names.iter().any(|n| n == needed),
+            "{needed} not in {names:?}"
+        );
     }
     assert_eq!(a.len(), 3001);
     assert_eq!(a, b, "{network:?}");

@@ -82,15 +82,35 @@ fn min_max_power_relational_and_logic_blocks() {
     let cases: Vec<(String, bool, [f64; 3])> = vec![
         (two("kind = \"min\""), true, [0.0, 0.0, -3.0]),
         (two("kind = \"max\""), true, [1.0, 2.0, -1.0]),
-        (two("kind = \"relational\"\nop = \"<\""), true, [1.0, 0.0, 0.0]),
-        (two("kind = \"relational\"\nop = \">=\""), true, [0.0, 1.0, 1.0]),
+        (
+            two("kind = \"relational\"\nop = \"<\""),
+            true,
+            [1.0, 0.0, 0.0],
+        ),
+        (
+            two("kind = \"relational\"\nop = \">=\""),
+            true,
+            [0.0, 1.0, 1.0],
+        ),
         (two("kind = \"logic\"\nop = \"and\""), true, [0.0, 0.0, 1.0]),
         (two("kind = \"logic\"\nop = \"or\""), true, [1.0, 1.0, 1.0]),
         (two("kind = \"logic\"\nop = \"xor\""), true, [1.0, 1.0, 0.0]),
-        (two("kind = \"logic\"\nop = \"nand\""), true, [1.0, 1.0, 0.0]),
+        (
+            two("kind = \"logic\"\nop = \"nand\""),
+            true,
+            [1.0, 1.0, 0.0],
+        ),
         (two("kind = \"logic\"\nop = \"nor\""), true, [0.0, 0.0, 0.0]),
-        (two("kind = \"logic\"\nop = \"not\""), false, [1.0, 0.0, 0.0]),
-        (two("kind = \"power\"\nexponent = 2.0"), false, [0.0, 4.0, 1.0]),
+        (
+            two("kind = \"logic\"\nop = \"not\""),
+            false,
+            [1.0, 0.0, 0.0],
+        ),
+        (
+            two("kind = \"power\"\nexponent = 2.0"),
+            false,
+            [0.0, 4.0, 1.0],
+        ),
     ];
     for (text, binary, expected) in cases {
         let connections: Vec<(&str, &str)> = if binary {

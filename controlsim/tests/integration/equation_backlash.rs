@@ -55,6 +55,11 @@ kind = "open_loop"
         let y = sys.sample(0).unwrap().to_vec();
         let t = k as f64 * 1e-3;
         assert!((y[0] - t.sin()).abs() < 1e-9, "x at {t}: {}", y[0]);
-        assert!((y[1] - exact(t)).abs() <= 1e-3 + 1e-9, "b at {t}: {} vs {}", y[1], exact(t));
+        assert!(
+            (y[1] - exact(t)).abs() <= 1e-3 + 1e-9,
+            "b at {t}: {} vs {}",
+            y[1],
+            exact(t)
+        );
     }
 }

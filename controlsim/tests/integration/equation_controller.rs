@@ -2,7 +2,7 @@
 //! `pid`, its direct and rollback outputs against their known values, and
 //! the errors for a model whose inputs or outputs do not fit the loop.
 
-use controlsim::{ClosedLoop, Delays, Response, SimTime, Silent, System, SystemConfig};
+use controlsim::{ClosedLoop, Delays, Response, Silent, SimTime, System, SystemConfig};
 
 use crate::common::build;
 
