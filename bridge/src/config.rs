@@ -874,7 +874,9 @@ impl Scenario {
             if l.response == ResponseKind::Rollback {
                 let continuous = matches!(
                     l.controller,
-                    ControllerConfig::StateSpace(_) | ControllerConfig::TransferFunction(_)
+                    ControllerConfig::StateSpace(_)
+                        | ControllerConfig::TransferFunction(_)
+                        | ControllerConfig::Equations(_)
                 );
                 // An FMU controller rolls back with its FMU state: whether it
                 // can is checked once its path is resolved (crate::fmu_checks).
@@ -882,7 +884,7 @@ impl Scenario {
                 if !continuous && !fmu {
                     return Err(bad(
                         key("response"),
-                        "\"rollback\" needs a solver-integrated controller (kind = \"state_space\" or \"transfer_function\") or an FMU controller",
+                        "\"rollback\" needs a solver-integrated controller (kind = \"state_space\", \"transfer_function\" or \"equations\") or an FMU controller",
                     ));
                 }
                 if l.controller.timing().trigger != TriggerKind::Event {

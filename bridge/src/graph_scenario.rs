@@ -568,6 +568,8 @@ fn controller_sizes(c: &ControllerConfig, references: usize) -> (Option<usize>, 
         ControllerConfig::Pid(_) | ControllerConfig::TransferFunction(_) => (None, Some(1)),
         ControllerConfig::StateSpace(c) => (None, Some(rows(&c.c))),
         ControllerConfig::OpenLoop(_) => (None, (references > 0).then_some(references)),
+        // The model's inputs and outputs; the connections size the ports.
+        ControllerConfig::Equations(_) => (None, None),
         // The variables named in the scenario, if it names them; otherwise
         // the connections size the ports.
         ControllerConfig::Fmu(c) => (

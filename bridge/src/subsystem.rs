@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use controlsim::blocks::BlockConfig;
 use controlsim::equations::Source;
 use controlsim::graph::{Elements, PortAddress};
-use controlsim::PlantConfig;
+use controlsim::{ControllerConfig, PlantConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::graph_scenario::{ComponentScenario, ConnectionScenario, GraphScenario, NodeName};
@@ -499,6 +499,11 @@ impl Expander {
                     )
                 })
         };
+        if let Some(ControllerConfig::Equations(e)) = &mut c.controller {
+            if let (Some(src), None, None) = (&e.source, &e.equations, &e.loaded) {
+                e.loaded = Some(read("controller.source", src)?);
+            }
+        }
         match (&mut c.plant, &mut c.block) {
             (Some(PlantConfig::Equations(e)), _) => {
                 if let (Some(src), None, None) = (&e.source, &e.equations, &e.loaded) {

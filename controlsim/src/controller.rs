@@ -10,6 +10,7 @@
 //! | `cacc`              | constant time-gap CACC with feed-forward               | [`cacc`] |
 //! | `state_space`       | continuous-time `x_c' = A x_c + B e, u = C x_c + D e`  | [`continuous`] |
 //! | `transfer_function` | continuous-time SISO `num(s)/den(s)` acting on `e`     | [`continuous`] |
+//! | `equations`         | a text-equation model of `y` and `r`, integrated       | [`equations`] |
 //! | `open_loop`         | `u = r`                                                | [`open_loop`] |
 //! | `fmu`               | a Co-Simulation FMU (FMI 2.0 / 3.0)                    | [`fmu`] |
 //!
@@ -41,10 +42,13 @@
 //! time inside the last step the same with the state at that time
 //! (`compute_control_at`); the response of docs/design.md §4.4 (one solver step
 //! ahead) is [`System::rollback_response`](crate::System::rollback_response)
-//! (`rollback_response_at`).
+//! (`rollback_response_at`). An `equations` controller is integrated and
+//! answers the same way, with its model's inputs (the held measurement, then
+//! the reference at the stage times) in place of `e`.
 
 pub mod cacc;
 pub mod continuous;
+pub mod equations;
 pub mod fmu;
 pub mod observer;
 pub mod open_loop;
@@ -56,6 +60,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cacc::CaccConfig;
 pub use continuous::{ContinuousStateSpaceConfig, ContinuousTransferFunctionConfig};
+pub use equations::EquationsControllerConfig;
 pub use fmu::FmuControllerConfig;
 pub use observer::ObserverConfig;
 pub use open_loop::OpenLoopConfig;
@@ -83,6 +88,7 @@ pub enum ControllerConfig {
     TransferFunction(ContinuousTransferFunctionConfig),
     OpenLoop(OpenLoopConfig),
     Fmu(FmuControllerConfig),
+    Equations(EquationsControllerConfig),
 }
 
 /// `trigger = "time" | "event"`.
@@ -131,6 +137,7 @@ impl ControllerConfig {
             ControllerConfig::TransferFunction(c) => c.timing(),
             ControllerConfig::OpenLoop(c) => c.timing(),
             ControllerConfig::Fmu(c) => c.timing(),
+            ControllerConfig::Equations(c) => c.timing(),
         }
     }
 }
@@ -334,6 +341,7 @@ pub(crate) enum Law {
     Continuous(continuous::Continuous),
     OpenLoop(open_loop::OpenLoop),
     Fmu(fmu::FmuLaw),
+    Equations(Box<equations::Equations>),
 }
 
 /// Arguments of one computation.
@@ -356,6 +364,8 @@ impl Law {
             Law::Continuous(l) => l.output(s.input, s.reference, state, out),
             Law::OpenLoop(l) => l.compute(s, out),
             Law::Fmu(l) => l.compute(s, out),
+            // Evaluated by `Controller::compute` with its state at `s.t`.
+            Law::Equations(_) => {}
         }
     }
 }
@@ -435,14 +445,21 @@ impl Controller {
                 let (l, s) = fmu::FmuLaw::new(ctx, c, trigger, step, sensor_period)?;
                 (Law::Fmu(l), s)
             }
+            ControllerConfig::Equations(c) => {
+                let (l, s) = equations::Equations::new(ctx, c)?;
+                (Law::Equations(Box::new(l)), s)
+            }
         };
         let errors = match &law {
             Law::Continuous(c) => c.errors(),
+            Law::Equations(l) => l.inputs(),
             _ => 0,
         };
         let input_len = ctx.measurements + shape.extras.len();
         let (step_start, step_input) = match &law {
-            Law::Continuous(_) => (shape.state0.clone(), vec![0.0; input_len]),
+            Law::Continuous(_) | Law::Equations(_) => {
+                (shape.state0.clone(), vec![0.0; input_len])
+            }
             _ => (Vec::new(), Vec::new()),
         };
         Ok(Controller {
@@ -470,7 +487,7 @@ impl Controller {
     }
 
     pub(crate) fn is_continuous(&self) -> bool {
-        matches!(self.law, Law::Continuous(_))
+        matches!(self.law, Law::Continuous(_) | Law::Equations(_))
     }
 
     /// Whether [`fault`](Self::fault) can report anything: an FMU law only.
@@ -480,7 +497,10 @@ impl Controller {
 
     /// Solver-integrated laws and FMU controllers answer by rollback.
     pub(crate) fn has_rollback_response(&self) -> bool {
-        matches!(self.law, Law::Continuous(_) | Law::Fmu(_))
+        matches!(
+            self.law,
+            Law::Continuous(_) | Law::Equations(_) | Law::Fmu(_)
+        )
     }
 
     /// A failed FMU call of an FMU controller (see [`fmu`]).
@@ -512,6 +532,30 @@ impl Controller {
                 &self.input,
                 &self.reference,
                 &self.scratch,
+                &mut self.output,
+            );
+            self.last_time = Some(t);
+            return;
+        }
+        if let Law::Equations(law) = &self.law {
+            let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
+            clock.state_at(
+                &**law,
+                refs,
+                t,
+                start,
+                held,
+                state,
+                &mut self.error,
+                &mut self.scratch,
+            );
+            load_reference(&mut self.reference, refs, t);
+            law.output(
+                secs(t),
+                &self.input,
+                &self.reference,
+                &self.scratch,
+                &mut self.error,
                 &mut self.output,
             );
             self.last_time = Some(t);
@@ -549,6 +593,14 @@ impl Controller {
                 law.error_at(input, refs, t, error);
                 law.derivative(x, error, dx);
             });
+        } else if let Law::Equations(law) = &self.law {
+            self.step_start.copy_from_slice(&self.state);
+            self.step_input.copy_from_slice(&self.input);
+            let (input, buf) = (&self.input, &mut self.error);
+            solver.step(ws, t, h, &mut self.state, |t, x, dx| {
+                law.load(input, refs, t, buf);
+                Flow::derivative(&**law, t, x, buf, dx);
+            });
         }
     }
 
@@ -572,6 +624,42 @@ impl Controller {
                 reference: &self.reference,
             };
             law.rollback(&s, t_next, &reference_next, &mut self.output);
+            self.last_time = Some(t);
+            return;
+        }
+        if let Law::Equations(law) = &self.law {
+            let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
+            clock.state_at(
+                &**law,
+                refs,
+                t,
+                start,
+                held,
+                state,
+                &mut self.error,
+                &mut self.scratch,
+            );
+            let (input, buf) = (&self.input, &mut self.error);
+            clock.solver.step(
+                clock.ws,
+                secs(t),
+                clock.step.as_secs_f64(),
+                &mut self.scratch,
+                |t, x, dx| {
+                    law.load(input, refs, t, buf);
+                    Flow::derivative(&**law, t, x, buf, dx);
+                },
+            );
+            let t_next = SimTime(t.as_nanos().saturating_add(clock.step.as_nanos()));
+            load_reference(&mut self.reference, refs, t_next);
+            law.output(
+                secs(t_next),
+                &self.input,
+                &self.reference,
+                &self.scratch,
+                &mut self.error,
+                &mut self.output,
+            );
             self.last_time = Some(t);
             return;
         }
@@ -629,9 +717,9 @@ impl StepClock<'_> {
     /// held over that step (a packet acts on the law's dynamics from the
     /// boundary after its arrival, as on a plant's).
     #[allow(clippy::too_many_arguments)]
-    fn state_at(
+    fn state_at<F: Flow>(
         &mut self,
-        law: &continuous::Continuous,
+        law: &F,
         refs: &[Signal],
         t: SimTime,
         step_start: &[f64],
@@ -650,10 +738,46 @@ impl StepClock<'_> {
         let dt = (t.as_nanos() - start) as f64 * 1e-9;
         out.copy_from_slice(step_start);
         self.solver.step(self.ws, t0, dt, out, |t, x, dx| {
-            law.error_at(step_input, refs, t, error);
-            law.derivative(x, error, dx);
+            law.load(step_input, refs, t, error);
+            law.derivative(t, x, error, dx);
         });
     }
+}
+
+/// A solver-integrated law: the right-hand side of its state, from a
+/// scratch vector loaded at each stage time (a `state_space` law's error
+/// `r - y`, an `equations` law's inputs `[y, r]`).
+trait Flow {
+    fn load(&self, input: &[f64], refs: &[Signal], t: f64, buf: &mut [f64]);
+    fn derivative(&self, t: f64, x: &[f64], buf: &[f64], dx: &mut [f64]);
+}
+
+impl Flow for continuous::Continuous {
+    #[inline]
+    fn load(&self, input: &[f64], refs: &[Signal], t: f64, buf: &mut [f64]) {
+        self.error_at(input, refs, t, buf);
+    }
+    #[inline]
+    fn derivative(&self, _t: f64, x: &[f64], buf: &[f64], dx: &mut [f64]) {
+        continuous::Continuous::derivative(self, x, buf, dx);
+    }
+}
+
+impl Flow for equations::Equations {
+    #[inline]
+    fn load(&self, input: &[f64], refs: &[Signal], t: f64, buf: &mut [f64]) {
+        self.inputs_at(input, refs, t, buf);
+    }
+    #[inline]
+    fn derivative(&self, t: f64, x: &[f64], buf: &[f64], dx: &mut [f64]) {
+        equations::Equations::derivative(self, t, x, buf, dx);
+    }
+}
+
+/// Seconds of `t` as the engine computes a step's start (from nanoseconds).
+#[inline]
+fn secs(t: SimTime) -> f64 {
+    t.as_nanos() as f64 * 1e-9
 }
 
 /// Reference values at `t`; no signals means zeros (the count was checked to

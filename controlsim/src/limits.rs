@@ -141,7 +141,8 @@ pub fn check_loop(key: &str, l: &LoopConfig) -> Result<(), ConfigError> {
         ControllerConfig::Pid(_)
         | ControllerConfig::Cacc(_)
         | ControllerConfig::OpenLoop(_)
-        | ControllerConfig::Fmu(_) => {}
+        | ControllerConfig::Fmu(_)
+        | ControllerConfig::Equations(_) => {}
     }
     list(key, "reference", l.reference.0.len())
 }

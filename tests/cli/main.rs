@@ -10,6 +10,7 @@ mod commands;
 mod config_hashes;
 mod data_outputs;
 mod docs;
+mod equation_controller;
 mod equations;
 mod figures;
 mod findings;

@@ -8,6 +8,7 @@ mod blocks_over_ns3;
 mod cosim_ns3;
 mod coupling;
 mod custom_params;
+mod equation_controller;
 mod examples;
 mod fmu_examples;
 mod graph_flows_ns3;

@@ -36,6 +36,8 @@ pub mod sources;
 mod common;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod definitions;
 
 use serde::{Deserialize, Serialize};
 

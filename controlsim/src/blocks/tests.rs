@@ -11,7 +11,7 @@ use crate::time::StepSize;
 
 /// A graph of `blocks` (name, TOML of the block table) joined by
 /// `connections`, on a step of `step_ms`.
-fn graph(step_ms: u64, blocks: &[(&str, &str)], connections: &[(&str, &str)]) -> Graph {
+pub(super) fn graph(step_ms: u64, blocks: &[(&str, &str)], connections: &[(&str, &str)]) -> Graph {
     let step = SimTime::from_millis(step_ms);
     let mut b = GraphBuilder::new(step, SolverKind::Rk4);
     for (i, (name, text)) in blocks.iter().enumerate() {
@@ -35,7 +35,7 @@ fn graph(step_ms: u64, blocks: &[(&str, &str)], connections: &[(&str, &str)]) ->
 }
 
 /// `component.port` (all elements) at boundaries `0..=steps`.
-fn trace(g: &mut Graph, probe: &str, steps: u64) -> Vec<Vec<f64>> {
+pub(super) fn trace(g: &mut Graph, probe: &str, steps: u64) -> Vec<Vec<f64>> {
     let (c, p) = probe.split_once('.').unwrap();
     let mut out = Vec::new();
     g.run_to(steps, &mut |g: &Graph| {
@@ -47,11 +47,11 @@ fn trace(g: &mut Graph, probe: &str, steps: u64) -> Vec<Vec<f64>> {
     out
 }
 
-fn scalar(t: Vec<Vec<f64>>) -> Vec<f64> {
+pub(super) fn scalar(t: Vec<Vec<f64>>) -> Vec<f64> {
     t.into_iter().map(|v| v[0]).collect()
 }
 
-fn close(a: f64, b: f64, tol: f64) -> bool {
+pub(super) fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol
 }
 

@@ -105,7 +105,7 @@ impl EquationModel {
             (None, None) => {
                 return Err(ConfigError::invalid(
                     key,
-                    "an `equations` plant needs `source = \"model.eq\"` or `equations = \"\"\"...\"\"\"`",
+                    "an `equations` model needs `source = \"model.eq\"` or `equations = \"\"\"...\"\"\"`",
                 ))
             }
             (Some(path), None) => {

@@ -10,6 +10,8 @@ mod controllers;
 mod convergence;
 mod custom;
 mod delay_margin;
+mod equation_backlash;
+mod equation_controller;
 mod equations;
 mod events;
 mod graph;

@@ -1,0 +1,126 @@
+//! `kind = "equations"` controllers through the binary: a `source` file
+//! read relative to the scenario, and its errors located in that file.
+
+use crate::support::{assert_exit, run, stderr};
+
+const SCENARIO: &str = r#"duration = "1s"
+step = "10ms"
+
+[sync]
+scheme = "time_stepping"
+period = "10ms"
+
+[network]
+backend = "builtin"
+
+[network.builtin]
+delay = { kind = "constant", value = "0s" }
+
+[[loops]]
+name = "servo"
+plant_node = 0
+controller_node = 1
+
+[loops.plant]
+kind = "dc_servo"
+
+[loops.sensor]
+period = "10ms"
+
+[loops.controller]
+kind = "equations"
+source = "law/pi.eq"
+parameters = { kp = 2.0 }
+"#;
+
+/// The controller's `source` is read relative to the scenario file (from
+/// another working directory), and a problem in it is reported at the
+/// model file's line and column, under the key `source`.
+#[test]
+fn a_controller_source_file_is_read_beside_the_scenario_and_located() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("law")).unwrap();
+    let scenario = dir.path().join("servo.toml");
+    std::fs::write(&scenario, SCENARIO).unwrap();
+    let law = dir.path().join("law/pi.eq");
+    std::fs::write(
+        &law,
+        "parameter kp = 1;\ninput y;\ninput r;\noutput u = kp * (r - y);\n",
+    )
+    .unwrap();
+    let o = run(&["check", scenario.to_str().unwrap()]);
+    assert_exit(&o, 0);
+
+    std::fs::write(
+        &law,
+        "parameter kp = 1;\ninput y;\ninput r;\noutput u = kp * (r - z);\n",
+    )
+    .unwrap();
+    let o = run(&["check", scenario.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("`loops[0].controller.source`"), "{err}");
+    assert!(err.contains("pi.eq:4:"), "{err}");
+    assert!(err.contains("undefined variable `z`"), "{err}");
+
+    std::fs::remove_file(&law).unwrap();
+    let o = run(&["check", scenario.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    assert!(
+        stderr(&o).contains("`loops[0].controller.source`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// An inline controller model's syntax error is reported at its own line
+/// and column in the scenario file, with a caret.
+#[test]
+fn an_inline_controller_model_error_points_at_its_line_in_the_scenario() {
+    let path =
+        crate::support::root().join("tests/cli/broken/equation_controller_syntax_error.toml");
+    let o = run(&["check", path.to_str().unwrap()]);
+    assert_exit(&o, 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("equation_controller_syntax_error.toml:34:"),
+        "{err}"
+    );
+    assert!(err.contains("34 | output u = 3 * (r - y;"), "{err}");
+    assert!(err.contains('^'), "{err}");
+}
+
+/// An event-triggered equation controller answers with `response =
+/// "rollback"` like a `state_space` one: the scenario is accepted and runs,
+/// and its time series differs from the direct answer's (the rollback
+/// response is the output one solver step later).
+#[test]
+fn an_equation_controller_can_answer_by_rollback() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("servo.toml");
+    let text = SCENARIO
+        .replace(
+            "source = \"law/pi.eq\"\nparameters = { kp = 2.0 }",
+            "trigger = \"event\"\nequations = \"input y; input r; state xi; der(xi) = 5 * (r - y); output u = 2 * (r - y) + xi;\"",
+        )
+        .replace("value = \"0s\"", "value = \"3ms\"")
+        + "[loops.reference]\nkind = \"constant\"\nvalue = 1.0\n";
+    std::fs::write(&scenario, text).unwrap();
+    let series = |response: &str| {
+        let out = dir.path().join(response);
+        let o = run(&[
+            "-q",
+            "run",
+            scenario.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            &format!("loops[0].response=\"{response}\""),
+        ]);
+        assert_exit(&o, 0);
+        std::fs::read_to_string(out.join("timeseries.csv")).unwrap()
+    };
+    let (direct, rollback) = (series("direct"), series("rollback"));
+    assert_eq!(direct.lines().count(), rollback.lines().count());
+    assert_ne!(direct, rollback);
+}
