@@ -39,6 +39,9 @@ pub struct GraphRunSummary {
     pub versions: Versions,
     pub seed: u64,
     pub run: u64,
+    /// The scenario's hash ([`crate::loaded_scenario::graph_config_hash`]):
+    /// a sweep knows its own finished runs by it.
+    pub config_hash: String,
     pub sync: SyncSummary,
     pub network: NetworkSummary,
     pub flows: Vec<FlowSummary>,
@@ -167,6 +170,7 @@ pub fn run(
             },
             seed: scenario.seed,
             run: scenario.run,
+            config_hash: crate::loaded_scenario::graph_config_hash(&scenario),
             sync: SyncSummary {
                 scheme: sync.scheme.to_string(),
                 period_s: sync.period.map(SimTime::as_secs_f64),

@@ -348,17 +348,6 @@ impl LoadedGraph {
     }
 }
 
-/// Whether the scenario text is a graph scenario (it has `components`).
-pub fn is_graph_text(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("components"))
-}
-
-/// Whether the file at `path` is a graph scenario (unreadable or invalid
-/// files are not: the ordinary loader reports them).
-pub fn is_graph_file(path: &Path) -> bool {
-    crate::input::read_input(path).is_ok_and(|t| is_graph_text(&t))
-}
-
 /// Reads, overrides, checks and builds a graph scenario.
 ///
 /// # Errors

@@ -2,8 +2,9 @@
 //!
 //! Data flows one way: scenario file → `config` → `session` (sync scheme) →
 //! {controlsim, network backend} → `output` (docs/design.md §1.2). A scenario
-//! is read, checked and built once ([`scenario_file::load`] → [`built::Built`])
-//! and the run takes what was built. The client of the ns-3 stepping server
+//! is read, checked and built once ([`loaded_scenario::load`]: a loop
+//! scenario through [`scenario_file`] → [`built::Built`], a graph scenario
+//! through [`graph_scenario`]) and the run takes what was built. The client of the ns-3 stepping server
 //! is its own crate, `netloop-ns3-client` (bridge/ns3-client), re-exported
 //! here as [`ns3`] and [`network_schema`]. This crate is the application
 //! the `netloop` binary dispatches to ([`app`]): configuration, run
@@ -25,6 +26,7 @@ pub mod graph_session;
 pub mod input;
 pub mod ledger;
 pub mod limits;
+pub mod loaded_scenario;
 pub mod metrics;
 pub mod mobility;
 pub mod model_files;

@@ -566,6 +566,15 @@ impl Base {
         })
     }
 
+    /// A file already read (`text`) and parsed (`table`).
+    pub(crate) fn parsed(path: &Path, text: &str, table: toml::Table) -> Base {
+        Base {
+            path: path.to_path_buf(),
+            text: text.to_string(),
+            table,
+        }
+    }
+
     /// [`load`] of this file with `overrides`, without reading it again.
     ///
     /// # Errors

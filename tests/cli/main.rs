@@ -18,6 +18,7 @@ mod fmu;
 mod graph;
 mod graph_event_time;
 mod graph_flows;
+mod graph_sweep;
 mod limits;
 mod plot_figures;
 mod plot_inputs;

@@ -2,14 +2,12 @@
 //! it resolves to printed; nothing is run.
 
 use super::cli::CheckArgs;
-use super::{overrides, read_scenario, Failure};
-use crate::graph_scenario;
-use crate::scenario_file;
+use super::{overrides, Failure};
+use crate::graph_scenario::{self, LoadedGraph};
+use crate::loaded_scenario::{self, LoadedScenario};
 
 /// `netloop check` on a graph scenario: the order, or the DOT with --graph.
-fn check_graph(args: CheckArgs, text: &str, quiet: bool) -> Result<(), Failure> {
-    let loaded =
-        graph_scenario::load_text(&args.scenario.scenario, text, &overrides(&args.scenario)?)?;
+fn check_graph(args: CheckArgs, loaded: LoadedGraph, quiet: bool) -> Result<(), Failure> {
     if let Some(note) = loaded.check_network(args.with_server)? {
         tracing::warn!("{note}");
     }
@@ -48,18 +46,17 @@ fn check_graph(args: CheckArgs, text: &str, quiet: bool) -> Result<(), Failure> 
 /// # Errors
 /// Bad input, located at its key.
 pub fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
-    let text = read_scenario(&args.scenario.scenario)?;
-    if graph_scenario::is_graph_text(&text) {
-        return check_graph(args, &text, quiet);
-    }
+    let loaded = loaded_scenario::load(&args.scenario.scenario, &overrides(&args.scenario)?)?;
+    let loaded = match loaded {
+        LoadedScenario::Graph(graph) => return check_graph(args, *graph, quiet),
+        LoadedScenario::Loops(loaded) => loaded,
+    };
     if args.graph {
         return Err(Failure::BadInput(format!(
             "{}: --graph shows a graph scenario ([[components]] and [[connections]]); this file has [[loops]]",
             args.scenario.scenario.display()
         )));
     }
-    let loaded =
-        scenario_file::load_text(&args.scenario.scenario, &text, &overrides(&args.scenario)?)?;
     if let Some(note) = loaded.check_network(args.with_server)? {
         tracing::warn!("{note}");
     }

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use super::cli::RunArgs;
 use super::plot::plot_after;
 use super::{out_dir_or_default, overrides, read_scenario, Failure};
-use crate::graph_scenario;
+use crate::graph_scenario::{self, LoadedGraph};
+use crate::loaded_scenario::{LoadedScenario, ScenarioBase};
 use crate::run::{run_built, RunError, RunOptions};
 use crate::run_progress::RunProgress;
-use crate::scenario_file::{self, Loaded, Override};
+use crate::scenario_file::{Loaded, Override};
 use crate::server_command::key_of_problem;
 
 /// `netloop run`: the scenario is read, checked and built once, then run.
@@ -21,20 +22,27 @@ use crate::server_command::key_of_problem;
 pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Failure> {
     let path = &args.scenario.scenario;
     let text = read_scenario(path)?;
-    if graph_scenario::is_graph_text(&text) {
-        return run_graph_scenario(args, &text, quiet, cancel);
-    }
+    let base = ScenarioBase::new(path, &text)?;
     let mut all = overrides(&args.scenario)?;
-    if let Some(format) = args.format {
+    // Graph scenarios write CSV only: `--format` is for loop scenarios.
+    if let (Some(format), false) = (args.format, base.is_graph()) {
         all.push(Override::parse_set(&format.set()).map_err(Failure::BadInput)?);
     }
+    // Asked of the file as written: `--network` itself adds a [network].
+    if base.is_graph() && args.scenario.network.is_some() && !has_network(&text) {
+        return Err(no_network_to_set(path));
+    }
+    let loaded = base.load(&all)?;
     let Loaded {
         base_dir,
         resolved,
         built,
         source,
         ..
-    } = scenario_file::load_text(path, &text, &all)?;
+    } = match loaded {
+        LoadedScenario::Loops(loaded) => *loaded,
+        LoadedScenario::Graph(graph) => return run_graph_scenario(args, *graph, quiet, cancel),
+    };
     let out_dir = out_dir_or_default(args.out, path, "run");
     let options = RunOptions {
         out_dir: out_dir.clone(),
@@ -76,24 +84,28 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
     }
 }
 
+/// Whether the scenario file as written has a `[network]`.
+fn has_network(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("network"))
+}
+
+/// `--network` on a graph scenario that has no `[network]` to set it in.
+fn no_network_to_set(path: &std::path::Path) -> Failure {
+    Failure::BadInput(format!(
+        "{}: --network: this graph scenario has no [network] (all its components are on one node)",
+        path.display()
+    ))
+}
+
 /// `netloop run` on a graph scenario (`[[components]]`): on one node, or
 /// with a `[network]` carrying the flows between nodes.
 fn run_graph_scenario(
     args: RunArgs,
-    text: &str,
+    mut loaded: LoadedGraph,
     quiet: bool,
     cancel: Arc<AtomicBool>,
 ) -> Result<(), Failure> {
     let path = &args.scenario.scenario;
-    // Asked of the file as written: `--network` itself adds a [network].
-    let has_network = toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("network"));
-    if args.scenario.network.is_some() && !has_network {
-        return Err(Failure::BadInput(format!(
-            "{}: --network: this graph scenario has no [network] (all its components are on one node)",
-            path.display()
-        )));
-    }
-    let mut loaded = graph_scenario::load_text(path, text, &overrides(&args.scenario)?)?;
     let out_dir = out_dir_or_default(args.out, path, "run");
     if let Some(side) = &loaded.network {
         let base_dir = path.parent().map(PathBuf::from).unwrap_or_default();

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{SweepError, SweepFile, DEFAULT_TIMEOUT};
 use crate::config::Backend;
 use crate::limits::MAX_NETWORK_CHECKS;
-use crate::run::config_hash;
+use crate::loaded_scenario::ScenarioBase;
 use crate::scenario_file::{self, backend_override, KeyPath, LoadError, Override};
 use crate::server_command;
 
@@ -220,7 +220,7 @@ impl Plan {
             })
             .collect();
 
-        let base = scenario_file::Base::read(&scenario)?;
+        let base = ScenarioBase::read(&scenario)?;
         let mut runs = Vec::new();
         let mut unchecked = BTreeSet::new();
         let mut seen: BTreeMap<String, (usize, u64)> = BTreeMap::new();
@@ -247,21 +247,28 @@ impl Plan {
                         point.label()
                     ))
                 })?;
+                // A run's summary.json (what a sweep reads) is written by
+                // the network side: a graph on one node has none.
+                let Some(resolved) = loaded.network() else {
+                    return Err(SweepError::Input(format!(
+                        "{}: a sweep runs a graph scenario over its [network] (whose runs write summary.json); \
+                         this one has no [network]",
+                        scenario.display()
+                    )));
+                };
+                let base_dir = loaded.base_dir();
                 // Ask the ns-3 server about each distinct network once, so
                 // that a bad radio value fails the plan, not every run.
-                let network = server_command::server_arguments(
-                    &loaded.resolved,
-                    &loaded.base_dir,
-                    Path::new("."),
-                )
-                .into_iter()
-                .filter(|a| a.name != "seed" && a.name != "run")
-                .map(|a| a.text)
-                .collect::<Vec<_>>();
+                let network = server_command::server_arguments(resolved, &base_dir, Path::new("."))
+                    .into_iter()
+                    .filter(|a| a.name != "seed" && a.name != "run")
+                    .map(|a| a.text)
+                    .collect::<Vec<_>>();
                 // Each check is a process: past MAX_NETWORK_CHECKS distinct
                 // networks, the runs' own servers check theirs as they start.
-                let over_ns3 = loaded.resolved.scenario.network.backend == Backend::Ns3
-                    && networks_checked.len() >= MAX_NETWORK_CHECKS;
+                let backend = resolved.scenario.network.backend;
+                let over_ns3 =
+                    backend == Backend::Ns3 && networks_checked.len() >= MAX_NETWORK_CHECKS;
                 if over_ns3 {
                     if !networks_checked.contains(&network) {
                         unchecked.insert(network);
@@ -278,8 +285,8 @@ impl Plan {
                         tracing::warn!("{note}");
                     }
                 }
-                let s = &loaded.resolved.scenario;
-                let hash = config_hash(s);
+                let (seed, run) = loaded.seed_and_run();
+                let hash = loaded.config_hash();
                 if let Some((other, rep)) = seen.insert(hash.clone(), (point.index, replication)) {
                     return Err(SweepError::Input(format!(
                         "{sweep_name}: point {} ({}) replication {replication} resolves to the same scenario as point {other} replication {rep} (hash {hash}); \
@@ -299,13 +306,14 @@ impl Plan {
                     args.push("--set".into());
                     args.push(format!("{}={}", o.path, inline(&o.value)));
                 }
-                let server = (s.network.backend == Backend::Ns3)
-                    .then(|| server_command::server_binary(&s.network.server, &loaded.base_dir));
+                let server = (backend == Backend::Ns3).then(|| {
+                    server_command::server_binary(&resolved.scenario.network.server, &base_dir)
+                });
                 runs.push(PlannedRun {
                     point: point.index,
                     replication,
-                    run: s.run,
-                    seed: s.seed,
+                    run,
+                    seed,
                     hash,
                     dir,
                     args,
