@@ -17,6 +17,7 @@ mod fmu;
 mod graph;
 mod graph_event_time;
 mod graph_flows;
+mod graph_rollback;
 mod limits;
 mod plot_figures;
 mod plot_inputs;
