@@ -8,11 +8,11 @@ use std::process::Command;
 
 use crate::support::server_binary;
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
+pub(crate) fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
     let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
     c.env_remove("NETLOOP_NS3_SERVER")
         .args(["-q", "run"])
@@ -32,14 +32,14 @@ fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
 }
 
 /// One column of a time series.
-fn series(dir: &Path, name: &str) -> Vec<String> {
+pub(crate) fn series(dir: &Path, name: &str) -> Vec<String> {
     let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
     let c = r.headers().unwrap().iter().position(|h| h == name).unwrap();
     r.records().map(|x| x.unwrap()[c].to_string()).collect()
 }
 
 /// packets.csv rows whose `loop` (and `direction`) match, from `number` on.
-fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+pub(crate) fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
     let mut r = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
     let mut rows: Vec<Vec<String>> = r
         .records()
@@ -51,7 +51,7 @@ fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
     rows
 }
 
-fn summary(dir: &Path) -> serde_json::Value {
+pub(crate) fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
 }
 
