@@ -77,6 +77,10 @@ fn one() -> u64 {
     1
 }
 
+fn is_direct(r: &crate::config::ResponseKind) -> bool {
+    *r == crate::config::ResponseKind::Direct
+}
+
 fn is_one(n: &u64) -> bool {
     *n == 1
 }
@@ -151,6 +155,9 @@ pub struct ComponentScenario {
     pub controller: Option<ControllerConfig>,
     #[serde(default, skip_serializing_if = "References::is_empty")]
     pub reference: References,
+    /// How an event-triggered controller answers ([`crate::graph_response`]).
+    #[serde(default, skip_serializing_if = "is_direct")]
+    pub response: crate::config::ResponseKind,
     /// A block of the library (docs/scenario.md, "The block library").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block: Option<BlockConfig>,
@@ -615,6 +622,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
         .iter()
         .filter(|&&b| b)
         .count();
+        crate::graph_response::check_kind(i, c)?;
         let alone_reference = kinds == 0 && !c.reference.is_empty();
         if kinds > 1
             || (kinds == 0 && !alone_reference)
@@ -851,7 +859,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
                     }
                 }
             }
-            Box::new(ControllerComponent::new(
+            let controller = ControllerComponent::new(
                 &format!("{key}.controller"),
                 ctrl,
                 ControllerShape {
@@ -863,7 +871,8 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
                     default_period,
                 },
                 step,
-            )?)
+            )?;
+            Box::new(crate::graph_response::apply(i, c, controller)?)
         } else {
             Box::new(ReferenceComponent::new(
                 &format!("{key}.reference"),

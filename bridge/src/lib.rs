@@ -20,6 +20,7 @@ pub mod flows;
 pub mod fmu_checks;
 pub mod graph_flows;
 pub mod graph_mobility;
+pub mod graph_response;
 pub mod graph_run;
 pub mod graph_scenario;
 pub mod graph_session;

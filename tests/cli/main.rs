@@ -19,6 +19,7 @@ mod graph;
 mod graph_event_time;
 mod graph_flows;
 mod graph_sweep;
+mod graph_rollback;
 mod limits;
 mod plot_figures;
 mod plot_inputs;

@@ -8,14 +8,14 @@ use std::path::{Path, PathBuf};
 use crate::support::{root, run_scenario as netloop, server_set, summary};
 
 /// One column of a time series.
-fn series(dir: &Path, name: &str) -> Vec<String> {
+pub(crate) fn series(dir: &Path, name: &str) -> Vec<String> {
     let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
     let c = r.headers().unwrap().iter().position(|h| h == name).unwrap();
     r.records().map(|x| x.unwrap()[c].to_string()).collect()
 }
 
 /// packets.csv rows whose `loop` (and `direction`) match, from `number` on.
-fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+pub(crate) fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
     let mut r = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
     let mut rows: Vec<Vec<String>> = r
         .records()

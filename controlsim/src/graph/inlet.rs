@@ -82,7 +82,11 @@ impl Graph {
     /// step. Its outputs count as new at the boundary, whose evaluation then
     /// leaves it alone (its outputs there are those of its last answer; a
     /// component answers once per packet, so twice when two packets act at
-    /// one boundary). Call it before the boundary is evaluated.
+    /// one boundary). Call it before the boundary is evaluated. A
+    /// controller that answers by rollback
+    /// ([`ControllerComponent::answer_by_rollback`](super::adapters::ControllerComponent::answer_by_rollback))
+    /// gives its output one solver step after `at` here, its state left as
+    /// it was at `at`.
     ///
     /// # Panics
     /// When the boundary was evaluated already (a driver bug).

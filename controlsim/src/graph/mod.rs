@@ -60,6 +60,8 @@ pub mod newton;
 pub mod order;
 pub mod port;
 pub mod record;
+#[cfg(test)]
+mod rollback_tests;
 pub mod snapshot;
 #[cfg(test)]
 mod snapshot_kinds_tests;

@@ -10,8 +10,9 @@
 //! The lists are checked against the registries: every variant of
 //! [`BlockConfig`] and [`PlantConfig`] is named by an exhaustive match, so
 //! a new kind fails to compile here until it has a case. FMU plants need an
-//! FMU binary. Controller kinds are not in this file yet (each needs
-//! parameters shaped for its plant).
+//! FMU binary. Of the controller kinds (each needs parameters shaped for
+//! its plant) only the solver-integrated ones are here, answering directly
+//! and by rollback.
 
 use std::collections::BTreeSet;
 
@@ -323,4 +324,39 @@ fn sensors_actuators_references_and_inlets_round_trip_through_a_snapshot() {
         Box::new(ReferenceComponent::new("r", &signals).unwrap())
     });
     round_trip("inlet", &|| Box::new(Inlet::new(3)));
+}
+
+/// Event-triggered solver-integrated controllers, answering directly and by
+/// rollback (`response = "rollback"`): the look one step ahead keeps nothing
+/// outside the saved state, so a restored copy replays the same answers.
+#[test]
+fn controllers_answering_by_rollback_round_trip_through_a_snapshot() {
+    use super::adapters::{ControllerComponent, ControllerShape};
+    use crate::controller::ControllerConfig;
+    let signals: Vec<SignalConfig> =
+        vec![toml::from_str("kind = \"sine\"\namplitude = 0.5\nfrequency = 2.0").unwrap()];
+    for text in [
+        "kind = \"state_space\"\na = [[0.0, 1.0], [-2.0, -0.5]]\nb = [[0.0], [1.0]]\nc = [[1.0, 0.3]]\nd = [[0.2]]\ntrigger = \"event\"",
+        "kind = \"transfer_function\"\nnum = [1.0, 2.0]\nden = [1.0, 3.0, 2.0]\ntrigger = \"event\"",
+    ] {
+        let config: ControllerConfig = toml::from_str(text).unwrap();
+        for rollback in [false, true] {
+            round_trip(&format!("{text} (rollback {rollback})"), &|| {
+                let shape = ControllerShape {
+                    measurements: 1,
+                    outputs: 1,
+                    reference: &signals,
+                    model: None,
+                    limits: None,
+                    default_period: Some(STEP),
+                };
+                let c = ControllerComponent::new("c", &config, shape, step()).unwrap();
+                Box::new(if rollback {
+                    c.answer_by_rollback("response").unwrap()
+                } else {
+                    c
+                })
+            });
+        }
+    }
 }

@@ -39,11 +39,17 @@ pub struct ControllerShape<'a> {
 /// `phase`, or on every new input with `trigger = "event"`. A continuous
 /// law (`state_space`, `transfer_function`) is integrated by the run's
 /// solver over each step with its input held, as in a loop.
+///
+/// An event-triggered continuous or FMU law can answer by rollback
+/// ([`answer_by_rollback`](Self::answer_by_rollback)), as a loop with
+/// `response = "rollback"` does.
 #[derive(Debug)]
 pub struct ControllerComponent {
     controller: Controller,
     references: Vec<Signal>,
     timing: Timing,
+    /// Answers with its output one solver step ahead (docs/design.md §4.4).
+    by_rollback: bool,
 }
 
 impl ControllerComponent {
@@ -107,7 +113,44 @@ impl ControllerComponent {
             controller,
             references,
             timing,
+            by_rollback: false,
         })
+    }
+
+    /// Makes every evaluation an answer by rollback (a loop's
+    /// `response = "rollback"`, docs/design.md §4.4): the law's output one
+    /// solver step after the event time, its state at the event time
+    /// advanced one step `h` with the new input held and read against the
+    /// reference at `t + h`, then restored; nothing else of the graph moves.
+    /// An event-triggered component is evaluated only on new inputs, so this
+    /// is its answer to every packet (or local sample) it takes.
+    ///
+    /// # Errors
+    /// `key` (the scenario's `response`) when the law cannot look ahead and
+    /// go back (not `state_space`, `transfer_function` or an FMU), or is not
+    /// event-triggered.
+    pub fn answer_by_rollback(mut self, key: &str) -> Result<Self, ConfigError> {
+        if !self.controller.has_rollback_response() {
+            return Err(ConfigError::invalid(
+                key,
+                "\"rollback\" needs a solver-integrated controller (kind = \"state_space\" or \
+                 \"transfer_function\") or an FMU controller: other kinds have no state to advance \
+                 one step and restore",
+            ));
+        }
+        if self.timing != Timing::OnInput {
+            return Err(ConfigError::invalid(
+                key,
+                "\"rollback\" is for event-triggered controllers (trigger = \"event\")",
+            ));
+        }
+        self.by_rollback = true;
+        Ok(self)
+    }
+
+    /// Whether it answers by rollback ([`answer_by_rollback`](Self::answer_by_rollback)).
+    pub fn answers_by_rollback(&self) -> bool {
+        self.by_rollback
     }
 
     /// The law's internal state (PID integral and filter, observer
@@ -150,7 +193,12 @@ impl Component for ControllerComponent {
             ws: cx.ws,
         };
         // At an answer's arrival (`cx.at`), as a loop's controller is.
-        self.controller.compute(&mut clock, &self.references, cx.at);
+        if self.by_rollback {
+            self.controller
+                .rollback(&mut clock, &self.references, cx.at);
+        } else {
+            self.controller.compute(&mut clock, &self.references, cx.at);
+        }
         y.port(0).copy_from_slice(&self.controller.output);
     }
 

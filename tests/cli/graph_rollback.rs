@@ -1,0 +1,188 @@
+//! `response = "rollback"` for graph components that receive flows (issue 11
+//! item 6; docs/cosimulation.md, "What a solver-integrated controller
+//! sends"): the graph form of a `[[loops]]` rollback loop gives its bits
+//! under every scheme, a central controller with two inbound flows answering
+//! by rollback gives two independent rollback loops, and what cannot roll
+//! back is refused at check, naming the key and line.
+
+use crate::graph_flows::{file, packets, run_into, series};
+use crate::support::{assert_exit, run, stderr, summary};
+
+const LOSSY: [&str; 2] = [
+    "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
+    "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
+];
+
+/// Every scheme (all three take rollback), with computation delays, and
+/// over a random, lossy channel.
+fn schemes() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        ("master_slave", vec![]),
+        ("master_slave_delay", vec!["sync.computation_delay=\"3ms\""]),
+        ("event_driven", vec!["sync.scheme=\"event_driven\""]),
+        (
+            "event_driven_delay",
+            vec![
+                "sync.scheme=\"event_driven\"",
+                "sync.computation_delay=\"1500us\"",
+            ],
+        ),
+        ("time_stepping", vec!["sync.scheme=\"time_stepping\""]),
+        ("lossy_master_slave", LOSSY.to_vec()),
+        (
+            "lossy_event_driven",
+            [&LOSSY[..], &["sync.scheme=\"event_driven\""]].concat(),
+        ),
+        (
+            "lossy_time_stepping",
+            [&LOSSY[..], &["sync.scheme=\"time_stepping\""]].concat(),
+        ),
+    ]
+}
+
+/// The servo with a solver-integrated controller answering by rollback,
+/// written as a graph, equals the `[[loops]]` form: every plant and control
+/// value and every packet row. The same graph answering directly does not
+/// (the key is not ignored).
+#[test]
+fn a_graph_controller_answering_by_rollback_equals_the_loop_form() {
+    for (name, sets) in schemes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, g) = (dir.path().join("loops"), dir.path().join("graph"));
+        run_into(&file("servo_rollback_loops.toml"), &l, &sets);
+        run_into(&file("servo_rollback_graph.toml"), &g, &sets);
+        for (a, b) in [
+            ("servo.x.theta", "servo.x.theta"),
+            ("servo.x.omega", "servo.x.omega"),
+            ("servo.u.voltage", "motor.u"),
+        ] {
+            assert_eq!(series(&l, a), series(&g, b), "{name}: {a} vs {b}");
+        }
+        let (up, down) = (packets(&l, "servo:uplink"), packets(&l, "servo:downlink"));
+        assert!(down.len() >= 70, "{name}: {} downlink packets", down.len());
+        assert_eq!(up, packets(&g, "uplink"), "{name}: uplink rows");
+        assert_eq!(down, packets(&g, "downlink"), "{name}: downlink rows");
+        assert_eq!(summary(&g)["complete"], true, "{name}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (r, d) = (dir.path().join("rollback"), dir.path().join("direct"));
+    run_into(&file("servo_rollback_graph.toml"), &r, &[]);
+    run_into(
+        &file("servo_rollback_graph.toml"),
+        &d,
+        &["components[2].response=\"direct\""],
+    );
+    assert_ne!(series(&r, "motor.u"), series(&d, "motor.u"));
+}
+
+/// Two flows into one component answering by rollback: both samples of a
+/// period arrive together (one fixed-delay link each); each packet is
+/// answered on both downlinks, the first with the other servo's sample of
+/// the period before, the second with both new, and the actuators act on
+/// the last. With K block-diagonal every servo's states and control are
+/// those of its own rollback loop (the independent oracle: `[[loops]]` and
+/// `System::rollback_response_at`), bit for bit, under each scheme.
+#[test]
+fn a_central_controller_answering_two_flows_by_rollback_equals_two_rollback_loops() {
+    let cases: [(&str, &[&str]); 4] = [
+        ("master_slave", &[]),
+        ("event_driven", &["sync.scheme=\"event_driven\""]),
+        (
+            "event_driven_delay",
+            &[
+                "sync.scheme=\"event_driven\"",
+                "sync.computation_delay=\"2ms\"",
+            ],
+        ),
+        ("time_stepping", &["sync.scheme=\"time_stepping\""]),
+    ];
+    for (name, sets) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let (l, c) = (dir.path().join("loops"), dir.path().join("central"));
+        run_into(&file("two_rollback_loops.toml"), &l, sets);
+        run_into(&file("central_rollback_graph.toml"), &c, sets);
+        for s in ["a", "b"] {
+            for x in ["y.theta", "y.omega", "x.theta", "x.omega"] {
+                assert_eq!(
+                    series(&l, &format!("{s}.{x}")),
+                    series(&c, &format!("servo_{s}.{x}")),
+                    "{name}: {s}.{x}"
+                );
+            }
+            assert_eq!(
+                series(&l, &format!("{s}.u.voltage")),
+                series(&c, &format!("motor_{s}.u")),
+                "{name}: {s} control"
+            );
+            assert_eq!(
+                packets(&l, &format!("{s}:uplink")),
+                packets(&c, &format!("up_{s}")),
+                "{name}: {s} uplink rows"
+            );
+            // Every accepted sample of either uplink is answered on this
+            // downlink: twice the loop's answers.
+            assert_eq!(
+                packets(&c, &format!("down_{s}")).len(),
+                2 * packets(&l, &format!("{s}:downlink")).len(),
+                "{name}: {s} answers"
+            );
+        }
+    }
+}
+
+/// What cannot answer by rollback is refused by `check` and `run`, exit 2,
+/// naming the key and its line: a kind other than a controller, a
+/// controller without a state to advance and restore, and a time-triggered
+/// controller.
+#[test]
+fn rollback_that_cannot_work_is_refused_naming_the_key() {
+    let base = std::fs::read_to_string(file("servo_rollback_graph.toml")).unwrap();
+    let cases: [(&str, &str, &str, &str); 3] = [
+        (
+            "name = \"servo\"\nnode = 0\n",
+            "name = \"servo\"\nnode = 0\nresponse = \"rollback\"\n",
+            "components[0].response",
+            "is a plant",
+        ),
+        (
+            "kind = \"state_space\"\na = [[0.0]]\nb = [[1.0, 0.0]]\nc = [[0.5]]\nd = [[4.0, 0.6]]\nmeasurements = [0, 1]\ntrigger = \"event\"\n[[components.reference]]\nkind = \"step\"\nat = \"100ms\"\nfinal = 1.0\n\n[[components.reference]]\nkind = \"constant\"\nvalue = 0.0\n",
+            "kind = \"pid\"\nkp = 20.0\nkd = 0.5\ntrigger = \"event\"\n",
+            "components[2].response",
+            "needs a solver-integrated controller",
+        ),
+        (
+            "trigger = \"event\"",
+            "trigger = \"time\"",
+            "components[2].response",
+            "is for event-triggered controllers",
+        ),
+    ];
+    for (from, to, key, why) in cases {
+        assert!(base.contains(from), "{from}");
+        let text = base.replacen(from, to, 1);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("graph.toml");
+        std::fs::write(&path, &text).unwrap();
+        let line = text
+            .lines()
+            .position(|l| l == "response = \"rollback\"")
+            .unwrap()
+            + 1;
+        for cmd in ["check", "run"] {
+            let out = dir.path().join("out");
+            let o = match cmd {
+                "run" => run(&[cmd, path.to_str().unwrap(), "--out", out.to_str().unwrap()]),
+                _ => run(&[cmd, path.to_str().unwrap()]),
+            };
+            assert_exit(&o, 2);
+            let err = stderr(&o);
+            assert!(err.contains(&format!("`{key}`")), "{key}:\n{err}");
+            assert!(err.contains(why), "{key}: {why}\n{err}");
+            assert!(
+                err.contains(&format!("graph.toml:{line}:")),
+                "{key} at line {line}:\n{err}"
+            );
+            assert!(!out.exists(), "{key}: no run directory");
+        }
+    }
+}
