@@ -15,14 +15,14 @@
 pub mod app;
 pub mod built;
 pub mod config;
-pub mod flows;
+// The co-simulation core's modules (bridge/cosim), at their old paths.
+pub use netloop_cosim::{flows, ledger, network};
 pub mod fmu_checks;
 pub mod graph_flows;
 pub mod graph_run;
 pub mod graph_scenario;
 pub mod graph_session;
 pub mod input;
-pub mod ledger;
 pub mod limits;
 pub mod metrics;
 pub mod mobility;
@@ -31,7 +31,6 @@ pub mod model_files;
 // `bridge::ns3` and `bridge::network_schema` paths.
 pub use netloop_ns3_client as ns3;
 pub use netloop_ns3_client::network_schema;
-pub mod network;
 pub mod network_docs;
 pub mod output;
 pub mod packets_csv;
