@@ -7,10 +7,12 @@
 //! is its own crate, `netloop-ns3-client` (bridge/ns3-client), re-exported
 //! here as [`ns3`] and [`network_schema`]. This crate is the application
 //! the `netloop` binary dispatches to ([`app`]): configuration, run
-//! directories, sweeps, plots. The co-simulation core in it (sessions,
-//! networks, flows, [`ledger`], mobility) writes no files: the ledger emits
-//! fate events, which [`packets_csv`] writes (it still reads one: the
-//! builtin network's empirical delay file, when it is built).
+//! directories, sweeps, plots. The co-simulation core writes no files: its
+//! networks, flows and [`ledger`] are the `netloop-cosim` crate
+//! (bridge/cosim, re-exported here at their old paths), which does no file
+//! I/O; the ledger emits fate events, which [`packets_csv`] writes. The
+//! sessions, sync schemes and mobility are still here, as they take
+//! [`config::Resolved`].
 
 pub mod app;
 pub mod built;
