@@ -1237,6 +1237,38 @@ mod tests {
         assert!(err.contains("bad.txt:3"), "{err}");
     }
 
+    /// The core does no file I/O: an empirical delay file is read through
+    /// the reader the application passes, by its path under `base_dir`,
+    /// and the reader's error is the message's cause.
+    #[test]
+    fn empirical_delay_files_are_read_only_through_the_given_reader() {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let from_memory = |path: &Path| {
+            asked.borrow_mut().push(path.to_path_buf());
+            match path.file_name().and_then(|n| n.to_str()) {
+                Some("d.txt") => Ok("3ms\n".to_string()),
+                _ => Err("too big".to_string()),
+            }
+        };
+        let config = |file: &str| BuiltinConfig {
+            delay: DelayModel::Empirical {
+                file: file.into(),
+                unit: ms(1),
+            },
+            loss: LossModel::None {},
+        };
+        let base = Path::new("/nowhere");
+        let mut net = BuiltinNetwork::new(&config("d.txt"), 1, 1, base, &from_memory).unwrap();
+        net.configure(&[flow(0, 0, 1, false)]).unwrap();
+        assert!(fates(&mut net, 10).iter().all(|(_, d)| d.unwrap() == ms(3)));
+        let err = BuiltinNetwork::new(&config("e.txt"), 1, 1, base, &from_memory)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("cannot read /nowhere/e.txt: too big"), "{err}");
+        assert_eq!(*asked.borrow(), [base.join("d.txt"), base.join("e.txt")]);
+    }
+
     #[test]
     fn config_reads_from_toml_and_rejects_unknown_keys() {
         let config: BuiltinConfig = toml::from_str(
