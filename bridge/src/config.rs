@@ -56,6 +56,10 @@ pub use ns3::{
     key_of_server_message, CustomConfig, DataRate, Ns3NetworkConfig, ServerArgument, CUSTOM_KIND,
 };
 pub use tables::TableConfig;
+// The resolved types the co-simulation core takes live in it (bridge/cosim).
+pub use netloop_cosim::resolved::{
+    Feedforward, LoopNetwork, Mobility, OnLoss, ResolvedFlow, ResponseKind, TransportKind,
+};
 
 /// A whole scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -422,14 +426,6 @@ pub struct LoopScenario {
     pub metrics: Option<crate::metrics::loops::LoopMetricsConfig>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ResponseKind {
-    #[default]
-    Direct,
-    Rollback,
-}
-
 /// One direction of a loop over the network, and the receiver's policies.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -463,23 +459,6 @@ pub struct FlowConfig {
     /// or dropped: keep the last value (`hold`) or apply zero (`zero`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_loss: Option<OnLoss>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TransportKind {
-    #[default]
-    Udp,
-    Tcp,
-}
-
-impl From<TransportKind> for protocol::Transport {
-    fn from(t: TransportKind) -> Self {
-        match t {
-            TransportKind::Udp => protocol::Transport::Udp,
-            TransportKind::Tcp => protocol::Transport::Tcp,
-        }
-    }
 }
 
 /// Plant-driven mobility: a plant with a position moves its node to
@@ -538,14 +517,6 @@ impl Default for MobilityConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnLoss {
-    #[default]
-    Hold,
-    Zero,
-}
-
 /// A problem with a scenario that serde could not see, naming the key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{key}: {message}")]
@@ -589,65 +560,6 @@ pub const DEFAULT_PAYLOAD: u32 = 64;
 /// First default port; loop i uses BASE + 3i (uplink), BASE + 3i + 1
 /// (downlink) and BASE + 3i + 2 (feed-forward).
 pub const DEFAULT_BASE_PORT: u16 = 9000;
-
-/// One direction of one loop, resolved.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ResolvedFlow {
-    pub port: u16,
-    pub size: u32,
-    pub multi_packet: bool,
-    pub transport: TransportKind,
-    pub max_delay: Option<SimTime>,
-    pub drop_stale: bool,
-    pub on_loss: OnLoss,
-}
-
-/// A loop's network side, resolved.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoopNetwork {
-    pub plant_node: u32,
-    pub controller_node: u32,
-    pub response: ResponseKind,
-    pub uplink: ResolvedFlow,
-    pub downlink: ResolvedFlow,
-    /// The CACC feed-forward link, when the controller has one and the
-    /// predecessor's node is not the controller's own.
-    pub feedforward: Option<Feedforward>,
-    /// `None` when the node stays where the network put it.
-    pub mobility: Option<Mobility>,
-}
-
-/// The feed-forward link of a platoon follower.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Feedforward {
-    /// The predecessor's plant node, where its acceleration is measured.
-    pub src: u32,
-    pub flow: ResolvedFlow,
-}
-
-/// A resolved [`MobilityConfig`] with a unit heading; which states it reads
-/// is settled against the built plant ([`crate::mobility`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Mobility {
-    pub origin: [f64; 3],
-    pub heading: [f64; 3],
-    pub position: Option<String>,
-    pub velocity: Option<String>,
-    /// Whether `origin` or `heading` was set: a plant without a position
-    /// then needs `position`, rather than being ignored.
-    pub placed: bool,
-    /// Declared `max_speed` (m/s), checked finite and not negative.
-    pub max_speed: Option<f64>,
-    /// Declared `max_acceleration` (m/s²), checked finite and not negative.
-    pub max_acceleration: Option<f64>,
-}
-
-impl LoopNetwork {
-    /// Controller on the plant's node: no packets for this loop.
-    pub fn is_local(&self) -> bool {
-        self.plant_node == self.controller_node
-    }
-}
 
 /// A checked scenario, split into what controlsim and the bridge each need.
 #[derive(Clone, Debug)]

@@ -14,8 +14,9 @@ use std::path::Path;
 /// limit controlsim applies to equation model files).
 pub const MAX_INPUT_BYTES: u64 = controlsim::limits::MAX_INPUT_BYTES;
 
-/// The most characters of a source line an error message shows.
-pub const MAX_ECHOED_CHARS: usize = 80;
+// Error messages quote input lines short, in the co-simulation core too
+// (the builtin network's delay files): the rule lives there.
+pub use netloop_cosim::echo::{shorten_line, MAX_ECHOED_CHARS};
 
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -60,13 +61,11 @@ pub fn read_input(path: &Path) -> Result<String, ReadError> {
     read_capped(path, MAX_INPUT_BYTES)
 }
 
-/// `line` cut to its first [`MAX_ECHOED_CHARS`] characters, with `…` when
-/// something was cut: an error message quotes the line, not a megabyte.
-pub fn shorten_line(line: &str) -> String {
-    match line.char_indices().nth(MAX_ECHOED_CHARS) {
-        None => line.to_string(),
-        Some((cut, _)) => format!("{}…", &line[..cut]),
-    }
+/// [`read_input`] with its error as text: the reader the co-simulation core
+/// is given for the files a scenario names
+/// ([`crate::network::BuiltinNetwork::new`]).
+pub fn read_input_text(path: &Path) -> Result<String, String> {
+    read_input(path).map_err(|e| e.to_string())
 }
 
 /// A compiler-style report (`12 | source text`, as the toml crate prints

@@ -8,15 +8,18 @@
 //! is its own crate, `netloop-ns3-client` (bridge/ns3-client), re-exported
 //! here as [`ns3`] and [`network_schema`]. This crate is the application
 //! the `netloop` binary dispatches to ([`app`]): configuration, run
-//! directories, sweeps, plots. The co-simulation core in it (sessions,
-//! networks, flows, [`ledger`], mobility) writes no files: the ledger emits
-//! fate events, which [`packets_csv`] writes (it still reads one: the
-//! builtin network's empirical delay file, when it is built).
+//! directories, sweeps, plots. The co-simulation core writes no files: its
+//! networks, flows and [`ledger`] are the `netloop-cosim` crate
+//! (bridge/cosim, re-exported here at their old paths), which does no file
+//! I/O; the ledger emits fate events, which [`packets_csv`] writes. The
+//! sessions, sync schemes and mobility are still here, as they take
+//! [`config::Resolved`].
 
 pub mod app;
 pub mod built;
 pub mod config;
-pub mod flows;
+// The co-simulation core's modules (bridge/cosim), at their old paths.
+pub use netloop_cosim::{flows, ledger, network};
 pub mod fmu_checks;
 pub mod graph_flows;
 pub mod graph_mobility;
@@ -25,7 +28,6 @@ pub mod graph_run;
 pub mod graph_scenario;
 pub mod graph_session;
 pub mod input;
-pub mod ledger;
 pub mod limits;
 pub mod loaded_scenario;
 pub mod metrics;
@@ -35,7 +37,6 @@ pub mod model_files;
 // `bridge::ns3` and `bridge::network_schema` paths.
 pub use netloop_ns3_client as ns3;
 pub use netloop_ns3_client::network_schema;
-pub mod network;
 pub mod network_docs;
 pub mod output;
 pub mod packets_csv;

@@ -6,6 +6,7 @@ pub use crate::config::MAX_NODES;
 pub use crate::input::MAX_INPUT_BYTES;
 pub use crate::subsystem::MAX_EXPANDED_COMPONENTS;
 pub use controlsim::limits::{MAX_DIMENSION, MAX_LOOPS};
+pub use netloop_cosim::network::MAX_DELAY_SAMPLES;
 
 /// The most runs one sweep plans: points times replications. Every run is
 /// loaded and checked before anything runs (about 0.1 ms each), listed in
@@ -19,7 +20,3 @@ pub const MAX_SWEEP_RUNS: u64 = 100_000;
 /// these and leaves the others to their runs, which the server checks as
 /// it starts, with a warning that says so.
 pub const MAX_NETWORK_CHECKS: usize = 100;
-
-/// The most samples an `empirical` delay file holds. A draw is one index,
-/// but every run keeps the table, and a sweep reads it once per run.
-pub const MAX_DELAY_SAMPLES: usize = 1_000_000;

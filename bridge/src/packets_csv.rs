@@ -92,6 +92,9 @@ impl<W: Write> FateSink for PacketsCsv<W> {
 }
 
 #[cfg(test)]
+mod ledger_tests;
+
+#[cfg(test)]
 mod tests {
     use protocol::{DropReason, SimTime};
 

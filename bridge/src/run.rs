@@ -330,6 +330,7 @@ pub(crate) fn start_network(
                 scenario.seed,
                 scenario.run,
                 &options.base_dir,
+                &crate::input::read_input_text,
             )?)
         }
         Backend::Ns3 => {

@@ -807,7 +807,7 @@ pub(crate) fn check_builtin(
     let (Backend::Builtin, Some(builtin)) = (network.backend, &network.builtin) else {
         return Ok(());
     };
-    match BuiltinNetwork::new(builtin, seed, run, base_dir) {
+    match BuiltinNetwork::new(builtin, seed, run, base_dir, &crate::input::read_input_text) {
         Err(e) => {
             let (key, message) = match &e {
                 BuiltinError::Delay(m) => ("network.builtin.delay", m.clone()),

@@ -93,6 +93,7 @@ fn run_with(extra: Option<Delivery>) -> (Rc<RefCell<Asked>>, Result<(), SessionE
         resolved.scenario.seed,
         resolved.scenario.run,
         Path::new("."),
+        &bridge::input::read_input_text,
     )
     .unwrap();
     let asked = Rc::new(RefCell::new(Asked::default()));

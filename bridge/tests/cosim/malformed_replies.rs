@@ -77,6 +77,7 @@ fn run_with(scheme: &str, extra: StepDone) -> Result<(), SessionError> {
         resolved.scenario.seed,
         resolved.scenario.run,
         Path::new("."),
+        &bridge::input::read_input_text,
     )
     .unwrap();
     let network = ReportsStrangers {

@@ -225,6 +225,7 @@ fn a_queue_drop_at_the_send_instant_zeroes_the_actuator_one_step_later() {
                 resolved.scenario.seed,
                 resolved.scenario.run,
                 Path::new("."),
+                &bridge::input::read_input_text,
             )
             .unwrap();
             let downlink = FlowTable::new(&resolved.loops).downlink(0).unwrap();

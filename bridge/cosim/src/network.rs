@@ -34,14 +34,14 @@ mod violation;
 
 pub use builtin::{
     parse_empirical_samples, BuiltinConfig, BuiltinError, BuiltinNetwork, DelayModel, DelayReach,
-    LossModel,
+    LossModel, ReadFile, MAX_DELAY_SAMPLES,
 };
 pub use ns3_backend::Ns3Network;
 pub use violation::{check_step, Asked, Violation};
 
 use protocol::{AnswerRule, Configured, FlowSpec, SimTime, Step, StepDone, Summary};
 
-use crate::ns3::Ns3Error;
+use netloop_ns3_client::Ns3Error;
 
 /// Why the network could not do what was asked. Fatal for the run.
 #[derive(Debug, thiserror::Error)]

@@ -165,7 +165,11 @@ enum DelaySampler {
 }
 
 impl DelaySampler {
-    fn new(model: &DelayModel, base_dir: &Path) -> Result<Self, BuiltinError> {
+    fn new(
+        model: &DelayModel,
+        base_dir: &Path,
+        read_file: ReadFile<'_>,
+    ) -> Result<Self, BuiltinError> {
         let bad = |m: String| BuiltinError::Delay(m);
         Ok(match model {
             DelayModel::Constant { value } => DelaySampler::Constant(*value),
@@ -193,7 +197,7 @@ impl DelaySampler {
                 }
             }
             DelayModel::Empirical { file, unit } => {
-                DelaySampler::Empirical(load_samples(&base_dir.join(file), *unit)?)
+                DelaySampler::Empirical(load_samples(&base_dir.join(file), *unit, read_file)?)
             }
         })
     }
@@ -265,8 +269,21 @@ impl DelayReach {
     }
 }
 
-fn load_samples(path: &Path, unit: SimTime) -> Result<Vec<SimTime>, BuiltinError> {
-    let text = crate::input::read_input(path).map_err(|e| {
+/// The most samples an `empirical` delay file holds. A draw is one index,
+/// but every run keeps the table, and a sweep reads it once per run.
+pub const MAX_DELAY_SAMPLES: usize = 1_000_000;
+
+/// How the builtin network reads the files a scenario names (an empirical
+/// delay file): the application passes its reader, with its size cap and
+/// its error text, so this crate does no file I/O of its own.
+pub type ReadFile<'a> = &'a dyn Fn(&Path) -> Result<String, String>;
+
+fn load_samples(
+    path: &Path,
+    unit: SimTime,
+    read_file: ReadFile<'_>,
+) -> Result<Vec<SimTime>, BuiltinError> {
+    let text = read_file(path).map_err(|e| {
         BuiltinError::Delay(format!("empirical: cannot read {}: {e}", path.display()))
     })?;
     parse_empirical_samples(path, &text, unit)
@@ -290,16 +307,16 @@ pub fn parse_empirical_samples(
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if samples.len() == crate::limits::MAX_DELAY_SAMPLES {
+        if samples.len() == MAX_DELAY_SAMPLES {
             return Err(BuiltinError::Delay(format!(
                 "empirical: {}:{}: more than {} samples, the most an empirical delay file may hold (docs/robustness.md, limits)",
                 path.display(),
                 index + 1,
-                crate::limits::MAX_DELAY_SAMPLES
+                MAX_DELAY_SAMPLES
             )));
         }
         // A long line is quoted by its start only.
-        let shown = crate::input::shorten_line(line);
+        let shown = crate::echo::shorten_line(line);
         let parsed = match line.parse::<f64>() {
             Ok(x) if x >= 0.0 && x.is_finite() => Ok(seconds_to_time(x * unit.as_secs_f64())),
             Ok(_) => Err(format!("{shown:?} is negative or not finite")),
@@ -402,7 +419,7 @@ struct SendKey {
 
 impl BuiltinNetwork {
     /// A channel seeded from the scenario's `seed` and replication `run`.
-    /// `base_dir` resolves relative sample files.
+    /// `base_dir` resolves relative sample files, which `read_file` reads.
     ///
     /// # Errors
     /// Invalid parameters or an unreadable sample file, naming the key.
@@ -411,9 +428,10 @@ impl BuiltinNetwork {
         seed: u64,
         run: u64,
         base_dir: &Path,
+        read_file: ReadFile<'_>,
     ) -> Result<Self, BuiltinError> {
         config.loss.validate()?;
-        let delay = DelaySampler::new(&config.delay, base_dir)?;
+        let delay = DelaySampler::new(&config.delay, base_dir, read_file)?;
         Ok(BuiltinNetwork {
             description: format!(
                 "builtin channel: {}, {}",
@@ -727,6 +745,11 @@ mod tests {
     use super::*;
     use protocol::Transport;
 
+    /// The tests' file reader: the file whole, unlike the application's.
+    fn read_file(path: &Path) -> Result<String, String> {
+        std::fs::read_to_string(path).map_err(|e| e.to_string())
+    }
+
     fn flow(flow: u32, src: u32, dst: u32, stop: bool) -> FlowSpec {
         FlowSpec {
             flow,
@@ -756,8 +779,14 @@ mod tests {
         run: u64,
         flows: &[FlowSpec],
     ) -> BuiltinNetwork {
-        let mut net =
-            BuiltinNetwork::new(&BuiltinConfig { delay, loss }, seed, run, Path::new(".")).unwrap();
+        let mut net = BuiltinNetwork::new(
+            &BuiltinConfig { delay, loss },
+            seed,
+            run,
+            Path::new("."),
+            &read_file,
+        )
+        .unwrap();
         net.configure(flows).unwrap();
         net
     }
@@ -1174,6 +1203,7 @@ mod tests {
             1,
             1,
             dir.path(),
+            &read_file,
         )
         .unwrap();
         net.configure(&[flow(0, 0, 1, false)]).unwrap();
@@ -1199,11 +1229,44 @@ mod tests {
             1,
             1,
             dir.path(),
+            &read_file,
         )
         .err()
         .unwrap()
         .to_string();
         assert!(err.contains("bad.txt:3"), "{err}");
+    }
+
+    /// The core does no file I/O: an empirical delay file is read through
+    /// the reader the application passes, by its path under `base_dir`,
+    /// and the reader's error is the message's cause.
+    #[test]
+    fn empirical_delay_files_are_read_only_through_the_given_reader() {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let from_memory = |path: &Path| {
+            asked.borrow_mut().push(path.to_path_buf());
+            match path.file_name().and_then(|n| n.to_str()) {
+                Some("d.txt") => Ok("3ms\n".to_string()),
+                _ => Err("too big".to_string()),
+            }
+        };
+        let config = |file: &str| BuiltinConfig {
+            delay: DelayModel::Empirical {
+                file: file.into(),
+                unit: ms(1),
+            },
+            loss: LossModel::None {},
+        };
+        let base = Path::new("/nowhere");
+        let mut net = BuiltinNetwork::new(&config("d.txt"), 1, 1, base, &from_memory).unwrap();
+        net.configure(&[flow(0, 0, 1, false)]).unwrap();
+        assert!(fates(&mut net, 10).iter().all(|(_, d)| d.unwrap() == ms(3)));
+        let err = BuiltinNetwork::new(&config("e.txt"), 1, 1, base, &from_memory)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("cannot read /nowhere/e.txt: too big"), "{err}");
+        assert_eq!(*asked.borrow(), [base.join("d.txt"), base.join("e.txt")]);
     }
 
     #[test]
@@ -1241,6 +1304,7 @@ mod tests {
             1,
             1,
             Path::new("."),
+            &read_file,
         );
         assert!(bad_p.err().unwrap().to_string().contains("network.loss"));
     }

@@ -4,7 +4,7 @@
 use protocol::FlowSpec;
 use serde::Serialize;
 
-use crate::config::{LoopNetwork, ResolvedFlow};
+use crate::resolved::{LoopNetwork, ResolvedFlow};
 
 /// Which way a flow carries a loop's values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -16,7 +16,7 @@ pub enum Direction {
     Downlink,
     /// Predecessor's vehicle → controller: a platoon's feed-forward values.
     Feedforward,
-    /// A graph scenario's connection between nodes ([`crate::graph_flows`]).
+    /// A graph scenario's connection between nodes (bridge's `graph_flows`).
     Flow,
 }
 

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use protocol::{AnswerRule, Configured, FlowSpec, SimTime, Step, StepDone, Summary};
 
 use super::{check_step, Asked, Network, NetworkError};
-use crate::ns3::{Ns3Client, Ns3Options};
+use netloop_ns3_client::{Ns3Client, Ns3Options};
 
 /// The ns-3 server, spawned and handshaken.
 pub struct Ns3Network {
