@@ -457,9 +457,7 @@ impl Controller {
         };
         let input_len = ctx.measurements + shape.extras.len();
         let (step_start, step_input) = match &law {
-            Law::Continuous(_) | Law::Equations(_) => {
-                (shape.state0.clone(), vec![0.0; input_len])
-            }
+            Law::Continuous(_) | Law::Equations(_) => (shape.state0.clone(), vec![0.0; input_len]),
             _ => (Vec::new(), Vec::new()),
         };
         Ok(Controller {

@@ -35,9 +35,9 @@ pub mod sources;
 
 mod common;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod definitions;
+#[cfg(test)]
+mod tests;
 
 use serde::{Deserialize, Serialize};
 
