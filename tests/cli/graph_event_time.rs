@@ -8,7 +8,9 @@
 
 use std::path::Path;
 
-use crate::graph_flows::{file, packets, run_into, series};
+use crate::graph_flows::{
+    assert_graph_equals_loops, file, packets, run_into, series, LOSSY_CHANNEL, SERVO_COLUMNS,
+};
 use crate::support::{column, read_csv, summary};
 
 /// One column of packets.csv for one stream, in packet-number order.
@@ -33,10 +35,6 @@ fn packet_column(dir: &Path, stream: &str, name: &str) -> Vec<u64> {
 /// with computation delays, and over a random, lossy channel.
 #[test]
 fn an_event_triggered_graph_component_answers_as_a_loop_controller_does() {
-    let lossy = [
-        "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
-        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
-    ];
     let cases: Vec<(&str, Vec<&str>)> = vec![
         ("master_slave", vec![]),
         ("master_slave_delay", vec!["sync.computation_delay=\"3ms\""]),
@@ -49,29 +47,25 @@ fn an_event_triggered_graph_component_answers_as_a_loop_controller_does() {
             ],
         ),
         ("time_stepping", vec!["sync.scheme=\"time_stepping\""]),
-        ("lossy_master_slave", lossy.to_vec()),
+        ("lossy_master_slave", LOSSY_CHANNEL.to_vec()),
         (
             "lossy_event_driven",
-            [&lossy[..], &["sync.scheme=\"event_driven\""]].concat(),
+            [&LOSSY_CHANNEL[..], &["sync.scheme=\"event_driven\""]].concat(),
         ),
     ];
     for (name, sets) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        let (l, g) = (dir.path().join("loops"), dir.path().join("graph"));
-        run_into(&file("servo_event_loops.toml"), &l, &sets);
-        run_into(&file("servo_event_graph.toml"), &g, &sets);
-        for (a, b) in [
-            ("servo.x.theta", "servo.x.theta"),
-            ("servo.x.omega", "servo.x.omega"),
-            ("servo.u.voltage", "motor.u"),
-        ] {
-            assert_eq!(series(&l, a), series(&g, b), "{name}: {a} vs {b}");
-        }
-        let (up, down) = (packets(&l, "servo:uplink"), packets(&l, "servo:downlink"));
-        assert!(down.len() >= 70, "{name}: {} downlink packets", down.len());
-        assert_eq!(up, packets(&g, "uplink"), "{name}: uplink rows");
-        assert_eq!(down, packets(&g, "downlink"), "{name}: downlink rows");
-        assert_eq!(summary(&g)["complete"], true, "{name}");
+        let run = assert_graph_equals_loops(
+            ("servo_event_loops.toml", &sets),
+            ("servo_event_graph.toml", &sets),
+            &SERVO_COLUMNS,
+            name,
+        );
+        assert!(
+            run.down.len() >= 70,
+            "{name}: {} downlink packets",
+            run.down.len()
+        );
+        assert_eq!(summary(&run.graph)["complete"], true, "{name}");
     }
 }
 
@@ -190,12 +184,12 @@ fn replay_with_several_flows_into_one_component_equals_direct_stepping() {
     run_into(
         &file("central_graph.toml"),
         &ms,
-        &[&lossy[..], &["sync.lookahead=false"]].concat(),
+        &[&LOSSY_CHANNEL[..], &["sync.lookahead=false"]].concat(),
     );
     run_into(
         &file("central_graph.toml"),
         &ed,
-        &[&lossy[..], &["sync.scheme=\"event_driven\""]].concat(),
+        &[&LOSSY_CHANNEL[..], &["sync.scheme=\"event_driven\""]].concat(),
     );
     assert!(
         std::fs::read(ms.join("timeseries.csv")).unwrap()

@@ -51,16 +51,70 @@ pub(crate) fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
     rows
 }
 
+/// A random, lossy builtin channel (uniform 1–15 ms delay, 20 % loss).
+pub(crate) const LOSSY_CHANNEL: [&str; 2] = [
+    "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
+    "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
+];
+
+/// The servo's states and control as the `[[loops]]` form and the graph
+/// form name them.
+pub(crate) const SERVO_COLUMNS: [(&str, &str); 3] = [
+    ("servo.x.theta", "servo.x.theta"),
+    ("servo.x.omega", "servo.x.omega"),
+    ("servo.u.voltage", "motor.u"),
+];
+
+/// A `[[loops]]` run and its graph form, run into one temporary folder.
+pub(crate) struct LoopsAndGraph {
+    /// Holds both run directories until the caller is done with them.
+    _dir: tempfile::TempDir,
+    pub loops: PathBuf,
+    pub graph: PathBuf,
+    /// The servo loop's uplink and downlink rows (equal in both runs).
+    pub up: Vec<Vec<String>>,
+    pub down: Vec<Vec<String>>,
+}
+
+/// Runs `loops_file` with `loop_sets` and `graph_file` with `graph_sets`
+/// (files of tests/cli/graph_flows) and checks that the graph run equals
+/// the `[[loops]]` run bit for bit: each `(loops column, graph column)`
+/// pair of the time series, and the servo loop's uplink and downlink rows
+/// of packets.csv. `what` labels a failure.
+pub(crate) fn assert_graph_equals_loops(
+    (loops_file, loop_sets): (&str, &[&str]),
+    (graph_file, graph_sets): (&str, &[&str]),
+    columns: &[(&str, &str)],
+    what: &str,
+) -> LoopsAndGraph {
+    let dir = tempfile::tempdir().unwrap();
+    let (loops, graph) = (dir.path().join("loops"), dir.path().join("graph"));
+    run_into(&file(loops_file), &loops, loop_sets);
+    run_into(&file(graph_file), &graph, graph_sets);
+    for (a, b) in columns {
+        assert_eq!(series(&loops, a), series(&graph, b), "{what}: {a} vs {b}");
+    }
+    let (up, down) = (
+        packets(&loops, "servo:uplink"),
+        packets(&loops, "servo:downlink"),
+    );
+    assert_eq!(up, packets(&graph, "uplink"), "{what}: uplink rows");
+    assert_eq!(down, packets(&graph, "downlink"), "{what}: downlink rows");
+    LoopsAndGraph {
+        _dir: dir,
+        loops,
+        graph,
+        up,
+        down,
+    }
+}
+
 /// The servo loop written as a graph (sensor and actuator on node 0, PID on
 /// node 1) equals the `[[loops]]` form under every sync scheme, with a
 /// fixed delay and with random delays, losses and receive policies: every
 /// plant value and control value, and every packets.csv row.
 #[test]
 fn a_graph_flow_equals_the_same_loop_written_as_loops() {
-    let lossy_channel = [
-        "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
-        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
-    ];
     let cases: Vec<(&str, Vec<&str>, Vec<&str>)> = vec![
         ("master_slave", vec![], vec![]),
         (
@@ -76,7 +130,7 @@ fn a_graph_flow_equals_the_same_loop_written_as_loops() {
         (
             "lossy",
             [
-                &lossy_channel[..],
+                &LOSSY_CHANNEL[..],
                 &[
                     "loops[0].uplink.drop_stale=true",
                     "loops[0].uplink.max_delay=\"12ms\"",
@@ -86,7 +140,7 @@ fn a_graph_flow_equals_the_same_loop_written_as_loops() {
             ]
             .concat(),
             [
-                &lossy_channel[..],
+                &LOSSY_CHANNEL[..],
                 &[
                     "connections[1].drop_stale=true",
                     "connections[1].max_delay=\"12ms\"",
@@ -98,33 +152,30 @@ fn a_graph_flow_equals_the_same_loop_written_as_loops() {
         ),
     ];
     for (name, loop_sets, graph_sets) in cases {
-        let dir = tempfile::tempdir().unwrap();
-        let (l, g) = (dir.path().join("loops"), dir.path().join("graph"));
-        run_into(&file("servo_loops.toml"), &l, &loop_sets);
-        run_into(&file("servo_graph.toml"), &g, &graph_sets);
-        for (a, b) in [
-            ("servo.y.theta", "servo.y.theta"),
-            ("servo.x.theta", "servo.x.theta"),
-            ("servo.x.omega", "servo.x.omega"),
-            ("servo.u.voltage", "motor.u"),
-        ] {
-            assert_eq!(series(&l, a), series(&g, b), "{name}: {a} vs {b}");
-        }
-        let (up, down) = (packets(&l, "servo:uplink"), packets(&l, "servo:downlink"));
+        let columns = [
+            &[("servo.y.theta", "servo.y.theta")][..],
+            &SERVO_COLUMNS[..],
+        ]
+        .concat();
+        let run = assert_graph_equals_loops(
+            ("servo_loops.toml", &loop_sets),
+            ("servo_graph.toml", &graph_sets),
+            &columns,
+            name,
+        );
+        let (up, down) = (&run.up, &run.down);
         assert!(up.len() >= 99, "{name}: {} uplink packets", up.len());
-        assert_eq!(up, packets(&g, "uplink"), "{name}: uplink rows");
-        assert_eq!(down, packets(&g, "downlink"), "{name}: downlink rows");
         if name == "lossy" {
-            let fates: Vec<&str> = up.iter().chain(&down).map(|r| r[9].as_str()).collect();
+            let fates: Vec<&str> = up.iter().chain(down).map(|r| r[9].as_str()).collect();
             for fate in ["lost_phy", "dropped_max_delay", "accepted"] {
                 assert!(fates.contains(&fate), "lossy: no {fate}");
             }
         }
-        let s = summary(&g);
+        let s = summary(&run.graph);
         assert_eq!(s["complete"], true, "{name}");
         assert_eq!(s["flows"][0]["loop"], "uplink");
         assert_eq!(s["flows"][1]["direction"], "flow");
-        let ls = summary(&l);
+        let ls = summary(&run.loops);
         assert_eq!(s["totals"], ls["totals"], "{name}: totals");
     }
 }

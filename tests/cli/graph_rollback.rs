@@ -5,13 +5,10 @@
 //! by rollback gives two independent rollback loops, and what cannot roll
 //! back is refused at check, naming the key and line.
 
-use crate::graph_flows::{file, packets, run_into, series};
+use crate::graph_flows::{
+    assert_graph_equals_loops, file, packets, run_into, series, LOSSY_CHANNEL, SERVO_COLUMNS,
+};
 use crate::support::{assert_exit, run, stderr, summary};
-
-const LOSSY: [&str; 2] = [
-    "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
-    "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
-];
 
 /// Every scheme (all three take rollback), with computation delays, and
 /// over a random, lossy channel.
@@ -28,14 +25,14 @@ fn schemes() -> Vec<(&'static str, Vec<&'static str>)> {
             ],
         ),
         ("time_stepping", vec!["sync.scheme=\"time_stepping\""]),
-        ("lossy_master_slave", LOSSY.to_vec()),
+        ("lossy_master_slave", LOSSY_CHANNEL.to_vec()),
         (
             "lossy_event_driven",
-            [&LOSSY[..], &["sync.scheme=\"event_driven\""]].concat(),
+            [&LOSSY_CHANNEL[..], &["sync.scheme=\"event_driven\""]].concat(),
         ),
         (
             "lossy_time_stepping",
-            [&LOSSY[..], &["sync.scheme=\"time_stepping\""]].concat(),
+            [&LOSSY_CHANNEL[..], &["sync.scheme=\"time_stepping\""]].concat(),
         ),
     ]
 }
@@ -47,22 +44,18 @@ fn schemes() -> Vec<(&'static str, Vec<&'static str>)> {
 #[test]
 fn a_graph_controller_answering_by_rollback_equals_the_loop_form() {
     for (name, sets) in schemes() {
-        let dir = tempfile::tempdir().unwrap();
-        let (l, g) = (dir.path().join("loops"), dir.path().join("graph"));
-        run_into(&file("servo_rollback_loops.toml"), &l, &sets);
-        run_into(&file("servo_rollback_graph.toml"), &g, &sets);
-        for (a, b) in [
-            ("servo.x.theta", "servo.x.theta"),
-            ("servo.x.omega", "servo.x.omega"),
-            ("servo.u.voltage", "motor.u"),
-        ] {
-            assert_eq!(series(&l, a), series(&g, b), "{name}: {a} vs {b}");
-        }
-        let (up, down) = (packets(&l, "servo:uplink"), packets(&l, "servo:downlink"));
-        assert!(down.len() >= 70, "{name}: {} downlink packets", down.len());
-        assert_eq!(up, packets(&g, "uplink"), "{name}: uplink rows");
-        assert_eq!(down, packets(&g, "downlink"), "{name}: downlink rows");
-        assert_eq!(summary(&g)["complete"], true, "{name}");
+        let run = assert_graph_equals_loops(
+            ("servo_rollback_loops.toml", &sets),
+            ("servo_rollback_graph.toml", &sets),
+            &SERVO_COLUMNS,
+            name,
+        );
+        assert!(
+            run.down.len() >= 70,
+            "{name}: {} downlink packets",
+            run.down.len()
+        );
+        assert_eq!(summary(&run.graph)["complete"], true, "{name}");
     }
     let dir = tempfile::tempdir().unwrap();
     let (r, d) = (dir.path().join("rollback"), dir.path().join("direct"));
