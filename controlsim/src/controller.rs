@@ -513,49 +513,11 @@ impl Controller {
     /// the result is in `self.output`. A continuous law's state is the one
     /// at `t` (see [`StepClock::state_at`]).
     pub(crate) fn compute(&mut self, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
-        if let Law::Continuous(law) = &self.law {
-            let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
-            clock.state_at(
-                law,
-                refs,
-                t,
-                start,
-                held,
-                state,
-                &mut self.error,
-                &mut self.scratch,
-            );
-            load_reference(&mut self.reference, refs, t);
-            law.output(
-                &self.input,
-                &self.reference,
-                &self.scratch,
-                &mut self.output,
-            );
-            self.last_time = Some(t);
-            return;
-        }
-        if let Law::Equations(law) = &self.law {
-            let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
-            clock.state_at(
-                &**law,
-                refs,
-                t,
-                start,
-                held,
-                state,
-                &mut self.error,
-                &mut self.scratch,
-            );
-            load_reference(&mut self.reference, refs, t);
-            law.output(
-                secs(t),
-                &self.input,
-                &self.reference,
-                &self.scratch,
-                &mut self.error,
-                &mut self.output,
-            );
+        if let Some((law, mut parts)) = self.solver_law() {
+            match law {
+                SolverLaw::Continuous(l) => parts.compute(l, clock, refs, t),
+                SolverLaw::Equations(l) => parts.compute(l, clock, refs, t),
+            }
             self.last_time = Some(t);
             return;
         }
@@ -583,22 +545,11 @@ impl Controller {
         t: f64,
         h: f64,
     ) {
-        if let Law::Continuous(law) = &self.law {
-            self.step_start.copy_from_slice(&self.state);
-            self.step_input.copy_from_slice(&self.input);
-            let (input, error) = (&self.input, &mut self.error);
-            solver.step(ws, t, h, &mut self.state, |t, x, dx| {
-                law.error_at(input, refs, t, error);
-                law.derivative(x, error, dx);
-            });
-        } else if let Law::Equations(law) = &self.law {
-            self.step_start.copy_from_slice(&self.state);
-            self.step_input.copy_from_slice(&self.input);
-            let (input, buf) = (&self.input, &mut self.error);
-            solver.step(ws, t, h, &mut self.state, |t, x, dx| {
-                law.load(input, refs, t, buf);
-                Flow::derivative(&**law, t, x, buf, dx);
-            });
+        if let Some((law, mut parts)) = self.solver_law() {
+            match law {
+                SolverLaw::Continuous(l) => parts.integrate(l, solver, ws, refs, t, h),
+                SolverLaw::Equations(l) => parts.integrate(l, solver, ws, refs, t, h),
+            }
         }
     }
 
@@ -625,77 +576,133 @@ impl Controller {
             self.last_time = Some(t);
             return;
         }
-        if let Law::Equations(law) = &self.law {
-            let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
-            clock.state_at(
-                &**law,
-                refs,
-                t,
-                start,
-                held,
-                state,
-                &mut self.error,
-                &mut self.scratch,
-            );
-            let (input, buf) = (&self.input, &mut self.error);
-            clock.solver.step(
-                clock.ws,
-                secs(t),
-                clock.step.as_secs_f64(),
-                &mut self.scratch,
-                |t, x, dx| {
-                    law.load(input, refs, t, buf);
-                    Flow::derivative(&**law, t, x, buf, dx);
-                },
-            );
-            let t_next = SimTime(t.as_nanos().saturating_add(clock.step.as_nanos()));
-            load_reference(&mut self.reference, refs, t_next);
-            law.output(
-                secs(t_next),
-                &self.input,
-                &self.reference,
-                &self.scratch,
-                &mut self.error,
-                &mut self.output,
-            );
+        if let Some((law, mut parts)) = self.solver_law() {
+            match law {
+                SolverLaw::Continuous(l) => parts.rollback(l, clock, refs, t),
+                SolverLaw::Equations(l) => parts.rollback(l, clock, refs, t),
+            }
             self.last_time = Some(t);
-            return;
         }
-        let Law::Continuous(law) = &self.law else {
-            return;
+    }
+
+    /// A solver-integrated law and the parts of the controller it works
+    /// on, borrowed apart; `None` for the other laws.
+    fn solver_law(&mut self) -> Option<(SolverLaw<'_>, FlowParts<'_>)> {
+        let law = match &self.law {
+            Law::Continuous(l) => SolverLaw::Continuous(l),
+            Law::Equations(l) => SolverLaw::Equations(l),
+            _ => return None,
         };
-        let (start, held, state) = (&self.step_start, &self.step_input, &self.state);
+        let parts = FlowParts {
+            input: &self.input,
+            state: &mut self.state,
+            step_start: &mut self.step_start,
+            step_input: &mut self.step_input,
+            reference: &mut self.reference,
+            buf: &mut self.error,
+            scratch: &mut self.scratch,
+            output: &mut self.output,
+        };
+        Some((law, parts))
+    }
+}
+
+/// A solver-integrated law: `state_space`/`transfer_function` or
+/// `equations`.
+enum SolverLaw<'a> {
+    Continuous(&'a continuous::Continuous),
+    Equations(&'a equations::Equations),
+}
+
+/// What a solver-integrated law reads and writes of its controller.
+struct FlowParts<'a> {
+    input: &'a [f64],
+    state: &'a mut [f64],
+    /// The state and held input at the start of the last integrated step.
+    step_start: &'a mut [f64],
+    step_input: &'a mut [f64],
+    reference: &'a mut [f64],
+    /// The law's stage scratch ([`Flow::load`]).
+    buf: &'a mut [f64],
+    /// The state at an event time.
+    scratch: &'a mut [f64],
+    output: &'a mut [f64],
+}
+
+impl FlowParts<'_> {
+    /// One solver step of the state from `t` (seconds), keeping where it
+    /// started for [`StepClock::state_at`].
+    fn integrate<F: Flow>(
+        &mut self,
+        law: &F,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        refs: &[Signal],
+        t: f64,
+        h: f64,
+    ) {
+        self.step_start.copy_from_slice(self.state);
+        self.step_input.copy_from_slice(self.input);
+        let (input, buf) = (self.input, &mut *self.buf);
+        solver.step(ws, t, h, self.state, |t, x, dx| {
+            law.load(input, refs, t, buf);
+            law.derivative(t, x, buf, dx);
+        });
+    }
+
+    /// The output at event time `t`, from the state at `t`.
+    fn compute<F: Flow>(&mut self, law: &F, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
+        self.state_at(law, clock, refs, t);
+        load_reference(self.reference, refs, t);
+        law.output(
+            law.seconds(t),
+            self.input,
+            self.reference,
+            self.scratch,
+            self.buf,
+            self.output,
+        );
+    }
+
+    /// The output one solver step after event time `t` (docs/design.md
+    /// §4.4), on a scratch copy of the state.
+    fn rollback<F: Flow>(&mut self, law: &F, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
+        self.state_at(law, clock, refs, t);
+        let (input, buf) = (self.input, &mut *self.buf);
+        clock.solver.step(
+            clock.ws,
+            law.seconds(t),
+            clock.step.as_secs_f64(),
+            self.scratch,
+            |t, x, dx| {
+                law.load(input, refs, t, buf);
+                law.derivative(t, x, buf, dx);
+            },
+        );
+        let t_next = SimTime(t.as_nanos().saturating_add(clock.step.as_nanos()));
+        load_reference(self.reference, refs, t_next);
+        law.output(
+            law.seconds(t_next),
+            self.input,
+            self.reference,
+            self.scratch,
+            self.buf,
+            self.output,
+        );
+    }
+
+    /// The state at event time `t` into `scratch`.
+    fn state_at<F: Flow>(&mut self, law: &F, clock: &mut StepClock, refs: &[Signal], t: SimTime) {
         clock.state_at(
             law,
             refs,
             t,
-            start,
-            held,
-            state,
-            &mut self.error,
-            &mut self.scratch,
+            self.step_start,
+            self.step_input,
+            self.state,
+            self.buf,
+            self.scratch,
         );
-        let (input, error) = (&self.input, &mut self.error);
-        let h = clock.step.as_secs_f64();
-        clock.solver.step(
-            clock.ws,
-            t.as_secs_f64(),
-            h,
-            &mut self.scratch,
-            |t, x, dx| {
-                law.error_at(input, refs, t, error);
-                law.derivative(x, error, dx);
-            },
-        );
-        let t_next = SimTime(t.as_nanos().saturating_add(clock.step.as_nanos()));
-        load_reference(&mut self.reference, refs, t_next);
-        law.output(
-            &self.input,
-            &self.reference,
-            &self.scratch,
-            &mut self.output,
-        );
-        self.last_time = Some(t);
     }
 }
 
@@ -746,11 +753,27 @@ impl StepClock<'_> {
 /// scratch vector loaded at each stage time (a `state_space` law's error
 /// `r - y`, an `equations` law's inputs `[y, r]`).
 trait Flow {
+    /// An event time in seconds, as this law's arithmetic takes it.
+    fn seconds(&self, t: SimTime) -> f64;
     fn load(&self, input: &[f64], refs: &[Signal], t: f64, buf: &mut [f64]);
     fn derivative(&self, t: f64, x: &[f64], buf: &[f64], dx: &mut [f64]);
+    /// The output at `t` (seconds) from state `x`; `buf` is scratch.
+    fn output(
+        &self,
+        t: f64,
+        input: &[f64],
+        reference: &[f64],
+        x: &[f64],
+        buf: &mut [f64],
+        out: &mut [f64],
+    );
 }
 
 impl Flow for continuous::Continuous {
+    #[inline]
+    fn seconds(&self, t: SimTime) -> f64 {
+        t.as_secs_f64()
+    }
     #[inline]
     fn load(&self, input: &[f64], refs: &[Signal], t: f64, buf: &mut [f64]) {
         self.error_at(input, refs, t, buf);
@@ -759,9 +782,25 @@ impl Flow for continuous::Continuous {
     fn derivative(&self, _t: f64, x: &[f64], buf: &[f64], dx: &mut [f64]) {
         continuous::Continuous::derivative(self, x, buf, dx);
     }
+    #[inline]
+    fn output(
+        &self,
+        _t: f64,
+        input: &[f64],
+        reference: &[f64],
+        x: &[f64],
+        _buf: &mut [f64],
+        out: &mut [f64],
+    ) {
+        continuous::Continuous::output(self, input, reference, x, out);
+    }
 }
 
 impl Flow for equations::Equations {
+    #[inline]
+    fn seconds(&self, t: SimTime) -> f64 {
+        secs(t)
+    }
     #[inline]
     fn load(&self, input: &[f64], refs: &[Signal], t: f64, buf: &mut [f64]) {
         self.inputs_at(input, refs, t, buf);
@@ -769,6 +808,18 @@ impl Flow for equations::Equations {
     #[inline]
     fn derivative(&self, t: f64, x: &[f64], buf: &[f64], dx: &mut [f64]) {
         equations::Equations::derivative(self, t, x, buf, dx);
+    }
+    #[inline]
+    fn output(
+        &self,
+        t: f64,
+        input: &[f64],
+        reference: &[f64],
+        x: &[f64],
+        buf: &mut [f64],
+        out: &mut [f64],
+    ) {
+        equations::Equations::output(self, t, input, reference, x, buf, out);
     }
 }
 
