@@ -220,6 +220,8 @@ impl Expander {
         let mut used: BTreeMap<String, Used> = BTreeMap::new();
         let mut deferred = Vec::new();
         let mut names = std::collections::BTreeSet::new();
+        // Components with a `mobility` table: (index among all, index here).
+        let mut moving = Vec::new();
         for (i, mut c) in components.into_iter().enumerate() {
             let key = format!("components[{i}]");
             if !names.insert(c.name.clone())
@@ -245,6 +247,9 @@ impl Expander {
             let Some(sub) = c.subsystem.take() else {
                 self.read_files(file, &key, &base_dir, &mut c)?;
                 c.name = format!("{prefix}{}", c.name);
+                if c.mobility.is_some() {
+                    moving.push((self.components.len(), i));
+                }
                 self.origins.components.push((file, i));
                 self.components.push(c);
                 if self.components.len() > MAX_EXPANDED_COMPONENTS {
@@ -317,6 +322,25 @@ impl Expander {
                     outputs: level.outputs,
                 },
             );
+        }
+        // A `mobility` table names output elements as a connection's `from`
+        // does, so they are renamed the same way, once every subsystem of
+        // this level is known.
+        for (at, i) in moving {
+            let mut mobility = self.components[at].mobility.take();
+            if let Some(m) = mobility.as_mut() {
+                for (field, text) in [("position", &mut m.position), ("velocity", &mut m.velocity)]
+                {
+                    let Some(text) = text else { continue };
+                    let key = format!("components[{i}].mobility.{field}");
+                    if let Some(renamed) =
+                        self.address(file, &key, text, prefix, &used, true)?.pop()
+                    {
+                        *text = renamed;
+                    }
+                }
+            }
+            self.components[at].mobility = mobility;
         }
         let mut out = Vec::new();
         for (j, conn) in connections.into_iter().enumerate() {

@@ -182,3 +182,33 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
         );
     }
 }
+
+/// The cart and its actuator in a subsystem whose `mobility` names the
+/// cart's outputs inside the subsystem file (renamed as its connections
+/// are): the same run as the flat graph. Equal packets.csv rows mean equal
+/// delays, so ns-3 saw the same positions. Before, the subsystem's
+/// reference was not renamed and `check` refused it (exit 2).
+#[test]
+fn a_subsystem_component_moves_its_node_as_the_flat_graph_does() {
+    let out = tempfile::tempdir().unwrap();
+    let (flat, sub) = (out.path().join("flat"), out.path().join("sub"));
+    netloop(&fixtures().join("cart_graph.toml"), &flat, &[server_set()]);
+    netloop(
+        &fixtures().join("cart_graph_subsystem.toml"),
+        &sub,
+        &[server_set()],
+    );
+    for (a, b) in [
+        ("cart.x.x", "car/cart.x.x"),
+        ("cart.x.v", "car/cart.x.v"),
+        ("force.u", "car/force.u"),
+    ] {
+        assert_eq!(series(&flat, a), series(&sub, b), "{a}");
+    }
+    for flow in ["uplink", "downlink"] {
+        let rows = packets(&flat, flow);
+        assert!(rows.len() >= 190, "{flow}: {} rows", rows.len());
+        assert_eq!(rows, packets(&sub, flow), "{flow}");
+    }
+    assert_eq!(syncs(&flat), syncs(&sub));
+}
