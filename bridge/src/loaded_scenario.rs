@@ -118,6 +118,8 @@ pub fn load_text(
 pub struct ScenarioBase {
     /// Set for a loop scenario: its parsed table is kept for every load.
     loops: Option<scenario_file::Base>,
+    /// Whether the file as written has a `[network]` table.
+    has_network: bool,
     path: PathBuf,
     text: String,
 }
@@ -144,9 +146,11 @@ impl ScenarioBase {
             path: path.to_path_buf(),
             message: shorten_lines(e.to_string().trim_end()),
         })?;
+        let has_network = table.contains_key("network");
         let loops = (!is_graph(&table)).then(|| scenario_file::Base::parsed(path, text, table));
         Ok(ScenarioBase {
             loops,
+            has_network,
             path: path.to_path_buf(),
             text: text.to_string(),
         })
@@ -155,6 +159,11 @@ impl ScenarioBase {
     /// Whether this is a graph scenario (`[[components]]`).
     pub fn is_graph(&self) -> bool {
         self.loops.is_none()
+    }
+
+    /// Whether the file as written (before any override) has a `[network]`.
+    pub fn has_network(&self) -> bool {
+        self.has_network
     }
 
     /// The scenario with `overrides`, checked and built.

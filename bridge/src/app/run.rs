@@ -29,7 +29,7 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
         all.push(Override::parse_set(&format.set()).map_err(Failure::BadInput)?);
     }
     // Asked of the file as written: `--network` itself adds a [network].
-    if base.is_graph() && args.scenario.network.is_some() && !has_network(&text) {
+    if base.is_graph() && args.scenario.network.is_some() && !base.has_network() {
         return Err(no_network_to_set(path));
     }
     let loaded = base.load(&all)?;
@@ -82,11 +82,6 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
         ))),
         Err(e) => Err(Failure::Run(e.to_string())),
     }
-}
-
-/// Whether the scenario file as written has a `[network]`.
-fn has_network(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("network"))
 }
 
 /// `--network` on a graph scenario that has no `[network]` to set it in.
