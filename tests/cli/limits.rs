@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    assert_exit, assert_exit_saying, run, servo_example, stderr, stdout, write_sweep,
+    assert_exit, assert_exit_saying, run, run_sweep, servo_example, stderr, stdout, write_sweep,
 };
 
 /// The servo example with its `[loops.plant]` table replaced by `plant`
@@ -245,13 +245,7 @@ fn a_million_point_sweep_is_refused_at_once_naming_the_axis() {
         ),
     );
     let started = Instant::now();
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--dry-run",
-        "--out",
-        dir.path().join("out").to_str().unwrap(),
-    ]);
+    let o = run_sweep(&sweep, &dir.path().join("out"), &["--dry-run"]);
     let took = started.elapsed();
     assert_exit(&o, 2);
     let err = stderr(&o);
@@ -288,13 +282,7 @@ fn a_large_sweep_below_the_limit_is_planned_in_seconds() {
         ),
     );
     let started = Instant::now();
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--dry-run",
-        "--out",
-        dir.path().join("out").to_str().unwrap(),
-    ]);
+    let o = run_sweep(&sweep, &dir.path().join("out"), &["--dry-run"]);
     let took = started.elapsed();
     assert_exit(&o, 0);
     assert!(

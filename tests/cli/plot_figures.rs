@@ -8,8 +8,7 @@ use std::path::Path;
 
 use crate::figures::check_figure;
 use crate::support::{
-    assert_exit, assert_exit_saying, root, run, run_scenario, run_sweep, servo_example, stderr,
-    write_sweep,
+    assert_exit, assert_exit_saying, root, run, run_scenario, run_sweep, servo_example, write_sweep,
 };
 
 #[test]
