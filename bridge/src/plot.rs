@@ -30,6 +30,8 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use layout::Res;
+
 /// Figure width, pixels.
 pub const WIDTH: u32 = 1200;
 /// Figure height, pixels.
@@ -122,10 +124,7 @@ pub fn plot_dir(dir: &Path, options: &PlotOptions) -> Result<Vec<PathBuf>, PlotE
 
 /// Something that can be drawn on any backend.
 pub(crate) trait Figure {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Res<()>
     where
         DB::ErrorType: 'static;
 }

@@ -41,30 +41,6 @@ PacketNumTag::GetTypeId()
     return tid;
 }
 
-TypeId
-PacketNumTag::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-PacketNumTag::GetSerializedSize() const
-{
-    return 8;
-}
-
-void
-PacketNumTag::Serialize(TagBuffer buffer) const
-{
-    buffer.WriteU64(m_number);
-}
-
-void
-PacketNumTag::Deserialize(TagBuffer buffer)
-{
-    m_number = buffer.ReadU64();
-}
-
 void
 PacketNumTag::Print(std::ostream& os) const
 {
@@ -108,30 +84,6 @@ PacketPortTag::GetTypeId()
                                           ns3::MakeUintegerAccessor(&PacketPortTag::GetPort),
                                           ns3::MakeUintegerChecker<uint16_t>());
     return tid;
-}
-
-TypeId
-PacketPortTag::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-PacketPortTag::GetSerializedSize() const
-{
-    return 2;
-}
-
-void
-PacketPortTag::Serialize(TagBuffer buffer) const
-{
-    buffer.WriteU16(m_port);
-}
-
-void
-PacketPortTag::Deserialize(TagBuffer buffer)
-{
-    m_port = buffer.ReadU16();
 }
 
 void
@@ -184,32 +136,6 @@ StateNumTag::GetTypeId()
                                           ns3::MakeUintegerAccessor(&StateNumTag::GetCount),
                                           ns3::MakeUintegerChecker<uint16_t>());
     return tid;
-}
-
-TypeId
-StateNumTag::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-StateNumTag::GetSerializedSize() const
-{
-    return 4;
-}
-
-void
-StateNumTag::Serialize(TagBuffer buffer) const
-{
-    buffer.WriteU16(m_index);
-    buffer.WriteU16(m_count);
-}
-
-void
-StateNumTag::Deserialize(TagBuffer buffer)
-{
-    m_index = buffer.ReadU16();
-    m_count = buffer.ReadU16();
 }
 
 void
@@ -269,30 +195,6 @@ SendTimeTag::GetTypeId()
     return tid;
 }
 
-TypeId
-SendTimeTag::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-SendTimeTag::GetSerializedSize() const
-{
-    return 8;
-}
-
-void
-SendTimeTag::Serialize(TagBuffer buffer) const
-{
-    buffer.WriteU64(m_ns);
-}
-
-void
-SendTimeTag::Deserialize(TagBuffer buffer)
-{
-    m_ns = buffer.ReadU64();
-}
-
 void
 SendTimeTag::Print(std::ostream& os) const
 {
@@ -321,42 +223,6 @@ ControlTag::GetTypeId()
                             .SetGroupName("Netloop")
                             .AddConstructor<ControlTag>();
     return tid;
-}
-
-TypeId
-ControlTag::GetInstanceTypeId() const
-{
-    return GetTypeId();
-}
-
-uint32_t
-ControlTag::GetSerializedSize() const
-{
-    return 8 + 4 + 8 + 2 + 2 + 2 + 8;
-}
-
-void
-ControlTag::Serialize(TagBuffer buffer) const
-{
-    buffer.WriteU64(serial);
-    buffer.WriteU32(flow);
-    buffer.WriteU64(number);
-    buffer.WriteU16(port);
-    buffer.WriteU16(stateIndex);
-    buffer.WriteU16(stateCount);
-    buffer.WriteU64(sentNs);
-}
-
-void
-ControlTag::Deserialize(TagBuffer buffer)
-{
-    serial = buffer.ReadU64();
-    flow = buffer.ReadU32();
-    number = buffer.ReadU64();
-    port = buffer.ReadU16();
-    stateIndex = buffer.ReadU16();
-    stateCount = buffer.ReadU16();
-    sentNs = buffer.ReadU64();
 }
 
 void

@@ -22,15 +22,88 @@
 
 #include <cstdint>
 #include <ostream>
+#include <tuple>
 #include <vector>
 
 namespace netloop
 {
 
 /**
+ * \brief What every netloop tag shares: its instance TypeId is its class's,
+ * and its bytes are its fields, in order, at their own widths.
+ *
+ * Derived lists its fields in `static auto Fields(Self& self)`, a std::tie of
+ * uint16_t, uint32_t and uint64_t members (Self: Derived or const Derived).
+ */
+template <typename Derived>
+class FieldTag : public ns3::Tag
+{
+  public:
+    ns3::TypeId GetInstanceTypeId() const override
+    {
+        return Derived::GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return std::apply(
+            [](const auto&... field) { return static_cast<uint32_t>((0 + ... + sizeof(field))); },
+            Derived::Fields(AsDerived()));
+    }
+
+    void Serialize(ns3::TagBuffer buffer) const override
+    {
+        std::apply([&buffer](const auto&... field) { (Write(buffer, field), ...); },
+                   Derived::Fields(AsDerived()));
+    }
+
+    void Deserialize(ns3::TagBuffer buffer) override
+    {
+        std::apply([&buffer](auto&... field) { (Read(buffer, field), ...); },
+                   Derived::Fields(static_cast<Derived&>(*this)));
+    }
+
+  private:
+    const Derived& AsDerived() const
+    {
+        return static_cast<const Derived&>(*this);
+    }
+
+    static void Write(ns3::TagBuffer& buffer, uint16_t v)
+    {
+        buffer.WriteU16(v);
+    }
+
+    static void Write(ns3::TagBuffer& buffer, uint32_t v)
+    {
+        buffer.WriteU32(v);
+    }
+
+    static void Write(ns3::TagBuffer& buffer, uint64_t v)
+    {
+        buffer.WriteU64(v);
+    }
+
+    static void Read(ns3::TagBuffer& buffer, uint16_t& v)
+    {
+        v = buffer.ReadU16();
+    }
+
+    static void Read(ns3::TagBuffer& buffer, uint32_t& v)
+    {
+        v = buffer.ReadU32();
+    }
+
+    static void Read(ns3::TagBuffer& buffer, uint64_t& v)
+    {
+        v = buffer.ReadU64();
+    }
+};
+
+/**
  * \brief Per-flow sequence number of a control packet.
  */
-class PacketNumTag : public ns3::Tag
+class PacketNumTag : public FieldTag<PacketNumTag>
 {
   public:
     /// Number 0.
@@ -40,11 +113,14 @@ class PacketNumTag : public ns3::Tag
 
     /// \return the TypeId
     static ns3::TypeId GetTypeId();
-    ns3::TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(ns3::TagBuffer buffer) const override;
-    void Deserialize(ns3::TagBuffer buffer) override;
     void Print(std::ostream& os) const override;
+
+    /// The serialized fields, in order (see FieldTag).
+    template <typename Self>
+    static auto Fields(Self& self)
+    {
+        return std::tie(self.m_number);
+    }
 
     /// \param number the packet number
     void SetNumber(uint64_t number);
@@ -58,7 +134,7 @@ class PacketNumTag : public ns3::Tag
 /**
  * \brief The flow's port: identifies the loop and the direction of a control packet.
  */
-class PacketPortTag : public ns3::Tag
+class PacketPortTag : public FieldTag<PacketPortTag>
 {
   public:
     /// Port 0.
@@ -68,11 +144,14 @@ class PacketPortTag : public ns3::Tag
 
     /// \return the TypeId
     static ns3::TypeId GetTypeId();
-    ns3::TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(ns3::TagBuffer buffer) const override;
-    void Deserialize(ns3::TagBuffer buffer) override;
     void Print(std::ostream& os) const override;
+
+    /// The serialized fields, in order (see FieldTag).
+    template <typename Self>
+    static auto Fields(Self& self)
+    {
+        return std::tie(self.m_port);
+    }
 
     /// \param port the flow's port
     void SetPort(uint16_t port);
@@ -89,7 +168,7 @@ class PacketPortTag : public ns3::Tag
  * A sample of n values sent as n packets has count n and index 0..n-1; a
  * single-packet sample has index 0 and count 1.
  */
-class StateNumTag : public ns3::Tag
+class StateNumTag : public FieldTag<StateNumTag>
 {
   public:
     /// Index 0, count 1.
@@ -100,11 +179,14 @@ class StateNumTag : public ns3::Tag
 
     /// \return the TypeId
     static ns3::TypeId GetTypeId();
-    ns3::TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(ns3::TagBuffer buffer) const override;
-    void Deserialize(ns3::TagBuffer buffer) override;
     void Print(std::ostream& os) const override;
+
+    /// The serialized fields, in order (see FieldTag).
+    template <typename Self>
+    static auto Fields(Self& self)
+    {
+        return std::tie(self.m_index, self.m_count);
+    }
 
     /// \param index state index
     void SetIndex(uint16_t index);
@@ -123,7 +205,7 @@ class StateNumTag : public ns3::Tag
 /**
  * \brief The send time the bridge asked for, in integer nanoseconds.
  */
-class SendTimeTag : public ns3::Tag
+class SendTimeTag : public FieldTag<SendTimeTag>
 {
   public:
     /// Time 0.
@@ -133,11 +215,14 @@ class SendTimeTag : public ns3::Tag
 
     /// \return the TypeId
     static ns3::TypeId GetTypeId();
-    ns3::TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(ns3::TagBuffer buffer) const override;
-    void Deserialize(ns3::TagBuffer buffer) override;
     void Print(std::ostream& os) const override;
+
+    /// The serialized fields, in order (see FieldTag).
+    template <typename Self>
+    static auto Fields(Self& self)
+    {
+        return std::tie(self.m_ns);
+    }
 
     /// \param ns send time in nanoseconds
     void SetNanoSeconds(uint64_t ns);
@@ -158,18 +243,27 @@ class SendTimeTag : public ns3::Tag
  * the bytes of each control packet still name it; a packet made of several
  * control packets' bytes names them all. Needs at least one payload byte.
  */
-class ControlTag : public ns3::Tag
+class ControlTag : public FieldTag<ControlTag>
 {
   public:
     ControlTag() = default;
 
     /// \return the TypeId
     static ns3::TypeId GetTypeId();
-    ns3::TypeId GetInstanceTypeId() const override;
-    uint32_t GetSerializedSize() const override;
-    void Serialize(ns3::TagBuffer buffer) const override;
-    void Deserialize(ns3::TagBuffer buffer) override;
     void Print(std::ostream& os) const override;
+
+    /// The serialized fields, in order (see FieldTag).
+    template <typename Self>
+    static auto Fields(Self& self)
+    {
+        return std::tie(self.serial,
+                        self.flow,
+                        self.number,
+                        self.port,
+                        self.stateIndex,
+                        self.stateCount,
+                        self.sentNs);
+    }
 
     uint64_t serial = 0;     //!< unique per sent packet (per StepEngine)
     uint32_t flow = 0;       //!< flow id

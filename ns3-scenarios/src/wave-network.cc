@@ -372,14 +372,6 @@ WaveNetworkBuilder::GetDoc() const
            "control nodes are 0..nodes.";
 }
 
-NodeCountRule
-WaveNetworkBuilder::GetNodeCountRule() const
-{
-    NodeCountRule rule;
-    rule.doc = "Control nodes.";
-    return rule;
-}
-
 void
 WaveNetworkBuilder::DeclareArguments(ArgumentTable& table)
 {
@@ -426,31 +418,6 @@ WaveNetworkBuilder::DeclareArguments(ArgumentTable& table)
              "time with unit",
              m_options.bsmTxMaxDelay)
         .Type(ArgumentType::Duration);
-}
-
-uint32_t
-WaveNetworkBuilder::ResolveNodeCount(uint32_t requested) const
-{
-    return requested == 0 ? 2 : requested;
-}
-
-std::optional<std::string>
-WaveNetworkBuilder::Validate(const NetworkRequest& request) const
-{
-    return ValidateWithPlacement(
-        ParseWaveOptions(m_options, request),
-        request.placement,
-        [&request](const WaveParameters&) { return request.nodeCount; },
-        "nodes");
-}
-
-BuiltNetwork
-WaveNetworkBuilder::Build(const NetworkRequest& request, int64_t stream)
-{
-    const auto p = std::get<WaveParameters>(ParseWaveOptions(m_options, request));
-    const auto positions = std::get<std::vector<ns3::Vector>>(
-        ResolvePositions(request.placement, request.nodeCount, p.background.nodes, "nodes"));
-    return BuildWaveNetwork(p, request.nodeCount, positions, stream);
 }
 
 } // namespace netloop

@@ -7,6 +7,7 @@
 #define NETLOOP_WAVE_NETWORK_H
 
 #include "network-builder.h"
+#include "wireless-builder.h"
 
 #include <cstdint>
 #include <string>
@@ -84,21 +85,13 @@ BuiltNetwork BuildWaveNetwork(const WaveParameters& parameters,
  * In both, unicast data frames are acknowledged and retried (NORMAL_ACK), so
  * a lost control packet is reported once, as Mac, when the MAC gives up.
  */
-class WaveNetworkBuilder : public NetworkBuilder
+class WaveNetworkBuilder
+    : public WirelessNetworkBuilder<WaveOptions, WaveParameters, ParseWaveOptions, BuildWaveNetwork>
 {
   public:
     std::string GetName() const override;
     std::string GetDoc() const override;
-    /// --nodes control nodes.
-    NodeCountRule GetNodeCountRule() const override;
     void DeclareArguments(ArgumentTable& table) override;
-    /// 0 -> 2.
-    uint32_t ResolveNodeCount(uint32_t requested) const override;
-    std::optional<std::string> Validate(const NetworkRequest& request) const override;
-    BuiltNetwork Build(const NetworkRequest& request, int64_t stream) override;
-
-  private:
-    WaveOptions m_options; //!< command-line values
 };
 
 } // namespace netloop

@@ -268,14 +268,6 @@ WifiNetworkBuilder::GetDoc() const
     return "IEEE 802.11 ad hoc, one hop; control nodes are 0..nodes.";
 }
 
-NodeCountRule
-WifiNetworkBuilder::GetNodeCountRule() const
-{
-    NodeCountRule rule;
-    rule.doc = "Control nodes.";
-    return rule;
-}
-
 void
 WifiNetworkBuilder::DeclareArguments(ArgumentTable& table)
 {
@@ -316,31 +308,6 @@ WifiNetworkBuilder::DeclareArguments(ArgumentTable& table)
         .Unit("MHz")
         .Allowed({20, 22, 40})
         .Unset("the standard's (20; 22 for 80211b)");
-}
-
-uint32_t
-WifiNetworkBuilder::ResolveNodeCount(uint32_t requested) const
-{
-    return requested == 0 ? 2 : requested;
-}
-
-std::optional<std::string>
-WifiNetworkBuilder::Validate(const NetworkRequest& request) const
-{
-    return ValidateWithPlacement(
-        ParseWifiOptions(m_options, request),
-        request.placement,
-        [&request](const WifiParameters&) { return request.nodeCount; },
-        "nodes");
-}
-
-BuiltNetwork
-WifiNetworkBuilder::Build(const NetworkRequest& request, int64_t stream)
-{
-    const auto p = std::get<WifiParameters>(ParseWifiOptions(m_options, request));
-    const auto positions = std::get<std::vector<ns3::Vector>>(
-        ResolvePositions(request.placement, request.nodeCount, p.background.nodes, "nodes"));
-    return BuildWifiNetwork(p, request.nodeCount, positions, stream);
 }
 
 } // namespace netloop

@@ -6,6 +6,7 @@
 #define NETLOOP_WIFI_NETWORK_H
 
 #include "network-builder.h"
+#include "wireless-builder.h"
 
 #include "ns3/wifi-standards.h"
 
@@ -62,21 +63,13 @@ BuiltNetwork BuildWifiNetwork(const WifiParameters& parameters,
  * power, and the chosen rate manager. Control flows are unicast UDP or TCP in
  * one IPv4 subnet: one hop, acknowledged and retried by the MAC.
  */
-class WifiNetworkBuilder : public NetworkBuilder
+class WifiNetworkBuilder
+    : public WirelessNetworkBuilder<WifiOptions, WifiParameters, ParseWifiOptions, BuildWifiNetwork>
 {
   public:
     std::string GetName() const override;
     std::string GetDoc() const override;
-    /// --nodes control nodes.
-    NodeCountRule GetNodeCountRule() const override;
     void DeclareArguments(ArgumentTable& table) override;
-    /// 0 -> 2.
-    uint32_t ResolveNodeCount(uint32_t requested) const override;
-    std::optional<std::string> Validate(const NetworkRequest& request) const override;
-    BuiltNetwork Build(const NetworkRequest& request, int64_t stream) override;
-
-  private:
-    WifiOptions m_options; //!< command-line values
 };
 
 } // namespace netloop

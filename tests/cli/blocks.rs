@@ -3,7 +3,7 @@
 //! port, bad parameter); the examples' results are checked in
 //! bridge/tests/blocks.rs.
 
-use crate::support::{assert_exit, run, stderr};
+use crate::support::{assert_exit, run, run_scenario, stderr};
 
 fn check(body: &str) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -57,12 +57,7 @@ fn malformed_diagrams_exit_2_naming_key_and_line() {
 fn a_diagram_runs_and_names_its_columns_by_block() {
     let out = tempfile::tempdir().unwrap();
     let example = crate::support::root().join("examples/abs_slip_blocks.toml");
-    let o = run(&[
-        "run",
-        example.to_str().unwrap(),
-        "--out",
-        out.path().to_str().unwrap(),
-    ]);
+    let o = run_scenario(&example, out.path(), &[]);
     assert_exit(&o, 0);
     let (header, rows) = crate::support::read_csv(&out.path().join("timeseries.csv"));
     assert_eq!(header[0], "time");

@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{assert_exit, root, run, servo_example, stderr};
+use crate::support::{assert_exit, assert_exit_saying, root, run, servo_example, stderr};
 
 struct Case {
     path: PathBuf,
@@ -217,10 +217,5 @@ fn set_errors_name_the_override_and_exit_2() {
 #[test]
 fn a_missing_file_is_bad_input() {
     let o = run(&["check", "/no/such/scenario.toml"]);
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("/no/such/scenario.toml"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "/no/such/scenario.toml");
 }

@@ -1,7 +1,9 @@
 //! Every command: help with examples, completions, check, run with --set,
 //! -v / -q / RUST_LOG, and `ns3 info` without a server.
 
-use crate::support::{assert_exit, netloop, run, servo_example, stderr, stdout, summary};
+use crate::support::{
+    assert_exit, assert_exit_saying, netloop, run, servo_example, stderr, stdout, summary,
+};
 
 #[test]
 fn every_command_has_help_with_an_example() {
@@ -201,12 +203,7 @@ fn quiet_silences_the_normal_output_of_run_and_check() {
     );
     // Errors still show, and -q with -v is refused.
     let o = run(&["-q", "check", "/no/such/scenario.toml"]);
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("/no/such/scenario.toml"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "/no/such/scenario.toml");
     assert_exit(
         &run(&["-q", "-v", "check", servo_example().to_str().unwrap()]),
         2,

@@ -9,7 +9,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 
 use crate::support::{
-    assert_exit, column, read_csv, run, servo_example, stderr, summary, write_sweep,
+    assert_exit, column, read_csv, run, run_sweep, servo_example, stderr, summary, write_sweep,
 };
 
 fn reader(path: &Path) -> SerializedFileReader<std::fs::File> {
@@ -153,15 +153,7 @@ fn sweep_parquet_is_long_form_with_si_parameters_and_every_metric() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = write_sweep(dir.path(), "grid.toml", GRID);
     let out = dir.path().join("out");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--replications",
-        "2",
-        "-q",
-    ]);
+    let o = run_sweep(&sweep, &out, &["--replications", "2", "-q"]);
     assert_exit(&o, 0);
     let (header, runs) = read_csv(&out.join("sweep.csv"));
     assert_eq!(
@@ -215,19 +207,19 @@ fn sweep_set_overrides_the_file_and_pins_a_grid_axis() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = write_sweep(dir.path(), "grid.toml", GRID);
     let out = dir.path().join("out");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--set",
-        "duration=100ms",
-        "--set",
-        "network.builtin.delay.value=5ms",
-        "--replications",
-        "1",
-        "-q",
-    ]);
+    let o = run_sweep(
+        &sweep,
+        &out,
+        &[
+            "--set",
+            "duration=100ms",
+            "--set",
+            "network.builtin.delay.value=5ms",
+            "--replications",
+            "1",
+            "-q",
+        ],
+    );
     assert_exit(&o, 0);
     let (header, runs) = read_csv(&out.join("sweep.csv"));
     assert_eq!(runs.len(), 1);

@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 
 use toml::{Table, Value};
 
-use crate::support::{assert_exit, column, read_csv, root, run, stdout};
+use crate::support::{assert_exit, column, read_csv, root, run, run_sweep, stdout};
 
 /// A key no table has.
 const PROBE: &str = "zz_not_a_key";
@@ -663,14 +663,7 @@ fn the_tutorial_names_only_existing_examples_and_its_sweep_runs() {
     // The tutorial's sweep, as it says: 24 runs, all complete.
     let dir = tempfile::tempdir().unwrap();
     let sweep = root().join("examples/sweep_delay_gain.toml");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        dir.path().to_str().unwrap(),
-        "--plot",
-        "-q",
-    ]);
+    let o = run_sweep(&sweep, dir.path(), &["--plot", "-q"]);
     assert_exit(&o, 0);
     let (header, rows) = read_csv(&dir.path().join("sweep.csv"));
     assert_eq!(rows.len(), 24);

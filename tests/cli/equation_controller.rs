@@ -1,7 +1,7 @@
 //! `kind = "equations"` controllers through the binary: a `source` file
 //! read relative to the scenario, and its errors located in that file.
 
-use crate::support::{assert_exit, run, stderr};
+use crate::support::{assert_exit, assert_exit_saying, run, stderr};
 
 const SCENARIO: &str = r#"duration = "1s"
 step = "10ms"
@@ -65,12 +65,7 @@ fn a_controller_source_file_is_read_beside_the_scenario_and_located() {
 
     std::fs::remove_file(&law).unwrap();
     let o = run(&["check", scenario.to_str().unwrap()]);
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("`loops[0].controller.source`"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "`loops[0].controller.source`");
 }
 
 /// An inline controller model's syntax error is reported at its own line

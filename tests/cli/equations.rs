@@ -1,18 +1,13 @@
 //! The equation-language examples run through `netloop run` and give the
 //! results their comments state; a model file's errors point into it.
 
-use crate::support::{assert_exit, column, read_csv, root, run, stderr, summary};
+use crate::support::{assert_exit, column, read_csv, root, run, run_scenario, stderr, summary};
 
 fn run_example(name: &str) -> (tempfile::TempDir, Vec<String>, Vec<Vec<String>>) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let example = root().join("examples").join(name);
-    let o = run(&[
-        "run",
-        example.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_scenario(&example, &out, &[]);
     assert_exit(&o, 0);
     let (header, rows) = read_csv(&out.join("timeseries.csv"));
     (dir, header, rows)

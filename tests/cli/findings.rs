@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::support::{assert_exit, column, read_csv, run, summary};
+use crate::support::{assert_exit, column, read_csv, run, run_sweep, summary};
 
 fn netloop_run(dir: &Path, scenario: &str) -> serde_json::Value {
     let file = dir.join("s.toml");
@@ -258,14 +258,7 @@ values = ["5ms", "150ms"]
     )
     .unwrap();
     let out = dir.path().join("out");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--jobs",
-        "2",
-    ]);
+    let o = run_sweep(&sweep, &out, &["--jobs", "2"]);
     assert_exit(&o, 0);
 
     let (header, rows) = read_csv(&out.join("sweep.csv"));

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{assert_exit, column, read_csv, root, run, stderr, stdout};
+use crate::support::{assert_exit, column, read_csv, root, run, run_scenario, stderr, stdout};
 
 fn cascade() -> String {
     std::fs::read_to_string(root().join("examples/cascade_servo_graph.toml")).unwrap()
@@ -250,12 +250,7 @@ to = "a.measurement"
 
     std::fs::write(&path, format!("{text}\n[algebraic_loops]\nsolve = true\n")).unwrap();
     let out = dir.path().join("out");
-    let o = run(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_scenario(&path, &out, &[]);
     assert_exit(&o, 0);
     let (header, rows) = read_csv(&out.join("timeseries.csv"));
     // a = 1 - 0.5 b, b = -0.25 a: a = 1 / (1 - 0.125) = 8/7, b = -2/7.

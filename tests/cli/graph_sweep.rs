@@ -3,24 +3,17 @@
 //! directory named by its config hash, and a second `--resume` finds every
 //! run complete.
 
-use std::path::Path;
-
 use crate::graph_flows::file;
-use crate::support::{column, netloop, read_csv};
-
-/// Writes a sweep file over `scenario` into `dir`.
-fn sweep_over(dir: &Path, scenario: &Path, body: &str) -> std::path::PathBuf {
-    let path = dir.join("graph_sweep.toml");
-    let text = format!("scenario = {:?}\n{body}", scenario.display().to_string());
-    std::fs::write(&path, text).unwrap();
-    path
-}
+use crate::support::{
+    assert_exit, assert_resumes, complete_run_dirs, netloop, sweep_args, write_sweep_over,
+};
 
 #[test]
 fn a_sweep_over_a_graph_scenario_runs_every_point_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
-    let sweep = sweep_over(
+    let sweep = write_sweep_over(
         dir.path(),
+        "graph_sweep.toml",
         &file("servo_graph.toml"),
         r#"
 replications = 2
@@ -32,24 +25,18 @@ values = [10.0, 20.0]
 "#,
     );
     let out = dir.path().join("out");
-    let args = [
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--jobs",
-        "2",
-    ];
-    let o = netloop().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    let (header, rows) = read_csv(&out.join("sweep.csv"));
-    assert_eq!(rows.len(), 4, "2 points x 2 replications");
-    let (status, run_dir) = (column(&header, "status"), column(&header, "run_dir"));
-    let mut dirs = std::collections::BTreeSet::new();
-    for r in &rows {
-        assert_eq!(r[status], "complete", "{r:?}");
-        let dir = out.join(&r[run_dir]);
+    let args = sweep_args(&sweep, &out);
+    let o = netloop().args(&args).output().unwrap();
+    assert_exit(&o, 0);
+    let (dirs, rows) = complete_run_dirs(&out);
+    assert_eq!(rows, 4, "2 points x 2 replications");
+    assert_eq!(
+        dirs.len(),
+        4,
+        "every run completes, in a directory of its own"
+    );
+    for name in &dirs {
+        let dir = out.join(name);
         let summary: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap())
                 .unwrap();
@@ -60,25 +47,18 @@ values = [10.0, 20.0]
             "{summary}"
         );
         assert_eq!(summary["complete"], true);
-        dirs.insert(r[run_dir].clone());
     }
-    assert_eq!(dirs.len(), 4, "every run has a directory of its own");
 
-    let o = netloop().args(args).arg("--resume").output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains("resume: 4 of 4 runs already complete"),
-        "{err}"
-    );
+    assert_resumes(&args, 4, 4);
 }
 
 #[test]
 fn a_sweep_over_a_graph_scenario_on_one_node_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = crate::support::root().join("examples/cascade_servo_graph.toml");
-    let sweep = sweep_over(
+    let sweep = write_sweep_over(
         dir.path(),
+        "graph_sweep.toml",
         &scenario,
         "[[grid]]\nkey = \"duration\"\nvalues = [\"1s\", \"2s\"]\n",
     );

@@ -7,7 +7,9 @@
 use std::path::Path;
 
 use crate::figures::check_figure;
-use crate::support::{assert_exit, root, run, servo_example, stderr, write_sweep};
+use crate::support::{
+    assert_exit, assert_exit_saying, root, run, run_scenario, run_sweep, servo_example, write_sweep,
+};
 
 #[test]
 fn a_stop_condition_gives_an_instability_fraction_figure() {
@@ -29,13 +31,7 @@ values = [0.0, 20.0]
 "#,
     );
     let out = dir.path().join("sweep");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = run_sweep(&sweep, &out, &["-q"]);
     assert_exit(&o, 0);
     let summary = std::fs::read_to_string(out.join("sweep_summary.csv")).unwrap();
     assert!(summary.contains(",0.0,unstable_fraction,3,0,"), "{summary}");
@@ -153,12 +149,7 @@ fn data_rates_can_be_drawn_on_a_log_axis() {
     let words = dir.path().join("words");
     handmade_sweep(&words, ["slow", "medium", "fast"], true);
     let o = run(&["plot", words.to_str().unwrap(), "--log-x"]);
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("--log-x needs positive numbers"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "--log-x needs positive numbers");
 }
 
 #[test]
@@ -209,17 +200,11 @@ fn titles_fit_and_legends_stand_beside_the_data() {
     // pixels holds at the smallest title size.
     let name = format!("a_run_directory_with_a_long_name_{}", "x".repeat(207));
     let out = dir.path().join(name);
-    let o = run(&[
-        "run",
-        servo_example().to_str().unwrap(),
-        "--network",
-        "builtin",
-        "--set",
-        "duration=1s",
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = run_scenario(
+        &servo_example(),
+        &out,
+        &["--network", "builtin", "--set", "duration=1s", "-q"],
+    );
     assert_exit(&o, 0);
     let o = run(&["plot", out.to_str().unwrap(), "-q"]);
     assert_exit(&o, 0);

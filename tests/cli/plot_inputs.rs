@@ -4,20 +4,17 @@
 
 use std::path::Path;
 
-use crate::support::{assert_exit, run, servo_example, stderr, write_sweep};
+use crate::support::{
+    assert_exit, assert_exit_saying, run, run_scenario, run_sweep, servo_example, stderr,
+    write_sweep,
+};
 
 fn servo_run(out: &Path) {
-    let o = run(&[
-        "run",
-        servo_example().to_str().unwrap(),
-        "--network",
-        "builtin",
-        "--set",
-        "duration=200ms",
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = run_scenario(
+        &servo_example(),
+        &out,
+        &["--network", "builtin", "--set", "duration=200ms", "-q"],
+    );
     assert_exit(&o, 0);
 }
 
@@ -49,13 +46,7 @@ values = ["2ms", "10ms", "20ms"]
 "#,
     );
     let out = dir.path().join("sweep");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = run_sweep(&sweep, &out, &["-q"]);
     assert_exit(&o, 0);
     let o = run(&["plot", out.to_str().unwrap(), "--metric", "delay.mean_s"]);
     assert_exit(&o, 0);
@@ -96,12 +87,7 @@ fn a_corrupt_or_empty_time_series_is_an_error_not_a_blank_figure() {
     lines[3] = &broken;
     std::fs::write(&ts, lines.join("\n") + "\n").unwrap();
     let o = run(&["plot", out.to_str().unwrap()]);
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("timeseries.csv line 4"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "timeseries.csv line 4");
     assert!(!out.join("plots/trajectories.png").exists());
 
     // A row with a field missing.
@@ -119,21 +105,21 @@ fn a_corrupt_or_empty_time_series_is_an_error_not_a_blank_figure() {
 
 /// Runs the servo example for 300 ms with lossy links into `out`, in `format`.
 fn lossy_run(out: &Path, format: &str) {
-    let o = run(&[
-        "run",
-        servo_example().to_str().unwrap(),
-        "--network",
-        "builtin",
-        "--set",
-        "duration=300ms",
-        "--set",
-        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
-        "--format",
-        format,
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = run_scenario(
+        &servo_example(),
+        &out,
+        &[
+            "--network",
+            "builtin",
+            "--set",
+            "duration=300ms",
+            "--set",
+            "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
+            "--format",
+            format,
+            "-q",
+        ],
+    );
     assert_exit(&o, 0);
 }
 
@@ -168,12 +154,8 @@ fn a_corrupt_parquet_file_is_an_error() {
     let bytes = std::fs::read(&ts).unwrap();
     std::fs::write(&ts, &bytes[..bytes.len() / 2]).unwrap();
     let o = run(&["plot", out.to_str().unwrap()]);
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("timeseries.parquet") && stderr(&o).contains("corrupt"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "timeseries.parquet");
+    assert_exit_saying(&o, 2, "corrupt");
     assert!(!out.join("plots/trajectories.png").exists());
 }
 
@@ -186,16 +168,7 @@ fn an_empty_or_corrupt_sweep_summary_is_an_error() {
         "network = \"builtin\"\n[set]\nduration = \"100ms\"\n[[grid]]\nkey = \"loops[0].controller.kp\"\nvalues = [10.0, 20.0]\n",
     );
     let out = dir.path().join("sweep");
-    assert_exit(
-        &run(&[
-            "sweep",
-            sweep.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-        ]),
-        0,
-    );
+    assert_exit(&run_sweep(&sweep, &out, &["-q"]), 0);
     let summary = out.join("sweep_summary.csv");
     let text = std::fs::read_to_string(&summary).unwrap();
     let header = text.lines().next().unwrap().to_string();
@@ -204,12 +177,8 @@ fn an_empty_or_corrupt_sweep_summary_is_an_error() {
     assert_ne!(corrupt, text);
     std::fs::write(&summary, corrupt).unwrap();
     let o = run(&["plot", out.to_str().unwrap()]);
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("line 2") && stderr(&o).contains("`one`"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "line 2");
+    assert_exit_saying(&o, 2, "`one`");
 
     std::fs::write(&summary, format!("{header}\n")).unwrap();
     let o = run(&["plot", out.to_str().unwrap()]);

@@ -3,24 +3,26 @@
 //! the expected series, legends and units.
 
 use crate::figures::check_figure;
-use crate::support::{assert_exit, run, servo_example, stdout, write_sweep};
+use crate::support::{
+    assert_exit, run, run_scenario, run_sweep, servo_example, stdout, write_sweep,
+};
 
 #[test]
 fn plotting_a_run_draws_five_figures_in_three_formats() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run");
-    let o = run(&[
-        "run",
-        servo_example().to_str().unwrap(),
-        "--network",
-        "builtin",
-        "--set",
-        "duration=1s",
-        "--set",
-        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_scenario(
+        &servo_example(),
+        &out,
+        &[
+            "--network",
+            "builtin",
+            "--set",
+            "duration=1s",
+            "--set",
+            "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
+        ],
+    );
     assert_exit(&o, 0);
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
@@ -92,15 +94,7 @@ values = [10.0, 20.0]
 "#,
     );
     let out = dir.path().join("sweep");
-    assert_exit(
-        &run(&[
-            "sweep",
-            sweep.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]),
-        0,
-    );
+    assert_exit(&run_sweep(&sweep, &out, &[]), 0);
     let o = run(&["plot", out.to_str().unwrap()]);
     assert_exit(&o, 0);
     for metric in [
@@ -161,16 +155,7 @@ values = [["1ms", 20.0], ["5ms", 15.0], ["10ms", 10.0]]
 "#,
     );
     let out = dir.path().join("sweep");
-    assert_exit(
-        &run(&[
-            "sweep",
-            sweep.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "-q",
-        ]),
-        0,
-    );
+    assert_exit(&run_sweep(&sweep, &out, &["-q"]), 0);
     let o = run(&["plot", out.to_str().unwrap(), "--metric", "servo.theta.iae"]);
     assert_exit(&o, 0);
     let iae = check_figure(&out.join("plots/servo.theta.iae"));

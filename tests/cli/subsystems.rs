@@ -79,41 +79,43 @@ fn an_include_cycle_is_refused_naming_the_files() {
 fn errors_inside_a_subsystem_name_its_file_line_and_key() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "main.toml", &main_using("bad.toml", "u", "y"));
-    // A bad parameter, found when the graph is built.
-    write(
-        dir.path(),
-        "bad.toml",
-        &GAIN2.replace("k = 2.0", "k = 2.0 }\n[[components]]\nname = \"sat\"\nblock = { kind = \"saturation\", lower = 1.0, upper = 0.0"),
-    );
-    let (code, err) = check(dir.path());
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("bad.toml:12:"), "{err}");
-    assert!(err.contains("`components[1].block.upper`"), "{err}");
-    // An unknown block kind, found when the file is read.
-    write(
-        dir.path(),
-        "bad.toml",
-        &GAIN2.replace("\"gain\"", "\"gainz\""),
-    );
-    let (code, err) = check(dir.path());
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("bad.toml:9:"), "{err}");
-    assert!(err.contains("`components[0].block.kind`"), "{err}");
-    // A port of the subsystem that names no inner component.
-    write(
-        dir.path(),
-        "bad.toml",
-        &GAIN2.replace("to = \"k.u\"", "to = \"q.u\""),
-    );
-    let (code, err) = check(dir.path());
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("bad.toml:3:"), "{err}");
-    assert!(err.contains("`inputs[0].to`"), "{err}");
-    // A node inside a subsystem.
-    write(dir.path(), "bad.toml", &format!("{GAIN2}node = \"x\"\n"));
-    let (code, err) = check(dir.path());
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("`components[0].node`"), "{err}");
+    // (what is wrong, the subsystem's text, the file and line named if
+    // any, the key named)
+    let cases = [
+        (
+            "a bad parameter, found when the graph is built",
+            GAIN2.replace("k = 2.0", "k = 2.0 }\n[[components]]\nname = \"sat\"\nblock = { kind = \"saturation\", lower = 1.0, upper = 0.0"),
+            Some("bad.toml:12:"),
+            "`components[1].block.upper`",
+        ),
+        (
+            "an unknown block kind, found when the file is read",
+            GAIN2.replace("\"gain\"", "\"gainz\""),
+            Some("bad.toml:9:"),
+            "`components[0].block.kind`",
+        ),
+        (
+            "a port of the subsystem that names no inner component",
+            GAIN2.replace("to = \"k.u\"", "to = \"q.u\""),
+            Some("bad.toml:3:"),
+            "`inputs[0].to`",
+        ),
+        (
+            "a node inside a subsystem",
+            format!("{GAIN2}node = \"x\"\n"),
+            None,
+            "`components[0].node`",
+        ),
+    ];
+    for (what, text, place, key) in cases {
+        write(dir.path(), "bad.toml", &text);
+        let (code, err) = check(dir.path());
+        assert_eq!(code, 2, "{what}: {err}");
+        assert!(
+            place.map_or(true, |p| err.contains(p)) && err.contains(key),
+            "{what}: {err}"
+        );
+    }
 }
 
 #[test]

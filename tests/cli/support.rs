@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-pub use test_support::process::{assert_exit, assert_success, stderr, stdout};
+pub use test_support::process::{assert_exit, assert_exit_saying, assert_success, stderr, stdout};
 pub use test_support::tables::{column_index as column, read_csv, summary};
 
 /// The `netloop` binary under test.
@@ -31,13 +31,77 @@ pub fn run(args: &[&str]) -> Output {
         .expect("the netloop binary runs")
 }
 
+/// `netloop run SCENARIO --out OUT` and then `extra`.
+pub fn run_scenario(scenario: &Path, out: &Path, extra: &[&str]) -> Output {
+    netloop()
+        .arg("run")
+        .arg(scenario)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("the netloop binary runs")
+}
+
+/// `netloop sweep SWEEP --out OUT` and then `extra`.
+pub fn run_sweep(sweep: &Path, out: &Path, extra: &[&str]) -> Output {
+    netloop()
+        .arg("sweep")
+        .arg(sweep)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("the netloop binary runs")
+}
+
 /// Writes a sweep file over the servo example into `dir`.
 pub fn write_sweep(dir: &Path, name: &str, body: &str) -> PathBuf {
+    write_sweep_over(dir, name, &servo_example(), body)
+}
+
+/// Writes a sweep file over `scenario` into `dir`.
+pub fn write_sweep_over(dir: &Path, name: &str, scenario: &Path, body: &str) -> PathBuf {
     let path = dir.join(name);
-    let text = format!(
-        "scenario = {:?}\n{body}",
-        servo_example().display().to_string()
-    );
+    let text = format!("scenario = {:?}\n{body}", scenario.display().to_string());
     std::fs::write(&path, text).expect("the temp dir is writable");
     path
+}
+
+/// `sweep SWEEP --out OUT --jobs 2`: two runs at a time, so that a sweep
+/// has runs in flight to interrupt or to find complete when resumed.
+pub fn sweep_args(sweep: &Path, out: &Path) -> Vec<String> {
+    let path = |p: &Path| p.to_str().expect("a UTF-8 temp path").to_string();
+    ["sweep", &path(sweep), "--out", &path(out), "--jobs", "2"]
+        .map(String::from)
+        .to_vec()
+}
+
+/// Runs the sweep of `args` again with `--resume`: it must succeed and say
+/// that it found `done` of `total` runs complete.
+pub fn assert_resumes(args: &[String], done: usize, total: usize) {
+    let o = netloop()
+        .args(args)
+        .arg("--resume")
+        .output()
+        .expect("the netloop binary runs");
+    assert_exit(&o, 0);
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!("resume: {done} of {total} runs already complete")),
+        "{err}"
+    );
+}
+
+/// The `run_dir` of every row of `OUT/sweep.csv` whose status is
+/// `complete`, and the number of rows.
+pub fn complete_run_dirs(out: &Path) -> (std::collections::BTreeSet<String>, usize) {
+    let (header, rows) = read_csv(&out.join("sweep.csv"));
+    let (status, run_dir) = (column(&header, "status"), column(&header, "run_dir"));
+    let dirs = rows
+        .iter()
+        .filter(|r| r[status] == "complete")
+        .map(|r| r[run_dir].clone())
+        .collect();
+    (dirs, rows.len())
 }

@@ -1,7 +1,7 @@
 //! A 2 x 2 sweep with 3 replications over the builtin network: 12 run
 //! directories, and confidence intervals that match a hand computation.
 
-use crate::support::{assert_exit, column, read_csv, run, summary, write_sweep};
+use crate::support::{assert_exit, column, read_csv, run_sweep, summary, write_sweep};
 
 const SWEEP: &str = r#"
 network = "builtin"
@@ -33,14 +33,7 @@ fn a_2x2_sweep_with_3_replications_gives_12_runs_and_correct_intervals() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = write_sweep(dir.path(), "grid.toml", SWEEP);
     let out = dir.path().join("out");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--jobs",
-        "2",
-    ]);
+    let o = run_sweep(&sweep, &out, &["--jobs", "2"]);
     assert_exit(&o, 0);
 
     // 12 run directories, each complete, named by its config hash.
@@ -135,12 +128,7 @@ values = [["10ms", "10ms"], ["20ms", "20ms"]]
 "#,
     );
     let out = dir.path().join("out");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_sweep(&sweep, &out, &[]);
     assert_exit(&o, 0);
     let (header, rows) = read_csv(&out.join("sweep.csv"));
     assert_eq!(rows.len(), 4, "2 zipped rows x 2 explicit points");
@@ -166,12 +154,7 @@ values = ["10ms", "2500us"]
 "#,
     );
     let out = dir.path().join("out");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_sweep(&sweep, &out, &[]);
     assert_exit(&o, 2);
     let err = crate::support::stderr(&o);
     assert!(
@@ -181,12 +164,7 @@ values = ["10ms", "2500us"]
     assert!(!out.join("runs").exists(), "nothing may run");
 
     let typo = write_sweep(dir.path(), "typo.toml", "replication = 3\n");
-    let o = run(&[
-        "sweep",
-        typo.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_sweep(&typo, &out, &[]);
     assert_exit(&o, 2);
     let err = crate::support::stderr(&o);
     assert!(

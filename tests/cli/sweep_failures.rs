@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use crate::support::{assert_exit, column, read_csv, run, stderr, write_sweep};
+use crate::support::{assert_exit, column, read_csv, run_sweep, stderr, write_sweep};
 
 #[test]
 fn failed_and_hung_runs_are_listed_and_the_others_complete() {
@@ -32,14 +32,7 @@ duration = "100000s"
     );
     let out = dir.path().join("out");
     let started = Instant::now();
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--jobs",
-        "2",
-    ]);
+    let o = run_sweep(&sweep, &out, &["--jobs", "2"]);
     let took = started.elapsed();
     assert_exit(&o, 1);
     assert!(

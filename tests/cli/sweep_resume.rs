@@ -6,7 +6,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{column, netloop, read_csv, write_sweep};
+use crate::support::{
+    assert_resumes, column, complete_run_dirs, netloop, read_csv, sweep_args, write_sweep,
+};
 
 /// `timing.json` of every complete run, by directory name.
 fn complete_runs(out: &Path) -> BTreeMap<String, String> {
@@ -54,16 +56,9 @@ values = [10.0, 20.0]
 "#,
     );
     let out = dir.path().join("out");
-    let args = [
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--jobs",
-        "2",
-    ];
+    let args = sweep_args(&sweep, &out);
     let mut child = netloop()
-        .args(args)
+        .args(&args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -101,32 +96,16 @@ values = [10.0, 20.0]
         before.len()
     );
 
-    let o = netloop().args(args).arg("--resume").output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains(&format!(
-            "resume: {} of 8 runs already complete",
-            before.len()
-        )),
-        "{err}"
-    );
+    assert_resumes(&args, before.len(), 8);
     let after = complete_runs(&out);
     assert_eq!(after.len(), 8, "a run was lost");
     for (run, timing) in &before {
         assert_eq!(&after[run], timing, "run {run} was complete but ran again");
     }
-    let (header, rows) = read_csv(&out.join("sweep.csv"));
-    let dirs: std::collections::BTreeSet<_> = rows
-        .iter()
-        .map(|r| r[column(&header, "run_dir")].clone())
-        .collect();
+    let (dirs, rows) = complete_run_dirs(&out);
     assert_eq!(
-        (rows.len(), dirs.len()),
+        (rows, dirs.len()),
         (8, 8),
-        "a run is missing or listed twice"
+        "a run is missing, incomplete or listed twice"
     );
-    assert!(rows
-        .iter()
-        .all(|r| r[column(&header, "status")] == "complete"));
 }

@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::support::{assert_exit, netloop, read_csv, stderr, stdout, write_sweep};
+use crate::support::{
+    assert_exit, assert_exit_saying, netloop, read_csv, stderr, stdout, write_sweep,
+};
 
 const SWEEP: &str = r#"
 network = "builtin"
@@ -267,12 +269,7 @@ fn a_shard_refuses_a_directory_planned_for_another_sweep() {
         ])
         .output()
         .unwrap();
-    assert_exit(&o, 2);
-    assert!(
-        stderr(&o).contains("holds the plan of another sweep"),
-        "{}",
-        stderr(&o)
-    );
+    assert_exit_saying(&o, 2, "holds the plan of another sweep");
     for bad in ["0/3", "4/3", "x"] {
         let o = netloop()
             .args([

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::support::{
-    assert_exit, column, read_csv, root, run, servo_example, stderr, summary, write_sweep,
+    assert_exit, column, read_csv, root, run, run_sweep, servo_example, stderr, summary,
+    write_sweep,
 };
 
 /// The Wi-Fi example: it has a radio, a placement and background nodes.
@@ -457,13 +458,7 @@ fn not_settled_and_overflowing_metrics_stay_visible_in_runs_and_sweeps() {
         "network = \"builtin\"\nreplications = 2\n[[grid]]\nkey = \"loops[0].reference.final\"\nvalues = [1.0, 1e160]\n",
     );
     let out = dir.path().join("sweep");
-    let o = run(&[
-        "sweep",
-        sweep.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "-q",
-    ]);
+    let o = run_sweep(&sweep, &out, &["-q"]);
     assert_exit(&o, 0);
     let (header, rows) = read_csv(&out.join("sweep.csv"));
     let (point, ise, settled) = (

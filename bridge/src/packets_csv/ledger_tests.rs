@@ -176,126 +176,161 @@ fn emits_one_fate_event_per_packet_as_it_is_resolved() {
     );
 }
 
-#[test]
-fn a_loss_then_a_delivery_stays_a_loss_and_counts_a_late_delivery() {
-    let mut ledger = ledger();
-    assert_eq!(ledger.report_loss(&loss(0, 15)), Ok(true));
-    // The copy on the air arrives before the loss is applied ...
-    assert_eq!(ledger.report_delivery(&delivery(0, 16)), Ok(false));
-    ledger.lose(&loss(0, 15)).unwrap();
-    // ... and another one after.
-    assert_eq!(ledger.report_delivery(&delivery(0, 17)), Ok(false));
-    assert_eq!(
-        ledger.delay_stats(UPLINK).count,
-        0,
-        "a late delivery is no delay sample"
-    );
-    let (counts, rows) = rows(ledger);
-    assert_eq!(rows.len(), 1);
-    assert_eq!(field(&rows[0], "fate"), "lost_queue");
-    assert_eq!(field(&rows[0], "lost_at_ns"), "15000000");
-    assert_eq!(field(&rows[0], "arrival_ns"), "");
-    assert_eq!(
-        counts,
-        FlowCounts {
-            sent: 1,
-            lost_queue: 1,
-            late_deliveries: 2,
-            ..FlowCounts::default()
-        }
-    );
+/// One thing that happens to packet 0 (sent at 10 ms) in a
+/// [`ReportCase`], at a time in milliseconds.
+#[derive(Clone, Copy, Debug)]
+enum Event {
+    /// The network reports a copy received then; whether that report is
+    /// the first, which settles the packet.
+    Delivered(u64, bool),
+    /// The network reports the packet lost then; whether that report is
+    /// the first.
+    Lost(u64, bool),
+    /// The boundary applies the settled delivery (received then, applied
+    /// at that step): [`VALUES`] are accepted.
+    ApplyDelivery(u64),
+    /// The boundary applies the settled loss (lost then).
+    ApplyLoss(u64),
+}
+
+/// Reports of one packet in some order, and what the ledger makes of them:
+/// the first report settles the packet, every later one is only counted.
+struct ReportCase {
+    what: &'static str,
+    events: &'static [Event],
+    /// The packet's row of packets.csv, by column.
+    row: &'static [(&'static str, &'static str)],
+    counts: FlowCounts,
+}
+
+fn report_cases() -> Vec<ReportCase> {
+    use Event::*;
+    vec![
+        ReportCase {
+            what: "a loss, then a delivery before and after it is applied",
+            events: &[
+                Lost(15, true),
+                Delivered(16, false),
+                ApplyLoss(15),
+                Delivered(17, false),
+            ],
+            row: &[
+                ("fate", "lost_queue"),
+                ("lost_at_ns", "15000000"),
+                ("arrival_ns", ""),
+            ],
+            counts: FlowCounts {
+                sent: 1,
+                lost_queue: 1,
+                late_deliveries: 2,
+                ..FlowCounts::default()
+            },
+        },
+        ReportCase {
+            what: "a delivery, then a loss before and after it is applied",
+            events: &[
+                Delivered(13, true),
+                Lost(14, false),
+                ApplyDelivery(13),
+                Lost(20, false),
+            ],
+            row: &[
+                ("fate", "accepted"),
+                ("delay_ns", "3000000"),
+                ("lost_at_ns", ""),
+            ],
+            counts: FlowCounts {
+                sent: 1,
+                delivered: 1,
+                accepted: 1,
+                late_losses: 2,
+                ..FlowCounts::default()
+            },
+        },
+        ReportCase {
+            what: "a duplicate delivery, before and after it is applied",
+            events: &[
+                Delivered(12, true),
+                Delivered(12, false),
+                ApplyDelivery(12),
+                Delivered(19, false),
+            ],
+            row: &[("fate", "accepted"), ("arrival_ns", "12000000")],
+            counts: FlowCounts {
+                sent: 1,
+                delivered: 1,
+                accepted: 1,
+                duplicate_deliveries: 2,
+                ..FlowCounts::default()
+            },
+        },
+        ReportCase {
+            what: "a second loss report",
+            events: &[Lost(11, true), Lost(12, false), ApplyLoss(11)],
+            row: &[("fate", "lost_queue"), ("lost_at_ns", "11000000")],
+            counts: FlowCounts {
+                sent: 1,
+                lost_queue: 1,
+                late_losses: 1,
+                ..FlowCounts::default()
+            },
+        },
+        // A first report still waiting for its boundary ends the run as in
+        // flight, like any packet not applied by the end.
+        ReportCase {
+            what: "a settled delivery never applied",
+            events: &[Delivered(12, true)],
+            row: &[("fate", "in_flight"), ("arrival_ns", "")],
+            counts: FlowCounts {
+                sent: 1,
+                in_flight: 1,
+                ..FlowCounts::default()
+            },
+        },
+    ]
 }
 
 #[test]
-fn a_delivery_then_a_loss_stays_a_delivery_and_counts_a_late_loss() {
-    let mut ledger = ledger();
-    assert_eq!(ledger.report_delivery(&delivery(0, 13)), Ok(true));
-    assert_eq!(ledger.report_loss(&loss(0, 14)), Ok(false));
-    let verdict = ledger.deliver(&delivery(0, 13), 13).unwrap();
-    assert_eq!(
-        verdict,
-        Verdict::Accept {
-            values: VALUES.to_vec(),
-            component: None
+fn the_first_report_settles_a_packet_and_later_ones_are_counted() {
+    for case in report_cases() {
+        let what = case.what;
+        let mut ledger = ledger();
+        let mut applied_deliveries = 0;
+        for &event in case.events {
+            match event {
+                Event::Delivered(ms, first) => {
+                    let report = ledger.report_delivery(&delivery(0, ms));
+                    assert_eq!(report, Ok(first), "{what}: {event:?}");
+                }
+                Event::Lost(ms, first) => {
+                    let report = ledger.report_loss(&loss(0, ms));
+                    assert_eq!(report, Ok(first), "{what}: {event:?}");
+                }
+                Event::ApplyDelivery(ms) => {
+                    let verdict = ledger.deliver(&delivery(0, ms), ms);
+                    let accepted = Verdict::Accept {
+                        values: VALUES.to_vec(),
+                        component: None,
+                    };
+                    assert_eq!(verdict, Ok(accepted), "{what}");
+                    applied_deliveries += 1;
+                }
+                Event::ApplyLoss(ms) => ledger.lose(&loss(0, ms)).unwrap(),
+            }
         }
-    );
-    assert_eq!(ledger.report_loss(&loss(0, 20)), Ok(false));
-    let (counts, rows) = rows(ledger);
-    assert_eq!(rows.len(), 1);
-    assert_eq!(field(&rows[0], "fate"), "accepted");
-    assert_eq!(field(&rows[0], "delay_ns"), "3000000");
-    assert_eq!(field(&rows[0], "lost_at_ns"), "");
-    assert_eq!(
-        counts,
-        FlowCounts {
-            sent: 1,
-            delivered: 1,
-            accepted: 1,
-            late_losses: 2,
-            ..FlowCounts::default()
+        // Only an applied delivery is a delay sample, a late one is not.
+        assert_eq!(
+            ledger.delay_stats(UPLINK).count,
+            applied_deliveries,
+            "{what}"
+        );
+        let (counts, rows) = rows(ledger);
+        assert_eq!(rows.len(), 1, "{what}");
+        for &(column, value) in case.row {
+            assert_eq!(field(&rows[0], column), value, "{what}: {column}");
         }
-    );
-}
-
-#[test]
-fn a_duplicate_delivery_is_applied_once_and_counted() {
-    let mut ledger = ledger();
-    assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(true));
-    assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(false));
-    ledger.deliver(&delivery(0, 12), 12).unwrap();
-    assert_eq!(ledger.report_delivery(&delivery(0, 19)), Ok(false));
-    assert_eq!(ledger.delay_stats(UPLINK).count, 1);
-    let (counts, rows) = rows(ledger);
-    assert_eq!(rows.len(), 1);
-    assert_eq!(field(&rows[0], "fate"), "accepted");
-    assert_eq!(field(&rows[0], "arrival_ns"), "12000000");
-    assert_eq!(
-        counts,
-        FlowCounts {
-            sent: 1,
-            delivered: 1,
-            accepted: 1,
-            duplicate_deliveries: 2,
-            ..FlowCounts::default()
-        }
-    );
-}
-
-#[test]
-fn a_second_loss_report_is_a_late_loss() {
-    let mut ledger = ledger();
-    assert_eq!(ledger.report_loss(&loss(0, 11)), Ok(true));
-    assert_eq!(ledger.report_loss(&loss(0, 12)), Ok(false));
-    ledger.lose(&loss(0, 11)).unwrap();
-    let (counts, rows) = rows(ledger);
-    assert_eq!((rows.len(), field(&rows[0], "lost_at_ns")), (1, "11000000"));
-    assert_eq!(
-        counts,
-        FlowCounts {
-            sent: 1,
-            lost_queue: 1,
-            late_losses: 1,
-            ..FlowCounts::default()
-        }
-    );
-}
-
-/// A first report still waiting for its boundary ends the run as in
-/// flight, like any packet not applied by the end.
-#[test]
-fn a_settled_packet_not_yet_applied_ends_in_flight() {
-    let mut ledger = ledger();
-    assert_eq!(ledger.report_delivery(&delivery(0, 12)), Ok(true));
-    let (counts, rows) = rows(ledger);
-    assert_eq!(field(&rows[0], "fate"), "in_flight");
-    assert_eq!(
-        counts,
-        FlowCounts {
-            sent: 1,
-            in_flight: 1,
-            ..FlowCounts::default()
-        }
-    );
+        assert_eq!(counts, case.counts, "{what}");
+    }
 }
 
 #[test]

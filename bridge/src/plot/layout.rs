@@ -49,7 +49,8 @@ impl LegendEntry {
     }
 }
 
-type Res<T> = Result<T, Box<dyn std::error::Error>>;
+/// What drawing returns: plotters' errors differ per backend, so boxed.
+pub(crate) type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn text_width<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str, size: u32) -> u32
 where
@@ -123,6 +124,27 @@ where
     let width = root.dim_in_pixel().0.saturating_sub(24);
     let (text, size) = fit_title(root, title, width);
     Ok(root.titled(&text, ("sans-serif", size))?)
+}
+
+/// One legend entry per item, each in the colour of its index.
+pub(crate) fn legend<T>(items: &[T], mark: Mark, label: impl Fn(&T) -> String) -> Vec<LegendEntry> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| LegendEntry::new(label(item), super::color(i), mark))
+        .collect()
+}
+
+/// The label of a categorical axis at `x`: category `i` stands at `x = i`,
+/// and plotters puts labels on round numbers, so such an axis asks for
+/// many labels and shows only those on a category.
+pub(crate) fn category_label<S: AsRef<str>>(categories: &[S], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < categories.len() {
+        categories[i as usize].as_ref().to_string()
+    } else {
+        String::new()
+    }
 }
 
 /// Draws `entries` in a column at the right of `area` and returns the rest

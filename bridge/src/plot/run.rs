@@ -5,12 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::Value;
 
-use super::layout::{titled, with_legend, LegendEntry, Mark};
+use super::layout::{category_label, legend, titled, with_legend, LegendEntry, Mark, Res};
 use super::table::Table;
 use super::{bounds, color, padded, render, Figure, PlotError};
 
@@ -460,16 +461,77 @@ fn reduce(time: &[f64], values: &[f64]) -> Vec<(f64, f64)> {
 /// Where a panel's first legend entry goes: below its caption.
 const LEGEND_TOP: i32 = 36;
 
+/// A solid line two pixels wide: a series of its own.
+const SOLID: Mark = Mark::Line {
+    width: 2,
+    dashed: false,
+};
+
+/// A chart of f64 against f64 on a whole figure's data area: 12 pixels of
+/// margin, 40 for the x labels and `y_labels` for the y labels.
+fn chart_on<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    y_labels: u32,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Res<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>>
+where
+    DB::ErrorType: 'static,
+{
+    Ok(ChartBuilder::on(area)
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(y_labels)
+        .build_cartesian_2d(x, y)?)
+}
+
+/// Draws the grid and the axes' descriptions in the figures' label style.
+fn draw_axes<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    x_desc: &str,
+    y_desc: &str,
+) -> Res<()>
+where
+    DB::ErrorType: 'static,
+{
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style(("sans-serif", 13))
+        .draw()?;
+    Ok(())
+}
+
+impl RunData {
+    /// Draws `heading` and the run's title across the top of `root` and
+    /// `entries` at the right; returns the area left for the chart.
+    fn frame<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        heading: &str,
+        entries: &[LegendEntry],
+    ) -> Res<DrawingArea<DB, Shift>>
+    where
+        DB::ErrorType: 'static,
+    {
+        let root = titled(root, &format!("{heading}  |  {}", self.title))?;
+        with_legend(&root, entries, 20)
+    }
+
+    /// The lowest and highest delay of any flow, `(0, 1)` without one.
+    fn delay_bounds(&self) -> (f64, f64) {
+        bounds(self.flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0))
+    }
+}
+
 struct Trajectories<'a> {
     data: &'a RunData,
     control: bool,
 }
 
 impl Figure for Trajectories<'_> {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Res<()>
     where
         DB::ErrorType: 'static,
     {
@@ -487,10 +549,6 @@ impl Figure for Trajectories<'_> {
             } else {
                 (&lp.outputs, &lp.references)
             };
-            let solid_mark = Mark::Line {
-                width: 2,
-                dashed: false,
-            };
             let dashed_mark = Mark::Line {
                 width: 1,
                 dashed: true,
@@ -502,7 +560,7 @@ impl Figure for Trajectories<'_> {
                 } else {
                     l.name.clone()
                 };
-                entries.push(LegendEntry::new(label, color(i), solid_mark));
+                entries.push(LegendEntry::new(label, color(i), SOLID));
             }
             for (i, l) in dashed.iter().enumerate() {
                 let label = if self.control {
@@ -522,12 +580,8 @@ impl Figure for Trajectories<'_> {
                 .x_label_area_size(36)
                 .y_label_area_size(64)
                 .build_cartesian_2d(0.0..self.data.end_s.max(1e-9), padded(lo, hi))?;
-            chart
-                .configure_mesh()
-                .x_desc("time [s]")
-                .y_desc(axis_label(if self.control { "u" } else { "y, r" }, &lines))
-                .label_style(("sans-serif", 13))
-                .draw()?;
+            let y_desc = axis_label(if self.control { "u" } else { "y, r" }, &lines);
+            draw_axes(&mut chart, "time [s]", &y_desc)?;
             for (i, l) in solid.iter().enumerate() {
                 chart.draw_series(LineSeries::new(
                     l.points.iter().copied(),
@@ -552,21 +606,11 @@ struct DelayOverTime<'a> {
 }
 
 impl Figure for DelayOverTime<'_> {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Res<()>
     where
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
-        let root = titled(
-            root,
-            &format!(
-                "Packet delay, lost packets marked x above  |  {}",
-                self.data.title
-            ),
-        )?;
         let mut entries = Vec::new();
         for (i, f) in flows.iter().enumerate() {
             entries.push(LegendEntry::new(
@@ -582,9 +626,10 @@ impl Figure for DelayOverTime<'_> {
                 ));
             }
         }
-        let area = with_legend(&root, &entries, 20)?;
-        let (lo, hi) =
-            bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
+        let area = self
+            .data
+            .frame(root, "Packet delay, lost packets marked x above", &entries)?;
+        let (lo, hi) = self.data.delay_bounds();
         let y = padded(lo.min(0.0), hi);
         // Lost packets have no delay: a row of their own above the delays.
         let any_lost = flows.iter().any(|f| !f.lost.is_empty());
@@ -596,11 +641,7 @@ impl Figure for DelayOverTime<'_> {
             y.clone()
         };
         let top = y.end;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..self.data.end_s.max(1e-9), y_range)?;
+        let mut chart = chart_on(&area, 70, 0.0..self.data.end_s.max(1e-9), y_range)?;
         chart
             .configure_mesh()
             .x_desc("send time [s]")
@@ -657,46 +698,20 @@ struct DelayCdf<'a> {
 }
 
 impl Figure for DelayCdf<'_> {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Res<()>
     where
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
-        let root = titled(
-            root,
-            &format!("Delay CDF of delivered packets  |  {}", self.data.title),
-        )?;
-        let entries: Vec<LegendEntry> = flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                LegendEntry::new(
-                    format!("{} (n = {})", f.label, f.delays.len()),
-                    color(i),
-                    Mark::Line {
-                        width: 2,
-                        dashed: false,
-                    },
-                )
-            })
-            .collect();
-        let area = with_legend(&root, &entries, 20)?;
-        let (lo, hi) =
-            bounds(flows.iter().flat_map(|f| f.delays.iter().map(|d| d.1))).unwrap_or((0.0, 1.0));
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(60)
-            .build_cartesian_2d(padded(lo, hi), 0.0..1.02)?;
-        chart
-            .configure_mesh()
-            .x_desc("delay [ms]")
-            .y_desc("P(delay <= x)")
-            .label_style(("sans-serif", 13))
-            .draw()?;
+        let entries = legend(flows, SOLID, |f| {
+            format!("{} (n = {})", f.label, f.delays.len())
+        });
+        let area = self
+            .data
+            .frame(root, "Delay CDF of delivered packets", &entries)?;
+        let (lo, hi) = self.data.delay_bounds();
+        let mut chart = chart_on(&area, 60, padded(lo, hi), 0.0..1.02)?;
+        draw_axes(&mut chart, "delay [ms]", "P(delay <= x)")?;
         for (i, f) in flows.iter().enumerate() {
             let mut d: Vec<f64> = f.delays.iter().map(|p| p.1).collect();
             d.sort_by(f64::total_cmp);
@@ -721,24 +736,13 @@ struct Fates<'a> {
 }
 
 impl Figure for Fates<'_> {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Res<()>
     where
         DB::ErrorType: 'static,
     {
         let flows = &self.data.flows;
-        let root = titled(
-            root,
-            &format!("Packet fates per flow  |  {}", self.data.title),
-        )?;
-        let entries: Vec<LegendEntry> = flows
-            .iter()
-            .enumerate()
-            .map(|(i, f)| LegendEntry::new(f.label.clone(), color(i), Mark::Bar))
-            .collect();
-        let area = with_legend(&root, &entries, 20)?;
+        let entries = legend(flows, Mark::Bar, |f| f.label.clone());
+        let area = self.data.frame(root, "Packet fates per flow", &entries)?;
         // Only fates that happened, but always "accepted" so the axis is never empty.
         let shown: Vec<usize> = (0..FATES.len())
             .filter(|&k| k == 0 || flows.iter().any(|f| f.fates[k] > 0))
@@ -750,26 +754,14 @@ impl Figure for Fates<'_> {
             .unwrap_or(0)
             .max(1) as f64;
         let labels: Vec<&str> = shown.iter().map(|&k| FATES[k]).collect();
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            // Room above the tallest bar for its value.
-            .build_cartesian_2d(-0.5..shown.len() as f64 - 0.5, 0.0..top * 1.12)?;
-        // Category k sits at x = k; plotters puts labels on round numbers,
-        // and with this many labels requested every integer gets one.
+        // Room above the tallest bar for its value.
+        let x = -0.5..shown.len() as f64 - 0.5;
+        let mut chart = chart_on(&area, 70, x, 0.0..top * 1.12)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
             .x_labels(4 * shown.len() + 1)
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
-                    labels[i as usize].to_string()
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&|x| category_label(&labels, *x))
             .y_desc("packets")
             .label_style(("sans-serif", 13))
             .draw()?;
@@ -808,45 +800,21 @@ struct Spacing<'a> {
 }
 
 impl Figure for Spacing<'_> {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Res<()>
     where
         DB::ErrorType: 'static,
     {
         let lines = &self.data.spacing;
-        let root = titled(
-            root,
-            &format!(
-                "Spacing error (gap minus the policy's gap)  |  {}",
-                self.data.title
-            ),
-        )?;
-        let solid = Mark::Line {
-            width: 2,
-            dashed: false,
-        };
-        let entries: Vec<LegendEntry> = lines
-            .iter()
-            .enumerate()
-            .map(|(i, l)| LegendEntry::new(l.name.clone(), color(i), solid))
-            .collect();
-        let area = with_legend(&root, &entries, 20)?;
+        let entries = legend(lines, SOLID, |l| l.name.clone());
+        let area = self
+            .data
+            .frame(root, "Spacing error (gap minus the policy's gap)", &entries)?;
         let (lo, hi) =
             bounds(lines.iter().flat_map(|l| l.points.iter().map(|p| p.1))).unwrap_or((0.0, 1.0));
         let end = self.data.end_s.max(1e-9);
-        let mut chart = ChartBuilder::on(&area)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..end, padded(lo.min(0.0), hi.max(0.0)))?;
-        chart
-            .configure_mesh()
-            .x_desc("time [s]")
-            .y_desc("spacing error [m]")
-            .label_style(("sans-serif", 13))
-            .draw()?;
+        let y = padded(lo.min(0.0), hi.max(0.0));
+        let mut chart = chart_on(&area, 70, 0.0..end, y)?;
+        draw_axes(&mut chart, "time [s]", "spacing error [m]")?;
         chart.draw_series(DashedLineSeries::new(
             [(0.0, 0.0), (end, 0.0)],
             4,

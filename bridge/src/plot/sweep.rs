@@ -20,7 +20,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::interval::{choose, metric_bounds, Method};
-use super::layout::{titled, with_legend, LegendEntry, Mark};
+use super::layout::{category_label, titled, with_legend, LegendEntry, Mark, Res};
 use super::{bounds, color, padded, render, Figure, PlotError, PlotOptions};
 use crate::config::DataRate;
 
@@ -577,10 +577,7 @@ impl<'a> MetricFigure<'a> {
 }
 
 impl Figure for MetricFigure<'_> {
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> Result<(), Box<dyn std::error::Error>>
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Res<()>
     where
         DB::ErrorType: 'static,
     {
@@ -664,14 +661,7 @@ impl MetricFigure<'_> {
         mesh.x_desc(self.x_desc.clone())
             .y_desc(self.y_desc())
             .label_style(("sans-serif", 13));
-        let formatter = |x: &f64| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < categories.len() {
-                categories[i as usize].clone()
-            } else {
-                String::new()
-            }
-        };
+        let formatter = |x: &f64| category_label(&categories, *x);
         if !categories.is_empty() {
             mesh.x_labels(4 * categories.len() + 1)
                 .x_label_formatter(&formatter)

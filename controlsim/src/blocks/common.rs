@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
-use crate::graph::PortSpec;
+use crate::graph::{Declaration, PortSpec, Timing};
 use crate::time::StepSize;
 use netloop_time::SimTime;
 
@@ -100,6 +100,41 @@ pub(crate) fn width(key: &str, n: usize) -> Result<usize, ConfigError> {
     }
     Ok(n)
 }
+
+/// One port `name` of `size` elements.
+pub(crate) fn port(name: &str, size: usize) -> Vec<PortSpec> {
+    vec![PortSpec::new(name, size)]
+}
+
+/// A block without continuous states or guards, evaluated at every step.
+pub(crate) fn every_step(inputs: Vec<PortSpec>, outputs: Vec<PortSpec>) -> Declaration {
+    Declaration {
+        inputs,
+        outputs,
+        states: Vec::new(),
+        guards: 0,
+        timing: Timing::EveryStep,
+    }
+}
+
+/// `needs` and `declare` of a direct-feedthrough block evaluated at every
+/// step (the math, nonlinear and routing blocks): it only computes outputs,
+/// so the engine never calls its `advance`, and it has the ports `$inputs`
+/// and `$outputs` (expressions of the block, named `$block`). What a block
+/// remembers (a relay's switch, a backlash's position) lives in its fields.
+macro_rules! output_only {
+    (|$block:ident| $inputs:expr, $outputs:expr $(,)?) => {
+        fn needs(&self) -> $crate::graph::Needs {
+            $crate::graph::Needs::OUTPUT_ONLY
+        }
+
+        fn declare(&self) -> $crate::graph::Declaration {
+            let $block = self;
+            $crate::blocks::common::every_step($inputs, $outputs)
+        }
+    };
+}
+pub(crate) use output_only;
 
 /// `prefix0`, `prefix1`, ... each of `size` elements.
 pub(crate) fn numbered(prefix: &str, count: usize, size: usize) -> Vec<PortSpec> {

@@ -8,23 +8,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{finite, matrix, numbered, one, two, width};
+use super::common::{finite, matrix, numbered, one, output_only, port, two, width};
 use crate::equations::{CompileError, EquationModel, Source as EqSource};
 use crate::error::ConfigError;
-use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, Timing,
-};
+use crate::graph::{Component, Ctx, Inputs, Lowered, Outputs, PortSpec};
 use crate::plant::Plant;
-
-fn stateless(inputs: Vec<PortSpec>, outputs: Vec<PortSpec>) -> Declaration {
-    Declaration {
-        inputs,
-        outputs,
-        states: Vec::new(),
-        guards: 0,
-        timing: Timing::EveryStep,
-    }
-}
 
 /// A gain: a number (element-wise, `width` elements) or a matrix.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -79,9 +67,7 @@ impl Gain {
 }
 
 impl Component for Gain {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
+    output_only!(|b| port("u", b.cols), port("y", b.rows));
 
     fn lower(&self) -> Option<Lowered> {
         Some(if self.scalar {
@@ -92,13 +78,6 @@ impl Component for Gain {
                 k: self.k.clone(),
             }
         })
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            vec![PortSpec::new("u", self.cols)],
-            vec![PortSpec::new("y", self.rows)],
-        )
     }
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
@@ -162,21 +141,15 @@ impl Sum {
 }
 
 impl Component for Sum {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
+    output_only!(
+        |b| numbered("u", b.signs.len(), b.width),
+        port("y", b.width)
+    );
 
     fn lower(&self) -> Option<Lowered> {
         Some(Lowered::SignedSum {
             negative: self.signs.iter().map(|&sign| sign <= 0.0).collect(),
         })
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            numbered("u", self.signs.len(), self.width),
-            vec![PortSpec::new("y", self.width)],
-        )
     }
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
@@ -236,16 +209,10 @@ impl Product {
 }
 
 impl Component for Product {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            numbered("u", self.divide.len(), self.width),
-            vec![PortSpec::new("y", self.width)],
-        )
-    }
+    output_only!(
+        |b| numbered("u", b.divide.len(), b.width),
+        port("y", b.width)
+    );
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         let y = y.port(0);
@@ -353,16 +320,7 @@ impl Function {
 }
 
 impl Component for Function {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            vec![PortSpec::new("u", self.width)],
-            vec![PortSpec::new("y", self.width)],
-        )
-    }
+    output_only!(|b| port("u", b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         for (yi, &ui) in y.all().iter_mut().zip(u.all()) {
@@ -400,16 +358,7 @@ impl MinMax {
 }
 
 impl Component for MinMax {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            numbered("u", self.inputs, self.width),
-            vec![PortSpec::new("y", self.width)],
-        )
-    }
+    output_only!(|b| numbered("u", b.inputs, b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         for (e, yi) in y.port(0).iter_mut().enumerate() {
@@ -449,16 +398,7 @@ impl Power {
 }
 
 impl Component for Power {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            vec![PortSpec::new("u", self.width)],
-            vec![PortSpec::new("y", self.width)],
-        )
-    }
+    output_only!(|b| port("u", b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         for (yi, &ui) in y.all().iter_mut().zip(u.all()) {
@@ -524,16 +464,7 @@ impl Relational {
 }
 
 impl Component for Relational {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            numbered("u", 2, self.width),
-            vec![PortSpec::new("y", self.width)],
-        )
-    }
+    output_only!(|b| numbered("u", 2, b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         let (a, b) = (u.port(0), u.port(1));
@@ -589,16 +520,7 @@ impl Logic {
 }
 
 impl Component for Logic {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            numbered("u", self.inputs, self.width),
-            vec![PortSpec::new("y", self.width)],
-        )
-    }
+    output_only!(|b| numbered("u", b.inputs, b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         for (e, yi) in y.port(0).iter_mut().enumerate() {
@@ -773,16 +695,7 @@ impl Expr {
 }
 
 impl Component for Expr {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        stateless(
-            self.program.input_port(),
-            vec![PortSpec::new("y", self.program.outputs())],
-        )
-    }
+    output_only!(|b| b.program.input_port(), port("y", b.program.outputs()));
 
     fn output(&mut self, cx: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         self.program

@@ -6,26 +6,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{finite, finite_all, matrix, numbered, one, positive, secs, unit, width};
-use crate::error::ConfigError;
-use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
-    StateReader, Timing,
+use super::common::{
+    finite, finite_all, matrix, numbered, one, output_only, port, positive, secs, unit, width,
 };
-
-fn elementwise(inputs: usize, width: usize) -> Declaration {
-    Declaration {
-        inputs: if inputs == 1 {
-            vec![PortSpec::new("u", width)]
-        } else {
-            numbered("u", inputs, width)
-        },
-        outputs: vec![PortSpec::new("y", width)],
-        states: Vec::new(),
-        guards: 0,
-        timing: Timing::EveryStep,
-    }
-}
+use crate::error::ConfigError;
+use crate::graph::{Component, Ctx, Inputs, Outputs, SavedState, StateMismatch, StateReader};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -161,13 +146,7 @@ impl Static {
 }
 
 impl Component for Static {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        elementwise(1, self.width)
-    }
+    output_only!(|b| port("u", b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         for (yi, &ui) in y.all().iter_mut().zip(u.all()) {
@@ -225,13 +204,7 @@ impl Relay {
 }
 
 impl Component for Relay {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        elementwise(1, self.on.len())
-    }
+    output_only!(|b| port("u", b.on.len()), port("y", b.on.len()));
 
     fn initial_outputs(&self, y: &mut Outputs) {
         for (yi, &on) in y.all().iter_mut().zip(&self.on) {
@@ -301,13 +274,7 @@ impl Backlash {
 }
 
 impl Component for Backlash {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        elementwise(1, self.y.len())
-    }
+    output_only!(|b| port("u", b.y.len()), port("y", b.y.len()));
 
     fn initial_outputs(&self, y: &mut Outputs) {
         y.all().copy_from_slice(&self.y);
@@ -375,13 +342,7 @@ impl RateLimiter {
 }
 
 impl Component for RateLimiter {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        elementwise(1, self.y.len())
-    }
+    output_only!(|b| port("u", b.y.len()), port("y", b.y.len()));
 
     fn output(&mut self, cx: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         let t = secs(cx.now);
@@ -497,13 +458,7 @@ impl Lookup1d {
 }
 
 impl Component for Lookup1d {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        elementwise(1, self.width)
-    }
+    output_only!(|b| port("u", b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         for (yi, &ui) in y.all().iter_mut().zip(u.all()) {
@@ -564,13 +519,7 @@ impl Lookup2d {
 }
 
 impl Component for Lookup2d {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        elementwise(2, self.width)
-    }
+    output_only!(|b| numbered("u", 2, b.width), port("y", b.width));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         let nc = self.c.len();

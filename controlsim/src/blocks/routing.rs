@@ -10,20 +10,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::common::{numbered, one, two, width, Values};
+use super::common::{numbered, one, output_only, port, two, width, Values};
 use super::math::{ExprProgram, Expressions, RelOp};
 use crate::error::ConfigError;
-use crate::graph::{Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, Timing};
-
-fn every_step(inputs: Vec<PortSpec>, outputs: Vec<PortSpec>) -> Declaration {
-    Declaration {
-        inputs,
-        outputs,
-        states: Vec::new(),
-        guards: 0,
-        timing: Timing::EveryStep,
-    }
-}
+use crate::graph::{Component, Ctx, Inputs, Outputs, PortSpec};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -52,20 +42,15 @@ impl Mux {
 }
 
 impl Component for Mux {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        every_step(
-            self.widths
-                .iter()
-                .enumerate()
-                .map(|(i, &w)| PortSpec::new(format!("u{i}"), w))
-                .collect(),
-            vec![PortSpec::new("y", self.widths.iter().sum())],
-        )
-    }
+    output_only!(
+        |b| b
+            .widths
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| PortSpec::new(format!("u{i}"), w))
+            .collect(),
+        port("y", b.widths.iter().sum()),
+    );
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         // Inputs are stored port after port: the concatenation.
@@ -101,20 +86,14 @@ impl Demux {
 }
 
 impl Component for Demux {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        every_step(
-            vec![PortSpec::new("u", self.widths.iter().sum())],
-            self.widths
-                .iter()
-                .enumerate()
-                .map(|(i, &w)| PortSpec::new(format!("y{i}"), w))
-                .collect(),
-        )
-    }
+    output_only!(
+        |b| port("u", b.widths.iter().sum()),
+        b.widths
+            .iter()
+            .enumerate()
+            .map(|(i, &w)| PortSpec::new(format!("y{i}"), w))
+            .collect(),
+    );
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         y.all().copy_from_slice(u.all());
@@ -155,16 +134,7 @@ impl Selector {
 }
 
 impl Component for Selector {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        every_step(
-            vec![PortSpec::new("u", self.width)],
-            vec![PortSpec::new("y", self.indices.len())],
-        )
-    }
+    output_only!(|b| port("u", b.width), port("y", b.indices.len()));
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         let u = u.all();
@@ -209,20 +179,14 @@ impl Switch {
 }
 
 impl Component for Switch {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        every_step(
-            vec![
-                PortSpec::new("u0", self.width),
-                PortSpec::new("control", 1),
-                PortSpec::new("u1", self.width),
-            ],
-            vec![PortSpec::new("y", self.width)],
-        )
-    }
+    output_only!(
+        |b| vec![
+            PortSpec::new("u0", b.width),
+            PortSpec::new("control", 1),
+            PortSpec::new("u1", b.width),
+        ],
+        port("y", b.width),
+    );
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         let pass = if self.op.holds(u.port(1)[0], self.threshold) {
@@ -271,16 +235,10 @@ impl If {
 }
 
 impl Component for If {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        every_step(
-            self.program.input_port(),
-            vec![PortSpec::new("action", self.truth.len() + 1)],
-        )
-    }
+    output_only!(
+        |b| b.program.input_port(),
+        port("action", b.truth.len() + 1)
+    );
 
     fn output(&mut self, cx: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         self.program
@@ -338,15 +296,10 @@ impl IfAction {
 }
 
 impl Component for IfAction {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        let mut inputs = vec![PortSpec::new("action", 1)];
-        inputs.extend(self.program.input_port());
-        every_step(inputs, vec![PortSpec::new("y", self.program.outputs())])
-    }
+    output_only!(
+        |b| [port("action", 1), b.program.input_port()].concat(),
+        port("y", b.program.outputs()),
+    );
 
     fn initial_outputs(&self, y: &mut Outputs) {
         y.all().copy_from_slice(&self.initial);
@@ -388,15 +341,10 @@ impl Merge {
 }
 
 impl Component for Merge {
-    fn needs(&self) -> Needs {
-        Needs::OUTPUT_ONLY
-    }
-
-    fn declare(&self) -> Declaration {
-        let mut inputs = numbered("u", self.inputs, self.width);
-        inputs.push(PortSpec::new("action", self.inputs));
-        every_step(inputs, vec![PortSpec::new("y", self.width)])
-    }
+    output_only!(
+        |b| [numbered("u", b.inputs, b.width), port("action", b.inputs)].concat(),
+        port("y", b.width),
+    );
 
     fn output(&mut self, _: &mut Ctx, _: &[f64], u: &Inputs, y: &mut Outputs) {
         if let Some(i) = u.port(self.inputs).iter().position(|&a| a != 0.0) {

@@ -23,6 +23,15 @@ pub fn assert_exit(o: &Output, code: i32) {
     );
 }
 
+/// Asserts an exit code and that stderr says `needle` (an error naming its
+/// key, file or line), showing the output when not.
+#[track_caller]
+pub fn assert_exit_saying(o: &Output, code: i32, needle: &str) {
+    assert_exit(o, code);
+    let err = stderr(o);
+    assert!(err.contains(needle), "no {needle:?} in:\n{err}");
+}
+
 /// Asserts that a child succeeded, showing `what` and its stderr when not.
 #[track_caller]
 pub fn assert_success(o: &Output, what: &str) {
