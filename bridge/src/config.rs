@@ -52,9 +52,7 @@ mod tables;
 
 pub use described::DescribedConfig;
 pub use length::Metres;
-pub use ns3::{
-    key_of_server_message, CustomConfig, DataRate, Ns3NetworkConfig, ServerArgument, CUSTOM_KIND,
-};
+pub use ns3::{CustomConfig, DataRate, Ns3NetworkConfig, ServerArgument, CUSTOM_KIND};
 pub use tables::TableConfig;
 // The resolved types the co-simulation core takes live in it (bridge/cosim).
 pub use netloop_cosim::resolved::{

@@ -7,10 +7,12 @@
 //! [`crate::network_schema`]) for the declared limits, `netloop check` and
 //! `netloop sweep` ask it (`--check`), and a problem it reports
 //! (`netloop-problem: {"argument":"phyMode","message":...}` on stderr) is
-//! reported at the scenario key the named argument came from. Only ns-3's
-//! own CommandLine complaints (an unknown argument, a value its type
-//! rejects; exit code 1) carry no structured line: those are traced by the
-//! first `--argument` their text names.
+//! reported at the scenario key the named argument came from. ns-3's own
+//! CommandLine complaints (an unknown argument, a value its type or an ns-3
+//! attribute rejects) come back the same way: the server checks every
+//! argument before ns-3 reads it (`CheckedCommandLine`). No text is scanned
+//! for an argument name; a problem naming none is reported at
+//! `network.ns3` (`network.server.args` for a custom program).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -21,9 +23,7 @@ use std::time::{Duration, Instant};
 
 use netloop_child_process::die_with_parent;
 
-use crate::config::{
-    key_of_server_message, Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig,
-};
+use crate::config::{Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig};
 use crate::network_schema;
 use crate::ns3::{default_server_path, server_problem, Ns3Client, Ns3Error, Ns3Options};
 
@@ -107,36 +107,33 @@ pub fn ns3_options(
 }
 
 /// The scenario key behind a problem the server reported about its
-/// arguments: the key of the argument it named (the last one of that name
-/// on the command line, which is the one the server took), else, for
-/// ns-3's own messages, of the first argument the message names, else
-/// `network.ns3`.
-pub fn key_of_problem(
-    resolved: &Resolved,
-    base_dir: &Path,
-    argument: Option<&str>,
-    message: &str,
-) -> String {
+/// arguments (its structured line): the key of the argument it named,
+/// else `network.ns3`, or `network.server.args` for a custom program,
+/// whose arguments come from there.
+pub fn key_of_problem(resolved: &Resolved, base_dir: &Path, argument: Option<&str>) -> String {
     let arguments = server_arguments(resolved, base_dir, Path::new("."));
-    key_of_argument(&arguments, argument, message)
-        .unwrap_or("network.ns3")
+    key_of_argument(&arguments, argument)
+        .unwrap_or(fallback_key(resolved))
         .to_string()
 }
 
-/// [`key_of_problem`] on a command line.
-fn key_of_argument<'a>(
-    arguments: &'a [ServerArgument],
-    argument: Option<&str>,
-    message: &str,
-) -> Option<&'a str> {
-    match argument {
-        Some(name) => arguments
-            .iter()
-            .rev()
-            .find(|a| a.name == name)
-            .map(|a| a.key.as_str()),
-        None => key_of_server_message(arguments, message),
+/// The key of a problem that names no argument of the command line.
+fn fallback_key(resolved: &Resolved) -> &'static str {
+    match &resolved.scenario.network.ns3 {
+        Some(Ns3NetworkConfig::Custom(_)) => "network.server.args",
+        _ => "network.ns3",
     }
+}
+
+/// The key of the argument named `argument` on a command line: of the last
+/// one of that name, which is the one the server took.
+fn key_of_argument<'a>(arguments: &'a [ServerArgument], argument: Option<&str>) -> Option<&'a str> {
+    let name = argument?;
+    arguments
+        .iter()
+        .rev()
+        .find(|a| a.name == name)
+        .map(|a| a.key.as_str())
 }
 
 /// What `--check` found.
@@ -240,22 +237,8 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
             let message = problem
                 .as_ref()
                 .map_or_else(|| server_problem(&stderr), |p| p.message.clone());
-            let key = key_of_argument(
-                &arguments,
-                problem.as_ref().map(|p| p.argument.as_str()),
-                &message,
-            )
-            .unwrap_or("network.ns3")
-            .to_string();
-            NetworkCheck::Rejected { key, message }
-        }
-        // ns-3's CommandLine exits with 1 for an argument it cannot take
-        // (unknown, a value its type rejects, or --check on an older server);
-        // a crash has no code. Either way the network was not found good, so
-        // `check` and sweep planning fail rather than let the runs find out.
-        _ => {
-            let message = server_problem(&stderr);
-            if message.contains("--check") {
+            let argument = problem.as_ref().map(|p| p.argument.as_str());
+            if argument == Some("check") {
                 return NetworkCheck::Rejected {
                     key: "network.server.binary".into(),
                     message: format!(
@@ -264,21 +247,23 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
                     ),
                 };
             }
-            match key_of_server_message(&arguments, &message) {
-                Some(key) => NetworkCheck::Rejected {
-                    key: key.to_string(),
-                    message,
-                },
-                None => NetworkCheck::Rejected {
-                    key: "network.ns3".into(),
-                    message: format!(
-                        "{} --check failed ({}): {message}",
-                        binary.display(),
-                        crate::ns3::describe_exit(Some(status))
-                    ),
-                },
-            }
+            let key = key_of_argument(&arguments, argument)
+                .unwrap_or("network.ns3")
+                .to_string();
+            NetworkCheck::Rejected { key, message }
         }
+        // Any other code (a server that is not netloop's, one built before
+        // --check, a crash) did not find the network good either, so `check`
+        // and sweep planning fail rather than let the runs find out.
+        _ => NetworkCheck::Rejected {
+            key: "network.ns3".into(),
+            message: format!(
+                "{} --check failed ({}): {}",
+                binary.display(),
+                crate::ns3::describe_exit(Some(status)),
+                server_problem(&stderr)
+            ),
+        },
     }
 }
 
@@ -302,7 +287,7 @@ fn start_custom_program(
         Err(Ns3Error::BadArgument {
             message, argument, ..
         }) => {
-            let key = key_of_argument(arguments, argument.as_deref(), &message)
+            let key = key_of_argument(arguments, argument.as_deref())
                 .unwrap_or("network.server.args")
                 .to_string();
             return NetworkCheck::Rejected { key, message };
@@ -364,33 +349,26 @@ mod tests {
         );
     }
 
+    /// The argument the server named is looked up, by name only: the last
+    /// of that name is the one the server took; a name not passed has no key.
     #[test]
-    fn a_message_is_traced_to_the_key_of_the_first_argument_it_names() {
+    fn a_problem_is_traced_to_the_key_of_the_argument_it_names() {
         let arguments = [
             ServerArgument::new("nodes", "3", "network.ns3.nodes"),
-            ServerArgument::new("bgNodes", "4", "network.background.nodes"),
             ServerArgument::new("phyMode", "Bogus", "network.radio.phy_mode"),
             ServerArgument::verbatim("--ns3::WifiMac::Ssid=x", "network.server.args[0]"),
+            ServerArgument::verbatim("--nodes=4", "network.server.args[1]"),
         ];
-        let key = |m: &str| key_of_server_message(&arguments, m);
+        let key = |argument| key_of_argument(&arguments, argument);
+        assert_eq!(key(Some("phyMode")), Some("network.radio.phy_mode"));
         assert_eq!(
-            key("--phyMode=Bogus is not a mode of 80211a"),
-            Some("network.radio.phy_mode")
-        );
-        assert_eq!(
-            key("--nodes plus --bgNodes is too large"),
-            Some("network.ns3.nodes")
-        );
-        assert_eq!(
-            key("--phyMode: cannot open"),
-            Some("network.radio.phy_mode")
-        );
-        assert_eq!(
-            key("Invalid command-line argument: --ns3::WifiMac::Ssid=x"),
+            key(Some("ns3::WifiMac::Ssid")),
             Some("network.server.args[0]")
         );
-        assert_eq!(key("--elsewhere=1 is wrong"), None);
-        assert_eq!(key("no argument named"), None);
+        assert_eq!(key(Some("nodes")), Some("network.server.args[1]"));
+        assert_eq!(key(Some("elsewhere")), None);
+        assert_eq!(key(Some("")), None);
+        assert_eq!(key(None), None);
     }
 
     /// `[network.server] params` become typed `--name=value` flags, in name

@@ -38,11 +38,14 @@ main(int argc, char* argv[])
     double distance = 20.0;
     std::string csmaDelay = "50us";
     netloop::ServeArguments serve;
-    ns3::CommandLine cmd(__FILE__);
+    netloop::CheckedCommandLine cmd(__FILE__); // ns-3's, with problems the bridge can place
     cmd.AddValue("distance", "metres between each wireless node and the gateway", distance);
     cmd.AddValue("csmaDelay", "CSMA channel delay, an ns-3 Time (e.g. 50us)", csmaDelay);
     serve.AddArguments(cmd);
-    cmd.Parse(argc, argv);
+    if (auto problem = cmd.Parse(argc, argv))
+    {
+        return netloop::BadArgument(*problem); // exit code 2, the argument named
+    }
     serve.ApplySeed(); // RngSeedManager seed and run, before anything random is built
 
     // 2. Nodes.

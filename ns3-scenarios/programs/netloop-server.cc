@@ -38,10 +38,11 @@
  *
  * Exit codes: 0 after Finish (or after --info / a standalone run); 1 when
  * serving fails (protocol error, the bridge closed or went silent, no
- * connection in time); 2 for a bad argument value, with the line
- * `netloop-problem: {"argument":"...","message":"..."}` on stderr. ns-3's own CommandLine
- * exits with 1 for an unknown argument or a value it cannot parse into the
- * argument's type.
+ * connection in time); 2 for a bad argument, with the line
+ * `netloop-problem: {"argument":"...","message":"..."}` on stderr: a value out
+ * of its limits, and also an unknown argument or a value its type or an ns-3
+ * attribute cannot take, which ns-3's CommandLine would refuse with exit code 1
+ * (CheckedCommandLine checks every argument before ns-3 reads it).
  */
 #include "lte-network.h"
 #include "p2p-network.h"

@@ -51,7 +51,7 @@ BackgroundOptions::DeclareArguments(ArgumentTable& table)
 }
 
 void
-BackgroundOptions::AddArguments(ns3::CommandLine& cmd)
+BackgroundOptions::AddArguments(CheckedCommandLine& cmd)
 {
     ArgumentTable table;
     DeclareArguments(table);

@@ -5,10 +5,10 @@
 #ifndef NETLOOP_BACKGROUND_TRAFFIC_H
 #define NETLOOP_BACKGROUND_TRAFFIC_H
 
+#include "checked-command-line.h"
 #include "network-schema.h"
 
 #include "ns3/application.h"
-#include "ns3/command-line.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
@@ -48,7 +48,7 @@ struct BackgroundOptions
     /// table "background".
     void DeclareArguments(ArgumentTable& table);
     /// Declares the arguments and registers them on `cmd`.
-    void AddArguments(ns3::CommandLine& cmd);
+    void AddArguments(CheckedCommandLine& cmd);
 };
 
 /// Validated background traffic.

@@ -8,13 +8,13 @@
 #define NETLOOP_NETWORK_BUILDER_H
 
 #include "background-traffic.h"
+#include "checked-command-line.h"
 #include "drop-traces.h"
 #include "network-schema.h"
 #include "placement.h"
 #include "radio.h"
 #include "step-engine.h"
 
-#include "ns3/command-line.h"
 #include "ns3/node-container.h"
 
 #include <algorithm>
@@ -117,7 +117,7 @@ class NetworkBuilder
     virtual void DeclareArguments(ArgumentTable& table) = 0;
 
     /// Declares the arguments and registers them on `cmd`, tagged with the kind.
-    void AddArguments(ns3::CommandLine& cmd)
+    void AddArguments(CheckedCommandLine& cmd)
     {
         m_arguments = ArgumentTable();
         DeclareArguments(m_arguments);

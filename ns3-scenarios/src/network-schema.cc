@@ -1,5 +1,7 @@
 #include "network-schema.h"
 
+#include "checked-command-line.h"
+
 #include <algorithm>
 #include <iomanip>
 #include <sstream>
@@ -365,7 +367,7 @@ ArgumentSpec::Help(const std::string& kind) const
 }
 
 void
-ArgumentSpec::Register(ns3::CommandLine& cmd, const std::string& kind) const
+ArgumentSpec::Register(CheckedCommandLine& cmd, const std::string& kind) const
 {
     std::visit([&](auto* p) { cmd.AddValue(m_name, Help(kind), *p); }, m_storage);
 }
@@ -429,7 +431,7 @@ ArgumentSpec::Json() const
 }
 
 void
-ArgumentTable::Register(ns3::CommandLine& cmd, const std::string& kind) const
+ArgumentTable::Register(CheckedCommandLine& cmd, const std::string& kind) const
 {
     for (const auto& spec : m_specs)
     {

@@ -3,8 +3,8 @@
  * unit, default, limits and help text, bound to the variable it fills.
  *
  * One declaration serves three readers:
- *   - ns-3's CommandLine (ArgumentTable::Register): --PrintHelp shows the help
- *     text with unit, default and limits;
+ *   - ns-3's CommandLine (ArgumentTable::Register on a CheckedCommandLine):
+ *     --PrintHelp shows the help text with unit, default and limits;
  *   - validation (ArgumentTable::Check): the limits are enforced here, once,
  *     with a problem that names the argument (ArgumentProblem);
  *   - `netloop-server --describe` (DescribeJson): the bridge reads the schema
@@ -17,8 +17,6 @@
 #ifndef NETLOOP_NETWORK_SCHEMA_H
 #define NETLOOP_NETWORK_SCHEMA_H
 
-#include "ns3/command-line.h"
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +25,8 @@
 
 namespace netloop
 {
+
+class CheckedCommandLine;
 
 /// Version of the --describe JSON; the bridge refuses others. 2: the shared
 /// tables (radio, placement, background, traces) and which of them each kind
@@ -126,7 +126,7 @@ class ArgumentSpec
     /// \return the JSON object of --describe
     std::string Json() const;
     /// Registers the argument on the command line.
-    void Register(ns3::CommandLine& cmd, const std::string& kind) const;
+    void Register(CheckedCommandLine& cmd, const std::string& kind) const;
 
     const std::string& GetName() const
     {
@@ -174,7 +174,7 @@ class ArgumentTable
     }
 
     /// Registers every argument on the command line, tagged "[kind]".
-    void Register(ns3::CommandLine& cmd, const std::string& kind) const;
+    void Register(CheckedCommandLine& cmd, const std::string& kind) const;
     /// \return the first argument whose value breaks its limits
     std::optional<ArgumentProblem> Check() const;
     /// \return the JSON array of --describe

@@ -149,7 +149,7 @@ PlacementOptions::DeclareArguments(ArgumentTable& table)
 }
 
 void
-PlacementOptions::AddArguments(ns3::CommandLine& cmd)
+PlacementOptions::AddArguments(CheckedCommandLine& cmd)
 {
     ArgumentTable table;
     DeclareArguments(table);

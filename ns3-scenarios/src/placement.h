@@ -6,9 +6,9 @@
 #ifndef NETLOOP_PLACEMENT_H
 #define NETLOOP_PLACEMENT_H
 
+#include "checked-command-line.h"
 #include "network-schema.h"
 
-#include "ns3/command-line.h"
 #include "ns3/node-container.h"
 #include "ns3/vector.h"
 
@@ -34,7 +34,7 @@ struct PlacementOptions
     /// "placement".
     void DeclareArguments(ArgumentTable& table);
     /// Declares the arguments and registers them on `cmd`.
-    void AddArguments(ns3::CommandLine& cmd);
+    void AddArguments(CheckedCommandLine& cmd);
 };
 
 /**

@@ -160,7 +160,7 @@ RadioOptions::DeclareArguments(ArgumentTable& table)
 }
 
 void
-RadioOptions::AddArguments(ns3::CommandLine& cmd)
+RadioOptions::AddArguments(CheckedCommandLine& cmd)
 {
     ArgumentTable table;
     DeclareArguments(table);

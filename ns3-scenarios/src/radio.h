@@ -6,9 +6,9 @@
 #ifndef NETLOOP_RADIO_H
 #define NETLOOP_RADIO_H
 
+#include "checked-command-line.h"
 #include "network-schema.h"
 
-#include "ns3/command-line.h"
 #include "ns3/propagation-loss-model.h"
 #include "ns3/yans-wifi-channel.h"
 
@@ -58,7 +58,7 @@ struct RadioOptions
     /// Declares the arguments (--txPower, --propagation, ...): the shared table "radio".
     void DeclareArguments(ArgumentTable& table);
     /// Declares the arguments and registers them on `cmd`.
-    void AddArguments(ns3::CommandLine& cmd);
+    void AddArguments(CheckedCommandLine& cmd);
 };
 
 /// Validated radio parameters.

@@ -17,7 +17,7 @@ constexpr uint64_t kMaxSpinWaitNs = 1000000;
 } // namespace
 
 void
-ServeArguments::AddArguments(ns3::CommandLine& cmd)
+ServeArguments::AddArguments(CheckedCommandLine& cmd)
 {
     cmd.AddValue("seed", "ns-3 RNG seed (RngSeedManager::SetSeed), integer >= 1", seed);
     cmd.AddValue("run",

@@ -3,22 +3,23 @@
  * (seed, run, port, timeouts, trace files): the one call behind
  * netloop-server and behind a user's own ns-3 script.
  *
- *     netloop::ServeArguments serve;       // --seed --run --port --acceptTimeout
- *     ns3::CommandLine cmd(__FILE__);       // --idleTimeout --pcap --ascii
- *     serve.AddArguments(cmd);              // --flowMonitor --netanim --dropLog
- *     cmd.Parse(argc, argv);
- *     serve.ApplySeed();                    // before building anything random
+ *     netloop::ServeArguments serve;             // --seed --run --port --acceptTimeout
+ *     netloop::CheckedCommandLine cmd(__FILE__);  // --idleTimeout --pcap --ascii
+ *     serve.AddArguments(cmd);                    // --flowMonitor --netanim --dropLog
+ *     if (auto problem = cmd.Parse(argc, argv))   // any bad argument, named:
+ *         return netloop::BadArgument(*problem);  // exit code 2
+ *     serve.ApplySeed();                          // before building anything random
  *     ... build nodes, devices, addresses, routing ...
- *     return netloop::Serve(nodes, serve);  // node index = position in the container
+ *     return netloop::Serve(nodes, serve);        // node index = position in the container
  */
 #ifndef NETLOOP_SERVE_H
 #define NETLOOP_SERVE_H
 
+#include "checked-command-line.h"
 #include "network-builder.h"
 #include "step-server.h"
 #include "traces.h"
 
-#include "ns3/command-line.h"
 #include "ns3/node-container.h"
 
 #include <cstdint>
@@ -28,7 +29,8 @@
 namespace netloop
 {
 
-/// Exit code for a bad argument value (ns-3's CommandLine itself exits 1).
+/// Exit code for a bad argument (BadArgument; CheckedCommandLine keeps ns-3's
+/// CommandLine from exiting with 1 for the ones it cannot read).
 constexpr int kExitBadArguments = 2;
 
 /// The arguments of every served run, as typed.
@@ -46,7 +48,7 @@ struct ServeArguments
 
     /// Registers --seed, --run, --port, --connectionFd, --shmFd, --acceptTimeout,
     /// --idleTimeout, --spinWait and the trace arguments.
-    void AddArguments(ns3::CommandLine& cmd);
+    void AddArguments(CheckedCommandLine& cmd);
     /// \return nullopt, or a message naming the bad argument
     std::optional<std::string> Validate() const;
     /// RngSeedManager::SetSeed(seed), SetRun(run).

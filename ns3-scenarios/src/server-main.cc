@@ -5,13 +5,13 @@
  */
 #include "server-main.h"
 
+#include "checked-command-line.h"
 #include "serve.h"
 #include "session.h"
 #include "standalone.h"
 #include "traces.h"
 #include "wire.h"
 
-#include "ns3/command-line.h"
 #include "ns3/core-module.h"
 #include "ns3/version-defines.h"
 
@@ -43,7 +43,7 @@ class SharedTables
     }
 
     /// Registers every table but traces (ServeArguments registers those).
-    void Register(ns3::CommandLine& cmd) const
+    void Register(CheckedCommandLine& cmd) const
     {
         m_radio.Register(cmd, "radio");
         m_placement.Register(cmd, "placement");
@@ -188,8 +188,9 @@ ServerMain(int argc,
         kinds += (kinds.empty() ? "" : ", ") + b->GetName();
     }
 
-    // Command line.
-    ns3::CommandLine cmd(__FILE__);
+    // Command line: a problem ns-3's CommandLine would print with its help
+    // (exit 1) is ours to report, naming the argument (exit 2).
+    CheckedCommandLine cmd(__FILE__);
     cmd.Usage("ns-3 stepping server for netloop: builds a network and serves it to the netloop "
               "bridge over TCP on 127.0.0.1: a connection handed over (--connectionFd) or one "
               "accepted on --port. The first line of stdout is the port number. "
@@ -227,7 +228,10 @@ ServerMain(int argc,
     {
         builder->AddArguments(cmd);
     }
-    cmd.Parse(argc, argv);
+    if (auto problem = cmd.Parse(argc, argv))
+    {
+        return BadArgument(*problem);
+    }
 
     if (info)
     {

@@ -107,7 +107,7 @@ TraceOptions::DeclareArguments(ArgumentTable& table)
 }
 
 void
-TraceOptions::AddArguments(ns3::CommandLine& cmd)
+TraceOptions::AddArguments(CheckedCommandLine& cmd)
 {
     ArgumentTable table;
     DeclareArguments(table);

@@ -6,10 +6,10 @@
 #ifndef NETLOOP_TRACES_H
 #define NETLOOP_TRACES_H
 
+#include "checked-command-line.h"
 #include "drop-log.h"
 #include "network-schema.h"
 
-#include "ns3/command-line.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/flow-monitor.h"
 #include "ns3/net-device.h"
@@ -41,7 +41,7 @@ struct TraceOptions
     /// Declares --pcap, --ascii, --flowMonitor, --netanim, --dropLog: the shared table "traces".
     void DeclareArguments(ArgumentTable& table);
     /// Declares the arguments and registers them on `cmd`.
-    void AddArguments(ns3::CommandLine& cmd);
+    void AddArguments(CheckedCommandLine& cmd);
     /// \return nullopt, or a message naming the argument whose file cannot be written
     std::optional<std::string> Validate() const;
 };

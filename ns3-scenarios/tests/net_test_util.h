@@ -5,6 +5,7 @@
 #ifndef NETLOOP_NET_TEST_UTIL_H
 #define NETLOOP_NET_TEST_UTIL_H
 
+#include "checked-command-line.h"
 #include "lte-network.h"
 #include "network-builder.h"
 #include "p2p-network.h"
@@ -13,7 +14,6 @@
 #include "wifi-network.h"
 #include "wire.h"
 
-#include "ns3/command-line.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
@@ -213,7 +213,8 @@ class NetHarness
 
 /**
  * \brief Command-line arguments parsed the way netloop-server parses them
- * (e.g. {"--network=wave", "--nodes=2", "--positions=0,0,0;10,0,0"}).
+ * (e.g. {"--network=wave", "--nodes=2", "--positions=0,0,0;10,0,0"}); a value
+ * CheckedCommandLine refuses is a Rejection() too.
  */
 class ServerArgs
 {
@@ -224,7 +225,7 @@ class ServerArgs
         m_builders.push_back(std::make_unique<WifiNetworkBuilder>());
         m_builders.push_back(std::make_unique<WaveNetworkBuilder>());
         m_builders.push_back(std::make_unique<LteNetworkBuilder>());
-        ns3::CommandLine cmd;
+        CheckedCommandLine cmd;
         cmd.AddValue("network", "kind", m_network);
         cmd.AddValue("nodes", "nodes", m_nodes);
         m_request.placement.AddArguments(cmd);
@@ -236,7 +237,7 @@ class ServerArgs
         }
         std::vector<std::string> argv = {"net-test"};
         argv.insert(argv.end(), args.begin(), args.end());
-        cmd.Parse(argv);
+        m_commandLineProblem = cmd.Parse(argv);
         for (auto& b : m_builders)
         {
             if (b->GetName() == m_network)
@@ -250,6 +251,10 @@ class ServerArgs
     /// The builder's message for these arguments; empty if they are valid.
     std::string Rejection() const
     {
+        if (m_commandLineProblem)
+        {
+            return m_commandLineProblem->message;
+        }
         if (!m_builder)
         {
             return "no network kind " + m_network;
@@ -271,6 +276,7 @@ class ServerArgs
     }
 
   private:
+    std::optional<ArgumentProblem> m_commandLineProblem; //!< what CheckedCommandLine found
     std::string m_network = "p2p";
     uint32_t m_nodes = 0;
     NetworkRequest m_request;

@@ -829,6 +829,12 @@ TEST(ServerProcess, EveryBadArgumentIsAlsoOneStructuredLine)
         {"--network=token-ring", "network"},
         {"--seed=0", "seed"},
         {"--delay=5", "delay"},
+        // ns-3's CommandLine: help and exit 1, an abort, a silent misreading.
+        {"--bogus=1", "bogus"},
+        {"--info=maybe", "info"},
+        {"--ns3::PointToPointChannel::Delay=2parsecs", "ns3::PointToPointChannel::Delay"},
+        {"--ns3::PointToPointNetDevice::Mtu=big", "ns3::PointToPointNetDevice::Mtu"},
+        {"--nodes=3abc", "nodes"},
     };
     for (const auto& [arg, argument] : cases)
     {

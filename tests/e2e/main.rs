@@ -27,5 +27,6 @@ mod ns3_private_connection;
 mod ns3_protocol_violations;
 mod ns3_server_robustness;
 mod orphans;
+mod server_command_line;
 mod server_startup;
 mod sweep_before_schema;

@@ -136,7 +136,7 @@ pub enum Ns3Error {
         message: String,
         /// The argument the server named in its structured problem line
         /// (`netloop-problem: {...}`), without dashes; `None` when it printed
-        /// none (ns-3's CommandLine's own complaints).
+        /// none (a program that exits 2 without one).
         argument: Option<String>,
     },
     #[error("the ns-3 server {binary} printed {line:?} where its port number was expected", binary = .binary.display())]

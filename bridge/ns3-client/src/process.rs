@@ -171,13 +171,10 @@ impl ServerProcess {
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 let status = process.wait_exit(Duration::from_secs(2));
                 let said = process.stderr_lines().join("\n");
-                // Exit code 2 is the server's own "bad argument"; ns-3's
-                // CommandLine says the same of an argument it cannot take
-                // (unknown, or a value its type rejects) by printing the
-                // problem and then its help, and exiting.
-                if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT)
-                    || help_start(&said).is_some()
-                {
+                // Exit code 2 is the server's "bad argument", named in its
+                // structured line; ns-3's CommandLine complaints too, which
+                // the server checks for before ns-3 reads its arguments.
+                if status.and_then(|s| s.code()) == Some(EXIT_BAD_ARGUMENT) {
                     let problem = crate::network_schema::server_problem_of(&said);
                     return Err(Ns3Error::BadArgument {
                         binary: process.binary.clone(),
@@ -278,7 +275,9 @@ pub fn describe_status(status: Option<ExitStatus>) -> String {
 }
 
 /// The line where ns-3's `CommandLine` help begins
-/// (`PROGRAM [Program Options] [General Arguments]`), if `stderr` holds it.
+/// (`PROGRAM [Program Options] [General Arguments]`), if `stderr` holds it:
+/// a program not built on `CheckedCommandLine` prints it after a problem,
+/// which messages show without it. (Display only: nothing is decided by it.)
 fn help_start(stderr: &str) -> Option<usize> {
     stderr
         .lines()

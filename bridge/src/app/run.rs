@@ -73,7 +73,7 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
         Err(RunError::Config(e)) => Err(Failure::BadInput(source.locate(&e.key, &e.message).to_string())),
         // The server rejected an argument: bad input, reported at its key.
         Err(RunError::NetworkRejected { message, argument }) => {
-            let key = key_of_problem(&resolved, &base_dir, argument.as_deref(), &message);
+            let key = key_of_problem(&resolved, &base_dir, argument.as_deref());
             Err(Failure::BadInput(source.locate(&key, &message).to_string()))
         }
         Err(RunError::Failed { source, reached, out_dir }) => Err(Failure::Run(format!(
@@ -126,7 +126,7 @@ fn run_graph_scenario(
             }
             // The server rejected an argument: bad input, reported at its key.
             Err(crate::graph_run::GraphNetRunError::NetworkRejected { message, argument }) => {
-                let key = key_of_problem(&resolved, &base_dir, argument.as_deref(), &message);
+                let key = key_of_problem(&resolved, &base_dir, argument.as_deref());
                 Err(Failure::BadInput(origins.locate(&key, &message).to_string()))
             }
             Err(crate::graph_run::GraphNetRunError::Failed { source, reached, out_dir }) => {

@@ -122,27 +122,6 @@ impl ServerArgument {
     }
 }
 
-/// The scenario key behind the first server argument a server message
-/// names (`--phyMode=Bogus is not a mode of ...`), if any.
-pub fn key_of_server_message<'a>(
-    arguments: &'a [ServerArgument],
-    message: &str,
-) -> Option<&'a str> {
-    message.match_indices("--").find_map(|(at, _)| {
-        let name: String = message[at + 2..]
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == ':' || *c == '_')
-            .collect();
-        // `--topologyFile: cannot open ...`, but `--ns3::WifiMac::Ssid=x`.
-        let name = name.trim_end_matches(':');
-        arguments
-            .iter()
-            .rev()
-            .find(|a| a.name == name)
-            .map(|a| a.key.as_str())
-    })
-}
-
 /// Everything the server needs besides the network kind: the shared tables.
 pub(crate) struct NetworkExtras<'a> {
     pub radio: Option<&'a TableConfig>,
