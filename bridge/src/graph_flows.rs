@@ -16,8 +16,8 @@ use controlsim::{StepSize, SystemConfig};
 use protocol::SimTime;
 
 use crate::config::{
-    bad, resolve_flow, Backend, KeyPath, FlowConfig, OnLoss, Resolved, ResolvedFlow, Scenario, ScenarioError,
-    TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
+    bad, resolve_flow, Backend, FlowConfig, KeyPath, OnLoss, Resolved, ResolvedFlow, Scenario,
+    ScenarioError, TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
 };
 use crate::flows::{Direction, Flow, FlowTable};
 use crate::graph_scenario::{FlowTrigger, GraphScenario, NodeName};

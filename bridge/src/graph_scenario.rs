@@ -408,8 +408,7 @@ pub(crate) fn load_parsed(
     if scenario.record_every == 0 {
         return Err(at("record_every", "must be at least 1".into()));
     }
-    let (graph, ends) =
-        build_with_flows(&scenario).map_err(|e: ConfigError| locate(e.into()))?;
+    let (graph, ends) = build_with_flows(&scenario).map_err(|e: ConfigError| locate(e.into()))?;
     let motions = crate::graph_mobility::node_motions(&scenario, &graph).map_err(locate)?;
     let network = match &scenario.network {
         None => None,

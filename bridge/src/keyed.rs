@@ -320,4 +320,3 @@ impl fmt::Display for ScenarioError {
         Ok(())
     }
 }
-

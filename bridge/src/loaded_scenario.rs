@@ -190,7 +190,10 @@ mod tests {
     #[test]
     fn a_scenario_base_parses_its_text_once_for_every_load() {
         let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
-        for (name, graph) in [("dc_servo_p2p.toml", false), ("cascade_servo_graph.toml", true)] {
+        for (name, graph) in [
+            ("dc_servo_p2p.toml", false),
+            ("cascade_servo_graph.toml", true),
+        ] {
             let path = examples.join(name);
             let text = std::fs::read_to_string(&path).unwrap();
             let before = PARSES.with(std::cell::Cell::get);

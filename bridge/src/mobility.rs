@@ -289,13 +289,15 @@ fn input_limits(actuator: &ActuatorConfig) -> Option<(f64, f64)> {
 fn source(i: usize, mobility: &Mobility, plant: &Loop) -> Result<Option<Source>, ScenarioError> {
     let states = &plant.signature().states;
     let state = |field: &str, name: &str| {
-        states
-            .iter()
-            .position(|s| s == name)
-            .ok_or_else(|| ScenarioError::new(KeyPath::key("loops").at(i).and("mobility").and(field), format!(
+        states.iter().position(|s| s == name).ok_or_else(|| {
+            ScenarioError::new(
+                KeyPath::key("loops").at(i).and("mobility").and(field),
+                format!(
                     "the plant has no state `{name}`; its states are {}",
                     states.join(", ")
-                )))
+                ),
+            )
+        })
     };
     if let Some(name) = &mobility.position {
         let position = state("position", name)?;
@@ -310,11 +312,14 @@ fn source(i: usize, mobility: &Mobility, plant: &Loop) -> Result<Option<Source>,
         return Ok(Some(Source::Plant));
     }
     if mobility.placed {
-        return Err(ScenarioError::new(KeyPath::key("loops").at(i).and("mobility"), format!(
+        return Err(ScenarioError::new(
+            KeyPath::key("loops").at(i).and("mobility"),
+            format!(
                 "this plant has no position of its own: name the state that moves the node with \
                  `position` (and `velocity`); its states are {}",
                 states.join(", ")
-            )));
+            ),
+        ));
     }
     Ok(None)
 }

@@ -444,9 +444,8 @@ pub fn run_built(
 
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
     let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
-    let recorder = Recorder::new(&system, timeseries, scenario.record_every).map_err(|e| {
-        RunError::Config(ScenarioError::new("record_every", e.to_string()))
-    })?;
+    let recorder = Recorder::new(&system, timeseries, scenario.record_every)
+        .map_err(|e| RunError::Config(ScenarioError::new("record_every", e.to_string())))?;
     let mut observer = RunObserver::new(resolved, &system, recorder, progress, observation);
 
     let flows = FlowTable::new(&resolved.loops);

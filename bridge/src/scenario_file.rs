@@ -41,8 +41,8 @@ use toml::Spanned;
 
 use crate::built::Built;
 use crate::config::{
-    Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, CUSTOM_KIND,
-    LAST_TIME, LAST_TIME_TEXT,
+    Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, CUSTOM_KIND, LAST_TIME,
+    LAST_TIME_TEXT,
 };
 use crate::input::{read_input, shorten_lines, ReadError};
 pub use crate::keyed::{KeyPath, Place, ScenarioError, Segment, Span};
@@ -258,12 +258,9 @@ impl Loaded {
     /// no server to ask, or its program was not run: the values are then
     /// checked when a run starts.
     pub fn check_network(&self, with_server: bool) -> Result<Option<String>, LoadError> {
-        check_network(
-            &self.resolved,
-            &self.base_dir,
-            with_server,
-            |error| self.locate(error),
-        )
+        check_network(&self.resolved, &self.base_dir, with_server, |error| {
+            self.locate(error)
+        })
     }
 }
 
@@ -398,13 +395,10 @@ fn load_table(
     let scenario: Scenario = deserialize_table(&locator, &table, &base_dir, |s: &mut Scenario| {
         Some(&mut s.network)
     })?;
-    let mut resolved = scenario
-        .resolve()
-        .map_err(|e| locator.locate(e))?;
+    let mut resolved = scenario.resolve().map_err(|e| locator.locate(e))?;
     // FMU paths are relative to the scenario file.
     resolved.system.resolve_paths(&base_dir);
-    crate::fmu_checks::check_rollback(&resolved)
-        .map_err(|e| locator.locate(e))?;
+    crate::fmu_checks::check_rollback(&resolved).map_err(|e| locator.locate(e))?;
     let line_of = |key: &KeyPath| match locator.find(key) {
         Place::File { line, text, .. } => Some((line, text)),
         _ => None,
@@ -559,8 +553,8 @@ fn deserialize_table<T: for<'de> Deserialize<'de>>(
         return Ok(value);
     };
     if let Some((kind, keys)) = described {
-        let ns3 = described_network(network, base_dir, kind, keys)
-            .map_err(|e| locator.locate(e))?;
+        let ns3 =
+            described_network(network, base_dir, kind, keys).map_err(|e| locator.locate(e))?;
         network.ns3 = Some(ns3);
     }
     network
@@ -1042,11 +1036,18 @@ pub(crate) mod tests {
     #[test]
     fn an_override_that_cannot_be_applied_names_its_key_and_origin() {
         let err = load_str(SERVO, &["duration.x=1"]).unwrap_err();
-        assert_eq!(err.key().map(ToString::to_string).as_deref(), Some("duration.x"), "{err}");
+        assert_eq!(
+            err.key().map(ToString::to_string).as_deref(),
+            Some("duration.x"),
+            "{err}"
+        );
         let LoadError::Invalid(located) = &err else {
             panic!("{err:?}");
         };
-        assert_eq!(located.place(), Some(&Place::Override("--set duration.x=1".into())));
+        assert_eq!(
+            located.place(),
+            Some(&Place::Override("--set duration.x=1".into()))
+        );
         assert_eq!(
             err.to_string(),
             "`duration.x`: `duration` is a string, not a table, so it has no key `x`\n  \

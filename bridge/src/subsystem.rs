@@ -345,14 +345,7 @@ impl Expander {
         let mut out = Vec::new();
         for (j, conn) in connections.into_iter().enumerate() {
             let key = KeyPath::key("connections").at(j);
-            let from = self.address(
-                file,
-                &key.child("from"),
-                &conn.from,
-                prefix,
-                &used,
-                true,
-            )?;
+            let from = self.address(file, &key.child("from"), &conn.from, prefix, &used, true)?;
             let to = self.address(file, &key.child("to"), &conn.to, prefix, &used, false)?;
             if to.len() > 1 && conn.first_flow_key().is_some() {
                 return Err(self.error(
@@ -415,11 +408,7 @@ impl Expander {
         for (k, p) in parsed.inputs.iter().enumerate() {
             let key = KeyPath::key("inputs").at(k);
             if level.inputs.contains_key(&p.name) {
-                return Err(self.error(
-                    file,
-                    &key.child("name"),
-                    "a second input of this name",
-                ));
+                return Err(self.error(file, &key.child("name"), "a second input of this name"));
             }
             let mut all = Vec::new();
             for (n, t) in p.to.list().into_iter().enumerate() {
@@ -435,11 +424,7 @@ impl Expander {
         for (k, p) in parsed.outputs.iter().enumerate() {
             let key = KeyPath::key("outputs").at(k);
             if level.outputs.contains_key(&p.name) {
-                return Err(self.error(
-                    file,
-                    &key.child("name"),
-                    "a second output of this name",
-                ));
+                return Err(self.error(file, &key.child("name"), "a second output of this name"));
             }
             known(&key.child("from"), &p.from)?;
             let from = self.address(file, &key.child("from"), &p.from, prefix, &used, true)?;

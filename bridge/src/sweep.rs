@@ -266,8 +266,7 @@ impl SweepFile {
                 ));
             }
         }
-        file.check_run_count()
-            .map_err(|(key, m)| located(key, m))?;
+        file.check_run_count().map_err(|(key, m)| located(key, m))?;
         Ok(file)
     }
 
@@ -275,10 +274,16 @@ impl SweepFile {
     fn axis_lengths(&self) -> Vec<(KeyPath, u64)> {
         let mut axes: Vec<(KeyPath, u64)> = Vec::new();
         for (i, g) in self.grid.iter().enumerate() {
-            axes.push((KeyPath::key("grid").at(i).and("values"), g.values.len() as u64));
+            axes.push((
+                KeyPath::key("grid").at(i).and("values"),
+                g.values.len() as u64,
+            ));
         }
         for (i, z) in self.zip.iter().enumerate() {
-            axes.push((KeyPath::key("zip").at(i).and("values"), z.values.len() as u64));
+            axes.push((
+                KeyPath::key("zip").at(i).and("values"),
+                z.values.len() as u64,
+            ));
         }
         if !self.points.is_empty() {
             axes.push(("points".into(), self.points.len() as u64));

@@ -57,7 +57,10 @@ impl SyncScheme {
     pub fn resolve(sync: &SyncConfig, step: StepSize) -> Result<SyncScheme, ScenarioError> {
         let period = match sync.period {
             None => None,
-            Some(period) => Some(step.period_steps(period).map_err(|e| ScenarioError::new("sync.period", e.to_string()))?),
+            Some(period) => Some(
+                step.period_steps(period)
+                    .map_err(|e| ScenarioError::new("sync.period", e.to_string()))?,
+            ),
         };
         let required = || {
             ScenarioError::new(
