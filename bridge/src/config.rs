@@ -254,7 +254,7 @@ impl NetworkConfig {
                 "traces" => self.traces = config,
                 other => {
                     return Err(bad(
-                        format!("network.{other}"),
+                        KeyPath::from("network").and(other),
                         format!("this netloop has no place for the server's table `{other}`"),
                     ))
                 }
@@ -515,29 +515,12 @@ impl Default for MobilityConfig {
     }
 }
 
-/// A problem with a scenario that serde could not see, naming the key.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{key}: {message}")]
-pub struct ScenarioError {
-    pub key: String,
-    pub message: String,
-}
+/// A problem at a key, not yet located: the one keyed error of loading.
+pub use crate::keyed::{KeyPath, ScenarioError};
 
-/// controlsim's errors carry their key too: the key, and the message without it.
-impl From<controlsim::ConfigError> for ScenarioError {
-    fn from(e: controlsim::ConfigError) -> Self {
-        ScenarioError {
-            key: e.key().to_string(),
-            message: e.message(),
-        }
-    }
-}
-
-fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError {
-        key: key.into(),
-        message: message.into(),
-    }
+/// A problem at `key` (a literal dotted path, or one built from its parts).
+pub(crate) fn bad(key: impl Into<KeyPath>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(key, message)
 }
 
 /// Most nodes a network may have, and one above the highest node index:
@@ -620,7 +603,7 @@ impl Scenario {
         scenario
             .network
             .read_shared_tables(shared)
-            .map_err(|e| toml::de::Error::custom(format!("`{}`: {}", e.key, e.message)))?;
+            .map_err(|e| toml::de::Error::custom(e.to_string()))?;
         if let Some((kind, keys)) = described {
             let standard = crate::network_schema::standard();
             let Some(schema) = standard.kind(&kind) else {
@@ -630,7 +613,7 @@ impl Scenario {
                 )));
             };
             let config = DescribedConfig::new(std::sync::Arc::new(schema.clone()), keys)
-                .map_err(|e| toml::de::Error::custom(format!("`{}`: {}", e.key, e.message)))?;
+                .map_err(|e| toml::de::Error::custom(e.to_string()))?;
             scenario.network.ns3 = Some(Ns3NetworkConfig::Described(config));
         }
         Ok(scenario)
@@ -683,7 +666,7 @@ impl Scenario {
         ] {
             if timeout == SimTime::ZERO {
                 return Err(bad(
-                    format!("network.server.{name}"),
+                    KeyPath::from("network.server").and(name),
                     "must be longer than zero",
                 ));
             }
@@ -695,7 +678,7 @@ impl Scenario {
             ));
         }
         for (name, value) in &self.network.server.params {
-            let key = format!("network.server.params.{name}");
+            let key = KeyPath::from("network.server.params").and(name);
             let valid_name = !name.is_empty()
                 && !name.starts_with('-')
                 && name
@@ -747,7 +730,7 @@ impl Scenario {
         let mut system_loops = Vec::with_capacity(self.loops.len());
         let mut feedforwards = Vec::new();
         for (i, l) in self.loops.iter().enumerate() {
-            let key = |k: &str| format!("loops[{i}].{k}");
+            let key = |k: &str| KeyPath::key("loops").at(i).and(k);
             // Bounded, so that node arithmetic (highest + 1, + background) cannot wrap.
             let default_node = |offset: usize| u32::try_from(2 * i + offset).unwrap_or(u32::MAX);
             let plant_node = l.plant_node.unwrap_or(default_node(0));
@@ -846,7 +829,7 @@ impl Scenario {
         }
 
         // Ports: unique per destination node.
-        let mut used: BTreeMap<(u32, u16), String> = BTreeMap::new();
+        let mut used: BTreeMap<(u32, u16), KeyPath> = BTreeMap::new();
         for (i, l) in loops.iter().enumerate() {
             let mut streams = Vec::new();
             if !l.is_local() {
@@ -857,7 +840,7 @@ impl Scenario {
                 streams.push(("feedforward", l.controller_node, ff.flow.port));
             }
             for (dir, dst, port) in streams {
-                let key = format!("loops[{i}].{dir}.port");
+                let key = KeyPath::key("loops").at(i).and(dir).and("port");
                 if let Some(other) = used.insert((dst, port), key.clone()) {
                     return Err(bad(
                         key,
@@ -879,7 +862,7 @@ impl Scenario {
                     .find(|(_, f)| f.is_some_and(|f| f.transport == TransportKind::Tcp))
                 {
                     return Err(bad(
-                        format!("loops[{i}].{dir}.transport"),
+                        KeyPath::key("loops").at(i).and(dir).and("transport"),
                         "tcp needs the ns3 backend: the builtin channel models independent packets",
                     ));
                 }
@@ -918,7 +901,7 @@ impl Scenario {
                         "controller_node"
                     };
                     return Err(bad(
-                        format!("loops[{i}].{which}"),
+                        KeyPath::key("loops").at(i).and(which),
                         format!(
                             "node {} is out of range: the {} network has {nodes} nodes (0..{})",
                             l.plant_node.max(l.controller_node),
@@ -959,21 +942,21 @@ impl Scenario {
 
 pub(crate) fn resolve_flow(
     flow: &FlowConfig,
-    key: &str,
+    key: &KeyPath,
     default_port: u32,
     downlink: bool,
 ) -> Result<ResolvedFlow, ScenarioError> {
     let port = match flow.port {
         Some(0) => {
             return Err(bad(
-                format!("{key}.port"),
+                key.child("port"),
                 "port 0 is not a valid destination port",
             ))
         }
         Some(p) => p,
         None => u16::try_from(default_port).map_err(|_| {
             bad(
-                format!("{key}.port"),
+                key.child("port"),
                 "too many loops for default ports; set ports explicitly",
             )
         })?,
@@ -981,13 +964,13 @@ pub(crate) fn resolve_flow(
     let size = flow.size.unwrap_or(DEFAULT_PAYLOAD);
     if size == 0 || size > 65_507 {
         return Err(bad(
-            format!("{key}.size"),
+            key.child("size"),
             format!("{size} bytes: a UDP payload must be 1..=65507 bytes"),
         ));
     }
     if !downlink && flow.on_loss.is_some() {
         return Err(bad(
-            format!("{key}.on_loss"),
+            key.child("on_loss"),
             "on_loss is an actuator policy: set it on the downlink",
         ));
     }
@@ -1005,7 +988,7 @@ pub(crate) fn resolve_flow(
 /// Checks a `mobility` table (a loop's or a graph component's) at `key`.
 pub(crate) fn resolve_mobility(
     m: &MobilityConfig,
-    key: &str,
+    key: &KeyPath,
 ) -> Result<Option<Mobility>, ScenarioError> {
     if !m.enabled {
         return Ok(None);
@@ -1013,16 +996,16 @@ pub(crate) fn resolve_mobility(
     let norm = m.heading.iter().map(|x| x * x).sum::<f64>().sqrt();
     if !norm.is_finite() || norm == 0.0 {
         return Err(bad(
-            format!("{key}.heading"),
+            key.child("heading"),
             "must be a non-zero direction, e.g. [1.0, 0.0, 0.0]",
         ));
     }
     if m.origin.iter().any(|x| !x.is_finite()) {
-        return Err(bad(format!("{key}.origin"), "must be finite"));
+        return Err(bad(key.child("origin"), "must be finite"));
     }
     if m.velocity.is_some() && m.position.is_none() {
         return Err(bad(
-            format!("{key}.velocity"),
+            key.child("velocity"),
             "needs `position` too: name the state that is the position",
         ));
     }
@@ -1032,7 +1015,7 @@ pub(crate) fn resolve_mobility(
     ] {
         if value.is_some_and(|x| !x.is_finite() || x < 0.0) {
             return Err(bad(
-                format!("{key}.{name}"),
+                key.child(name),
                 "must be a finite number, not negative",
             ));
         }

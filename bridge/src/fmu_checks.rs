@@ -3,7 +3,7 @@
 
 use controlsim::ControllerConfig;
 
-use crate::config::{Resolved, ResponseKind};
+use crate::config::{KeyPath, Resolved, ResponseKind, ScenarioError};
 
 /// `response = "rollback"` with an FMU controller needs an FMU whose state
 /// netloop can save and restore ([`controlsim::fmu::why_no_rollback`]).
@@ -11,7 +11,7 @@ use crate::config::{Resolved, ResponseKind};
 /// # Errors
 /// The key (`loops[i].response`) and the message saying why, and which
 /// response works instead.
-pub fn check_rollback(resolved: &Resolved) -> Result<(), (String, String)> {
+pub fn check_rollback(resolved: &Resolved) -> Result<(), ScenarioError> {
     for (i, (network, l)) in resolved
         .loops
         .iter()
@@ -25,8 +25,8 @@ pub fn check_rollback(resolved: &Resolved) -> Result<(), (String, String)> {
             continue;
         }
         if let Some(why) = controlsim::fmu::why_no_rollback(&c.path) {
-            return Err((
-                format!("loops[{i}].response"),
+            return Err(ScenarioError::new(
+                KeyPath::key("loops").at(i).and("response"),
                 format!(
                     "\"rollback\" needs the FMU's state saved and restored, but {why}; use \
                      response = \"direct\" (the FMU's output at the arrival)"

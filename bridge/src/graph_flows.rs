@@ -16,8 +16,8 @@ use controlsim::{StepSize, SystemConfig};
 use protocol::SimTime;
 
 use crate::config::{
-    resolve_flow, Backend, FlowConfig, OnLoss, Resolved, ResolvedFlow, Scenario, ScenarioError,
-    TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
+    bad, resolve_flow, Backend, FlowConfig, KeyPath, OnLoss, Resolved, ResolvedFlow, Scenario,
+    ScenarioError, TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
 };
 use crate::flows::{Direction, Flow, FlowTable};
 use crate::graph_scenario::{FlowTrigger, GraphScenario, NodeName};
@@ -106,13 +106,6 @@ impl NetworkSide {
     }
 }
 
-fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError {
-        key: key.into(),
-        message: message.into(),
-    }
-}
-
 fn node_of(s: &GraphScenario, component: &str) -> u32 {
     s.components
         .iter()
@@ -166,7 +159,7 @@ pub fn resolve(
         if let Some(NodeName::Index(n)) = c.node {
             if n >= MAX_NODES {
                 return Err(bad(
-                    format!("components[{i}].node"),
+                    KeyPath::key("components").at(i).and("node"),
                     format!(
                         "node {n} is out of range: node indices go up to {}",
                         MAX_NODES - 1
@@ -177,11 +170,11 @@ pub fn resolve(
     }
 
     let mut flows = Vec::with_capacity(ends.len());
-    let mut used: BTreeMap<(u32, u16), String> = BTreeMap::new();
+    let mut used: BTreeMap<(u32, u16), KeyPath> = BTreeMap::new();
     for (id, end) in ends.iter().enumerate() {
         let j = end.connection;
         let conn = &s.connections[j];
-        let key = |k: &str| format!("connections[{j}].{k}");
+        let key = |k: &str| KeyPath::key("connections").at(j).and(k);
         let id = id as u32;
         let to = controlsim::graph::PortAddress::parse(&conn.to)
             .map_err(|message| bad(key("to"), message))?;
@@ -196,7 +189,7 @@ pub fn resolve(
                 drop_stale: conn.drop_stale.unwrap_or(false),
                 on_loss: conn.on_loss,
             },
-            &format!("connections[{j}]"),
+            &KeyPath::key("connections").at(j),
             DEFAULT_BASE_PORT as u32 + id,
             true,
         )?;
@@ -358,7 +351,7 @@ pub fn resolve(
                 .position(|c| matches!(c.node, Some(NodeName::Index(n)) if n >= nodes))
             {
                 return Err(bad(
-                    format!("components[{i}].node"),
+                    KeyPath::key("components").at(i).and("node"),
                     format!(
                         "node {highest} is out of range: the {} network has {nodes} nodes (0..{})",
                         ns3.kind_name(),

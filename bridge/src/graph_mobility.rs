@@ -21,7 +21,7 @@
 use controlsim::graph::{Graph, PortAddress};
 use protocol::NodeKinematics;
 
-use crate::config::{resolve_mobility, ScenarioError, SchemeKind};
+use crate::config::{bad, resolve_mobility, KeyPath, ScenarioError, SchemeKind};
 use crate::graph_scenario::{GraphScenario, NodeName};
 use crate::mobility::NodePath;
 
@@ -66,13 +66,6 @@ impl GraphNodeMotion {
     }
 }
 
-fn bad(key: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError {
-        key: key.into(),
-        message: message.into(),
-    }
-}
-
 /// The nodes the components of `s` move, checked against the built graph.
 ///
 /// # Errors
@@ -85,12 +78,12 @@ pub fn node_motions(
     graph: &Graph,
 ) -> Result<Vec<GraphNodeMotion>, ScenarioError> {
     let mut motions: Vec<GraphNodeMotion> = Vec::new();
-    let mut drivers: Vec<(u32, String)> = Vec::new();
+    let mut drivers: Vec<(u32, KeyPath)> = Vec::new();
     for (i, c) in s.components.iter().enumerate() {
         let Some(config) = &c.mobility else {
             continue;
         };
-        let key = format!("components[{i}].mobility");
+        let key = KeyPath::key("components").at(i).and("mobility");
         let Some(mobility) = resolve_mobility(config, &key)? else {
             continue;
         };
@@ -109,7 +102,7 @@ pub fn node_motions(
         }
         let Some(NodeName::Index(node)) = c.node else {
             return Err(bad(
-                format!("components[{i}].node"),
+                KeyPath::key("components").at(i).and("node"),
                 "a component with `mobility` must sit on a network node (an index)",
             ));
         };
@@ -120,11 +113,11 @@ pub fn node_motions(
             ));
         }
         let element = |field: &str, text: &str| {
-            element_on_node(s, graph, node, text).map_err(|m| bad(format!("{key}.{field}"), m))
+            element_on_node(s, graph, node, text).map_err(|m| bad(key.child(field), m))
         };
         let Some(position) = &mobility.position else {
             return Err(bad(
-                format!("{key}.position"),
+                key.child("position"),
                 "name the output element that is the node's position along `heading`, \
                  e.g. \"car.x[0]\"",
             ));

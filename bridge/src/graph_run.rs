@@ -8,7 +8,7 @@
 //! which is written last.
 
 use std::num::NonZeroU64;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -24,8 +24,8 @@ use crate::network::NetworkError;
 use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
 use crate::packets_csv::PacketsCsv;
-use crate::run::{FlowSummary, NetworkSummary, RunOptions, SyncSummary, Versions};
-use crate::run_dir::{clear_outputs, DirLock, RunDirError};
+use crate::run::{FlowSummary, NetworkSummary, RunError, RunOptions, SyncSummary, Versions};
+use crate::run_dir::{clear_outputs, DirLock};
 
 /// `summary.json` of a networked graph run.
 #[derive(Debug, Serialize)]
@@ -51,33 +51,9 @@ pub struct GraphRunSummary {
     pub scenario: GraphScenario,
 }
 
-/// Why a networked graph run did not complete.
-#[derive(Debug, thiserror::Error)]
-pub enum GraphNetRunError {
-    #[error("cannot write the run directory {dir}: {source}", dir = .dir.display())]
-    Output {
-        dir: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Directory(#[from] RunDirError),
-    /// The ns-3 server rejected an argument at start-up (bad input, as for
-    /// [`crate::run::RunError::NetworkRejected`]); nothing was written.
-    #[error("the ns-3 server rejected its arguments: {message}")]
-    NetworkRejected {
-        message: String,
-        /// The argument the server named, if it named one.
-        argument: Option<String>,
-    },
-    /// The run started (or its network did not) and failed; partial results
-    /// and `summary.json` are on disk.
-    #[error("{source}")]
-    Failed {
-        source: Box<GraphSessionError>,
-        reached: SimTime,
-        out_dir: PathBuf,
-    },
-}
+/// Why a networked graph run did not complete: a run's error
+/// ([`RunError`]), whose session is the graph's.
+pub type GraphNetRunError = RunError<GraphSessionError>;
 
 /// Runs a loaded graph scenario that has a `[network]` into `out_dir`.
 ///
@@ -97,7 +73,7 @@ pub fn run(
         .clone()
         .expect("graph_run::run is for scenarios with a [network]");
     let dir = out_dir.to_path_buf();
-    let io = |source| GraphNetRunError::Output {
+    let io = |source| RunError::Output {
         dir: dir.clone(),
         source,
     };
@@ -203,7 +179,7 @@ pub fn run(
             if made_dir {
                 let _ = std::fs::remove_dir(&dir);
             }
-            return Err(GraphNetRunError::NetworkRejected { message, argument });
+            return Err(RunError::NetworkRejected { message, argument });
         }
         Err(e) => {
             let summary = summary_of(Some(e.to_string()), SimTime::ZERO, None, 0, "", "");
@@ -211,7 +187,7 @@ pub fn run(
                 ts.abandon();
             }
             let _ = write_summary(&dir, &summary);
-            return Err(GraphNetRunError::Failed {
+            return Err(RunError::Failed {
                 source: Box::new(GraphSessionError::Network(e)),
                 reached: SimTime::ZERO,
                 out_dir: dir,
@@ -264,7 +240,7 @@ pub fn run(
     committed.map_err(io)?;
     match outcome {
         Ok(()) => Ok(summary),
-        Err(source) => Err(GraphNetRunError::Failed {
+        Err(source) => Err(RunError::Failed {
             source: Box::new(source),
             reached,
             out_dir: dir,

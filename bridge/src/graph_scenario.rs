@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{NetworkConfig, OnLoss, SyncConfig, TransportKind};
 use crate::graph_flows::{FlowEnds, NetworkSide};
-use crate::scenario_file::{self, LoadError, Override};
+use crate::scenario_file::{self, LoadError, Override, ScenarioError};
 
 /// A graph scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -328,8 +328,8 @@ pub struct LoadedGraph {
 impl LoadedGraph {
     /// A problem at `key` found later, located in the file (scenario or
     /// subsystem) that holds it.
-    pub fn locate(&self, key: &str, message: &str) -> LoadError {
-        self.origins.locate(key, message)
+    pub fn locate(&self, error: ScenarioError) -> LoadError {
+        self.origins.locate(error)
     }
 
     /// Where each key was written, to locate problems found after the
@@ -349,8 +349,8 @@ impl LoadedGraph {
             return Ok(None);
         };
         let base_dir = self.path.parent().unwrap_or(Path::new(""));
-        scenario_file::check_network(&side.resolved, base_dir, with_server, |key, message| {
-            self.locate(key, message)
+        scenario_file::check_network(&side.resolved, base_dir, with_server, |error| {
+            self.locate(error)
         })
     }
 }
@@ -376,30 +376,45 @@ pub fn load_text(
     text: &str,
     overrides: &[Override],
 ) -> Result<LoadedGraph, LoadError> {
-    let scenario: GraphScenario = scenario_file::deserialize_with_overrides(
+    let table = scenario_file::parse_table(path, text)?;
+    load_parsed(path, text, table, overrides)
+}
+
+/// [`load_text`] of a file already parsed into `table` (by
+/// [`crate::loaded_scenario::ScenarioBase`], once for all the loads of a sweep).
+///
+/// # Errors
+/// As [`load`].
+pub(crate) fn load_parsed(
+    path: &Path,
+    text: &str,
+    table: toml::Table,
+    overrides: &[Override],
+) -> Result<LoadedGraph, LoadError> {
+    let scenario: GraphScenario = scenario_file::deserialize_parsed(
         path,
         text,
+        table,
         overrides,
         |s: &mut GraphScenario| s.network.as_mut(),
     )?;
     let (scenario, origins) = crate::subsystem::expand(path, text, overrides, scenario)?;
-    let locate = |key: &str, message: &str| origins.locate(key, message);
-    let config = |e: ConfigError| locate(e.key(), &e.message());
-    let step = StepSize::new(scenario.step).map_err(|e| locate("step", &e.to_string()))?;
+    let locate = |error: ScenarioError| origins.locate(error);
+    let at = |key: &'static str, message: String| locate(ScenarioError::new(key, message));
+    let step = StepSize::new(scenario.step).map_err(|e| at("step", e.to_string()))?;
     let end_step = step
         .steps_in(scenario.duration)
-        .map_err(|e| locate("duration", &e.to_string()))?;
+        .map_err(|e| at("duration", e.to_string()))?;
     if scenario.record_every == 0 {
-        return Err(locate("record_every", "must be at least 1"));
+        return Err(at("record_every", "must be at least 1".into()));
     }
-    let (graph, ends) = build_with_flows(&scenario).map_err(config)?;
-    let motions = crate::graph_mobility::node_motions(&scenario, &graph)
-        .map_err(|e| locate(&e.key, &e.message))?;
+    let (graph, ends) = build_with_flows(&scenario).map_err(|e: ConfigError| locate(e.into()))?;
+    let motions = crate::graph_mobility::node_motions(&scenario, &graph).map_err(locate)?;
     let network = match &scenario.network {
         None => None,
         Some(network) => {
-            let mut side = crate::graph_flows::resolve(&scenario, &graph, &ends, end_step)
-                .map_err(|e| locate(&e.key, &e.message))?;
+            let mut side =
+                crate::graph_flows::resolve(&scenario, &graph, &ends, end_step).map_err(locate)?;
             side.motions = motions;
             let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             scenario_file::check_builtin(
@@ -409,7 +424,7 @@ pub fn load_text(
                 scenario.duration,
                 &base_dir,
             )
-            .map_err(|e| locate(&e.key, &e.message))?;
+            .map_err(locate)?;
             Some(side)
         }
     };

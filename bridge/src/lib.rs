@@ -28,6 +28,7 @@ pub mod graph_run;
 pub mod graph_scenario;
 pub mod graph_session;
 pub mod input;
+pub mod keyed;
 pub mod limits;
 pub mod loaded_scenario;
 pub mod metrics;

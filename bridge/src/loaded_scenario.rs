@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{Backend, Resolved};
 use crate::graph_scenario::{self, LoadedGraph};
-use crate::input::{read_input, shorten_lines};
+use crate::input::read_input;
 use crate::scenario_file::{self, LoadError, Loaded, Override};
 
 /// A scenario loaded, checked and built: a loop scenario or a graph one.
@@ -114,12 +114,13 @@ pub fn load_text(
 }
 
 /// A scenario file read and parsed once, to be loaded with many sets of
-/// overrides (a sweep's runs).
+/// overrides (a sweep's runs): the parsed table, of either kind, is kept
+/// and every load builds from a copy of it.
 pub struct ScenarioBase {
-    /// Set for a loop scenario: its parsed table is kept for every load.
-    loops: Option<scenario_file::Base>,
-    /// Whether the file as written has a `[network]` table.
-    has_network: bool,
+    /// The file as parsed, before any override.
+    table: toml::Table,
+    /// Whether it is a graph scenario (it has `components`).
+    graph: bool,
     path: PathBuf,
     text: String,
 }
@@ -142,15 +143,10 @@ impl ScenarioBase {
     /// # Errors
     /// `text` is not TOML.
     pub fn new(path: &Path, text: &str) -> Result<ScenarioBase, LoadError> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| LoadError::Syntax {
-            path: path.to_path_buf(),
-            message: shorten_lines(e.to_string().trim_end()),
-        })?;
-        let has_network = table.contains_key("network");
-        let loops = (!is_graph(&table)).then(|| scenario_file::Base::parsed(path, text, table));
+        let table = scenario_file::parse_table(path, text)?;
         Ok(ScenarioBase {
-            loops,
-            has_network,
+            graph: is_graph(&table),
+            table,
             path: path.to_path_buf(),
             text: text.to_string(),
         })
@@ -158,12 +154,12 @@ impl ScenarioBase {
 
     /// Whether this is a graph scenario (`[[components]]`).
     pub fn is_graph(&self) -> bool {
-        self.loops.is_none()
+        self.graph
     }
 
     /// Whether the file as written (before any override) has a `[network]`.
     pub fn has_network(&self) -> bool {
-        self.has_network
+        self.table.contains_key("network")
     }
 
     /// The scenario with `overrides`, checked and built.
@@ -171,11 +167,45 @@ impl ScenarioBase {
     /// # Errors
     /// As [`load`].
     pub fn load(&self, overrides: &[Override]) -> Result<LoadedScenario, LoadError> {
-        match &self.loops {
-            Some(base) => Ok(LoadedScenario::Loops(Box::new(base.load(overrides)?))),
-            None => Ok(LoadedScenario::Graph(Box::new(graph_scenario::load_text(
-                &self.path, &self.text, overrides,
-            )?))),
+        let (path, text, table) = (&self.path, &self.text, self.table.clone());
+        Ok(if self.graph {
+            LoadedScenario::Graph(Box::new(graph_scenario::load_parsed(
+                path, text, table, overrides,
+            )?))
+        } else {
+            LoadedScenario::Loops(Box::new(scenario_file::load_parsed(
+                path, text, table, overrides,
+            )?))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario_file::tests::PARSES;
+
+    /// A sweep loads its base file once per run: the file's text is parsed
+    /// once, whatever its kind, and every load builds from that table.
+    #[test]
+    fn a_scenario_base_parses_its_text_once_for_every_load() {
+        let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        for (name, graph) in [
+            ("dc_servo_p2p.toml", false),
+            ("cascade_servo_graph.toml", true),
+        ] {
+            let path = examples.join(name);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let before = PARSES.with(std::cell::Cell::get);
+            let base = ScenarioBase::new(&path, &text).unwrap();
+            assert_eq!(base.is_graph(), graph, "{name}");
+            for seed in 1..=3 {
+                let set = Override::parse_set(&format!("seed={seed}")).unwrap();
+                let loaded = base.load(&[set]).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(loaded.seed_and_run(), (seed, 1), "{name}");
+            }
+            let parses = PARSES.with(std::cell::Cell::get) - before;
+            assert_eq!(parses, 1, "{name}: parsed {parses} times for 3 loads");
         }
     }
 }

@@ -11,7 +11,7 @@ mod drift;
 use controlsim::{ActuatorConfig, Loop, PerChannel, PlantModel, System};
 use protocol::NodeKinematics;
 
-use crate::config::{Mobility, Resolved, ScenarioError};
+use crate::config::{KeyPath, Mobility, Resolved, ScenarioError};
 use drift::{DriftBound, Model};
 
 /// Where a node's position and speed come from.
@@ -266,13 +266,13 @@ fn unbounded(
         ),
         None => format!("netloop derives no bound for this plant: {declare}"),
     };
-    ScenarioError {
-        key: "sync.position_tolerance".to_string(),
-        message: format!(
+    ScenarioError::new(
+        "sync.position_tolerance",
+        format!(
             "nothing bounds how far loops[{i}]'s moving node can drift from the network's \
              straight line between syncs: {model}"
         ),
-    }
+    )
 }
 
 /// The saturation limits of a one-input actuator, when both are set.
@@ -289,16 +289,15 @@ fn input_limits(actuator: &ActuatorConfig) -> Option<(f64, f64)> {
 fn source(i: usize, mobility: &Mobility, plant: &Loop) -> Result<Option<Source>, ScenarioError> {
     let states = &plant.signature().states;
     let state = |field: &str, name: &str| {
-        states
-            .iter()
-            .position(|s| s == name)
-            .ok_or_else(|| ScenarioError {
-                key: format!("loops[{i}].mobility.{field}"),
-                message: format!(
+        states.iter().position(|s| s == name).ok_or_else(|| {
+            ScenarioError::new(
+                KeyPath::key("loops").at(i).and("mobility").and(field),
+                format!(
                     "the plant has no state `{name}`; its states are {}",
                     states.join(", ")
                 ),
-            })
+            )
+        })
     };
     if let Some(name) = &mobility.position {
         let position = state("position", name)?;
@@ -313,14 +312,14 @@ fn source(i: usize, mobility: &Mobility, plant: &Loop) -> Result<Option<Source>,
         return Ok(Some(Source::Plant));
     }
     if mobility.placed {
-        return Err(ScenarioError {
-            key: format!("loops[{i}].mobility"),
-            message: format!(
+        return Err(ScenarioError::new(
+            KeyPath::key("loops").at(i).and("mobility"),
+            format!(
                 "this plant has no position of its own: name the state that moves the node with \
                  `position` (and `velocity`); its states are {}",
                 states.join(", ")
             ),
-        });
+        ));
     }
     Ok(None)
 }
@@ -452,7 +451,7 @@ kind = "open_loop"
     #[test]
     fn a_tolerance_without_a_bound_is_refused_naming_the_key_and_the_remedy() {
         let e = tolerant("kind = \"vehicle\"", "").unwrap_err();
-        assert_eq!(e.key, "sync.position_tolerance");
+        assert_eq!(e.key.to_string(), "sync.position_tolerance");
         assert!(
             e.message.contains("loops[0]")
                 && e.message.contains("actuator `min` and `max`")
@@ -494,7 +493,7 @@ kind = "open_loop"
                 &format!("mobility = {{ position = \"theta\", {key} = {value} }}"),
             )
             .unwrap_err();
-            assert_eq!(e.key, format!("loops[0].mobility.{key}"));
+            assert_eq!(e.key.to_string(), format!("loops[0].mobility.{key}"));
         }
     }
 
@@ -502,14 +501,14 @@ kind = "open_loop"
     fn a_plant_without_a_position_stays_put_unless_told_otherwise() {
         assert!(motions(SERVO, "").unwrap().0.is_empty());
         let e = motions(SERVO, "mobility = { origin = [5.0, 0.0, 0.0] }").unwrap_err();
-        assert_eq!(e.key, "loops[0].mobility");
+        assert_eq!(e.key.to_string(), "loops[0].mobility");
         assert!(e.message.contains("theta, omega"), "{}", e.message);
     }
 
     #[test]
     fn unknown_state_names_are_errors_naming_the_key_and_the_states() {
         let e = motions(SERVO, r#"mobility = { position = "x" }"#).unwrap_err();
-        assert_eq!(e.key, "loops[0].mobility.position");
+        assert_eq!(e.key.to_string(), "loops[0].mobility.position");
         assert!(
             e.message.contains("no state `x`") && e.message.contains("theta, omega"),
             "{}",
@@ -520,8 +519,8 @@ kind = "open_loop"
             r#"mobility = { position = "theta", velocity = "v" }"#,
         )
         .unwrap_err();
-        assert_eq!(e.key, "loops[0].mobility.velocity");
+        assert_eq!(e.key.to_string(), "loops[0].mobility.velocity");
         let e = motions(SERVO, r#"mobility = { velocity = "omega" }"#).unwrap_err();
-        assert_eq!(e.key, "loops[0].mobility.velocity");
+        assert_eq!(e.key.to_string(), "loops[0].mobility.velocity");
     }
 }

@@ -12,6 +12,7 @@ use std::path::Path;
 use controlsim::equations::Source;
 use controlsim::{ControllerConfig, PlantConfig, SystemConfig};
 
+use crate::config::{KeyPath, ScenarioError};
 use crate::input::read_input;
 
 /// Reads the `source` file of every `equations` plant and controller,
@@ -21,22 +22,22 @@ use crate::input::read_input;
 /// the multi-line string.
 ///
 /// # Errors
-/// `(key, message)` of the first file that cannot be read, or of a model
+/// The key of the first file that cannot be read, or of a model
 /// that gives both `source` and `equations`.
 pub fn read_model_files(
     system: &mut SystemConfig,
     base_dir: &Path,
     scenario: &Path,
-    line_of: impl Fn(&str) -> Option<(usize, String)>,
-) -> Result<(), (String, String)> {
+    line_of: impl Fn(&KeyPath) -> Option<(usize, String)>,
+) -> Result<(), ScenarioError> {
     for (i, l) in system.loops.iter_mut().enumerate() {
         if let PlantConfig::Equations(c) = &mut l.plant {
-            let key = format!("loops[{i}].plant");
+            let key = KeyPath::key("loops").at(i).and("plant");
             let model = (&c.source, &c.equations, &mut c.loaded);
             read_model(model, &key, base_dir, scenario, &line_of)?;
         }
         if let ControllerConfig::Equations(c) = &mut l.controller {
-            let key = format!("loops[{i}].controller");
+            let key = KeyPath::key("loops").at(i).and("controller");
             let model = (&c.source, &c.equations, &mut c.loaded);
             read_model(model, &key, base_dir, scenario, &line_of)?;
         }
@@ -47,21 +48,21 @@ pub fn read_model_files(
 /// One model's `(source, equations, loaded)` at table `key`.
 fn read_model(
     (source, equations, loaded): (&Option<String>, &Option<String>, &mut Option<Source>),
-    key: &str,
+    key: &KeyPath,
     base_dir: &Path,
     scenario: &Path,
-    line_of: &impl Fn(&str) -> Option<(usize, String)>,
-) -> Result<(), (String, String)> {
+    line_of: &impl Fn(&KeyPath) -> Option<(usize, String)>,
+) -> Result<(), ScenarioError> {
     match (source, equations) {
-        (Some(_), Some(_)) => Err((
-            format!("{key}.equations"),
-            "give either `source` (a file) or `equations` (inline text), not both".into(),
+        (Some(_), Some(_)) => Err(ScenarioError::new(
+            key.child("equations"),
+            "give either `source` (a file) or `equations` (inline text), not both",
         )),
         (Some(path), None) => {
             let file = base_dir.join(path);
             let text = read_input(&file).map_err(|e| {
-                (
-                    format!("{key}.source"),
+                ScenarioError::new(
+                    key.child("source"),
                     format!("cannot read {}: {e}", file.display()),
                 )
             })?;
@@ -75,7 +76,7 @@ fn read_model(
             // A multi-line string opened at the end of line L starts on
             // line L + 1 (TOML drops that newline): L newlines in front
             // make the model's line numbers the file's.
-            if let Some((line, opening)) = line_of(&format!("{key}.equations")) {
+            if let Some((line, opening)) = line_of(&key.child("equations")) {
                 let opening = opening.trim_end();
                 if opening.ends_with("\"\"\"") || opening.ends_with("'''") {
                     *loaded = Some(Source {

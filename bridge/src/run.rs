@@ -55,9 +55,12 @@ pub struct RunOptions {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
-/// Why a run did not produce complete results.
+/// Why a run did not produce complete results: a loop run's, and a
+/// networked graph run's ([`crate::graph_run`], whose session fails with a
+/// [`crate::graph_session::GraphSessionError`]). One type, so that the
+/// application maps both to the same exit codes and messages.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError {
+pub enum RunError<S = SessionError> {
     /// The scenario cannot be built (bad input: exit code 2): the key and
     /// what is wrong there.
     #[error("`{}`: {}", .0.key, .0.message)]
@@ -81,14 +84,23 @@ pub enum RunError {
         /// The argument the server named, if it named one.
         argument: Option<String>,
     },
-    /// The run started and failed; partial results up to simulated time
-    /// `reached` (the control side's, as in `summary.json`) are on disk.
+    /// The run started (or its network did not) and failed; partial
+    /// results up to simulated time `reached` (the control side's, as in
+    /// `summary.json`) are on disk.
     #[error("{source}")]
     Failed {
-        source: Box<SessionError>,
+        source: Box<S>,
         reached: SimTime,
         out_dir: PathBuf,
     },
+}
+
+impl<S> RunError<S> {
+    /// Whether nothing of the run was written: bad input, or a directory
+    /// that could not be used (there is nothing to plot).
+    pub fn wrote_nothing(&self) -> bool {
+        !matches!(self, RunError::Failed { .. })
+    }
 }
 
 /// The figures of a run, written as `summary.json`. Everything here is
@@ -432,12 +444,8 @@ pub fn run_built(
 
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
     let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
-    let recorder = Recorder::new(&system, timeseries, scenario.record_every).map_err(|e| {
-        RunError::Config(ScenarioError {
-            key: "record_every".into(),
-            message: e.to_string(),
-        })
-    })?;
+    let recorder = Recorder::new(&system, timeseries, scenario.record_every)
+        .map_err(|e| RunError::Config(ScenarioError::new("record_every", e.to_string())))?;
     let mut observer = RunObserver::new(resolved, &system, recorder, progress, observation);
 
     let flows = FlowTable::new(&resolved.loops);

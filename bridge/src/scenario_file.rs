@@ -19,7 +19,8 @@
 //!    span-keeping parse of the original text. A key that is missing points
 //!    at the table that should hold it.
 //!
-//! The printed form of an error ([`Located`]'s `Display`) reads like a
+//! The printed form of an error ([`ScenarioError`]'s `Display`, once
+//! located) reads like a
 //! compiler's:
 //!
 //! ```text
@@ -31,7 +32,6 @@
 //!    = expected: a duration on the step grid
 //! ```
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use protocol::SimTime;
@@ -41,154 +41,14 @@ use toml::Spanned;
 
 use crate::built::Built;
 use crate::config::{
-    Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, ScenarioError, CUSTOM_KIND,
-    LAST_TIME, LAST_TIME_TEXT,
+    Backend, DescribedConfig, Ns3NetworkConfig, Resolved, Scenario, CUSTOM_KIND, LAST_TIME,
+    LAST_TIME_TEXT,
 };
-use crate::input::{read_input, shorten_line, shorten_lines, ReadError, MAX_ECHOED_CHARS};
+use crate::input::{read_input, shorten_lines, ReadError};
+pub use crate::keyed::{KeyPath, Place, ScenarioError, Segment, Span};
 use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
 use crate::network_schema;
 use crate::server_command::{self, NetworkCheck};
-
-/// One step of a key path: a table key or an array index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Segment {
-    Key(String),
-    Index(usize),
-}
-
-/// A dotted key path such as `loops[0].controller.kp`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct KeyPath(pub Vec<Segment>);
-
-impl KeyPath {
-    /// Parses `a.b[2].c`, `a.b.2.c` or `"a".b` (quoted keys for names with dots).
-    ///
-    /// # Errors
-    /// An empty path, an empty key, or an unclosed bracket or quote.
-    pub fn parse(text: &str) -> Result<KeyPath, String> {
-        let mut segments = Vec::new();
-        let mut chars = text.trim().chars().peekable();
-        let bad = |why: &str| {
-            format!("`{text}` is not a key path ({why}); write e.g. loops[0].controller.kp")
-        };
-        let mut expect_key = true;
-        while let Some(&c) = chars.peek() {
-            match c {
-                '.' if !expect_key => {
-                    chars.next();
-                    expect_key = true;
-                }
-                '[' if !expect_key => {
-                    chars.next();
-                    let mut digits = String::new();
-                    loop {
-                        match chars.next() {
-                            Some(']') => break,
-                            Some(d) if d.is_ascii_digit() => digits.push(d),
-                            _ => return Err(bad("an index in [] must be a number followed by ]")),
-                        }
-                    }
-                    let index = digits.parse().map_err(|_| bad("empty index []"))?;
-                    segments.push(Segment::Index(index));
-                }
-                '"' if expect_key => {
-                    chars.next();
-                    let mut key = String::new();
-                    loop {
-                        match chars.next() {
-                            Some('"') => break,
-                            Some(ch) => key.push(ch),
-                            None => return Err(bad("unclosed quote")),
-                        }
-                    }
-                    segments.push(Segment::Key(key));
-                    expect_key = false;
-                }
-                _ if expect_key => {
-                    let mut key = String::new();
-                    while let Some(&ch) = chars.peek() {
-                        if ch == '.' || ch == '[' {
-                            break;
-                        }
-                        key.push(ch);
-                        chars.next();
-                    }
-                    let key = key.trim().to_string();
-                    if key.is_empty() {
-                        return Err(bad("empty key"));
-                    }
-                    // `loops.0.plant`: a number where a key is expected indexes an array.
-                    match key.parse::<usize>() {
-                        Ok(i) if !segments.is_empty() => segments.push(Segment::Index(i)),
-                        _ => segments.push(Segment::Key(key)),
-                    }
-                    expect_key = false;
-                }
-                _ => return Err(bad(&format!("unexpected `{c}`"))),
-            }
-        }
-        if segments.is_empty() || expect_key {
-            return Err(bad("it is empty or ends with a dot"));
-        }
-        Ok(KeyPath(segments))
-    }
-
-    /// The path of a serde_path_to_error path.
-    fn from_serde(path: &serde_path_to_error::Path) -> KeyPath {
-        use serde_path_to_error::Segment as S;
-        KeyPath(
-            path.iter()
-                .filter_map(|s| match s {
-                    S::Seq { index } => Some(Segment::Index(*index)),
-                    S::Map { key } | S::Enum { variant: key } => Some(Segment::Key(key.clone())),
-                    S::Unknown => None,
-                })
-                .collect(),
-        )
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    pub fn starts_with(&self, prefix: &KeyPath) -> bool {
-        self.0.starts_with(&prefix.0)
-    }
-
-    fn child(&self, key: &str) -> KeyPath {
-        let mut s = self.0.clone();
-        s.push(Segment::Key(key.to_string()));
-        KeyPath(s)
-    }
-}
-
-impl fmt::Display for KeyPath {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, s) in self.0.iter().enumerate() {
-            match s {
-                Segment::Key(k) => {
-                    if i > 0 {
-                        f.write_str(".")?;
-                    }
-                    if k.is_empty() || k.contains(['.', '[', ']', ' ', '"']) {
-                        write!(f, "\"{k}\"")?;
-                    } else {
-                        f.write_str(k)?;
-                    }
-                }
-                Segment::Index(n) => write!(f, "[{n}]")?,
-            }
-        }
-        Ok(())
-    }
-}
-
-impl std::str::FromStr for KeyPath {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        KeyPath::parse(s)
-    }
-}
 
 /// A value put into the scenario at a key path, and where it came from (for
 /// error messages: `--set loops[0].controller.kp=abc`).
@@ -312,80 +172,6 @@ fn article(type_name: &str) -> &'static str {
     }
 }
 
-/// Where an error is: a place in the file, or an override.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Place {
-    File {
-        line: usize,
-        column: usize,
-        text: String,
-        underline: (usize, usize),
-    },
-    Override(String),
-    /// The key could not be found in the file (e.g. a default that no line sets).
-    Nowhere,
-}
-
-/// A problem with a scenario, located in its file.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Located {
-    pub file: PathBuf,
-    /// The key path, when the problem is about a key.
-    pub key: Option<String>,
-    pub message: String,
-    /// What would have been accepted, when known separately from the message.
-    pub expected: Option<String>,
-    pub place: Place,
-    /// Extra context, e.g. which override changed the table.
-    pub note: Option<String>,
-}
-
-impl fmt::Display for Located {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.key {
-            Some(key) => writeln!(f, "`{key}`: {}", self.message)?,
-            None => writeln!(f, "{}", self.message)?,
-        }
-        let file = self.file.display();
-        let width = match &self.place {
-            Place::File { line, .. } => line.to_string().len(),
-            _ => 1,
-        };
-        match &self.place {
-            Place::File {
-                line,
-                column,
-                text,
-                underline,
-            } => {
-                writeln!(f, "{:width$}--> {file}:{line}:{column}", "")?;
-                writeln!(f, "{:width$} |", "")?;
-                // A long line (a whole array on one line, say) is quoted by
-                // its start only; the underline stays within what is shown.
-                writeln!(f, "{line} | {}", shorten_line(text))?;
-                let start = underline.0.min(MAX_ECHOED_CHARS);
-                let len = underline.1.clamp(1, MAX_ECHOED_CHARS + 1 - start);
-                writeln!(
-                    f,
-                    "{:width$} | {}{}",
-                    "",
-                    " ".repeat(start),
-                    "^".repeat(len)
-                )?;
-            }
-            Place::Override(origin) => writeln!(f, "  --> {origin} (on {file})")?,
-            Place::Nowhere => writeln!(f, "  --> {file} (the key is not written in the file)")?,
-        }
-        if let Some(expected) = &self.expected {
-            writeln!(f, "{:width$} = expected: {expected}", "")?;
-        }
-        if let Some(note) = &self.note {
-            writeln!(f, "{:width$} = note: {note}", "")?;
-        }
-        Ok(())
-    }
-}
-
 /// Why a scenario could not be loaded. Every variant is bad input.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -398,14 +184,14 @@ pub enum LoadError {
     /// cannot be applied (`--set` through a non-table), located at the
     /// override.
     #[error("{0}")]
-    Invalid(Box<Located>),
+    Invalid(Box<ScenarioError>),
 }
 
 impl LoadError {
     /// The key path the error is about, if any.
-    pub fn key(&self) -> Option<&str> {
+    pub fn key(&self) -> Option<&KeyPath> {
         match self {
-            LoadError::Invalid(l) => l.key.as_deref(),
+            LoadError::Invalid(l) if !l.key.is_empty() => Some(&l.key),
             _ => None,
         }
     }
@@ -430,15 +216,15 @@ impl Source {
         }
     }
 
-    /// A problem at `key`, located in the file (or at the override that
+    /// A problem at its key, located in the file (or at the override that
     /// set it) like any other.
-    pub fn locate(&self, key: &str, message: &str) -> LoadError {
+    pub fn locate(&self, error: ScenarioError) -> LoadError {
         Locator {
             file: &self.path,
             text: &self.text,
             overrides: &self.overrides,
         }
-        .error(key, message)
+        .locate(error)
     }
 }
 
@@ -457,10 +243,10 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// A problem at `key` found after loading (by the ns-3 server, say),
+    /// A problem at its key found after loading (by the ns-3 server, say),
     /// located in the file like any other.
-    pub fn locate(&self, key: &str, message: &str) -> LoadError {
-        self.source.locate(key, message)
+    pub fn locate(&self, error: ScenarioError) -> LoadError {
+        self.source.locate(error)
     }
 
     /// Asks the ns-3 server whether it accepts the scenario's network
@@ -472,12 +258,9 @@ impl Loaded {
     /// no server to ask, or its program was not run: the values are then
     /// checked when a run starts.
     pub fn check_network(&self, with_server: bool) -> Result<Option<String>, LoadError> {
-        check_network(
-            &self.resolved,
-            &self.base_dir,
-            with_server,
-            |key, message| self.locate(key, message),
-        )
+        check_network(&self.resolved, &self.base_dir, with_server, |error| {
+            self.locate(error)
+        })
     }
 }
 
@@ -490,7 +273,7 @@ pub fn check_network(
     resolved: &Resolved,
     base_dir: &Path,
     with_server: bool,
-    locate: impl Fn(&str, &str) -> LoadError,
+    locate: impl Fn(ScenarioError) -> LoadError,
 ) -> Result<Option<String>, LoadError> {
     match server_command::check_network(resolved, base_dir, with_server) {
         NetworkCheck::Accepted | NetworkCheck::NotApplicable => Ok(None),
@@ -502,7 +285,9 @@ pub fn check_network(
             "the ns-3 network was not checked: cannot ask {} ({reason})",
             binary.display()
         ))),
-        NetworkCheck::Rejected { key, message } => Err(locate(&key, &message)),
+        NetworkCheck::Rejected { key, message } => {
+            Err(locate(ScenarioError::new(KeyPath::of_text(&key), message)))
+        }
     }
 }
 
@@ -540,51 +325,28 @@ pub fn load_text(path: &Path, text: &str, overrides: &[Override]) -> Result<Load
     load_table(path, text, table, overrides)
 }
 
-/// A scenario file read and parsed once, to be loaded with many sets of
-/// overrides (a sweep's runs) without reading and parsing it again each time.
-pub struct Base {
-    path: PathBuf,
-    text: String,
+/// [`load_text`] of a file already parsed into `table` (by
+/// [`crate::loaded_scenario::ScenarioBase`], once for all the loads of a sweep).
+///
+/// # Errors
+/// As [`load`].
+pub(crate) fn load_parsed(
+    path: &Path,
+    text: &str,
     table: toml::Table,
+    overrides: &[Override],
+) -> Result<Loaded, LoadError> {
+    load_table(path, text, table, overrides)
 }
 
-impl Base {
-    /// Reads and parses `path`.
-    ///
-    /// # Errors
-    /// As [`load`], for the file itself.
-    pub fn read(path: &Path) -> Result<Base, LoadError> {
-        let text = read_input(path).map_err(|source| LoadError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let table = parse_table(path, &text)?;
-        Ok(Base {
-            path: path.to_path_buf(),
-            text,
-            table,
-        })
-    }
-
-    /// A file already read (`text`) and parsed (`table`).
-    pub(crate) fn parsed(path: &Path, text: &str, table: toml::Table) -> Base {
-        Base {
-            path: path.to_path_buf(),
-            text: text.to_string(),
-            table,
-        }
-    }
-
-    /// [`load`] of this file with `overrides`, without reading it again.
-    ///
-    /// # Errors
-    /// As [`load`].
-    pub fn load(&self, overrides: &[Override]) -> Result<Loaded, LoadError> {
-        load_table(&self.path, &self.text, self.table.clone(), overrides)
-    }
-}
-
-fn parse_table(path: &Path, text: &str) -> Result<toml::Table, LoadError> {
+/// Parses a scenario file's text (the one parse of a file loaded through
+/// [`crate::loaded_scenario::ScenarioBase`]).
+///
+/// # Errors
+/// [`LoadError::Syntax`], the toml crate's report.
+pub(crate) fn parse_table(path: &Path, text: &str) -> Result<toml::Table, LoadError> {
+    #[cfg(test)]
+    tests::PARSES.with(|n| n.set(n.get() + 1));
     toml::from_str(text).map_err(|e| LoadError::Syntax {
         path: path.to_path_buf(),
         message: shorten_lines(e.to_string().trim_end()),
@@ -596,24 +358,22 @@ fn parse_table(path: &Path, text: &str) -> Result<toml::Table, LoadError> {
 fn apply_overrides(table: &mut toml::Table, locator: &Locator) -> Result<(), LoadError> {
     for o in locator.overrides {
         set_value(table, &o.path, o.value.clone()).map_err(|message| {
-            LoadError::Invalid(Box::new(Located {
-                file: locator.file.to_path_buf(),
-                key: Some(o.path.to_string()),
-                message,
-                expected: None,
-                place: Place::Override(o.origin.clone()),
-                note: None,
+            LoadError::Invalid(Box::new(ScenarioError {
+                span: Some(Span {
+                    file: locator.file.to_path_buf(),
+                    place: Place::Override(o.origin.clone()),
+                    note: None,
+                }),
+                ..ScenarioError::new(o.path.clone(), message)
             }))
         })?;
     }
     if let Some((key, value)) = first_non_finite(table) {
         let message = format!("must be a finite number, found {value}");
-        return Err(locator.located(
-            Some(key.to_string()),
-            &key,
-            message,
-            Some("a finite number".into()),
-        ));
+        return Err(locator.locate(ScenarioError {
+            expected: Some("a finite number".into()),
+            ..ScenarioError::new(key, message)
+        }));
     }
     Ok(())
 }
@@ -635,21 +395,18 @@ fn load_table(
     let scenario: Scenario = deserialize_table(&locator, &table, &base_dir, |s: &mut Scenario| {
         Some(&mut s.network)
     })?;
-    let mut resolved = scenario
-        .resolve()
-        .map_err(|e| locator.error(&e.key, &e.message))?;
+    let mut resolved = scenario.resolve().map_err(|e| locator.locate(e))?;
     // FMU paths are relative to the scenario file.
     resolved.system.resolve_paths(&base_dir);
-    crate::fmu_checks::check_rollback(&resolved)
-        .map_err(|(key, message)| locator.error(&key, &message))?;
-    let line_of = |key: &str| match KeyPath::parse(key).map(|k| locator.find(&k)) {
-        Ok(Place::File { line, text, .. }) => Some((line, text)),
+    crate::fmu_checks::check_rollback(&resolved).map_err(|e| locator.locate(e))?;
+    let line_of = |key: &KeyPath| match locator.find(key) {
+        Place::File { line, text, .. } => Some((line, text)),
         _ => None,
     };
     crate::model_files::read_model_files(&mut resolved.system, &base_dir, path, line_of)
-        .map_err(|(key, message)| locator.error(&key, &message))?;
+        .map_err(|e| locator.locate(e))?;
     // Built once, here: the run takes it as it is.
-    let built = Built::new(&resolved).map_err(|e| locator.error(&e.key, &e.message))?;
+    let built = Built::new(&resolved).map_err(|e| locator.locate(e))?;
     check_builtin(
         &scenario.network,
         scenario.seed,
@@ -657,7 +414,7 @@ fn load_table(
         scenario.duration,
         &base_dir,
     )
-    .map_err(|e| locator.error(&e.key, &e.message))?;
+    .map_err(|e| locator.locate(e))?;
     tracing::debug!(
         file = %path.display(),
         overrides = overrides.len(),
@@ -711,13 +468,10 @@ fn described_network(
             .join(", ")
     };
     let binary = server_command::server_binary(&network.server, base_dir);
-    let schema = network_schema::describe(&binary).map_err(|e| ScenarioError {
-        key: "network.ns3.kind".into(),
-        message: format!(
+    let schema = network_schema::describe(&binary).map_err(|e| ScenarioError::new("network.ns3.kind", format!(
             "`{kind}` is not one of the kinds of this checkout's server ({}), so the server must describe it: {e}",
             listed(&known)
-        ),
-    })?;
+        )))?;
     let Some(kind_schema) = schema.kind(&kind) else {
         let mut all = known;
         for k in &schema.kinds {
@@ -725,14 +479,14 @@ fn described_network(
                 all.push(k.name.clone());
             }
         }
-        return Err(ScenarioError {
-            key: "network.ns3.kind".into(),
-            message: format!(
+        return Err(ScenarioError::new(
+            "network.ns3.kind",
+            format!(
                 "unknown network kind `{kind}`, expected one of {} (the kinds of {})",
                 listed(&all),
                 binary.display()
             ),
-        });
+        ));
     };
     DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys)
         .map(Ns3NetworkConfig::Described)
@@ -752,7 +506,21 @@ pub fn deserialize_with_overrides<T: for<'de> Deserialize<'de>>(
     overrides: &[Override],
     network_of: impl FnOnce(&mut T) -> Option<&mut crate::config::NetworkConfig>,
 ) -> Result<T, LoadError> {
-    let mut table = parse_table(path, text)?;
+    let table = parse_table(path, text)?;
+    deserialize_parsed(path, text, table, overrides, network_of)
+}
+
+/// [`deserialize_with_overrides`] of text already parsed into `table`.
+///
+/// # Errors
+/// As [`deserialize_with_overrides`], but for the syntax.
+pub(crate) fn deserialize_parsed<T: for<'de> Deserialize<'de>>(
+    path: &Path,
+    text: &str,
+    mut table: toml::Table,
+    overrides: &[Override],
+    network_of: impl FnOnce(&mut T) -> Option<&mut crate::config::NetworkConfig>,
+) -> Result<T, LoadError> {
     let locator = Locator {
         file: path,
         text,
@@ -785,13 +553,13 @@ fn deserialize_table<T: for<'de> Deserialize<'de>>(
         return Ok(value);
     };
     if let Some((kind, keys)) = described {
-        let ns3 = described_network(network, base_dir, kind, keys)
-            .map_err(|e| locator.error(&e.key, &e.message))?;
+        let ns3 =
+            described_network(network, base_dir, kind, keys).map_err(|e| locator.locate(e))?;
         network.ns3 = Some(ns3);
     }
     network
         .read_shared_tables(shared)
-        .map_err(|e| locator.error(&e.key, &e.message))?;
+        .map_err(|e| locator.locate(e))?;
     Ok(value)
 }
 
@@ -814,10 +582,7 @@ pub(crate) fn check_builtin(
                 BuiltinError::Loss(m) => ("network.builtin.loss", m.clone()),
                 other => ("network.builtin", other.to_string()),
             };
-            Err(ScenarioError {
-                key: key.to_string(),
-                message,
-            })
+            Err(ScenarioError::new(key, message))
         }
         Ok(network) => check_delay_reach(network.delay_reach(), duration),
     }
@@ -833,14 +598,11 @@ fn check_delay_reach(reach: &DelayReach, duration: SimTime) -> Result<(), Scenar
     }
     let shown = u64::try_from(reach.nanos)
         .map_or_else(|_| format!("{}ns", reach.nanos), |n| SimTime(n).to_string());
-    Err(ScenarioError {
-        key: format!("network.builtin.delay.{}", reach.key),
-        message: format!(
+    Err(ScenarioError::new(KeyPath::from("network.builtin.delay").and(reach.key), format!(
             "a delay of {shown} ({}) after a duration of {duration} passes the last simulated instant: \
              duration + {} must be at most {LAST_TIME_TEXT}",
             reach.what, reach.what
-        ),
-    })
+        )))
 }
 
 /// Scenario keys that are saturation limits: an infinity there means "no
@@ -898,23 +660,16 @@ fn first_non_finite(table: &toml::Table) -> Option<(KeyPath, f64)> {
 
 /// A problem at `key` of the TOML text `text` (read from `file`), located in
 /// it. Used for files other than scenarios too (sweep files).
-pub fn locate(file: &Path, text: &str, key: &str, message: &str) -> Located {
+pub fn locate(file: &Path, text: &str, error: ScenarioError) -> ScenarioError {
     match (Locator {
         file,
         text,
         overrides: &[],
     })
-    .error(key, message)
+    .locate(error)
     {
-        LoadError::Invalid(l) => *l,
-        other => Located {
-            file: file.to_path_buf(),
-            key: Some(key.to_string()),
-            message: other.to_string(),
-            expected: None,
-            place: Place::Nowhere,
-            note: None,
-        },
+        LoadError::Invalid(located) => *located,
+        _ => unreachable!("a located key is always LoadError::Invalid"),
     }
 }
 
@@ -953,39 +708,22 @@ impl Locator<'_> {
                 key = inner;
             }
         }
-        let key_text = if key.is_empty() {
-            None
-        } else {
-            Some(key.to_string())
-        };
-        self.located(key_text, &key, what, expected)
+        self.locate(ScenarioError {
+            key,
+            message: what,
+            expected,
+            span: None,
+        })
     }
 
-    /// An error from a check that names a key path.
-    fn error(&self, key: &str, message: &str) -> LoadError {
-        match KeyPath::parse(key) {
-            Ok(path) => {
-                let (what, expected) = split_expected(message);
-                self.located(Some(key.to_string()), &path, what, expected)
-            }
-            Err(_) => LoadError::Invalid(Box::new(Located {
-                file: self.file.to_path_buf(),
-                key: Some(key.to_string()),
-                message: message.to_string(),
-                expected: None,
-                place: Place::Nowhere,
-                note: None,
-            })),
+    /// A problem a check found at its key, located: in the file, or at
+    /// the override that set the key.
+    fn locate(&self, mut error: ScenarioError) -> LoadError {
+        if error.expected.is_none() {
+            let (what, expected) = split_expected(&error.message);
+            (error.message, error.expected) = (what, expected);
         }
-    }
-
-    fn located(
-        &self,
-        key: Option<String>,
-        path: &KeyPath,
-        message: String,
-        expected: Option<String>,
-    ) -> LoadError {
+        let path = &error.key;
         let mut note = None;
         // Set by an override: blame the override.
         let place = if let Some(o) = self
@@ -1005,14 +743,12 @@ impl Locator<'_> {
             }
             self.find(path)
         };
-        LoadError::Invalid(Box::new(Located {
+        error.span = Some(Span {
             file: self.file.to_path_buf(),
-            key,
-            message,
-            expected,
             place,
             note,
-        }))
+        });
+        LoadError::Invalid(Box::new(error))
     }
 
     /// The deepest part of `path` that the file writes, as a place.
@@ -1219,10 +955,16 @@ pub fn deserialize_file<T: for<'de> Deserialize<'de>>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     const SERVO: &str = include_str!("../../examples/dc_servo_p2p.toml");
+
+    thread_local! {
+        /// How many times this thread parsed a scenario's text
+        /// ([`parse_table`]): a file loaded many times is parsed once.
+        pub(crate) static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
 
     fn load_str(text: &str, sets: &[&str]) -> Result<Loaded, LoadError> {
         let overrides: Vec<Override> = sets
@@ -1232,7 +974,7 @@ mod tests {
         load_text(Path::new("examples/x.toml"), text, &overrides)
     }
 
-    fn located(r: Result<Loaded, LoadError>) -> Located {
+    fn located(r: Result<Loaded, LoadError>) -> ScenarioError {
         match r {
             Err(LoadError::Invalid(l)) => *l,
             Err(other) => panic!("expected a located error, got {other}"),
@@ -1294,31 +1036,42 @@ mod tests {
     #[test]
     fn an_override_that_cannot_be_applied_names_its_key_and_origin() {
         let err = load_str(SERVO, &["duration.x=1"]).unwrap_err();
-        assert_eq!(err.key(), Some("duration.x"), "{err}");
+        assert_eq!(
+            err.key().map(ToString::to_string).as_deref(),
+            Some("duration.x"),
+            "{err}"
+        );
         let LoadError::Invalid(located) = &err else {
             panic!("{err:?}");
         };
-        assert_eq!(located.place, Place::Override("--set duration.x=1".into()));
+        assert_eq!(
+            located.place(),
+            Some(&Place::Override("--set duration.x=1".into()))
+        );
         assert_eq!(
             err.to_string(),
             "`duration.x`: `duration` is a string, not a table, so it has no key `x`\n  \
              --> --set duration.x=1 (on examples/x.toml)\n"
         );
         let err = load_str(SERVO, &["loops[3].controller.kp=1"]).unwrap_err();
-        assert_eq!(err.key(), Some("loops[3].controller.kp"), "{err}");
+        assert_eq!(
+            err.key().map(ToString::to_string).as_deref(),
+            Some("loops[3].controller.kp"),
+            "{err}"
+        );
     }
 
     #[test]
     fn type_errors_point_at_the_line_and_say_what_was_expected() {
         let text = SERVO.replace("kp = 20.0", "kp = \"fast\"");
         let l = located(load_str(&text, &[]));
-        assert_eq!(l.key.as_deref(), Some("loops[0].controller.kp"));
+        assert_eq!(l.key.to_string(), "loops[0].controller.kp");
         let line = SERVO
             .lines()
             .position(|l| l.starts_with("kp = 20.0"))
             .unwrap()
             + 1;
-        match &l.place {
+        match l.place().unwrap() {
             Place::File {
                 line: found, text, ..
             } => {
@@ -1334,14 +1087,14 @@ mod tests {
     fn unknown_keys_inside_tagged_tables_name_the_key() {
         let text = SERVO.replace("inertia = 0.01", "inertia = 0.01\ninertiaa = 0.02");
         let l = located(load_str(&text, &[]));
-        assert_eq!(l.key.as_deref(), Some("loops[0].plant.inertiaa"));
+        assert_eq!(l.key.to_string(), "loops[0].plant.inertiaa");
         assert!(
-            matches!(&l.place, Place::File { text, .. } if text == "inertiaa = 0.02"),
+            matches!(l.place().unwrap(), Place::File { text, .. } if text == "inertiaa = 0.02"),
             "{l}"
         );
         let text = SERVO.replace("kind = \"dc_servo\"", "kind = \"dc_motor\"");
         let l = located(load_str(&text, &[]));
-        assert_eq!(l.key.as_deref(), Some("loops[0].plant.kind"));
+        assert_eq!(l.key.to_string(), "loops[0].plant.kind");
         assert!(l.expected.as_deref().unwrap().contains("dc_servo"), "{l}");
     }
 
@@ -1352,9 +1105,9 @@ mod tests {
             "[loops.sensor]\nperiod = \"10500us\"",
         );
         let l = located(load_str(&text, &[]));
-        assert_eq!(l.key.as_deref(), Some("loops[0].sensor.period"));
+        assert_eq!(l.key.to_string(), "loops[0].sensor.period");
         assert!(
-            matches!(&l.place, Place::File { text, .. } if text == "period = \"10500us\""),
+            matches!(l.place().unwrap(), Place::File { text, .. } if text == "period = \"10500us\""),
             "{l}"
         );
     }
@@ -1363,8 +1116,8 @@ mod tests {
     fn errors_in_overridden_values_blame_the_override() {
         let l = located(load_str(SERVO, &["loops[0].controller.kp=fast"]));
         assert_eq!(
-            l.place,
-            Place::Override("--set loops[0].controller.kp=fast".into())
+            l.place(),
+            Some(&Place::Override("--set loops[0].controller.kp=fast".into()))
         );
         let shown = l.to_string();
         assert!(
@@ -1385,14 +1138,29 @@ mod tests {
             );
         let text = format!("{SERVO}\n{second}");
         let l = located(load_str(&text, &["network.ns3.nodes=4"]));
-        assert_eq!(l.key.as_deref(), Some("loops[1].sensor.period"));
+        assert_eq!(l.key.to_string(), "loops[1].sensor.period");
         let line = text
             .lines()
             .position(|l| l == "period = \"7500us\"")
             .unwrap()
             + 1;
         assert!(
-            matches!(&l.place, Place::File { line: found, .. } if *found == line),
+            matches!(l.place().unwrap(), Place::File { line: found, .. } if *found == line),
+            "{l}"
+        );
+    }
+
+    /// A key whose name holds a dot is one key: built as a path, never
+    /// formatted into text and split again, it is named quoted and found
+    /// on its own line, not on its table's.
+    #[test]
+    fn a_key_with_a_dot_in_its_name_is_located_at_its_own_line() {
+        let text = format!("{SERVO}\n[network.server.params]\n\"-x.y\" = 1\n");
+        let l = located(load_str(&text, &[]));
+        assert_eq!(l.key.to_string(), "network.server.params.\"-x.y\"");
+        let line = text.lines().position(|l| l == "\"-x.y\" = 1").unwrap() + 1;
+        assert!(
+            matches!(l.place().unwrap(), Place::File { line: found, .. } if *found == line),
             "{l}"
         );
     }
@@ -1404,8 +1172,8 @@ mod tests {
             "[loops.sensor]\nphase = \"0s\"",
         );
         let l = located(load_str(&text, &[]));
-        assert_eq!(l.key.as_deref(), Some("loops[0].sensor"));
+        assert_eq!(l.key.to_string(), "loops[0].sensor");
         assert!(l.message.contains("missing field `period`"), "{l}");
-        assert!(matches!(&l.place, Place::File { .. }), "{l}");
+        assert!(matches!(l.place().unwrap(), Place::File { .. }), "{l}");
     }
 }

@@ -28,7 +28,7 @@ use evalexpr::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::config::ScenarioError;
+use crate::config::{KeyPath, ScenarioError};
 
 /// The status of a run stopped by an unnamed condition.
 pub const UNSTABLE: &str = "unstable";
@@ -46,12 +46,12 @@ pub enum StopWhen {
 
 impl StopWhen {
     /// `(name, expression, key)` of every condition, in name order.
-    pub fn conditions(&self) -> Vec<(String, String, String)> {
+    pub fn conditions(&self) -> Vec<(String, String, KeyPath)> {
         match self {
-            StopWhen::One(e) => vec![(UNSTABLE.into(), e.clone(), "stop_when".into())],
+            StopWhen::One(e) => vec![(UNSTABLE.into(), e.clone(), KeyPath::key("stop_when"))],
             StopWhen::Named(m) => m
                 .iter()
-                .map(|(n, e)| (n.clone(), e.clone(), format!("stop_when.{n}")))
+                .map(|(n, e)| (n.clone(), e.clone(), KeyPath::key("stop_when").and(n)))
                 .collect(),
         }
     }
@@ -214,10 +214,7 @@ impl StopConditions {
     pub fn new(stop_when: Option<&StopWhen>, system: &System) -> Result<Self, ScenarioError> {
         let mut out = StopConditions::default();
         for (name, expression, key) in stop_when.map(StopWhen::conditions).unwrap_or_default() {
-            let bad = |message: String| ScenarioError {
-                key: key.clone(),
-                message,
-            };
+            let bad = |message: String| ScenarioError::new(key.clone(), message);
             if name.is_empty() {
                 return Err(bad("a condition needs a non-empty name".into()));
             }

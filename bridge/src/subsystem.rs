@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::graph_scenario::{ComponentScenario, ConnectionScenario, GraphScenario, NodeName};
 use crate::input::read_input;
-use crate::scenario_file::{self, LoadError, Override};
+use crate::scenario_file::{self, KeyPath, LoadError, Override, ScenarioError, Segment};
 
 /// The most components a scenario has once its subsystems are expanded: a
 /// file may include another twice, and that one the next twice, so the
@@ -109,22 +109,22 @@ pub struct Origins {
 }
 
 impl Origins {
-    /// A problem at `key` of the expanded scenario, located in the file and
-    /// at the key it was written at.
-    pub fn locate(&self, key: &str, message: &str) -> LoadError {
-        let mapped = [
-            ("components[", &self.components),
-            ("connections[", &self.connections),
-        ]
-        .into_iter()
-        .find_map(|(head, table)| {
-            let rest = key.strip_prefix(head)?;
-            let (index, tail) = rest.split_once(']')?;
-            let &(file, at) = table.get(index.parse::<usize>().ok()?)?;
-            Some((file, format!("{head}{at}]{tail}")))
-        });
-        let (file, key) = mapped.unwrap_or((0, key.to_string()));
-        self.files[file].locate(&key, message)
+    /// A problem at a key of the expanded scenario, located in the file and
+    /// at the key it was written at: `components[i]` and `connections[j]`
+    /// of the expanded lists are the entries of the file that wrote them.
+    pub fn locate(&self, mut error: ScenarioError) -> LoadError {
+        let mut file = 0;
+        if let [Segment::Key(list), Segment::Index(index), ..] = error.key.0.as_mut_slice() {
+            let origins = match list.as_str() {
+                "components" => Some(&self.components),
+                "connections" => Some(&self.connections),
+                _ => None,
+            };
+            if let Some(&(at_file, at)) = origins.and_then(|o| o.get(*index)) {
+                (file, *index) = (at_file, at);
+            }
+        }
+        self.files[file].locate(error)
     }
 }
 
@@ -200,8 +200,8 @@ struct Expander {
 }
 
 impl Expander {
-    fn error(&self, file: usize, key: &str, message: &str) -> LoadError {
-        self.origins.files[file].locate(key, message)
+    fn error(&self, file: usize, key: &KeyPath, message: &str) -> LoadError {
+        self.origins.files[file].locate(ScenarioError::new(key, message))
     }
 
     /// Expands the components and connections of file `file` (at `path`),
@@ -223,13 +223,13 @@ impl Expander {
         // Components with a `mobility` table: (index among all, index here).
         let mut moving = Vec::new();
         for (i, mut c) in components.into_iter().enumerate() {
-            let key = format!("components[{i}]");
+            let key = KeyPath::key("components").at(i);
             if !names.insert(c.name.clone())
                 && (c.subsystem.is_some() || used.contains_key(&c.name))
             {
                 return Err(self.error(
                     file,
-                    &format!("{key}.name"),
+                    &key.child("name"),
                     &format!("a second component named `{}`", c.name),
                 ));
             }
@@ -237,7 +237,7 @@ impl Expander {
                 if c.node.is_some() {
                     return Err(self.error(
                         file,
-                        &format!("{key}.node"),
+                        &key.child("node"),
                         "a subsystem's components run on the node of the component that uses it: \
                          remove `node` here",
                     ));
@@ -255,7 +255,7 @@ impl Expander {
                 if self.components.len() > MAX_EXPANDED_COMPONENTS {
                     return Err(self.error(
                         file,
-                        &format!("{key}.name"),
+                        &key.child("name"),
                         &format!(
                             "the scenario has more than {MAX_EXPANDED_COMPONENTS} components once its \
                              subsystems are expanded"
@@ -264,7 +264,7 @@ impl Expander {
                 }
                 continue;
             };
-            let sub_key = format!("{key}.subsystem");
+            let sub_key = key.child("subsystem");
             if c.has_kind() {
                 return Err(self.error(
                     file,
@@ -332,7 +332,7 @@ impl Expander {
                 for (field, text) in [("position", &mut m.position), ("velocity", &mut m.velocity)]
                 {
                     let Some(text) = text else { continue };
-                    let key = format!("components[{i}].mobility.{field}");
+                    let key = KeyPath::key("components").at(i).and("mobility").and(field);
                     if let Some(renamed) =
                         self.address(file, &key, text, prefix, &used, true)?.pop()
                     {
@@ -344,20 +344,13 @@ impl Expander {
         }
         let mut out = Vec::new();
         for (j, conn) in connections.into_iter().enumerate() {
-            let key = format!("connections[{j}]");
-            let from = self.address(
-                file,
-                &format!("{key}.from"),
-                &conn.from,
-                prefix,
-                &used,
-                true,
-            )?;
-            let to = self.address(file, &format!("{key}.to"), &conn.to, prefix, &used, false)?;
+            let key = KeyPath::key("connections").at(j);
+            let from = self.address(file, &key.child("from"), &conn.from, prefix, &used, true)?;
+            let to = self.address(file, &key.child("to"), &conn.to, prefix, &used, false)?;
             if to.len() > 1 && conn.first_flow_key().is_some() {
                 return Err(self.error(
                     file,
-                    &format!("{key}.to"),
+                    &key.child("to"),
                     "drives a subsystem input that goes to several inner inputs, so it cannot be one \
                      network flow: route the input through one inner block (a `gain` of 1) instead",
                 ));
@@ -397,7 +390,7 @@ impl Expander {
         let used = std::mem::take(&mut level.used);
         let names: Vec<&str> = parsed.components.iter().map(|c| c.name.as_str()).collect();
         // A port names a component of this file (or a nested subsystem).
-        let known = |key: &str, text: &str| -> Result<(), LoadError> {
+        let known = |key: &KeyPath, text: &str| -> Result<(), LoadError> {
             let a = PortAddress::parse(text).map_err(|m| self.error(file, key, &m))?;
             if names.contains(&a.component.as_str()) {
                 return Ok(());
@@ -413,19 +406,15 @@ impl Expander {
             ))
         };
         for (k, p) in parsed.inputs.iter().enumerate() {
-            let key = format!("inputs[{k}]");
+            let key = KeyPath::key("inputs").at(k);
             if level.inputs.contains_key(&p.name) {
-                return Err(self.error(
-                    file,
-                    &format!("{key}.name"),
-                    "a second input of this name",
-                ));
+                return Err(self.error(file, &key.child("name"), "a second input of this name"));
             }
             let mut all = Vec::new();
             for (n, t) in p.to.list().into_iter().enumerate() {
                 let k2 = match p.to {
-                    Targets::One(_) => format!("{key}.to"),
-                    Targets::Many(_) => format!("{key}.to[{n}]"),
+                    Targets::One(_) => key.child("to"),
+                    Targets::Many(_) => key.child("to").at(n),
                 };
                 known(&k2, t)?;
                 all.extend(self.address(file, &k2, t, prefix, &used, false)?);
@@ -433,16 +422,12 @@ impl Expander {
             level.inputs.insert(p.name.clone(), all);
         }
         for (k, p) in parsed.outputs.iter().enumerate() {
-            let key = format!("outputs[{k}]");
+            let key = KeyPath::key("outputs").at(k);
             if level.outputs.contains_key(&p.name) {
-                return Err(self.error(
-                    file,
-                    &format!("{key}.name"),
-                    "a second output of this name",
-                ));
+                return Err(self.error(file, &key.child("name"), "a second output of this name"));
             }
-            known(&format!("{key}.from"), &p.from)?;
-            let from = self.address(file, &format!("{key}.from"), &p.from, prefix, &used, true)?;
+            known(&key.child("from"), &p.from)?;
+            let from = self.address(file, &key.child("from"), &p.from, prefix, &used, true)?;
             level.outputs.insert(p.name.clone(), from[0].clone());
         }
         Ok(level)
@@ -453,7 +438,7 @@ impl Expander {
     fn address(
         &self,
         file: usize,
-        key: &str,
+        key: &KeyPath,
         text: &str,
         prefix: &str,
         used: &BTreeMap<String, Used>,
@@ -504,11 +489,11 @@ impl Expander {
     fn read_files(
         &self,
         file: usize,
-        key: &str,
+        key: &KeyPath,
         base_dir: &Path,
         c: &mut ComponentScenario,
     ) -> Result<(), LoadError> {
-        let read = |field: &str, name: &str| -> Result<Source, LoadError> {
+        let read = |field: &'static str, name: &str| -> Result<Source, LoadError> {
             let p = base_dir.join(name);
             read_input(&p)
                 .map(|text| Source {
@@ -518,7 +503,7 @@ impl Expander {
                 .map_err(|e| {
                     self.error(
                         file,
-                        &format!("{key}.{field}"),
+                        &key.clone().join(field),
                         &format!("cannot read {}: {e}", p.display()),
                     )
                 })

@@ -86,7 +86,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Backend;
 use crate::run_dir::{DirLock, RunDirError};
-use crate::scenario_file::{self, LoadError};
+use crate::scenario_file::{self, KeyPath, LoadError, ScenarioError};
 
 pub use exec::{execute, ExecOptions, ExecReport, Outcome};
 pub use overrides::SweepOverrides;
@@ -211,19 +211,20 @@ impl SweepFile {
     /// As [`SweepFile::load`].
     pub fn parse(path: &Path, text: &str) -> Result<SweepFile, SweepError> {
         let file: SweepFile = scenario_file::deserialize_file(path, text)?;
-        let located = |key: &str, message: String| {
-            SweepError::Input(scenario_file::locate(path, text, key, &message).to_string())
+        let located = |key: KeyPath, message: String| {
+            let error = ScenarioError::new(key, message);
+            SweepError::Input(scenario_file::locate(path, text, error).to_string())
         };
         if file.replications == 0 {
-            return Err(located("replications", "must be at least 1".into()));
+            return Err(located("replications".into(), "must be at least 1".into()));
         }
         if file.timeout == Some(SimTime::ZERO) {
-            return Err(located("timeout", "must be longer than zero".into()));
+            return Err(located("timeout".into(), "must be longer than zero".into()));
         }
         for (i, g) in file.grid.iter().enumerate() {
             if g.values.is_empty() {
                 return Err(located(
-                    &format!("grid[{i}].values"),
+                    KeyPath::key("grid").at(i).and("values"),
                     "needs at least one value".into(),
                 ));
             }
@@ -231,13 +232,13 @@ impl SweepFile {
         for (i, z) in file.zip.iter().enumerate() {
             if z.keys.is_empty() {
                 return Err(located(
-                    &format!("zip[{i}].keys"),
+                    KeyPath::key("zip").at(i).and("keys"),
                     "needs at least one key".into(),
                 ));
             }
             if z.values.is_empty() {
                 return Err(located(
-                    &format!("zip[{i}].values"),
+                    KeyPath::key("zip").at(i).and("values"),
                     "needs at least one row".into(),
                 ));
             }
@@ -248,7 +249,7 @@ impl SweepFile {
                 .find(|(_, r)| r.len() != z.keys.len())
             {
                 return Err(located(
-                    &format!("zip[{i}].values[{j}]"),
+                    KeyPath::key("zip").at(i).and("values").at(j),
                     format!(
                         "has {} values, but keys has {}: one value per key",
                         row.len(),
@@ -260,24 +261,29 @@ impl SweepFile {
         for (i, p) in file.points.iter().enumerate() {
             if p.is_empty() {
                 return Err(located(
-                    &format!("points[{i}]"),
+                    KeyPath::key("points").at(i),
                     "an explicit point needs at least one key".into(),
                 ));
             }
         }
-        file.check_run_count()
-            .map_err(|(key, m)| located(&key, m))?;
+        file.check_run_count().map_err(|(key, m)| located(key, m))?;
         Ok(file)
     }
 
     /// The axes' lengths, in plan order, each with the key that sets it.
-    fn axis_lengths(&self) -> Vec<(String, u64)> {
-        let mut axes: Vec<(String, u64)> = Vec::new();
+    fn axis_lengths(&self) -> Vec<(KeyPath, u64)> {
+        let mut axes: Vec<(KeyPath, u64)> = Vec::new();
         for (i, g) in self.grid.iter().enumerate() {
-            axes.push((format!("grid[{i}].values"), g.values.len() as u64));
+            axes.push((
+                KeyPath::key("grid").at(i).and("values"),
+                g.values.len() as u64,
+            ));
         }
         for (i, z) in self.zip.iter().enumerate() {
-            axes.push((format!("zip[{i}].values"), z.values.len() as u64));
+            axes.push((
+                KeyPath::key("zip").at(i).and("values"),
+                z.values.len() as u64,
+            ));
         }
         if !self.points.is_empty() {
             axes.push(("points".into(), self.points.len() as u64));
@@ -289,17 +295,17 @@ impl SweepFile {
     /// [`MAX_SWEEP_RUNS`](crate::limits::MAX_SWEEP_RUNS); counted from the
     /// axes' lengths, before any point is made. On failure: the key that
     /// takes the count past the limit and the message.
-    fn check_run_count(&self) -> Result<(), (String, String)> {
+    fn check_run_count(&self) -> Result<(), (KeyPath, String)> {
         let max = crate::limits::MAX_SWEEP_RUNS;
         let replications = u128::from(self.replications);
-        let over = |key: &str, lengths: &[String], runs: u128| {
+        let over = |key: KeyPath, lengths: &[String], runs: u128| {
             let points = if lengths.is_empty() {
                 "1 point".to_string()
             } else {
                 format!("{} points", lengths.join(" x "))
             };
             (
-                key.to_string(),
+                key,
                 format!(
                     "the sweep has {points} x {} replications = {runs} runs or more, above the {max} runs a sweep may have (docs/robustness.md, limits); split it into several sweeps",
                     self.replications
@@ -307,7 +313,7 @@ impl SweepFile {
             )
         };
         if replications > u128::from(max) {
-            return Err(over("replications", &[], replications));
+            return Err(over("replications".into(), &[], replications));
         }
         let mut lengths: Vec<String> = Vec::new();
         let mut runs = replications;
@@ -315,7 +321,7 @@ impl SweepFile {
             lengths.push(len.to_string());
             runs = runs.saturating_mul(u128::from(len));
             if runs > u128::from(max) {
-                return Err(over(&key, &lengths, runs));
+                return Err(over(key, &lengths, runs));
             }
         }
         Ok(())

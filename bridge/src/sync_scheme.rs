@@ -57,14 +57,16 @@ impl SyncScheme {
     pub fn resolve(sync: &SyncConfig, step: StepSize) -> Result<SyncScheme, ScenarioError> {
         let period = match sync.period {
             None => None,
-            Some(period) => Some(step.period_steps(period).map_err(|e| ScenarioError {
-                key: "sync.period".into(),
-                message: e.to_string(),
-            })?),
+            Some(period) => Some(
+                step.period_steps(period)
+                    .map_err(|e| ScenarioError::new("sync.period", e.to_string()))?,
+            ),
         };
-        let required = || ScenarioError {
-            key: "sync.period".into(),
-            message: format!("required by the {} scheme", sync.scheme),
+        let required = || {
+            ScenarioError::new(
+                "sync.period",
+                format!("required by the {} scheme", sync.scheme),
+            )
         };
         Ok(match sync.scheme {
             SchemeKind::TimeStepping => SyncScheme::TimeStepping(TimeStepping {
@@ -170,7 +172,7 @@ mod tests {
         for scheme in ["time_stepping", "master_slave"] {
             let e =
                 SyncScheme::resolve(&sync(&format!("scheme = \"{scheme}\"")), step()).unwrap_err();
-            assert_eq!(e.key, "sync.period");
+            assert_eq!(e.key.to_string(), "sync.period");
             assert!(e.message.starts_with("required by the"), "{}", e.message);
         }
         let e = SyncScheme::resolve(
@@ -178,6 +180,6 @@ mod tests {
             step(),
         )
         .unwrap_err();
-        assert_eq!(e.key, "sync.period");
+        assert_eq!(e.key.to_string(), "sync.period");
     }
 }

@@ -1,17 +1,18 @@
 //! `netloop run`: one scenario, loops or graph, into a run directory.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use super::cli::RunArgs;
 use super::plot::plot_after;
 use super::{out_dir_or_default, overrides, read_scenario, Failure};
+use crate::config::Resolved;
 use crate::graph_scenario::{self, LoadedGraph};
 use crate::loaded_scenario::{LoadedScenario, ScenarioBase};
 use crate::run::{run_built, RunError, RunOptions};
 use crate::run_progress::RunProgress;
-use crate::scenario_file::{Loaded, Override};
+use crate::scenario_file::{KeyPath, LoadError, Loaded, Override, ScenarioError};
 use crate::server_command::key_of_problem;
 
 /// `netloop run`: the scenario is read, checked and built once, then run.
@@ -55,32 +56,40 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
         super::report::print_summary(&report.summary, &report.out_dir);
     }
     // A failed run is plotted too, from its partial files.
-    if args.plot
-        && !matches!(
-            outcome,
-            Err(RunError::Config(_)
-                | RunError::NetworkRejected { .. }
-                | RunError::Output { .. }
-                | RunError::Directory(_))
-        )
-    {
+    if args.plot && !outcome.as_ref().is_err_and(RunError::wrote_nothing) {
         if let (Some(line), false) = (plot_after(&out_dir), quiet) {
             println!("{line}");
         }
     }
-    match outcome {
-        Ok(_) => Ok(()),
-        Err(RunError::Config(e)) => Err(Failure::BadInput(source.locate(&e.key, &e.message).to_string())),
-        // The server rejected an argument: bad input, reported at its key.
-        Err(RunError::NetworkRejected { message, argument }) => {
-            let key = key_of_problem(&resolved, &base_dir, argument.as_deref());
-            Err(Failure::BadInput(source.locate(&key, &message).to_string()))
+    outcome
+        .map(drop)
+        .map_err(|e| run_failure(e, &resolved, &base_dir, |error| source.locate(error)))
+}
+
+/// What a run's error is to the user: bad input (exit code 2) located at
+/// its key, the scenario's or the one a rejected server argument sets, or
+/// a run that failed (exit code 1) and kept its partial results. The same
+/// for loop and graph runs.
+fn run_failure<S: std::fmt::Display>(
+    error: RunError<S>,
+    resolved: &Resolved,
+    base_dir: &Path,
+    locate: impl Fn(ScenarioError) -> LoadError,
+) -> Failure {
+    match error {
+        RunError::Config(e) => Failure::BadInput(locate(e).to_string()),
+        // The server rejected an argument: bad input, reported at its key
+        // (a server argument's key, the one text key left: its schema's).
+        RunError::NetworkRejected { message, argument } => {
+            let key = key_of_problem(resolved, base_dir, argument.as_deref());
+            let error = ScenarioError::new(KeyPath::of_text(&key), message);
+            Failure::BadInput(locate(error).to_string())
         }
-        Err(RunError::Failed { source, reached, out_dir }) => Err(Failure::Run(format!(
+        RunError::Failed { source, reached, out_dir } => Failure::Run(format!(
             "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
             out_dir.display()
-        ))),
-        Err(e) => Err(Failure::Run(e.to_string())),
+        )),
+        e => Failure::Run(e.to_string()),
     }
 }
 
@@ -124,18 +133,9 @@ fn run_graph_scenario(
                 }
                 Ok(())
             }
-            // The server rejected an argument: bad input, reported at its key.
-            Err(crate::graph_run::GraphNetRunError::NetworkRejected { message, argument }) => {
-                let key = key_of_problem(&resolved, &base_dir, argument.as_deref());
-                Err(Failure::BadInput(origins.locate(&key, &message).to_string()))
-            }
-            Err(crate::graph_run::GraphNetRunError::Failed { source, reached, out_dir }) => {
-                Err(Failure::Run(format!(
-                    "{source}\npartial results up to simulated time {reached} kept in {} (summary.json says \"complete\": false)",
-                    out_dir.display()
-                )))
-            }
-            Err(e) => Err(Failure::Run(e.to_string())),
+            Err(e) => Err(run_failure(e, &resolved, &base_dir, |error| {
+                origins.locate(error)
+            })),
         };
     }
     match graph_scenario::run(&mut loaded, &out_dir) {

@@ -23,7 +23,7 @@ use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use super::ns3::{positions_argument, DataRate, ServerArgument};
-use super::{bad, ScenarioError};
+use super::{bad, KeyPath, ScenarioError};
 use crate::network_schema::{ArgumentSchema, ArgumentType, KindSchema};
 
 /// `[network.ns3]` of a kind: its keys as written, and what the schema made
@@ -54,8 +54,11 @@ struct CanonicalValue {
     text: String,
 }
 
-fn key(k: &str) -> String {
-    format!("network.ns3.{k}")
+/// The scenario key of a schema key (`bsm.rate`, dotted through the
+/// kind's nested tables): `network.ns3.bsm.rate`.
+fn key(k: &str) -> KeyPath {
+    k.split('.')
+        .fold(KeyPath::from("network.ns3"), |path, part| path.and(part))
 }
 
 /// `table`'s keys, dotted through nested tables, with their values.
@@ -238,17 +241,21 @@ impl DescribedConfig {
     /// form (defaults included, so that the server is told exactly what the
     /// config hash covers).
     pub(crate) fn server_arguments(&self, node_count: u32) -> Vec<ServerArgument> {
-        let mut a = vec![ServerArgument::new("network", &self.kind, key("kind"))];
+        let mut a = vec![ServerArgument::new(
+            "network",
+            &self.kind,
+            key("kind").to_string(),
+        )];
         if let Some(s) = &self.schema {
             let rule = &s.node_count;
             a.push(ServerArgument::new(
                 &rule.argument,
                 node_count - rule.extra.min(node_count),
-                key(&rule.key),
+                key(&rule.key).to_string(),
             ));
             a.extend(self.values.iter().map(|v| {
                 let argument = &s.arguments[v.at];
-                ServerArgument::new(&argument.name, &v.text, key(&argument.key))
+                ServerArgument::new(&argument.name, &v.text, key(&argument.key).to_string())
             }));
         }
         a

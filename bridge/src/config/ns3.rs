@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::described::DescribedConfig;
 use super::tables::TableConfig;
-use super::{bad, ScenarioError};
+use super::{bad, KeyPath, ScenarioError};
 use crate::network_schema::KindSchema;
 
 /// The one kind the bridge reads itself: a user's own program, whose
@@ -227,7 +227,7 @@ impl Ns3NetworkConfig {
                 // The bridge's own kind: its program builds everything but the traces.
                 if let Some(table) = extras.tables().find(|t| t.name() != "traces") {
                     return Err(bad(
-                        format!("network.{}", table.name()),
+                        KeyPath::from("network").and(table.name()),
                         "a custom network is built by its own program: pass its options in network.server.args",
                     ));
                 }
@@ -304,7 +304,7 @@ fn check_table_use(kind: &KindSchema, table: &TableConfig) -> Result<(), Scenari
     let name = table.name();
     let Some(table_use) = kind.table_use(name) else {
         return Err(bad(
-            format!("network.{name}"),
+            KeyPath::from("network").and(name),
             format!("{} has no {}", kind.name, table.schema.what),
         ));
     };
@@ -318,7 +318,7 @@ fn check_table_use(kind: &KindSchema, table: &TableConfig) -> Result<(), Scenari
                     format!(": {}", table_use.note)
                 };
                 return Err(bad(
-                    format!("network.{name}.{key}"),
+                    KeyPath::from("network").and(name).and(key),
                     format!("{} does not take `{key}`{note}", kind.name),
                 ));
             }
@@ -339,7 +339,7 @@ fn check_table_use(kind: &KindSchema, table: &TableConfig) -> Result<(), Scenari
                     .collect::<Vec<_>>()
                     .join(", ");
                 return Err(bad(
-                    format!("network.{name}.{key}"),
+                    KeyPath::from("network").and(name).and(key),
                     format!(
                         "\"{}\" is not available for {}: use one of {list}",
                         spelled(text),

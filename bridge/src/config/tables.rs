@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::described::{canonical, scenario_of_default};
 use super::ns3::ServerArgument;
-use super::{bad, ScenarioError};
+use super::{bad, KeyPath, ScenarioError};
 use crate::network_schema::{ArgumentType, TableSchema};
 
 /// One `[network.<name>]` table: its keys as written, and what the schema
@@ -94,8 +94,8 @@ impl TableConfig {
         schema: Arc<TableSchema>,
         value: &toml::Value,
     ) -> Result<TableConfig, ScenarioError> {
-        let table_key = format!("network.{}", schema.name);
-        let key = |k: &str| format!("{table_key}.{k}");
+        let table_key = KeyPath::from("network").and(&schema.name);
+        let key = |k: &str| table_key.child(k);
         let Some(keys) = value.as_table() else {
             return Err(bad(
                 &table_key,
@@ -233,9 +233,9 @@ fn read(
     schema: &TableSchema,
     entry: &Entry,
     written: &toml::Value,
-    key: &str,
+    key: &KeyPath,
 ) -> Result<TableValue, ScenarioError> {
-    let one = |at: usize, value: &toml::Value, key: &str| {
+    let one = |at: usize, value: &toml::Value, key: &KeyPath| {
         let argument = &schema.arguments[at];
         if argument.kind == ArgumentType::TraceFile {
             return match value {
@@ -282,7 +282,7 @@ fn read(
     let mut scenario = Vec::new();
     let mut arguments = Vec::new();
     for (i, (&at, item)) in entry.arguments.iter().zip(items).enumerate() {
-        let (s, text) = one(at, item, &format!("{key}[{i}]"))?;
+        let (s, text) = one(at, item, &key.clone().at(i))?;
         scenario.push(s);
         arguments.push((at, text));
     }

@@ -13,7 +13,7 @@ use controlsim::{ControllerConfig, Loop, PerChannel, SignalConfig, System};
 use serde::{Deserialize, Serialize};
 
 use super::{ControlMetrics, ControlMetricsAccumulator, NonFinite};
-use crate::config::{Resolved, ScenarioError};
+use crate::config::{KeyPath, Resolved, ScenarioError};
 
 /// `[loops.metrics]`: what the loop's outputs and states are measured
 /// against when they have no reference, and the weights of its quadratic cost.
@@ -46,11 +46,8 @@ pub enum Weight {
 
 impl Weight {
     /// The n × n matrix, row-major.
-    fn square(&self, n: usize, key: &str, what: &str) -> Result<Vec<f64>, ScenarioError> {
-        let bad = |message: String| ScenarioError {
-            key: key.to_string(),
-            message,
-        };
+    fn square(&self, n: usize, key: KeyPath, what: &str) -> Result<Vec<f64>, ScenarioError> {
+        let bad = |message: String| ScenarioError::new(key.clone(), message);
         let m = match self {
             Weight::Diagonal(d) => {
                 if d.len() != n {
@@ -136,30 +133,24 @@ pub fn plan(resolved: &Resolved, system: &System) -> Result<Vec<LoopMetricsPlan>
         .enumerate()
         .map(|(i, (lp, scenario))| {
             let config = scenario.metrics.as_ref().unwrap_or(&default);
-            let key = |k: &str| format!("loops[{i}].metrics.{k}");
+            let key = |k: &str| KeyPath::key("loops").at(i).and("metrics").and(k);
             let sig = lp.signature();
             let with_reference = sig.outputs.len().min(lp.reference_dim());
             for name in config.setpoint.keys() {
                 match sig.outputs.iter().position(|o| o == name) {
                     Some(j) if j < with_reference && !sig.states.contains(name) => {
-                        return Err(ScenarioError {
-                            key: key("setpoint"),
-                            message: format!(
+                        return Err(ScenarioError::new(key("setpoint"), format!(
                                 "output `{name}` is measured against its reference; a set point is for outputs and states without one"
-                            ),
-                        })
+                            )))
                     }
                     Some(_) => {}
                     None if sig.states.contains(name) => {}
                     None => {
-                        return Err(ScenarioError {
-                            key: key("setpoint"),
-                            message: format!(
+                        return Err(ScenarioError::new(key("setpoint"), format!(
                                 "`{name}` is neither an output nor a state of the plant: its outputs are {}, its states {}",
                                 sig.outputs.join(", "),
                                 sig.states.join(", ")
-                            ),
-                        })
+                            )))
                     }
                 }
             }
@@ -202,12 +193,12 @@ pub fn plan(resolved: &Resolved, system: &System) -> Result<Vec<LoopMetricsPlan>
             let q = config
                 .q
                 .as_ref()
-                .map(|w| w.square(sig.states.len(), &key("q"), "states"))
+                .map(|w| w.square(sig.states.len(), key("q"), "states"))
                 .transpose()?;
             let r = config
                 .r
                 .as_ref()
-                .map(|w| w.square(sig.inputs.len(), &key("r"), "inputs"))
+                .map(|w| w.square(sig.inputs.len(), key("r"), "inputs"))
                 .transpose()?;
             Ok(LoopMetricsPlan {
                 outputs,
