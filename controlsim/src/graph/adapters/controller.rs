@@ -209,6 +209,7 @@ impl Component for ControllerComponent {
             advance: self.controller.is_continuous(),
             advance_only_when_due: false,
             fault: self.controller.can_fault(),
+            pure_output: false,
         }
     }
 
