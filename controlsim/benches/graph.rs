@@ -205,7 +205,9 @@ fn handwritten(steps: u64) -> [f64; 4] {
 
 /// One variant alone for `steps` steps (200-component graph: a fiftieth),
 /// for instruction counts: `GRAPH_BENCH_ONLY=graph valgrind --tool=callgrind
-/// target/release/deps/graph-*` (see BENCHMARKS.md).
+/// target/release/deps/graph-*` (see BENCHMARKS.md). `plant_only` is the
+/// plant alone in a graph (its input from an inlet): the engine's cost of
+/// a step where nothing but the plant's integration is due.
 fn run_only(which: &str, steps: u64) {
     match which {
         "graph" => {
@@ -227,7 +229,25 @@ fn run_only(which: &str, steps: u64) {
                 .expect("large graph run");
             black_box(g.values());
         }
-        other => panic!("GRAPH_BENCH_ONLY={other}: graph, handwritten, closed_loop or graph200"),
+        "plant_only" => {
+            let ms = SimTime::from_millis(1);
+            let h = StepSize::new(ms).expect("step");
+            let model =
+                PlantModel::from_config("plant", &parse::<PlantConfig>(PLANT)).expect("plant");
+            let mut b = GraphBuilder::new(ms, SolverKind::Rk4);
+            b.component(
+                "plant",
+                PlantComponent::new("plant", model, h).expect("plant"),
+            )
+            .component("rx", controlsim::graph::Inlet::new(1))
+            .connect("rx.y", "plant.u");
+            let mut g = b.build().expect("builds");
+            g.run_to(steps, &mut Unobserved).expect("graph run");
+            black_box(g.states(0));
+        }
+        other => panic!(
+            "GRAPH_BENCH_ONLY={other}: graph, handwritten, closed_loop, graph200 or plant_only"
+        ),
     }
 }
 

@@ -190,11 +190,7 @@ impl Component for PlantComponent {
                 u,
             );
         }
-        // One input (the common case) without a call to memcpy.
-        match (&mut self.held[..], u) {
-            ([held], [u]) => *held = *u,
-            (held, u) => held.copy_from_slice(u),
-        }
+        super::copy_values(&mut self.held, u);
     }
 
     fn guards(&self, t: f64, x: &[f64], u: &Inputs, g: &mut [f64]) {
