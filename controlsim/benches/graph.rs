@@ -6,9 +6,12 @@
 //! an actuator holding its output. Integrated for `STEPS` steps as:
 //! - **graph**: plant, sensor, PID and actuator as four components joined
 //!   by four connections ([`GraphBuilder`]), driven by
-//!   `Graph::run_to(STEPS, ..)` with an observer that does nothing: the whole
-//!   per-step path (schedule checks, input gathering, the evaluation order,
-//!   the solver, the non-finite check);
+//!   `Graph::run_to(STEPS, &mut Unobserved)`: the whole per-step path
+//!   (schedule checks, input gathering, the evaluation order, the solver,
+//!   the non-finite check). The observer reads nothing, as the hand-written
+//!   loop records nothing, so the plant's outputs are computed where the
+//!   sensor samples them (and at the last boundary), as the hand-written
+//!   loop computes `y` every tenth step (`graph::demand`);
 //! - **hand-written**: the same loop written out on `[f64; 4]` arrays (the
 //!   `rk4` bench's baseline) with the sensor, PID and actuator inlined,
 //!   doing the same arithmetic in the same order. The baseline of
@@ -34,7 +37,7 @@ use std::time::Instant;
 use controlsim::graph::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,
 };
-use controlsim::graph::{loops, Graph, GraphBuilder};
+use controlsim::graph::{loops, Graph, GraphBuilder, Unobserved};
 use controlsim::{
     ActuatorConfig, ClosedLoop, ControllerConfig, Delays, PlantConfig, PlantModel, Response,
     SensorConfig, SignalConfig, Silent, SimTime, SolverKind, StepSize, System, SystemConfig,
@@ -202,12 +205,14 @@ fn handwritten(steps: u64) -> [f64; 4] {
 
 /// One variant alone for `steps` steps (200-component graph: a fiftieth),
 /// for instruction counts: `GRAPH_BENCH_ONLY=graph valgrind --tool=callgrind
-/// target/release/deps/graph-*` (see BENCHMARKS.md).
+/// target/release/deps/graph-*` (see BENCHMARKS.md). `plant_only` is the
+/// plant alone in a graph (its input from an inlet): the engine's cost of
+/// a step where nothing but the plant's integration is due.
 fn run_only(which: &str, steps: u64) {
     match which {
         "graph" => {
             let mut g = graph();
-            g.run_to(steps, &mut |_: &Graph| {}).expect("graph run");
+            g.run_to(steps, &mut Unobserved).expect("graph run");
             black_box(g.states(0));
         }
         "handwritten" => {
@@ -220,11 +225,29 @@ fn run_only(which: &str, steps: u64) {
         }
         "graph200" => {
             let mut g = loops::expand(&scenario(LOOPS), 0).expect("large graph builds");
-            g.run_to(steps / LOOPS as u64, &mut |_: &Graph| {})
+            g.run_to(steps / LOOPS as u64, &mut Unobserved)
                 .expect("large graph run");
             black_box(g.values());
         }
-        other => panic!("GRAPH_BENCH_ONLY={other}: graph, handwritten, closed_loop or graph200"),
+        "plant_only" => {
+            let ms = SimTime::from_millis(1);
+            let h = StepSize::new(ms).expect("step");
+            let model =
+                PlantModel::from_config("plant", &parse::<PlantConfig>(PLANT)).expect("plant");
+            let mut b = GraphBuilder::new(ms, SolverKind::Rk4);
+            b.component(
+                "plant",
+                PlantComponent::new("plant", model, h).expect("plant"),
+            )
+            .component("rx", controlsim::graph::Inlet::new(1))
+            .connect("rx.y", "plant.u");
+            let mut g = b.build().expect("builds");
+            g.run_to(steps, &mut Unobserved).expect("graph run");
+            black_box(g.states(0));
+        }
+        other => panic!(
+            "GRAPH_BENCH_ONLY={other}: graph, handwritten, closed_loop, graph200 or plant_only"
+        ),
     }
 }
 
@@ -255,7 +278,7 @@ fn main() {
     for _ in 0..reps {
         let mut g = graph();
         let start = Instant::now();
-        g.run_to(black_box(steps), &mut |_: &Graph| {})
+        g.run_to(black_box(steps), &mut Unobserved)
             .expect("graph run");
         t_graph.push(start.elapsed().as_secs_f64());
         let x_graph = bits(g.states(0));
@@ -277,7 +300,7 @@ fn main() {
         let mut g = loops::expand(&scenario(LOOPS), 0).expect("large graph builds");
         assert_eq!(g.component_names().count(), 4 * LOOPS);
         let start = Instant::now();
-        g.run_to(black_box(large_steps), &mut |_: &Graph| {})
+        g.run_to(black_box(large_steps), &mut Unobserved)
             .expect("large graph run");
         t_large.push(start.elapsed().as_secs_f64());
 

@@ -276,7 +276,8 @@ impl StateReader<'_> {
 /// asked once when the graph is built ([`Component::needs`]). The engine
 /// skips what is not needed: for a component with neither continuous
 /// states nor `advance`, the inputs gathered again before the step and the
-/// `advance` call; without `fault`, the fault check after every step.
+/// `advance` call; without `fault`, the fault check after every step; with
+/// `pure_output`, an every-step component's `output` where nothing reads it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Needs {
     /// Whether [`advance`](Component::advance) does anything.
@@ -288,6 +289,15 @@ pub struct Needs {
     pub advance_only_when_due: bool,
     /// Whether [`fault`](Component::fault) can ever report a failure.
     pub fault: bool,
+    /// Whether [`output`](Component::output) only computes: it changes
+    /// nothing that a later `output`, `advance`, `derivative` or `save`
+    /// reads, so its values at a boundary do not depend on whether it was
+    /// called at earlier ones. Then [`Graph::run_to`](super::Graph::run_to)
+    /// may skip it, for a component evaluated at every step, at a boundary
+    /// where neither a component nor the observer reads its outputs (a
+    /// plant between the samples of its sensor; see
+    /// [`demand`](super::demand)).
+    pub pure_output: bool,
 }
 
 impl Needs {
@@ -296,6 +306,7 @@ impl Needs {
         advance: true,
         advance_only_when_due: false,
         fault: true,
+        pure_output: false,
     };
     /// `output` only (with `derivative` when the kind has states): a kind
     /// that keeps the default `advance` and `fault`.
@@ -303,18 +314,21 @@ impl Needs {
         advance: false,
         advance_only_when_due: false,
         fault: false,
+        pure_output: false,
     };
     /// `advance` at every step, no `fault`.
     pub const ADVANCE: Needs = Needs {
         advance: true,
         advance_only_when_due: false,
         fault: false,
+        pure_output: false,
     };
     /// `advance` after each boundary the component was due at, no `fault`.
     pub const ADVANCE_WHEN_DUE: Needs = Needs {
         advance: true,
         advance_only_when_due: true,
         fault: false,
+        pure_output: false,
     };
 }
 

@@ -32,6 +32,7 @@
 use netloop_time::SimTime;
 
 use super::component::{Component, Ctx, Declaration, Inputs, Needs, Outputs, SavedState};
+use super::demand::Demand;
 use super::error::GraphError;
 use super::lower::Program;
 use super::newton::{Failure, LoopBlock};
@@ -106,7 +107,7 @@ impl Node {
 
 /// When the step calls a component's `advance` ([`Needs`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum AdvanceWhen {
+pub(crate) enum AdvanceWhen {
     Never,
     Always,
     /// When output port `fresh[.0]` is new at the step's start.
@@ -131,6 +132,16 @@ pub(crate) enum Stage {
 /// Sees the graph at each boundary during [`Graph::run_to`], after the
 /// boundary was evaluated and before its step is integrated.
 pub trait GraphObserver {
+    /// Whether it reads the graph at boundary `k`: [`Graph::run_to`] calls
+    /// [`observe`](Self::observe) only there, and elsewhere may leave out
+    /// outputs no component reads ([`demand`](super::demand)). Default:
+    /// every boundary.
+    #[inline]
+    fn observes(&self, k: u64) -> bool {
+        let _ = k;
+        true
+    }
+
     /// # Errors
     /// Any error stops the run with [`GraphError::Observer`].
     fn observe(&mut self, graph: &Graph) -> Result<(), ObserverError>;
@@ -171,6 +182,8 @@ pub struct Graph {
     faulting: Vec<usize>,
     /// The lowered components' instructions.
     program: Program,
+    /// Which outputs `run_to` may leave out where nothing reads them.
+    pub(crate) demand: Demand,
 }
 
 impl Graph {
@@ -210,6 +223,7 @@ impl Graph {
             }
         }
         let program = lower_stages(&nodes, &mut stages);
+        let demand = Demand::new(&nodes, &stages, &stepping);
         let answered = vec![NEVER; nodes.len()];
         let mut graph = Graph {
             step,
@@ -227,6 +241,7 @@ impl Graph {
             stepping,
             faulting,
             program,
+            demand,
         };
         graph.reschedule();
         graph
@@ -426,13 +441,19 @@ impl Graph {
         if self.evaluated {
             return Ok(());
         }
+        self.evaluate_stages(false)
+    }
+
+    /// Evaluates boundary `k` stage by stage; with `demanded`, leaves out
+    /// the lazy outputs no component reads there ([`demand`](super::demand)).
+    pub(crate) fn evaluate_stages(&mut self, demanded: bool) -> Result<(), GraphError> {
         let mut stages = std::mem::take(&mut self.stages);
         let mut result = Ok(());
         for stage in &mut stages {
             match stage {
                 Stage::One(i) => {
                     let i = *i;
-                    if self.due(i) {
+                    if self.due(i) && !(demanded && self.unread(i)) {
                         let node = &mut self.nodes[i];
                         node.gather(&self.values);
                         self.compute(i);
@@ -597,6 +618,14 @@ fn lower_stages(nodes: &[Node], stages: &mut [Stage]) -> Program {
     program
 }
 
+/// Whether every element of `x` is finite: `v - v` is 0 for a finite `v`
+/// and NaN otherwise, so the sum is 0 exactly when all are (one test, no
+/// branch per element).
+#[inline]
+fn all_finite(x: &[f64]) -> bool {
+    x.iter().fold(0.0, |sum, &v| sum + (v - v)) == 0.0
+}
+
 /// A component seen by the event locator: its inputs arrive as the flat
 /// slice `u`, cut into ports by `offsets`.
 struct Hybrid<'a> {
@@ -638,12 +667,17 @@ impl crate::event::Hybrid for Hybrid<'_> {
 
 impl Graph {
     /// Runs from the current boundary to `k1`: each boundary `k < k1` is
-    /// evaluated, shown to `observer` and integrated. Boundary `k1` is not
-    /// evaluated (it belongs to the next call).
+    /// evaluated, shown to `observer` where it [`observes`](GraphObserver::observes)
+    /// it, and integrated. Boundary `k1` is not evaluated (it belongs to the
+    /// next call). Where the observer does not read a boundary, outputs no
+    /// component reads there may be left out ([`demand`](super::demand));
+    /// the last boundary is evaluated in full, so the graph is left as if
+    /// every boundary had been.
     ///
     /// # Errors
     /// [`GraphError`]; `Backwards` and `TimeOverflow` change nothing, the
-    /// others stop at the boundary they name.
+    /// others stop at the boundary they name (a lazy output then holds its
+    /// value of the last boundary that read it).
     pub fn run_to<O: GraphObserver + ?Sized>(
         &mut self,
         k1: u64,
@@ -659,14 +693,27 @@ impl Graph {
             }
             Err(BadTarget::TimeOverflow) => return Err(GraphError::TimeOverflow { to: k1 }),
         }
+        // The first boundary (the driver may have written inlets there) and
+        // the last are evaluated in full; `busy` is found at the second.
+        let (first, mut busy) = (self.k, 0);
         while self.k < k1 {
-            self.evaluate()?;
-            observer
-                .observe(self)
-                .map_err(|source| GraphError::Observer {
-                    step: self.k,
-                    source,
-                })?;
+            let observed = observer.observes(self.k);
+            if observed || self.k == first || self.k + 1 == k1 {
+                self.evaluate()?;
+            } else if self.k < busy {
+                // Quiet: nothing is due, nothing is read.
+                self.evaluated = true;
+            } else {
+                self.evaluate_demanded(&mut busy)?;
+            }
+            if observed {
+                observer
+                    .observe(self)
+                    .map_err(|source| GraphError::Observer {
+                        step: self.k,
+                        source,
+                    })?;
+            }
             self.step_evaluated()?;
         }
         Ok(())
@@ -690,6 +737,9 @@ impl Graph {
         let now = self.time();
         let (t, h) = advance::interval(self.step, k);
         let mut zeno = None;
+        // Whether every continuous state is finite: one test per component
+        // here, the first non-finite state found below only when one is not.
+        let mut finite = true;
         for &(i, when) in &self.stepping {
             let advance = match when {
                 AdvanceWhen::Never => false,
@@ -727,6 +777,7 @@ impl Graph {
                     }
                     None => component.integrate(self.solver, &mut self.ws, t, h, &mut node.x, &u),
                 }
+                finite &= all_finite(&node.x);
             }
             if advance {
                 let mut cx = Ctx {
@@ -761,6 +812,9 @@ impl Graph {
                     step: self.k,
                 });
             }
+        }
+        if finite {
+            return Ok(());
         }
         // Every component with continuous states is stepping.
         for &(i, _) in &self.stepping {

@@ -49,6 +49,9 @@
 pub mod adapters;
 pub mod build;
 pub mod component;
+pub mod demand;
+#[cfg(test)]
+mod demand_tests;
 pub mod engine;
 pub mod error;
 pub mod inlet;
@@ -71,6 +74,7 @@ pub use component::{
     Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
     StateReader, Timing,
 };
+pub use demand::Unobserved;
 pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
 pub use inlet::Inlet;

@@ -94,6 +94,11 @@ impl<W: Write> GraphRecorder<W> {
 }
 
 impl<W: Write> GraphObserver for GraphRecorder<W> {
+    /// Every `every`-th boundary: the rows it writes.
+    fn observes(&self, k: u64) -> bool {
+        k % self.every.get() == 0
+    }
+
     fn observe(&mut self, graph: &Graph) -> Result<(), ObserverError> {
         if graph.k() % self.every.get() != 0 {
             return Ok(());

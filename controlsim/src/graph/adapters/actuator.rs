@@ -61,7 +61,7 @@ impl Component for ActuatorComponent {
         for (i, &v) in u.port(0).iter().enumerate() {
             self.actuator.set(i, v);
         }
-        y.port(0).copy_from_slice(&self.actuator.applied);
+        super::copy_values(y.port(0), &self.actuator.applied);
     }
 
     fn save(&self, into: &mut SavedState) {

@@ -185,7 +185,7 @@ impl Component for ControllerComponent {
     }
 
     fn output(&mut self, cx: &mut Ctx, _x: &[f64], u: &Inputs, y: &mut Outputs) {
-        self.controller.input.copy_from_slice(u.all());
+        super::copy_values(&mut self.controller.input, u.all());
         let mut clock = StepClock {
             now: cx.now,
             step: cx.step,
@@ -199,7 +199,7 @@ impl Component for ControllerComponent {
         } else {
             self.controller.compute(&mut clock, &self.references, cx.at);
         }
-        y.port(0).copy_from_slice(&self.controller.output);
+        super::copy_values(y.port(0), &self.controller.output);
     }
 
     /// Only a continuous law integrates over the step, only an FMU law
@@ -209,6 +209,7 @@ impl Component for ControllerComponent {
             advance: self.controller.is_continuous(),
             advance_only_when_due: false,
             fault: self.controller.can_fault(),
+            pure_output: false,
         }
     }
 

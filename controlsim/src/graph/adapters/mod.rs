@@ -25,3 +25,13 @@ pub use controller::{ControllerComponent, ControllerShape};
 pub use plant::{PlantComponent, MOTION};
 pub use reference::ReferenceComponent;
 pub use sensor::SensorComponent;
+
+/// `dst.copy_from_slice(src)`, a single element (the common case: one
+/// channel, one input) without a call to `memcpy`.
+#[inline]
+fn copy_values(dst: &mut [f64], src: &[f64]) {
+    match (dst, src) {
+        ([d], [s]) => *d = *s,
+        (d, s) => d.copy_from_slice(s),
+    }
+}

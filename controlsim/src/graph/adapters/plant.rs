@@ -190,7 +190,7 @@ impl Component for PlantComponent {
                 u,
             );
         }
-        self.held.copy_from_slice(u);
+        super::copy_values(&mut self.held, u);
     }
 
     fn guards(&self, t: f64, x: &[f64], u: &Inputs, g: &mut [f64]) {
@@ -205,11 +205,15 @@ impl Component for PlantComponent {
         self.model.as_plant().settle(t, x, u.port(0), guard)
     }
 
-    /// The built-in kinds never fail; a plant from outside the crate (an
-    /// FMU is one) may.
+    /// The built-in kinds never fail and compute their outputs from the
+    /// state, the held input and the time alone; a plant from outside the
+    /// crate (an FMU is one) may fail, and its `output` is not known to be
+    /// pure, so it is evaluated at every boundary.
     fn needs(&self) -> Needs {
+        let custom = matches!(self.model, PlantModel::Custom(_));
         Needs {
-            fault: matches!(self.model, PlantModel::Custom(_)),
+            fault: custom,
+            pure_output: !custom,
             ..Needs::ADVANCE
         }
     }

@@ -98,7 +98,7 @@ impl Component for SensorComponent {
 
     fn output(&mut self, _cx: &mut Ctx, _x: &[f64], u: &Inputs, y: &mut Outputs) {
         match self.sensor.source {
-            SensorSource::Plant => self.sensor.sample.copy_from_slice(u.port(0)),
+            SensorSource::Plant => super::copy_values(&mut self.sensor.sample, u.port(0)),
             SensorSource::Radar => {
                 let (me, ahead) = (u.port(0), u.port(1));
                 // [position, velocity, acceleration, length]
@@ -111,7 +111,7 @@ impl Component for SensorComponent {
             }
         }
         self.sensor.corrupt();
-        y.port(0).copy_from_slice(&self.sensor.sample);
+        super::copy_values(y.port(0), &self.sensor.sample);
     }
 
     fn save(&self, into: &mut SavedState) {

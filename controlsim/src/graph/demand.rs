@@ -1,0 +1,186 @@
+//! Evaluating only what is read, in [`Graph::run_to`].
+//!
+//! A plant is evaluated at every step, but its sensor reads its outputs only
+//! at its samples: computing them at the other boundaries is work nobody
+//! sees, unless the observer reads the boundary. So an every-step component
+//! whose [`output`](super::Component::output) only computes
+//! ([`Needs::pure_output`](super::Needs::pure_output)) has *lazy* outputs,
+//! evaluated at a boundary of `run_to` only where a component that reads
+//! them is due or the observer reads the boundary
+//! ([`GraphObserver::observes`]). Its values at a boundary where it is
+//! evaluated do not depend on the boundaries where it was not, so every
+//! component sees the bits it would see if it were evaluated everywhere.
+//!
+//! A component's outputs are lazy when
+//! - it is a stage of its own (not lowered, not in an algebraic loop),
+//!   evaluated at every step, with `pure_output`, and not advanced only
+//!   over steps it was due at (that reads its freshness);
+//! - every component reading one of its outputs is periodic, comes after it
+//!   in the evaluation order (so it reads the value of the same boundary),
+//!   is a stage of its own, and does not gather its inputs for every step
+//!   (no continuous states; `advance`, if any, only when due). An
+//!   every-step, on-input or integrating reader makes the outputs needed
+//!   at every boundary.
+//!
+//! A boundary is *quiet* when no component can be due there: every stage
+//! is a lazy component, a periodic one whose next boundary lies later, or
+//! an on-input one (inside `run_to` a port is new at a boundary only when
+//! its component was evaluated there, so nothing triggers it). A quiet
+//! boundary is not evaluated at all; its step is integrated.
+//!
+//! The first boundary of a `run_to` call is evaluated in full (the driver
+//! may have written inlets or answered packets there,
+//! [`Graph::set_output`], [`Graph::respond`]), and so is the last, so that
+//! the graph `run_to` leaves behind (values, freshness, snapshot) is bit
+//! for bit the one an observer reading every boundary leaves. Only when `run_to`
+//! stops with an error may a lazy output hold the value of the last
+//! boundary that read it.
+//!
+//! [`Graph::evaluate`], [`Graph::integrate_step`] and the bridge's session,
+//! which reads outputs after every evaluation, always evaluate in full.
+
+use super::engine::{AdvanceWhen, Graph, GraphObserver, Node, Schedule, Stage};
+use crate::error::ObserverError;
+
+/// Which outputs are lazy and when a boundary can be quiet; made at build.
+#[derive(Debug, Default)]
+pub(crate) struct Demand {
+    /// Per component: the components that read its outputs, when these
+    /// are lazy.
+    lazy: Vec<Option<Box<[usize]>>>,
+    /// The periodic components, whose next boundaries end a quiet stretch.
+    periodic: Vec<usize>,
+    /// Whether any boundary can be quiet (every stage lazy, periodic or on
+    /// input).
+    quiet: bool,
+}
+
+impl Demand {
+    /// `stepping` lists the components the step serves, with when it
+    /// advances them.
+    pub(crate) fn new(nodes: &[Node], stages: &[Stage], stepping: &[(usize, AdvanceWhen)]) -> Self {
+        // Each component's stage and whether it is a stage of its own.
+        let mut position = vec![(usize::MAX, false); nodes.len()];
+        for (s, stage) in stages.iter().enumerate() {
+            match stage {
+                Stage::One(i) => position[*i] = (s, true),
+                Stage::Lowered { node, .. } => position[*node] = (s, false),
+                Stage::Loop(block) => {
+                    for &m in &block.members {
+                        position[m] = (s, false);
+                    }
+                }
+            }
+        }
+        let gathers_every_step = |c: usize| {
+            stepping.iter().any(|&(i, when)| {
+                i == c && (!nodes[c].x.is_empty() || !matches!(when, AdvanceWhen::Due(_)))
+            })
+        };
+        let advanced_when_due = |c: usize| {
+            stepping
+                .iter()
+                .any(|&(i, when)| i == c && matches!(when, AdvanceWhen::Due(_)))
+        };
+        let lazy = nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let (at, own) = position[i];
+                if !own
+                    || n.schedule != Schedule::EveryStep
+                    || !n.component.needs().pure_output
+                    || advanced_when_due(i)
+                {
+                    return None;
+                }
+                let ports = n.port_base..n.port_base + n.decl.outputs.len();
+                let mut readers = Vec::new();
+                for (c, m) in nodes.iter().enumerate() {
+                    if !m.gathers.iter().any(|g| ports.contains(&g.src_port)) {
+                        continue;
+                    }
+                    let (after, alone) = position[c];
+                    let sampled = matches!(m.schedule, Schedule::Periodic(_));
+                    if !sampled || !alone || after <= at || gathers_every_step(c) {
+                        return None;
+                    }
+                    readers.push(c);
+                }
+                Some(readers.into_boxed_slice())
+            })
+            .collect::<Vec<_>>();
+        let quiet = stages.iter().all(|s| match s {
+            Stage::One(i) => lazy[*i].is_some() || nodes[*i].schedule != Schedule::EveryStep,
+            Stage::Lowered { .. } | Stage::Loop(_) => false,
+        });
+        let periodic = (0..nodes.len())
+            .filter(|&i| matches!(nodes[i].schedule, Schedule::Periodic(_)))
+            .collect();
+        Demand {
+            lazy,
+            periodic,
+            quiet,
+        }
+    }
+}
+
+impl Graph {
+    /// Whether component `i`'s outputs are lazy and no reader is due at the
+    /// current boundary (their evaluation can be left out).
+    #[inline]
+    pub(crate) fn unread(&self, i: usize) -> bool {
+        match &self.demand.lazy[i] {
+            Some(readers) => readers.iter().all(|&c| self.nodes[c].next_due != self.k),
+            None => false,
+        }
+    }
+
+    /// The first boundary at or after the current one where a component can
+    /// be due: the earliest next boundary of a periodic component, or the
+    /// current one when boundaries are never quiet.
+    pub(crate) fn busy_from(&self) -> u64 {
+        if !self.demand.quiet {
+            return self.k;
+        }
+        self.demand
+            .periodic
+            .iter()
+            .map(|&i| self.nodes[i].next_due)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// Evaluates the current boundary for the components only, leaving out
+    /// lazy outputs nobody reads, and sets `busy` to the next boundary that
+    /// is not quiet ([`busy_from`](Self::busy_from)): `run_to` only
+    /// integrates the boundaries before it.
+    ///
+    /// # Errors
+    /// As [`evaluate`](Self::evaluate).
+    pub(crate) fn evaluate_demanded(&mut self, busy: &mut u64) -> Result<(), super::GraphError> {
+        if self.evaluated {
+            return Ok(());
+        }
+        self.evaluate_stages(true)?;
+        *busy = self.busy_from();
+        Ok(())
+    }
+}
+
+/// An observer that reads nothing: [`Graph::run_to`] then evaluates only
+/// what the components read (and the last boundary in full). For runs
+/// whose result is read at the end (a benchmark, a test of final states).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Unobserved;
+
+impl GraphObserver for Unobserved {
+    #[inline]
+    fn observes(&self, _k: u64) -> bool {
+        false
+    }
+
+    fn observe(&mut self, _graph: &Graph) -> Result<(), ObserverError> {
+        Ok(())
+    }
+}
