@@ -10,12 +10,20 @@
 //! same order, so the bits are the same (tested against the kind's own
 //! `output` in `tests`).
 //!
-//! Only components evaluated at every step, with no continuous states, no
-//! guards, [`Needs::OUTPUT_ONLY`](super::Needs::OUTPUT_ONLY), one output
-//! port and outside an algebraic loop are lowered; everything else is
-//! served as before.
+//! A linear block (transfer function, state space, zero-pole-gain) lowers
+//! its output `y = C x + D u` the same way, reading its continuous states
+//! where the engine holds them ([`Lowered::StateSpace`]).
+//!
+//! Only components evaluated at every step, with no continuous states but
+//! those of [`Lowered::StateSpace`], no guards,
+//! [`Needs::OUTPUT_ONLY`](super::Needs::OUTPUT_ONLY), one output port and
+//! outside an algebraic loop are lowered; everything else is served as
+//! before. Consecutive lowered components of the evaluation order run as
+//! one stretch of instructions ([`Program::run`]).
 
 use std::ops::Range;
+
+use super::engine::Node;
 
 /// The arithmetic form of a stateless kind's `output`, element by element;
 /// `u` is the component's inputs (ports one after the other), `y` its one
@@ -32,6 +40,11 @@ pub enum Lowered {
     /// `y[i] = ((0.0 + k[i][0] * u[0]) + k[i][1] * u[1]) + ...`, `k` row
     /// major with `cols` columns.
     Matrix { cols: usize, k: Vec<f64> },
+    /// `y[i] = (((0.0 + c[i][0] * x[0]) + c[i][1] * x[1]) + ...) +
+    /// d[i][0] * u[0] + ...`: the output of a linear block from its
+    /// continuous states `x` (`c` row major, one column per state) and its
+    /// inputs (`d` row major, one column per input element).
+    StateSpace { c: Vec<f64>, d: Vec<f64> },
 }
 
 /// One operand of a sum or a row: where it is in the graph's values, and
@@ -65,6 +78,21 @@ enum Op {
         dst: usize,
         terms: (usize, usize),
     },
+    /// [`Lowered::StateSpace`]'s row `rows[row]`.
+    StateDot {
+        dst: usize,
+        row: usize,
+    },
+}
+
+/// One output row of a [`Lowered::StateSpace`]: terms over component
+/// `node`'s continuous states (`src` a state index), then over the graph's
+/// values.
+#[derive(Clone, Debug)]
+struct StateRow {
+    node: usize,
+    states: (usize, usize),
+    inputs: (usize, usize),
 }
 
 /// Every lowered component's instructions, in evaluation order.
@@ -72,22 +100,29 @@ enum Op {
 pub(crate) struct Program {
     ops: Vec<Op>,
     terms: Vec<Term>,
+    rows: Vec<StateRow>,
 }
 
 impl Program {
-    /// Compiles `form` for a component whose input element `j` is
-    /// `values[src[j]]` and whose output is `values[out]`; returns its
-    /// instructions' range, or `None` when the shapes do not fit the form
-    /// (the component is then served through `output`).
+    /// Compiles `form` for component `node` with `states` continuous
+    /// states, whose input element `j` is `values[src[j]]` and whose output
+    /// is `values[out]`; returns its instructions' range, or `None` when the
+    /// shapes do not fit the form (the component is then served through
+    /// `output`).
     pub(crate) fn compile(
         &mut self,
         form: &Lowered,
+        (node, states): (usize, usize),
         src: &[usize],
         in_offsets: &[usize],
         out: Range<usize>,
     ) -> Option<Range<usize>> {
         let start = self.ops.len();
         let width = out.len();
+        let stateless = states == 0 || matches!(form, Lowered::StateSpace { .. });
+        if !stateless {
+            return None;
+        }
         match form {
             Lowered::Constant(values) => {
                 if values.len() != width || !src.is_empty() {
@@ -144,13 +179,44 @@ impl Program {
                     });
                 }
             }
+            Lowered::StateSpace { c, d } => {
+                if c.len() != width * states || d.len() != width * src.len() {
+                    return None;
+                }
+                for (i, dst) in out.enumerate() {
+                    let first = self.terms.len();
+                    for j in 0..states {
+                        self.terms.push(Term {
+                            src: j,
+                            k: c[i * states + j],
+                        });
+                    }
+                    let mid = self.terms.len();
+                    for (j, &s) in src.iter().enumerate() {
+                        self.terms.push(Term {
+                            src: s,
+                            k: d[i * src.len() + j],
+                        });
+                    }
+                    self.rows.push(StateRow {
+                        node,
+                        states: (first, mid),
+                        inputs: (mid, self.terms.len()),
+                    });
+                    self.ops.push(Op::StateDot {
+                        dst,
+                        row: self.rows.len() - 1,
+                    });
+                }
+            }
         }
         Some(start..self.ops.len())
     }
 
-    /// Runs instructions `range` on the graph's values.
+    /// Runs instructions `range` on the graph's values (`nodes` for their
+    /// continuous states).
     #[inline]
-    pub(crate) fn run(&self, range: Range<usize>, values: &mut [f64]) {
+    pub(crate) fn run(&self, range: Range<usize>, values: &mut [f64], nodes: &[Node]) {
         for op in &self.ops[range] {
             match *op {
                 Op::Set { dst, value } => values[dst] = value,
@@ -170,6 +236,18 @@ impl Program {
                     }
                     values[dst] = s;
                 }
+                Op::StateDot { dst, row } => {
+                    let row = &self.rows[row];
+                    let x = &nodes[row.node].x;
+                    let mut s = 0.0;
+                    for t in &self.terms[row.states.0..row.states.1] {
+                        s += t.k * x[t.src];
+                    }
+                    for t in &self.terms[row.inputs.0..row.inputs.1] {
+                        s += t.k * values[t.src];
+                    }
+                    values[dst] = s;
+                }
             }
         }
     }
@@ -180,7 +258,6 @@ mod tests {
     use netloop_time::SimTime;
 
     use crate::blocks::{build, BlockConfig, BlockContext};
-    use crate::graph::engine::Stage;
     use crate::graph::{Component, Ctx, Graph, GraphBuilder, Inputs, Outputs};
     use crate::solver::{SolverKind, Workspace};
     use crate::time::StepSize;
@@ -263,12 +340,9 @@ mod tests {
     fn every_constant_sum_and_gain_is_lowered_and_the_clock_is_not() {
         let g = graph();
         let lowered: Vec<&str> = g
-            .stages
+            .lowered
             .iter()
-            .filter_map(|s| match s {
-                Stage::Lowered { node, .. } => Some(g.nodes[*node].name.as_str()),
-                _ => None,
-            })
+            .map(|&(node, _)| g.nodes[node].name.as_str())
             .collect();
         assert_eq!(lowered, ["a", "b", "sum", "gain", "matrix"]);
     }
@@ -297,6 +371,100 @@ mod tests {
             assert_eq!(sum[0].to_bits(), (0.0 - -0.0 + 0.0 - t).to_bits());
             g.integrate_step().unwrap();
         }
+    }
+
+    const TF: &str = "kind = \"transfer_function\"\nnum = [2.0, -1.0, 3.0]\nden = [1.0, 0.5, 4.0]";
+    const SS: &str = "kind = \"state_space\"\na = [[0.0, 1.0], [-2.0, -0.3]]\nb = [[0.0], [1.0]]\nc = [[1.0, 0.0], [0.5, -0.25]]\nd = [[0.0], [1e-3]]\nx0 = [-0.0, 0.7]";
+    const ZPK: &str = "kind = \"zero_pole_gain\"\nzeros = [-3.0]\npoles = [-1.0, -4.0]\ngain = 2.0";
+
+    /// What a linear kind's own `output` computes from its states `x` and
+    /// its input `u` (one element), with `out` outputs.
+    fn linear_by_output(text: &str, x: &[f64], u: f64, out: usize) -> Vec<f64> {
+        let mut c = block(text);
+        let mut y = vec![f64::NAN; out];
+        let mut ws = Workspace::new(2);
+        let mut cx = Ctx {
+            k: 0,
+            now: SimTime::ZERO,
+            at: SimTime::ZERO,
+            step: StepSize::new(STEP).unwrap(),
+            solver: SolverKind::Rk4,
+            ws: &mut ws,
+        };
+        c.output(
+            &mut cx,
+            x,
+            &Inputs {
+                data: &[u],
+                offsets: &[0, 1],
+            },
+            &mut Outputs {
+                data: &mut y,
+                offsets: &[0, out],
+            },
+        );
+        y
+    }
+
+    /// A chain clock -> transfer function (direct feedthrough) -> state
+    /// space (two outputs) -> zero-pole-gain -> gain: every linear block
+    /// is lowered, reading its continuous states, and runs of lowered
+    /// stages are one stage each.
+    fn linear_graph() -> Graph {
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component_keyed("clock", "clock", block("kind = \"clock\""));
+        b.component_keyed("tf", "tf", block(TF));
+        b.component_keyed("ss", "ss", block(SS));
+        b.component_keyed("zpk", "zpk", block(ZPK));
+        b.component_keyed("gain", "gain", block("kind = \"gain\"\nk = -2.5"));
+        b.connect("clock.y", "tf.u");
+        b.connect("tf.y", "ss.u");
+        b.connect("ss.y[1]", "zpk.u");
+        b.connect("zpk.y", "gain.u");
+        b.build().unwrap()
+    }
+
+    #[test]
+    fn linear_blocks_are_lowered_and_consecutive_ones_run_as_one_stage() {
+        let g = linear_graph();
+        let lowered: Vec<&str> = g
+            .lowered
+            .iter()
+            .map(|&(node, _)| g.nodes[node].name.as_str())
+            .collect();
+        assert_eq!(lowered, ["tf", "ss", "zpk", "gain"]);
+        assert_eq!(g.stages.len(), 2, "the clock, then one lowered run");
+        assert_eq!(
+            g.order(),
+            [["clock"], ["tf"], ["ss"], ["zpk"], ["gain"]],
+            "the order still names every component"
+        );
+    }
+
+    /// The lowered `y = C x + D u` is bit for bit each linear kind's own
+    /// `output` on the states the engine holds, at boundaries along a run
+    /// (signed zero in `x0` included).
+    #[test]
+    fn lowered_linear_blocks_give_the_bits_of_their_output() {
+        let mut g = linear_graph();
+        let [tf, ss, zpk] = ["tf", "ss", "zpk"].map(|n| g.component_index(n).unwrap());
+        for k in 0..40u64 {
+            g.evaluate().unwrap();
+            let t = g.value("clock", "y").unwrap()[0];
+            let tf_y = linear_by_output(TF, g.states(tf), t, 1);
+            assert_eq!(bits(g.value("tf", "y").unwrap()), bits(&tf_y), "k = {k}");
+            let ss_y = linear_by_output(SS, g.states(ss), tf_y[0], 2);
+            assert_eq!(bits(g.value("ss", "y").unwrap()), bits(&ss_y), "k = {k}");
+            let zpk_y = linear_by_output(ZPK, g.states(zpk), ss_y[1], 1);
+            assert_eq!(bits(g.value("zpk", "y").unwrap()), bits(&zpk_y), "k = {k}");
+            assert_eq!(
+                g.value("gain", "y").unwrap()[0].to_bits(),
+                (-2.5 * zpk_y[0]).to_bits()
+            );
+            assert!(g.is_fresh(tf, 0) && g.is_fresh(zpk, 0));
+            g.integrate_step().unwrap();
+        }
+        assert!(g.states(ss)[1] != 0.7, "the states moved");
     }
 
     /// A lowered component's outputs are new at every boundary, as when
