@@ -19,7 +19,7 @@
 //! [`Needs::OUTPUT_ONLY`](super::Needs::OUTPUT_ONLY), one output port and
 //! outside an algebraic loop are lowered; everything else is served as
 //! before. Consecutive lowered components of the evaluation order run as
-//! one stretch of instructions ([`Program::run`]).
+//! one stretch of instructions (one `Program::run`).
 
 use std::ops::Range;
 
@@ -47,60 +47,34 @@ pub enum Lowered {
     StateSpace { c: Vec<f64>, d: Vec<f64> },
 }
 
-/// One operand of a sum or a row: where it is in the graph's values, and
-/// its sign or coefficient.
-#[derive(Clone, Copy, Debug)]
-struct Term {
-    src: usize,
-    /// `SignedSum`: 1.0 to add, -1.0 to subtract; `Matrix`: the coefficient.
-    k: f64,
-}
-
-/// One output element.
+/// One instruction: an output element is written directly (`Set`,
+/// `Scale`) or summed in an accumulator `s` from `Zero` to `Store`, one
+/// term per instruction, so a sum costs one dispatch per term and no
+/// second table.
 #[derive(Clone, Copy, Debug)]
 enum Op {
-    Set {
-        dst: usize,
-        value: f64,
-    },
-    Scale {
-        dst: usize,
-        src: usize,
-        k: f64,
-    },
-    /// `s = 0.0; s = s ± v` per term (`-` where the term's `k` is negative).
-    SignedSum {
-        dst: usize,
-        terms: (usize, usize),
-    },
-    /// `s = 0.0; s = s + k v` per term.
-    Dot {
-        dst: usize,
-        terms: (usize, usize),
-    },
-    /// [`Lowered::StateSpace`]'s row `rows[row]`.
-    StateDot {
-        dst: usize,
-        row: usize,
-    },
-}
-
-/// One output row of a [`Lowered::StateSpace`]: terms over component
-/// `node`'s continuous states (`src` a state index), then over the graph's
-/// values.
-#[derive(Clone, Debug)]
-struct StateRow {
-    node: usize,
-    states: (usize, usize),
-    inputs: (usize, usize),
+    /// `values[dst] = value`.
+    Set { dst: usize, value: f64 },
+    /// `values[dst] = k * values[src]`.
+    Scale { dst: usize, src: usize, k: f64 },
+    /// `s = 0.0`.
+    Zero,
+    /// `s = s + values[src]`.
+    Add { src: usize },
+    /// `s = s - values[src]`.
+    Sub { src: usize },
+    /// `s = s + k * values[src]`.
+    MulAdd { src: usize, k: f64 },
+    /// `s = s + k * x[state]`, `x` component `node`'s continuous states.
+    StateMulAdd { node: usize, state: usize, k: f64 },
+    /// `values[dst] = s`.
+    Store { dst: usize },
 }
 
 /// Every lowered component's instructions, in evaluation order.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Program {
     ops: Vec<Op>,
-    terms: Vec<Term>,
-    rows: Vec<StateRow>,
 }
 
 impl Program {
@@ -148,17 +122,16 @@ impl Program {
                     return None;
                 }
                 for (e, dst) in out.enumerate() {
-                    let first = self.terms.len();
+                    self.ops.push(Op::Zero);
                     for (p, &neg) in negative.iter().enumerate() {
-                        self.terms.push(Term {
-                            src: src[in_offsets[p] + e],
-                            k: if neg { -1.0 } else { 1.0 },
+                        let src = src[in_offsets[p] + e];
+                        self.ops.push(if neg {
+                            Op::Sub { src }
+                        } else {
+                            Op::Add { src }
                         });
                     }
-                    self.ops.push(Op::SignedSum {
-                        dst,
-                        terms: (first, self.terms.len()),
-                    });
+                    self.ops.push(Op::Store { dst });
                 }
             }
             Lowered::Matrix { cols, k } => {
@@ -166,17 +139,14 @@ impl Program {
                     return None;
                 }
                 for (i, dst) in out.enumerate() {
-                    let first = self.terms.len();
+                    self.ops.push(Op::Zero);
                     for (j, &s) in src.iter().enumerate() {
-                        self.terms.push(Term {
+                        self.ops.push(Op::MulAdd {
                             src: s,
                             k: k[i * cols + j],
                         });
                     }
-                    self.ops.push(Op::Dot {
-                        dst,
-                        terms: (first, self.terms.len()),
-                    });
+                    self.ops.push(Op::Store { dst });
                 }
             }
             Lowered::StateSpace { c, d } => {
@@ -184,29 +154,21 @@ impl Program {
                     return None;
                 }
                 for (i, dst) in out.enumerate() {
-                    let first = self.terms.len();
-                    for j in 0..states {
-                        self.terms.push(Term {
-                            src: j,
-                            k: c[i * states + j],
+                    self.ops.push(Op::Zero);
+                    for state in 0..states {
+                        self.ops.push(Op::StateMulAdd {
+                            node,
+                            state,
+                            k: c[i * states + state],
                         });
                     }
-                    let mid = self.terms.len();
                     for (j, &s) in src.iter().enumerate() {
-                        self.terms.push(Term {
+                        self.ops.push(Op::MulAdd {
                             src: s,
                             k: d[i * src.len() + j],
                         });
                     }
-                    self.rows.push(StateRow {
-                        node,
-                        states: (first, mid),
-                        inputs: (mid, self.terms.len()),
-                    });
-                    self.ops.push(Op::StateDot {
-                        dst,
-                        row: self.rows.len() - 1,
-                    });
+                    self.ops.push(Op::Store { dst });
                 }
             }
         }
@@ -217,37 +179,17 @@ impl Program {
     /// continuous states).
     #[inline]
     pub(crate) fn run(&self, range: Range<usize>, values: &mut [f64], nodes: &[Node]) {
+        let mut s = 0.0;
         for op in &self.ops[range] {
             match *op {
                 Op::Set { dst, value } => values[dst] = value,
                 Op::Scale { dst, src, k } => values[dst] = k * values[src],
-                Op::SignedSum { dst, terms } => {
-                    let mut s = 0.0;
-                    for t in &self.terms[terms.0..terms.1] {
-                        let v = values[t.src];
-                        s = if t.k > 0.0 { s + v } else { s - v };
-                    }
-                    values[dst] = s;
-                }
-                Op::Dot { dst, terms } => {
-                    let mut s = 0.0;
-                    for t in &self.terms[terms.0..terms.1] {
-                        s += t.k * values[t.src];
-                    }
-                    values[dst] = s;
-                }
-                Op::StateDot { dst, row } => {
-                    let row = &self.rows[row];
-                    let x = &nodes[row.node].x;
-                    let mut s = 0.0;
-                    for t in &self.terms[row.states.0..row.states.1] {
-                        s += t.k * x[t.src];
-                    }
-                    for t in &self.terms[row.inputs.0..row.inputs.1] {
-                        s += t.k * values[t.src];
-                    }
-                    values[dst] = s;
-                }
+                Op::Zero => s = 0.0,
+                Op::Add { src } => s += values[src],
+                Op::Sub { src } => s -= values[src],
+                Op::MulAdd { src, k } => s += k * values[src],
+                Op::StateMulAdd { node, state, k } => s += k * nodes[node].x[state],
+                Op::Store { dst } => values[dst] = s,
             }
         }
     }
