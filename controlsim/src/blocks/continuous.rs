@@ -15,9 +15,10 @@ use super::common::{finite, finite_all, matrix, one, secs, width, Values};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
-    StateReader, Timing,
+    Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, SavedState,
+    StateMismatch, StateReader, Timing,
 };
+use crate::solver::{FixedRhs, SolverKind, Workspace};
 
 /// When an `integrator`'s `reset` input resets it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -454,6 +455,67 @@ impl LinearModel {
         }
     }
 
+    /// [`next`](Self::next) for `N` states known at compile time, so the
+    /// loops unroll: the same operations in the same order, so the same
+    /// bits (row by row, `0.0`, then `A`'s terms, then `B`'s).
+    #[inline(always)]
+    fn next_fixed<const N: usize>(&self, x: &[f64; N], u: &[f64], dx: &mut [f64; N]) {
+        let a = &self.a[..N * N];
+        // One input (the common case): its checks once per call.
+        if let ([u0], Some(b)) = (u, self.b.first_chunk::<N>()) {
+            for i in 0..N {
+                let mut s = 0.0;
+                for j in 0..N {
+                    s += a[i * N + j] * x[j];
+                }
+                dx[i] = s + b[i] * u0;
+            }
+            return;
+        }
+        self.next(x, u, dx);
+    }
+
+    /// One step of `x' = A x + B u` with `u` held, by `solver`: states of up
+    /// to four elements through [`SolverKind::step_fixed`] with
+    /// [`next_fixed`](Self::next_fixed) inlined into its stages, larger
+    /// ones through the general solver; the same bits either way.
+    #[inline]
+    pub(crate) fn integrate(
+        &self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        t: f64,
+        h: f64,
+        x: &mut [f64],
+        u: &[f64],
+    ) {
+        struct Rhs<'a> {
+            model: &'a LinearModel,
+            u: &'a [f64],
+        }
+        impl<const N: usize> FixedRhs<N> for Rhs<'_> {
+            #[inline(always)]
+            fn eval(&mut self, _: f64, x: &[f64; N], dx: &mut [f64; N]) {
+                self.model.next_fixed(x, self.u, dx);
+            }
+        }
+        macro_rules! fixed {
+            ($n:literal) => {
+                if let Some(x) = x.first_chunk_mut::<$n>() {
+                    return solver.step_fixed(t, h, x, Rhs { model: self, u });
+                }
+            };
+        }
+        match x.len() {
+            1 => fixed!(1),
+            2 => fixed!(2),
+            3 => fixed!(3),
+            4 => fixed!(4),
+            _ => {}
+        }
+        solver.step(ws, t, h, x, |_, x, dx| self.next(x, u, dx));
+    }
+
     /// `A x + B u`.
     #[inline]
     pub(crate) fn next(&self, x: &[f64], u: &[f64], dx: &mut [f64]) {
@@ -560,9 +622,31 @@ impl Component for Linear {
         self.model.output(x, u.all(), y.all());
     }
 
+    /// `output` is `y = C x + D u`, summed as [`LinearModel::output`] does.
+    fn lower(&self) -> Option<Lowered> {
+        Some(Lowered::StateSpace {
+            c: self.model.c.clone(),
+            d: self.model.d.clone(),
+        })
+    }
+
     #[inline]
     fn derivative(&self, _t: f64, x: &[f64], u: &Inputs, dx: &mut [f64]) {
         self.model.next(x, u.all(), dx);
+    }
+
+    /// The default's arithmetic with the size known for small states
+    /// ([`LinearModel::integrate`]).
+    fn integrate(
+        &self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        t: f64,
+        h: f64,
+        x: &mut [f64],
+        u: &Inputs,
+    ) {
+        self.model.integrate(solver, ws, t, h, x, u.all());
     }
 }
 
@@ -664,5 +748,65 @@ impl Component for TransportDelay {
         }
         self.head = head;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod integrate_tests {
+    use super::*;
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// [`LinearModel::integrate`] (the size-specialised path for up to
+    /// four states) gives the bits of the general solver on
+    /// [`LinearModel::next`], for every solver, state sizes 1 to 5 (5
+    /// takes the general path) and a two-input state space.
+    #[test]
+    fn the_size_specialised_step_is_the_general_solver_bit_for_bit() {
+        let mut models = Vec::new();
+        for n in 1..=5 {
+            let den: Vec<f64> = (0..=n).map(|i| 1.0 + 0.37 * i as f64).collect();
+            let num = vec![0.5, -1.25];
+            models.push(LinearModel::from_transfer_function("tf", &num, &den).unwrap());
+        }
+        models.push(
+            LinearModel::from_state_space(
+                "ss",
+                &StateSpaceConfig {
+                    a: vec![vec![0.0, 1.0], vec![-2.0, -0.3]],
+                    b: vec![vec![1.0, 0.25], vec![-0.5, 1.0]],
+                    c: vec![vec![1.0, 0.0]],
+                    d: None,
+                    x0: None,
+                },
+            )
+            .unwrap(),
+        );
+        for model in &models {
+            for solver in [SolverKind::Euler, SolverKind::Heun, SolverKind::Rk4] {
+                let mut ws = Workspace::new(model.n);
+                let start: Vec<f64> = (0..model.n).map(|j| 0.1 * j as f64 - 0.2).collect();
+                let (mut fast, mut general) = (start.clone(), start);
+                let h = 0.01;
+                for k in 0..50 {
+                    let t = k as f64 * h;
+                    let u: Vec<f64> = (0..model.m).map(|j| (k + j) as f64 * 0.3).collect();
+                    model.integrate(solver, &mut ws, t, h, &mut fast, &u);
+                    solver.step(&mut ws, t, h, &mut general, |_, x, dx| {
+                        model.next(x, &u, dx)
+                    });
+                    assert_eq!(
+                        bits(&fast),
+                        bits(&general),
+                        "n = {}, m = {}, {solver:?}, k = {k}",
+                        model.n,
+                        model.m
+                    );
+                }
+                assert!(fast.iter().any(|&v| v != 0.0));
+            }
+        }
     }
 }

@@ -423,10 +423,12 @@ pub trait Component: fmt::Debug + Send {
         Needs::ALL
     }
 
-    /// For a stateless kind evaluated at every step: its `output` as an
-    /// arithmetic form the engine runs in its place, reading the inputs
-    /// where they are produced ([`lower`](super::lower)). It must give
-    /// the bits `output` gives. Default: none.
+    /// For a kind evaluated at every step whose output is a fixed form of
+    /// its inputs (and, for [`Lowered::StateSpace`], of its continuous
+    /// states): its `output` as an arithmetic form the engine runs in its
+    /// place, reading the inputs where they are produced
+    /// ([`lower`](super::lower)). It must give the bits `output` gives.
+    /// Default: none.
     fn lower(&self) -> Option<Lowered> {
         None
     }

@@ -58,13 +58,24 @@ pub(crate) struct Demand {
 impl Demand {
     /// `stepping` lists the components the step serves, with when it
     /// advances them.
-    pub(crate) fn new(nodes: &[Node], stages: &[Stage], stepping: &[(usize, AdvanceWhen)]) -> Self {
+    /// `lowered` lists the lowered components with their ports, as
+    /// [`Stage::Lowered`] ranges index it.
+    pub(crate) fn new(
+        nodes: &[Node],
+        stages: &[Stage],
+        lowered: &[(usize, usize)],
+        stepping: &[(usize, AdvanceWhen)],
+    ) -> Self {
         // Each component's stage and whether it is a stage of its own.
         let mut position = vec![(usize::MAX, false); nodes.len()];
         for (s, stage) in stages.iter().enumerate() {
             match stage {
                 Stage::One(i) => position[*i] = (s, true),
-                Stage::Lowered { node, .. } => position[*node] = (s, false),
+                Stage::Lowered { lowered: run, .. } => {
+                    for &(node, _) in &lowered[run.clone()] {
+                        position[node] = (s, false);
+                    }
+                }
                 Stage::Loop(block) => {
                     for &m in &block.members {
                         position[m] = (s, false);

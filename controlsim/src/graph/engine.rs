@@ -119,12 +119,11 @@ pub(crate) enum AdvanceWhen {
 pub(crate) enum Stage {
     One(usize),
     Loop(LoopBlock),
-    /// A component evaluated by instructions `ops` of the graph's
-    /// [`Program`] ([`lower`](super::lower)); always due; `port` is its
-    /// one output port (in [`Graph::fresh`]).
+    /// Consecutive components of the order evaluated by instructions `ops`
+    /// of the graph's [`Program`] ([`lower`](super::lower)); always due;
+    /// `lowered` are their entries of [`Graph::lowered`].
     Lowered {
-        node: usize,
-        port: usize,
+        lowered: std::ops::Range<usize>,
         ops: std::ops::Range<usize>,
     },
 }
@@ -184,6 +183,9 @@ pub struct Graph {
     program: Program,
     /// Which outputs `run_to` may leave out where nothing reads them.
     pub(crate) demand: Demand,
+    /// Each lowered component and its one output port (in
+    /// [`fresh`](Self::fresh)), in evaluation order.
+    pub(crate) lowered: Vec<(usize, usize)>,
 }
 
 impl Graph {
@@ -222,8 +224,8 @@ impl Graph {
                 faulting.push(i);
             }
         }
-        let program = lower_stages(&nodes, &mut stages);
-        let demand = Demand::new(&nodes, &stages, &stepping);
+        let (program, lowered) = lower_stages(&nodes, &mut stages);
+        let demand = Demand::new(&nodes, &stages, &lowered, &stepping);
         let answered = vec![NEVER; nodes.len()];
         let mut graph = Graph {
             step,
@@ -242,6 +244,7 @@ impl Graph {
             faulting,
             program,
             demand,
+            lowered,
         };
         graph.reschedule();
         graph
@@ -335,19 +338,20 @@ impl Graph {
     /// The evaluation order: one entry per block, a loop's members joined
     /// by `+`.
     pub fn order(&self) -> Vec<Vec<&str>> {
-        self.stages
-            .iter()
-            .map(|s| match s {
-                Stage::One(i) | Stage::Lowered { node: i, .. } => {
-                    vec![self.nodes[*i].name.as_str()]
-                }
-                Stage::Loop(b) => b
-                    .members
-                    .iter()
-                    .map(|&i| self.nodes[i].name.as_str())
-                    .collect(),
-            })
-            .collect()
+        let name = |i: usize| self.nodes[i].name.as_str();
+        let mut order = Vec::new();
+        for s in &self.stages {
+            match s {
+                Stage::One(i) => order.push(vec![name(*i)]),
+                Stage::Lowered { lowered, .. } => order.extend(
+                    self.lowered[lowered.clone()]
+                        .iter()
+                        .map(|&(i, _)| vec![name(i)]),
+                ),
+                Stage::Loop(b) => order.push(b.members.iter().map(|&i| name(i)).collect()),
+            }
+        }
+        order
     }
 
     /// The key component `i` was added with (`components[i]`), for errors.
@@ -460,9 +464,11 @@ impl Graph {
                         self.mark_fresh(i);
                     }
                 }
-                Stage::Lowered { port, ops, .. } => {
-                    self.program.run(ops.clone(), &mut self.values);
-                    self.fresh[*port] = self.k;
+                Stage::Lowered { lowered, ops } => {
+                    self.program.run(ops.clone(), &mut self.values, &self.nodes);
+                    for &(_, port) in &self.lowered[lowered.clone()] {
+                        self.fresh[port] = self.k;
+                    }
                 }
                 Stage::Loop(block) => {
                     if let Err(e) = self.solve_loop(block) {
@@ -578,44 +584,67 @@ impl Graph {
 }
 
 /// Replaces each stage of a component that can be lowered
-/// ([`lower`](super::lower)) by its instructions: evaluated at every step,
-/// no continuous states or guards, [`Needs::OUTPUT_ONLY`], one output port,
-/// not in an algebraic loop, every input element driven by a connection.
-fn lower_stages(nodes: &[Node], stages: &mut [Stage]) -> Program {
+/// ([`lower`](super::lower)) by its instructions, and each run of such
+/// stages by one: evaluated at every step, no guards, no continuous states
+/// unless its form reads them, [`Needs::OUTPUT_ONLY`], one output port, not
+/// in an algebraic loop, every input element driven by a connection.
+/// Returns the program and the lowered components with their ports.
+fn lower_stages(nodes: &[Node], stages: &mut Vec<Stage>) -> (Program, Vec<(usize, usize)>) {
     let mut program = Program::default();
-    for stage in stages.iter_mut() {
-        let Stage::One(i) = *stage else { continue };
-        let n = &nodes[i];
-        if n.schedule != Schedule::EveryStep
-            || !n.x.is_empty()
-            || n.guards.is_some()
-            || n.decl.outputs.len() != 1
-            || n.component.needs() != Needs::OUTPUT_ONLY
-        {
-            continue;
-        }
-        let Some(form) = n.component.lower() else {
+    let mut lowered = Vec::new();
+    let mut merged: Vec<Stage> = Vec::with_capacity(stages.len());
+    for stage in stages.drain(..) {
+        let Stage::One(i) = stage else {
+            merged.push(stage);
             continue;
         };
-        let mut src = vec![usize::MAX; n.inputs.len()];
-        for g in &n.gathers {
-            for e in 0..g.len {
-                src[g.dst + e] = g.src + e;
-            }
-        }
-        if src.contains(&usize::MAX) {
+        let Some(ops) = lower_one(&mut program, nodes, i) else {
+            merged.push(stage);
             continue;
-        }
-        let out = n.out_base..n.out_base + n.out_len();
-        if let Some(ops) = program.compile(&form, &src, &n.in_offsets, out) {
-            *stage = Stage::Lowered {
-                node: i,
-                port: n.port_base,
+        };
+        lowered.push((i, nodes[i].port_base));
+        let at = lowered.len() - 1;
+        match merged.last_mut() {
+            Some(Stage::Lowered {
+                lowered: run,
+                ops: run_ops,
+            }) => {
+                run.end = at + 1;
+                run_ops.end = ops.end;
+            }
+            _ => merged.push(Stage::Lowered {
+                lowered: at..at + 1,
                 ops,
-            };
+            }),
         }
     }
-    program
+    *stages = merged;
+    (program, lowered)
+}
+
+/// Component `i`'s instructions, compiled into `program`, if it can be
+/// lowered (see [`lower_stages`]).
+fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops::Range<usize>> {
+    let n = &nodes[i];
+    if n.schedule != Schedule::EveryStep
+        || n.guards.is_some()
+        || n.decl.outputs.len() != 1
+        || n.component.needs() != Needs::OUTPUT_ONLY
+    {
+        return None;
+    }
+    let form = n.component.lower()?;
+    let mut src = vec![usize::MAX; n.inputs.len()];
+    for g in &n.gathers {
+        for e in 0..g.len {
+            src[g.dst + e] = g.src + e;
+        }
+    }
+    if src.contains(&usize::MAX) {
+        return None;
+    }
+    let out = n.out_base..n.out_base + n.out_len();
+    program.compile(&form, (i, n.x.len()), &src, &n.in_offsets, out)
 }
 
 /// Whether every element of `x` is finite: `v - v` is 0 for a finite `v`
