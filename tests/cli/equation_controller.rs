@@ -1,21 +1,27 @@
 //! `kind = "equations"` controllers through the binary: a `source` file
 //! read relative to the scenario, and its errors located in that file.
 
+use test_support::fixtures;
+
 use crate::support::{assert_exit, assert_exit_saying, run, stderr};
 
-const SCENARIO: &str = r#"duration = "1s"
+/// One second at 10 ms steps, time-stepping every 10 ms.
+const HEADER: &str = r#"duration = "1s"
 step = "10ms"
 
 [sync]
 scheme = "time_stepping"
-period = "10ms"
+period = "10ms""#;
 
-[network]
-backend = "builtin"
-
-[network.builtin]
-delay = { kind = "constant", value = "0s" }
-
+/// A DC servo (default parameters) whose controller is an equation model
+/// with the keys `controller`, over a builtin channel of constant `delay`;
+/// `tables` follow the loop's own.
+fn servo(delay: &str, controller: &str, tables: &str) -> String {
+    fixtures::scenario(
+        HEADER,
+        &format!(r#"{{ kind = "constant", value = "{delay}" }}"#),
+        &format!(
+            r#"
 [[loops]]
 name = "servo"
 plant_node = 0
@@ -29,9 +35,11 @@ period = "10ms"
 
 [loops.controller]
 kind = "equations"
-source = "law/pi.eq"
-parameters = { kp = 2.0 }
-"#;
+{controller}
+{tables}"#
+        ),
+    )
+}
 
 /// The controller's `source` is read relative to the scenario file (from
 /// another working directory), and a problem in it is reported at the
@@ -41,7 +49,15 @@ fn a_controller_source_file_is_read_beside_the_scenario_and_located() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("law")).unwrap();
     let scenario = dir.path().join("servo.toml");
-    std::fs::write(&scenario, SCENARIO).unwrap();
+    std::fs::write(
+        &scenario,
+        servo(
+            "0s",
+            "source = \"law/pi.eq\"\nparameters = { kp = 2.0 }",
+            "",
+        ),
+    )
+    .unwrap();
     let law = dir.path().join("law/pi.eq");
     std::fs::write(
         &law,
@@ -93,13 +109,11 @@ fn an_inline_controller_model_error_points_at_its_line_in_the_scenario() {
 fn an_equation_controller_can_answer_by_rollback() {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("servo.toml");
-    let text = SCENARIO
-        .replace(
-            "source = \"law/pi.eq\"\nparameters = { kp = 2.0 }",
-            "trigger = \"event\"\nequations = \"input y; input r; state xi; der(xi) = 5 * (r - y); output u = 2 * (r - y) + xi;\"",
-        )
-        .replace("value = \"0s\"", "value = \"3ms\"")
-        + "[loops.reference]\nkind = \"constant\"\nvalue = 1.0\n";
+    let text = servo(
+        "3ms",
+        "trigger = \"event\"\nequations = \"input y; input r; state xi; der(xi) = 5 * (r - y); output u = 2 * (r - y) + xi;\"",
+        "[loops.reference]\nkind = \"constant\"\nvalue = 1.0\n",
+    );
     std::fs::write(&scenario, text).unwrap();
     let series = |response: &str| {
         let out = dir.path().join(response);

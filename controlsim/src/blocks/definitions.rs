@@ -5,6 +5,7 @@
 //! against the formula of its row in docs/scenario.md.
 
 use super::tests::{close, graph, scalar, trace};
+use crate::graph::Graph;
 
 /// Sources at h = 100 ms against their formulas, k = 0..=40.
 #[test]
@@ -241,5 +242,228 @@ fn backlash_block_follows_only_at_the_edges_of_its_band() {
     for (k, y) in scalar(trace(&mut g, "b.y", 45)).iter().enumerate() {
         let t = k as f64 * 0.1;
         assert!(close(*y, exact(t), 1e-9), "at {t}: {y} vs {}", exact(t));
+    }
+}
+
+/// `n` steps of 100 ms of one `random` block (TOML `text`), all elements
+/// of every boundary's value in order.
+fn random_draws(text: &str, steps: u64) -> Vec<Vec<f64>> {
+    let mut g = graph(100, &[("r", text)], &[]);
+    let mut out = Vec::new();
+    g.run_to(steps, &mut |g: &Graph| {
+        out.push(g.value("r", "y").unwrap().to_vec())
+    })
+    .unwrap();
+    out
+}
+
+/// Sample mean and (unbiased) variance.
+fn mean_and_variance(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
+    (mean, var)
+}
+
+/// `random` is a function of its seed: the same seed gives the same
+/// numbers, another seed others, and without a seed each component draws
+/// from its own stream of the scenario's seed.
+#[test]
+fn random_is_determined_by_its_seed() {
+    let seeded =
+        |seed: u64| random_draws(&format!("kind = \"random\"\nseed = {seed}\nwidth = 2"), 200);
+    let (a, b, c) = (seeded(7), seeded(7), seeded(8));
+    assert_eq!(a, b);
+    let differ = a
+        .iter()
+        .flatten()
+        .zip(c.iter().flatten())
+        .filter(|(x, y)| x != y);
+    assert_eq!(differ.count(), 400, "seeds 7 and 8 share values");
+    // The two elements of one draw are two numbers, not one twice.
+    assert!(a.iter().all(|v| v[0] != v[1]), "{a:?}");
+    // Two unseeded blocks of one graph: streams 0 and 1.
+    let mut g = graph(
+        100,
+        &[("p", "kind = \"random\""), ("q", "kind = \"random\"")],
+        &[],
+    );
+    let mut same = 0;
+    g.run_to(200, &mut |g: &Graph| {
+        same += usize::from(g.value("p", "y").unwrap() == g.value("q", "y").unwrap());
+    })
+    .unwrap();
+    assert_eq!(same, 0);
+}
+
+/// Uniform in `[min, max)` = `[-1, 3)` and normal with mean 2 and std 0.5,
+/// over N = 20 000 draws (4 elements x 5 000 steps). The sample mean is
+/// within 5 standard errors of the distribution's (uniform: sd 4/sqrt(12),
+/// SE 0.0082; normal: SE 0.0035), the sample variance within 5 standard
+/// errors of its (`sqrt((mu4 - sigma^4) / N)`: uniform 0.0084, normal
+/// `sigma^2 sqrt(2 / N)` = 0.0025). A correct generator fails either
+/// bound with probability below 1e-6 per check, whatever the seed; the
+/// seed is fixed, so the test is deterministic.
+#[test]
+fn random_matches_its_distribution() {
+    let n = 20_000.0f64;
+    let uniform: Vec<f64> = random_draws(
+        "kind = \"random\"\nmin = -1.0\nmax = 3.0\nwidth = 4\nseed = 11",
+        5_000,
+    )
+    .concat();
+    assert_eq!(uniform.len(), 20_000);
+    assert!(uniform.iter().all(|&v| (-1.0..3.0).contains(&v)));
+    // Both ends of the interval are reached (to within 1e-3).
+    let lo = uniform.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = uniform.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert!(lo < -0.999 && hi > 2.999, "{lo} {hi}");
+    let (mean, var) = mean_and_variance(&uniform);
+    let (mu, sigma2) = (1.0, 16.0 / 12.0);
+    let se_mean = (sigma2 / n).sqrt();
+    let se_var = ((256.0 / 80.0 - sigma2 * sigma2) / n).sqrt();
+    assert!((mean - mu).abs() < 5.0 * se_mean, "uniform mean {mean}");
+    assert!(
+        (var - sigma2).abs() < 5.0 * se_var,
+        "uniform variance {var}"
+    );
+
+    let normal: Vec<f64> = random_draws(
+        "kind = \"random\"\ndistribution = \"normal\"\nmean = 2.0\nstd = 0.5\nwidth = 4\nseed = 11",
+        5_000,
+    )
+    .concat();
+    let (mean, var) = mean_and_variance(&normal);
+    let sigma2 = 0.25;
+    assert!(
+        (mean - 2.0).abs() < 5.0 * (sigma2 / n).sqrt(),
+        "normal mean {mean}"
+    );
+    assert!(
+        (var - sigma2).abs() < 5.0 * sigma2 * (2.0 / n).sqrt(),
+        "normal variance {var}"
+    );
+    // About 68.3 % within one std (binomial SE 0.0033).
+    let inside = normal.iter().filter(|v| (*v - 2.0).abs() < 0.5).count() as f64 / n;
+    assert!((inside - 0.6827).abs() < 5.0 * 0.0033, "{inside}");
+}
+
+/// With `period = "300ms"` on a 100 ms step, a new draw at k = 0, 3, 6,
+/// ... held in between; the draws are the same seed's first numbers at
+/// one draw per step (nothing is drawn between samples).
+#[test]
+fn random_draws_once_per_period_and_holds() {
+    let held = random_draws("kind = \"random\"\nseed = 5\nperiod = \"300ms\"", 30);
+    let every_step = random_draws("kind = \"random\"\nseed = 5", 10);
+    for (k, v) in held.iter().enumerate() {
+        assert_eq!(v, &every_step[k / 3], "at k = {k}");
+    }
+    assert!(every_step.windows(2).all(|w| w[0] != w[1]));
+}
+
+/// `from_csv` at h = 100 ms of a table with samples at 0.2, 0.5 (a
+/// header, an empty line) and 0.9 s, two columns: before 0.2 the first
+/// row, linear: on the segment's line, hold: the last sample at or
+/// before t (a sample's own time gives that sample), after 0.9 the last
+/// row.
+#[test]
+fn from_csv_interpolates_or_holds_and_holds_both_ends() {
+    let path = std::env::temp_dir().join(format!("netloop-from-csv-{}.csv", std::process::id()));
+    std::fs::write(&path, "t, a, b\n0.2, 1, -4\n\n0.5, 4, 2\n0.9, 0, 2\n").unwrap();
+    let text = |interpolation: &str| {
+        format!(
+            "kind = \"from_csv\"\nfile = {:?}\ninterpolation = \"{interpolation}\"",
+            path.to_str().unwrap()
+        )
+    };
+    let linear = trace(&mut graph(100, &[("p", &text("linear"))], &[]), "p.y", 12);
+    let hold = trace(&mut graph(100, &[("p", &text("hold"))], &[]), "p.y", 12);
+    std::fs::remove_file(&path).unwrap();
+    // t = 0.0 .. 1.2 s
+    let expected_linear = [
+        [1.0, -4.0],
+        [1.0, -4.0],
+        [1.0, -4.0],
+        [2.0, -2.0],
+        [3.0, 0.0],
+        [4.0, 2.0],
+        [3.0, 2.0],
+        [2.0, 2.0],
+        [1.0, 2.0],
+        [0.0, 2.0],
+        [0.0, 2.0],
+        [0.0, 2.0],
+        [0.0, 2.0],
+    ];
+    let expected_hold = [
+        [1.0, -4.0],
+        [1.0, -4.0],
+        [1.0, -4.0],
+        [1.0, -4.0],
+        [1.0, -4.0],
+        [4.0, 2.0],
+        [4.0, 2.0],
+        [4.0, 2.0],
+        [4.0, 2.0],
+        [0.0, 2.0],
+        [0.0, 2.0],
+        [0.0, 2.0],
+        [0.0, 2.0],
+    ];
+    for (k, ((l, h), (el, eh))) in linear
+        .iter()
+        .zip(&hold)
+        .zip(expected_linear.iter().zip(&expected_hold))
+        .enumerate()
+    {
+        assert!(
+            close(l[0], el[0], 1e-12) && close(l[1], el[1], 1e-12),
+            "linear at k = {k}: {l:?} vs {el:?}"
+        );
+        assert_eq!(h[..], eh[..], "hold at k = {k}");
+    }
+}
+
+/// `discrete_state_space` with A = [[0.5, 0.25], [-0.5, 0]], B = [1; 2],
+/// C = [1, -1], D = 0.5, x0 = [1, -2], every 300 ms from 100 ms (h = 100
+/// ms), of u = 10 t (so u = 1, 4, 7, 10, 13 at its samples k = 1, 4, 7,
+/// 10, 13). By hand, y(n) = C x(n) + D u(n) and x(n+1) = A x(n) + B u(n):
+/// x = [1, -2], [1, 1.5], [4.875, 7.5], [11.3125, 11.5625], [18.546875,
+/// 14.34375]; y = 3.5, 1.5, 0.875, 4.75, 10.703125, each held until the
+/// next sample. Before the first sample: C x0 = 3 (no input sampled yet).
+#[test]
+fn discrete_state_space_steps_at_its_samples_and_holds() {
+    let mut g = graph(
+        100,
+        &[
+            (
+                "u",
+                r#"kind = "ramp"
+                   slope = 10.0"#,
+            ),
+            (
+                "ss",
+                r#"kind = "discrete_state_space"
+                   a = [[0.5, 0.25], [-0.5, 0.0]]
+                   b = [[1.0], [2.0]]
+                   c = [[1.0, -1.0]]
+                   d = [[0.5]]
+                   x0 = [1.0, -2.0]
+                   period = "300ms"
+                   phase = "100ms""#,
+            ),
+        ],
+        &[("u.y", "ss.u")],
+    );
+    let mut y = Vec::new();
+    g.run_to(14, &mut |g: &Graph| y.push(g.value("ss", "y").unwrap()[0]))
+        .unwrap();
+    let samples = [3.5, 1.5, 0.875, 4.75, 10.703125];
+    let expected: Vec<f64> = (0..14)
+        .map(|k| if k == 0 { 3.0 } else { samples[(k - 1) / 3] })
+        .collect();
+    assert_eq!(y.len(), expected.len());
+    for (k, (v, e)) in y.iter().zip(&expected).enumerate() {
+        assert!(close(*v, *e, 1e-12), "at k = {k}: {v} vs {e}");
     }
 }

@@ -33,14 +33,30 @@ use super::eval::Instr;
 /// machine's instructions.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Affine {
-    /// End of each result's terms in `terms` (each has at least one).
-    ends: Box<[u32]>,
-    /// (coefficient, (source, offset)): source 0 reads `x`, 1 `u`, 2 the
-    /// one.
-    terms: Box<[(f64, (u32, u32))]>,
+    /// One row per result, in order.
+    rows: Box<[Row]>,
+    /// The terms of the rows longer than four ([`Row::Long`]).
+    long: Box<[Term]>,
     /// Number of states and inputs.
     n: usize,
     m: usize,
+}
+
+/// (coefficient, (source, offset)): source 0 reads `x`, 1 `u`, 2 the one.
+type Term = (f64, (u32, u32));
+
+/// One result's sum, its terms held inline by length so that a run picks
+/// the row's code with one jump on the variant (rows of up to four terms,
+/// the rows of most models) instead of comparing slice lengths; why:
+/// BENCHMARKS.md, "blockkats: equations (seventh session)".
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Row {
+    One(Term),
+    Two([Term; 2]),
+    Three([Term; 3]),
+    Four([Term; 4]),
+    /// `long[start..end]`, summed left to right.
+    Long(u32, u32),
 }
 
 /// The slot layout an affine program is read against.
@@ -116,27 +132,34 @@ impl Affine {
             }
             computed.push((d, row));
         }
-        let mut ends = Vec::with_capacity(results.len());
-        let mut terms = Vec::new();
-        for &r in results {
-            match computed.iter().find(|(w, _)| *w == r) {
-                Some((_, row)) => terms.extend_from_slice(row),
-                None => terms.push(layout.term(1.0, r)?),
-            }
-            ends.push(terms.len() as u32);
-        }
+        let mut rows = Vec::with_capacity(results.len());
+        let mut long = Vec::new();
         let (n, m) = (layout.n as u32, layout.m as u32);
-        let terms = terms
-            .into_iter()
-            .map(|(c, i)| match i {
-                i if i < n => (c, (0, i)),
-                i if i < n + m => (c, (1, i - n)),
-                _ => (c, (2, 0)),
-            })
-            .collect();
+        let place = |&(c, i): &(f64, u32)| match i {
+            i if i < n => (c, (0, i)),
+            i if i < n + m => (c, (1, i - n)),
+            _ => (c, (2, 0)),
+        };
+        for &r in results {
+            let row: Vec<Term> = match computed.iter().find(|(w, _)| *w == r) {
+                Some((_, row)) => row.iter().map(place).collect(),
+                None => vec![place(&layout.term(1.0, r)?)],
+            };
+            rows.push(match row[..] {
+                [a] => Row::One(a),
+                [a, b] => Row::Two([a, b]),
+                [a, b, c] => Row::Three([a, b, c]),
+                [a, b, c, d] => Row::Four([a, b, c, d]),
+                _ => {
+                    let start = long.len() as u32;
+                    long.extend_from_slice(&row);
+                    Row::Long(start, long.len() as u32)
+                }
+            });
+        }
         Some(Affine {
-            ends: ends.into(),
-            terms,
+            rows: rows.into(),
+            long: long.into(),
             n: layout.n,
             m: layout.m,
         })
@@ -144,40 +167,42 @@ impl Affine {
 
     /// Computes every result into `out` from the states `x` and inputs `u`.
     ///
+    /// Inlined into the caller (the solver's stages, through
+    /// [`Plant::derivative`](crate::Plant::derivative)): a call costs more
+    /// than a small model's arithmetic.
+    ///
     /// # Panics
     /// If `x`, `u` or `out` is shorter than the program was built for
     /// (the engine always passes the model's own sizes).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run(&self, x: &[f64], u: &[f64], out: &mut [f64]) {
-        assert!(x.len() >= self.n && u.len() >= self.m && out.len() >= self.ends.len());
+        assert!(x.len() >= self.n && u.len() >= self.m && out.len() >= self.rows.len());
         let one = 1.0f64;
         let bases: [*const f64; 3] = [x.as_ptr(), u.as_ptr(), &one];
         // SAFETY: a term's source is 0 (a state), 1 (an input) or 2 (the
         // one) with an offset below `n`, `m` or 1 (built so), and `x` and
         // `u` are at least that long (asserted above).
-        let g = |(src, off): (u32, u32)| unsafe {
-            *bases.get_unchecked(src as usize).add(off as usize)
+        let g = |(c, (src, off)): Term| {
+            c * unsafe { *bases.get_unchecked(src as usize).add(off as usize) }
         };
-        let mut start = 0;
-        for (o, &end) in out.iter_mut().zip(self.ends.iter()) {
-            // SAFETY: `ends` rise and end at `terms.len()` (built so).
-            let t = unsafe { self.terms.get_unchecked(start..end as usize) };
-            start = end as usize;
-            *o = match *t {
-                [(c0, s0)] => c0 * g(s0),
-                [(c0, s0), (c1, s1)] => c0 * g(s0) + c1 * g(s1),
-                [(c0, s0), (c1, s1), (c2, s2)] => c0 * g(s0) + c1 * g(s1) + c2 * g(s2),
-                [(c0, s0), (c1, s1), (c2, s2), (c3, s3)] => {
-                    c0 * g(s0) + c1 * g(s1) + c2 * g(s2) + c3 * g(s3)
-                }
-                _ => {
-                    let mut acc = t[0].0 * g(t[0].1);
-                    for &(c, s) in &t[1..] {
-                        acc += c * g(s);
+        for (i, row) in self.rows.iter().enumerate() {
+            let v = match row {
+                Row::One(a) => g(*a),
+                Row::Two([a, b]) => g(*a) + g(*b),
+                Row::Three([a, b, c]) => g(*a) + g(*b) + g(*c),
+                Row::Four([a, b, c, d]) => g(*a) + g(*b) + g(*c) + g(*d),
+                Row::Long(start, end) => {
+                    // SAFETY: `start < end <= long.len()` (built so).
+                    let t = unsafe { self.long.get_unchecked(*start as usize..*end as usize) };
+                    let mut acc = g(t[0]);
+                    for &term in &t[1..] {
+                        acc += g(term);
                     }
                     acc
                 }
             };
+            // SAFETY: `i < rows.len() <= out.len()` (asserted above).
+            unsafe { *out.get_unchecked_mut(i) = v };
         }
     }
 }

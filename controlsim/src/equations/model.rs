@@ -164,7 +164,7 @@ impl Plant for EquationModel {
         x0.copy_from_slice(&self.compiled.x0);
     }
 
-    #[inline]
+    #[inline(always)]
     fn derivative(&self, t: f64, x: &[f64], u: &[f64], dx: &mut [f64]) {
         if let Some(a) = &self.affine_derivative {
             return a.run(x, u, dx);

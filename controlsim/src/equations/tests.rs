@@ -181,8 +181,9 @@ fn affine_rows_give_the_register_machines_bits() {
     let affine = [
         // the `equations` bench's linear plant
         "input u; state x1(start = 0.3); state x2; state x3; state x4; der(x1) = x2; der(x2) = -2*x1 - 0.6*x2 + x3 + u; der(x3) = x4; der(x4) = 0.5*x1 - 10*x3 - 2.4*x4 + 0.5*u; output x1;",
-        // Add, Sub, constants in sums, a constant row, an input row, parameters
-        "parameter k = 3; input u; input w; state a; state b; der(a) = a + b; der(b) = u - w; output y = 5; output z = 2*a - b; output w; output s = k*a - 2 + b*k - 0.1*w + 7 - u;",
+        // Add, Sub, constants in sums, a constant row, an input row, parameters,
+        // rows of two and three terms
+        "parameter k = 3; input u; input w; state a; state b; der(a) = a + b; der(b) = u - w; output y = 5; output z = 2*a - b; output w; output s = k*a - 2 + b*k - 0.1*w + 7 - u; output t = a - 2*b + 3;",
         // a long row (the general loop) and one-term rows
         "input u; state a; state b; state c; der(a) = 1*a + 2*b + 3*c + 4*u - 5*a + 6*b - 7; der(b) = 0.1*c; der(c) = u*3; output a; output c;",
     ];
