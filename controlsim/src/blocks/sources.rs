@@ -382,6 +382,8 @@ pub struct Random {
     /// `min, max - min` or `mean, std`.
     a: f64,
     b: f64,
+    /// `max` (uniform): no draw reaches it.
+    max: f64,
     rng: ChaCha8Rng,
     width: usize,
     period: SimTime,
@@ -392,7 +394,7 @@ impl Random {
     pub fn new(key: &str, c: &RandomConfig, cx: BlockContext) -> Result<Self, ConfigError> {
         let width = width(&format!("{key}.width"), c.width)?;
         let (period, phase) = sample_timing(key, cx.step, c.period, SimTime::ZERO)?;
-        let (normal, a, b) = match c.distribution {
+        let (normal, a, b, max) = match c.distribution {
             RandomDistribution::Uniform => {
                 let min = finite(&format!("{key}.min"), c.min)?;
                 let max = finite(&format!("{key}.max"), c.max)?;
@@ -402,7 +404,7 @@ impl Random {
                         "must be above `min`",
                     ));
                 }
-                (false, min, max - min)
+                (false, min, max - min, max)
             }
             RandomDistribution::Normal => {
                 let mean = finite(&format!("{key}.mean"), c.mean)?;
@@ -413,7 +415,7 @@ impl Random {
                         "must not be negative",
                     ));
                 }
-                (true, mean, std)
+                (true, mean, std, f64::INFINITY)
             }
         };
         let mut rng = ChaCha8Rng::seed_from_u64(c.seed.unwrap_or(cx.seed));
@@ -424,11 +426,25 @@ impl Random {
             normal,
             a,
             b,
+            max,
             rng,
             width,
             period,
             phase,
         })
+    }
+}
+
+/// `min + span * r` for `r` in [0, 1), kept below `max = min + span`:
+/// the product and sum can round up to `max` itself (e.g. `min = 1`,
+/// `max = 2`, `r = 1 - 2^-53`), which the documented `[min, max)` excludes;
+/// such a value becomes the largest number below `max`.
+fn uniform(min: f64, span: f64, max: f64, r: f64) -> f64 {
+    let v = min + span * r;
+    if v < max {
+        v
+    } else {
+        max.next_down()
     }
 }
 
@@ -458,7 +474,7 @@ impl Component for Random {
             } else {
                 // 53 random bits in [0, 1).
                 let r = (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-                self.a + self.b * r
+                uniform(self.a, self.b, self.max, r)
             };
         }
     }
@@ -474,5 +490,22 @@ impl Component for Random {
         let hi = from.word()? as u128;
         self.rng.set_word_pos(lo | (hi << 64));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod uniform_tests {
+    use super::uniform;
+
+    /// The largest `r` rounds `1 + 1 * r` up to 2; the draw stays below.
+    #[test]
+    fn a_uniform_draw_never_reaches_max() {
+        let r = 1.0 - f64::EPSILON / 2.0;
+        assert_eq!(1.0 + 1.0 * r, 2.0, "the case rounds up");
+        let v = uniform(1.0, 1.0, 2.0, r);
+        assert!(v < 2.0 && v >= 1.0, "{v}");
+        assert_eq!(v, 2.0f64.next_down());
+        // Draws that do not round up are unchanged.
+        assert_eq!(uniform(-1.0, 4.0, 3.0, 0.25), -1.0 + 4.0 * 0.25);
     }
 }
