@@ -39,11 +39,17 @@
 //! produces them, as for an event-triggered loop controller's answers),
 //! and at the end of the period under time-stepping. Answers, and the
 //! packets of `arrival` flows, go at `GraphSession::answer_send_time`.
+//!
+//! # Sync schemes
+//! The schemes are the loops' drivers (`session/time_stepping.rs`,
+//! `master_slave.rs`, `event_driven.rs`), generic over
+//! [`crate::session::control_side::ControlSide`]; `side.rs` says how a
+//! graph serves and integrates the boundaries they ask for.
 
 mod moving;
+mod side;
 
 use crate::ledger::FateSink;
-use std::collections::VecDeque;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -54,7 +60,7 @@ use crate::config::SchemeKind;
 use crate::graph_flows::{zero_on_loss, GraphFlow, NetworkSide, SendRule};
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::network::{Network, NetworkError};
-use crate::session::master_slave::{LOOKAHEAD, LOOKAHEAD_IN_FLIGHT, LOOKAHEAD_MAX_SENDS};
+use crate::session::control_side::run_scheme;
 use crate::session::network_driver::{Event, NetworkDriver, Placement, SyncClock};
 use crate::sync_scheme::SyncScheme;
 
@@ -98,8 +104,10 @@ pub struct GraphSession<W: FateSink> {
     /// `[sync] computation_delay`: from an answered packet's arrival to
     /// the answer entering the network.
     computation_delay: SimTime,
-    /// Master-slave may run the network ahead (`[sync] lookahead`).
-    lookahead: bool,
+    /// Every flow sends on a fixed schedule ([`GraphFlow::schedule`]), so
+    /// master-slave can announce every packet ahead and event-driven sync
+    /// knows the next boundary where one is sent.
+    all_scheduled: bool,
     /// The nodes components move ([`crate::graph_mobility`]).
     motions: Vec<crate::graph_mobility::GraphNodeMotion>,
 }
@@ -149,7 +157,7 @@ impl<W: FateSink> GraphSession<W> {
             responders,
             answered: vec![false; n],
             computation_delay: side.resolved.scenario.sync.computation_delay,
-            lookahead: side.resolved.scenario.sync.lookahead,
+            all_scheduled: side.flows.iter().all(|f| f.schedule.is_some()),
             motions: side.motions.clone(),
             graph,
         }
@@ -190,11 +198,8 @@ impl<W: FateSink> GraphSession<W> {
             })
             .collect();
         self.driver.configure(&specs)?;
-        match self.driver.clock.scheme {
-            SyncScheme::TimeStepping(s) => self.run_time_stepping(s.period.get(), observer)?,
-            SyncScheme::MasterSlave(s) => self.run_master_slave(s.period.get(), observer)?,
-            SyncScheme::EventDriven(_) => self.run_event_driven(observer)?,
-        }
+        let scheme = self.driver.clock.scheme;
+        run_scheme(scheme, self, observer)?;
         // The last boundary is evaluated and recorded, not served.
         let reached = self.time();
         let graph_error = |source| GraphSessionError::Graph { reached, source };
@@ -237,196 +242,22 @@ impl<W: FateSink> GraphSession<W> {
         )
     }
 
-    // ----- the schemes -----
-
-    /// Master-slave: serve the period's first boundary (its events are all
-    /// known), announce the scheduled packets of the rest, run the network
-    /// to the period's end, replay the rest.
-    fn run_master_slave<O: GraphObserver>(
-        &mut self,
-        period: u64,
-        observer: &mut O,
-    ) -> Result<(), GraphSessionError> {
-        let scheduled = self.flows.iter().all(|f| f.schedule.is_some());
-        if self.lookahead && scheduled && !self.moves_nodes() {
-            return self.run_master_slave_ahead(period, observer);
-        }
-        let tolerance = self.position_tolerance();
-        if self.lookahead && scheduled && tolerance > 0.0 {
-            return self.run_master_slave_tolerant(period, tolerance, observer);
-        }
-        let mut s = self.graph.k();
-        while s < self.driver.clock.end_step {
-            let e = (s + period).min(self.driver.clock.end_step);
-            self.serve(s, self.time_of(s), false)?;
-            self.announce(s + 1, e);
-            self.network_step(self.time_of(e), false)?;
-            self.record_and_integrate(observer)?;
-            for k in s + 1..e {
-                self.serve(k, self.time_of(e), true)?;
-                self.record_and_integrate(observer)?;
-            }
-            s = e;
-        }
-        Ok(())
-    }
-
-    /// Master-slave lookahead (as for loops, see `session/master_slave.rs`):
-    /// when every flow sends on a fixed schedule, every packet is announced
-    /// before its period is replayed and the replay gives the network
-    /// nothing, so the network runs windows of up to [`LOOKAHEAD`] ahead,
-    /// two of them always with it. Each period is announced in the order
-    /// syncing every period sends it (its first boundary, then the rest),
-    /// so the network sees the same requests and the results are the same
-    /// bits; only the sync count changes.
-    fn run_master_slave_ahead<O: GraphObserver>(
-        &mut self,
-        period: u64,
-        observer: &mut O,
-    ) -> Result<(), GraphSessionError> {
-        let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
-        let end_step = self.driver.clock.end_step;
-        let mut in_flight = VecDeque::with_capacity(LOOKAHEAD_IN_FLIGHT);
-        let mut announced = self.graph.k();
-        while in_flight.len() < LOOKAHEAD_IN_FLIGHT && announced < end_step {
-            let end = self.launch_window(announced, period, max_periods)?;
-            in_flight.push_back((announced, end));
-            announced = end;
-        }
-        while let Some((start, end)) = in_flight.pop_front() {
-            self.driver.end_step(|_| false)?;
-            if announced < end_step {
-                let next = self.launch_window(announced, period, max_periods)?;
-                in_flight.push_back((announced, next));
-                announced = next;
-            }
-            for k in start..end {
-                self.serve(k, self.time_of(k), true)?;
-                self.record_and_integrate(observer)?;
-            }
-            debug_assert!(
-                self.driver.outgoing.is_empty(),
-                "a lookahead replay produced a packet to send"
-            );
-        }
-        Ok(())
-    }
-
-    /// Announces whole periods from `start` until the window is full and
-    /// hands its step to the network; returns the window's end.
-    fn launch_window(
-        &mut self,
-        start: u64,
-        period: u64,
-        max_periods: u64,
-    ) -> Result<u64, GraphSessionError> {
-        let end_step = self.driver.clock.end_step;
-        let mut end = start;
-        for _ in 0..max_periods {
-            if end >= end_step || self.driver.outgoing.len() >= LOOKAHEAD_MAX_SENDS {
-                break;
-            }
-            let next = (end + period).min(end_step);
-            self.announce(end, end + 1);
-            self.announce(end + 1, next);
-            end = next;
-        }
-        self.check_cancel()?;
-        self.driver.begin_step(self.time_of(end), Vec::new())?;
-        Ok(end)
-    }
-
-    /// Time-stepping: the network runs a period with what the previous one
-    /// produced while the graph integrates it with what had arrived.
-    fn run_time_stepping<O: GraphObserver>(
-        &mut self,
-        period: u64,
-        observer: &mut O,
-    ) -> Result<(), GraphSessionError> {
-        let mut s = self.graph.k();
-        while s < self.driver.clock.end_step {
-            let e = (s + period).min(self.driver.clock.end_step);
-            self.check_cancel()?;
-            self.driver.begin_step(self.time_of(e), Vec::new())?;
-            for k in s..e {
-                let send = self.scheduled_send_time(k);
-                self.serve(k, send, false)?;
-                self.record_and_integrate(observer)?;
-            }
-            self.driver.end_step(|_| false)?;
-            s = e;
-        }
-        Ok(())
-    }
-
-    /// Event-driven: the network runs to the next boundary where a packet
-    /// may be sent (every boundary when a flow has no fixed schedule), or
-    /// stops at the first delivery; the graph moves to the boundary where
-    /// that delivery acts.
-    fn run_event_driven<O: GraphObserver>(
-        &mut self,
-        observer: &mut O,
-    ) -> Result<(), GraphSessionError> {
-        let predictable = self.flows.iter().all(|f| f.schedule.is_some());
-        let mut k = self.graph.k();
-        while k < self.driver.clock.end_step {
-            let t = self.time_of(k);
-            // Packets are received as the network reaches them, so that an
-            // answer leaves at its arrival (plus the computation delay).
-            self.begin_boundary();
-            self.receive(k)?;
-            while self.driver.network.reached() < t {
-                self.network_step(t, true)?;
-                self.receive(k)?;
-            }
-            self.evaluate_and_send(k, t, false)?;
-            let mut next = if predictable {
-                self.flows
-                    .iter()
-                    .filter_map(|f| f.schedule)
-                    .map(|(p, phase)| next_at_or_after(p, phase, k + 1))
-                    .min()
-                    .unwrap_or(u64::MAX)
-            } else {
-                k + 1
-            }
-            .min(self.driver.clock.end_step);
-            if let Some(p) = self.driver.clock.scheme.max_steps() {
-                next = next.min(k + p);
-            }
-            let reached = self.network_step(self.time_of(next), true)?;
-            let target = reached
-                .0
-                .div_ceil(self.driver.clock.step_ns)
-                .clamp(k + 1, next);
-            self.record_and_integrate(observer)?;
-            // Only losses can act before the target: serve them.
-            for b in k + 1..target {
-                let send = self.time_of(b).max(self.driver.network.reached());
-                self.serve(b, send, false)?;
-                self.record_and_integrate(observer)?;
-            }
-            k = target;
-        }
-        // Every loss up to the end is known.
-        let t = self.time_of(self.driver.clock.end_step);
-        while self.driver.network.reached() < t {
-            self.network_step(t, false)?;
-        }
-        Ok(())
-    }
-
     // ----- a boundary -----
 
-    /// Serves boundary `k` (receive, evaluate, send). Packets of flows with
-    /// a schedule were announced already when `announced`; the others are
-    /// sent at `unscheduled_time`, answers at [`Self::answer_send_time`].
+    /// Serves boundary `k` (receive, evaluate, send), unless it was served
+    /// already (master-slave serves a period's first boundary before the
+    /// sync). Packets of flows with a schedule were announced already when
+    /// `announced`; the others are sent at `unscheduled_time`, answers at
+    /// [`Self::answer_send_time`].
     fn serve(
         &mut self,
         k: u64,
         unscheduled_time: SimTime,
         announced: bool,
     ) -> Result<(), GraphSessionError> {
+        if k < self.driver.next_serve {
+            return Ok(());
+        }
         self.begin_boundary();
         self.receive(k)?;
         self.evaluate_and_send(k, unscheduled_time, announced)
@@ -623,8 +454,21 @@ impl<W: FateSink> GraphSession<W> {
         self.driver.send(f as u32, number, values, time, announced);
     }
 
-    /// Master-slave: announces the scheduled packets of boundaries
-    /// `[k0, k1)` before the network runs them.
+    /// Master-slave: announces the scheduled packets of the period
+    /// `[k0, k1)` that were not sent yet, in the order syncing every period
+    /// sends them: its first boundary (served before the sync, or announced
+    /// on its own), then the rest.
+    fn announce_period(&mut self, k0: u64, k1: u64) {
+        let first_unsent = k0.max(self.driver.next_serve);
+        if first_unsent == k0 {
+            self.announce(k0, k0 + 1);
+            self.announce(k0 + 1, k1);
+        } else {
+            self.announce(first_unsent, k1);
+        }
+    }
+
+    /// Announces the scheduled packets of boundaries `[k0, k1)`, flow by flow.
     fn announce(&mut self, k0: u64, k1: u64) {
         for f in 0..self.flows.len() {
             let Some((period, phase)) = self.flows[f].schedule else {
@@ -652,31 +496,6 @@ impl<W: FateSink> GraphSession<W> {
     /// When a packet of a scheduled flow produced at `k` enters the network.
     fn scheduled_send_time(&self, k: u64) -> SimTime {
         self.driver.clock.scheduled_send_time(k)
-    }
-
-    // ----- the network -----
-
-    fn check_cancel(&self) -> Result<(), GraphSessionError> {
-        if self.driver.cancelled() {
-            return Err(GraphSessionError::Interrupted {
-                reached: self.time(),
-            });
-        }
-        Ok(())
-    }
-
-    /// One synchronous network step, with the positions of the nodes
-    /// components move; its events join the queue.
-    fn network_step(
-        &mut self,
-        until: SimTime,
-        stop_at_delivery: bool,
-    ) -> Result<SimTime, GraphSessionError> {
-        self.check_cancel()?;
-        let kinematics = self.kinematics();
-        Ok(self
-            .driver
-            .step(until, stop_at_delivery, kinematics, |_| false)?)
     }
 
     fn ledger_error(&self, source: LedgerError) -> GraphSessionError {

@@ -33,11 +33,15 @@
 //!
 //! # Scheme drivers
 //! `time_stepping.rs`, `master_slave.rs` and `event_driven.rs` decide when
-//! the network runs and when boundaries are served; everything they share is
-//! here.
+//! the network runs and when boundaries are served, once for every control
+//! side: they are generic over [`control_side::ControlSide`], which
+//! `loop_side.rs` implements for the loops here and
+//! [`crate::graph_session`] for graphs. What a loop's boundary does is here.
 
+pub(crate) mod control_side;
 mod event_driven;
 mod event_rules;
+mod loop_side;
 pub(crate) mod master_slave;
 pub(crate) mod network_driver;
 mod time_stepping;
@@ -115,8 +119,9 @@ pub struct Session<W: FateSink> {
     response_numbers: Vec<u64>,
     /// Per loop: control values of a local controller waiting for phase D.
     local_controls: Vec<Vec<Vec<f64>>>,
-    /// Master-slave: time-triggered packets are announced ahead, so replay
-    /// only fills in their values.
+    /// The time-triggered packets of the boundary being served were
+    /// announced ahead (master-slave, answer rules): sending only fills in
+    /// their values.
     announce_ahead: bool,
     /// Event-driven: the network took the event-triggered answers as rules
     /// (see `event_rules.rs`).
@@ -186,7 +191,7 @@ impl<W: FateSink> Session<W> {
             motions,
             response_numbers: vec![0; n],
             local_controls: vec![Vec::new(); n],
-            announce_ahead: matches!(resolved.sync, SyncScheme::MasterSlave(_)),
+            announce_ahead: false,
             rules_active: false,
             system,
         }
@@ -201,17 +206,8 @@ impl<W: FateSink> Session<W> {
     pub fn run<O: Observer>(&mut self, observer: &mut O) -> Result<(), SessionError> {
         self.driver
             .configure(&self.flows.specs(&self.event_triggered))?;
-        match self.driver.clock.scheme {
-            SyncScheme::TimeStepping(scheme) => self.run_time_stepping(scheme, observer),
-            SyncScheme::MasterSlave(scheme) => self.run_master_slave(scheme, observer),
-            SyncScheme::EventDriven(scheme) => {
-                if self.install_answer_rules(scheme)? {
-                    self.run_event_driven_ahead(observer)
-                } else {
-                    self.run_event_driven(observer)
-                }
-            }
-        }
+        let scheme = self.driver.clock.scheme;
+        control_side::run_scheme(scheme, self, observer)
     }
 
     /// Ends the network run (when it is still alive), resolves what is left
@@ -271,15 +267,6 @@ impl<W: FateSink> Session<W> {
 
     // ----- the network -----
 
-    fn check_cancel(&self) -> Result<(), SessionError> {
-        if self.driver.cancelled() {
-            return Err(SessionError::Interrupted {
-                reached: self.now(),
-            });
-        }
-        Ok(())
-    }
-
     /// Positions and velocities of the nodes that plants move.
     fn kinematics(&self) -> Vec<NodeKinematics> {
         let loops = self.system.loops();
@@ -287,33 +274,6 @@ impl<W: FateSink> Session<W> {
             .iter()
             .map(|m| m.kinematics(&loops[m.loop_index]))
             .collect()
-    }
-
-    /// One synchronous network step; its events join the queue.
-    fn network_step(
-        &mut self,
-        until: SimTime,
-        stop_at_delivery: bool,
-    ) -> Result<SimTime, SessionError> {
-        self.check_cancel()?;
-        let kinematics = self.kinematics();
-        let holds = self.holds();
-        Ok(self
-            .driver
-            .step(until, stop_at_delivery, kinematics, holds)?)
-    }
-
-    /// Hands the network a step to `until` to run while the control side works.
-    fn begin_network_step(&mut self, until: SimTime) -> Result<(), SessionError> {
-        self.check_cancel()?;
-        let kinematics = self.kinematics();
-        Ok(self.driver.begin_step(until, kinematics)?)
-    }
-
-    /// Waits for the step begun first; its events join the queue.
-    fn end_network_step(&mut self) -> Result<SimTime, SessionError> {
-        let holds = self.holds();
-        Ok(self.driver.end_step(holds)?)
     }
 
     /// The first boundary after `k` where a sensor or a time-triggered

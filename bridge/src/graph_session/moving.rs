@@ -7,12 +7,10 @@
 //! periods as no moving node can leave the tolerance of the network's
 //! straight line.
 
-use protocol::{NodeKinematics, SimTime};
+use protocol::NodeKinematics;
 
-use super::{GraphSession, GraphSessionError};
+use super::GraphSession;
 use crate::ledger::FateSink;
-use crate::session::master_slave::{LOOKAHEAD, LOOKAHEAD_MAX_SENDS};
-use crate::sync_scheme::SyncScheme;
 
 impl<W: FateSink> GraphSession<W> {
     /// Positions and velocities of the moved nodes, from the outputs of the
@@ -24,74 +22,12 @@ impl<W: FateSink> GraphSession<W> {
             .collect()
     }
 
-    /// Whether a node moves in a network that depends on positions (then a
-    /// sync carries something the network needs).
-    pub(super) fn moves_nodes(&self) -> bool {
-        self.driver.network.uses_kinematics() && !self.motions.is_empty()
-    }
-
-    /// `[sync] position_tolerance` in metres under master-slave, else 0.
-    pub(super) fn position_tolerance(&self) -> f64 {
-        match self.driver.clock.scheme {
-            SyncScheme::MasterSlave(m) if self.moves_nodes() => m.position_tolerance,
-            _ => 0.0,
-        }
-    }
-
-    /// Master-slave with a position tolerance (every flow on a fixed
-    /// schedule): serve a window's first boundary, which evaluates the
-    /// positions the network is given, announce as many whole periods as
-    /// stay within the tolerance in the order syncing every period does,
-    /// run the network to the window's end and replay the rest.
-    pub(super) fn run_master_slave_tolerant<O: controlsim::graph::GraphObserver>(
-        &mut self,
-        period: u64,
-        tolerance: f64,
-        observer: &mut O,
-    ) -> Result<(), GraphSessionError> {
-        let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
-        let end_step = self.driver.clock.end_step;
-        let mut s = self.graph.k();
-        while s < end_step {
-            self.serve(s, self.time_of(s), false)?;
-            let periods = self.periods_within_tolerance(period, tolerance, max_periods);
-            let mut e = (s + period).min(end_step);
-            self.announce(s + 1, e);
-            for _ in 1..periods {
-                if e >= end_step || self.driver.outgoing.len() >= LOOKAHEAD_MAX_SENDS {
-                    break;
-                }
-                let next = (e + period).min(end_step);
-                self.announce(e, e + 1);
-                self.announce(e + 1, next);
-                e = next;
-            }
-            self.network_step(self.time_of(e), false)?;
-            self.record_and_integrate(observer)?;
-            for k in s + 1..e {
-                self.serve(k, self.time_of(e), true)?;
-                self.record_and_integrate(observer)?;
-            }
-            s = e;
-        }
-        Ok(())
-    }
-
-    /// The most whole periods (at least one, at most `max_periods`) after
-    /// which no moved node can be farther than `tolerance` from the
-    /// network's extrapolation of it from now.
-    fn periods_within_tolerance(&self, period: u64, tolerance: f64, max_periods: u64) -> u64 {
-        let period_s = SimTime(period * self.driver.clock.step_ns).as_secs_f64();
-        let fits = |n: u64| {
-            self.motions.iter().all(|m| {
-                m.max_drift(&self.graph, n as f64 * period_s)
-                    .is_some_and(|drift| drift <= tolerance)
-            })
-        };
-        let mut n = 1;
-        while n < max_periods && fits(n + 1) {
-            n += 1;
-        }
-        n
+    /// Whether no moved node can be farther than `tolerance` from the
+    /// network's extrapolation of it from now after `seconds`.
+    pub(super) fn drift_within(&self, seconds: f64, tolerance: f64) -> bool {
+        self.motions.iter().all(|m| {
+            m.max_drift(&self.graph, seconds)
+                .is_some_and(|drift| drift <= tolerance)
+        })
     }
 }

@@ -10,80 +10,100 @@
 //! optional sync period, and the first packet delivered to an
 //! event-triggered controller (the network stops itself there). Sends and
 //! receives are both exact.
+//!
+//! A graph serves the same phases in its own way: it receives as the
+//! network reaches `k h`, evaluates and sends in one pass (S), and moves
+//! one step at a time; its packets never act at the boundary they were
+//! sent at, so the network needs no settling at the send instant.
 
-use crate::ledger::FateSink;
+use super::control_side::{network_step, time_of, ControlSide, Scheme, Sends};
+use super::master_slave::{run_ahead, LOOKAHEAD};
+use crate::sync_scheme::EventDriven;
 
-use controlsim::Observer;
-
-use super::{Session, SessionError};
-
-impl<W: FateSink> Session<W> {
-    pub(super) fn run_event_driven<O: Observer>(
-        &mut self,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let instant = self.driver.network.may_deliver_instantly();
-        let mut k = self.system.k();
-        loop {
-            let t = self.time_of(k);
-            if k >= self.driver.clock.end_step {
-                // The end is not served (as in every scheme), but the network
-                // runs to it so that every loss up to the end is known.
-                while self.driver.network.reached() < t {
-                    self.network_step(t, false)?;
-                }
-                return Ok(());
+impl Scheme for EventDriven {
+    fn run<O, S: ControlSide<O>>(self, side: &mut S, observer: &mut O) -> Result<(), S::Error> {
+        if side.install_answer_rules(self)? {
+            // The network answers by rule: windows ahead, announced in
+            // chunks (see `event_rules.rs`).
+            let window = (LOOKAHEAD.0 / side.driver().clock.step_ns).max(1);
+            return run_ahead(side, (window / 100).max(1), window, observer);
+        }
+        let settles = side.acts_at_send_boundary() && side.driver().network.may_deliver_instantly();
+        let clock = side.driver().clock;
+        let mut k = side.k();
+        while k < clock.end_step {
+            let t = time_of(side, k);
+            // U1: everything that reaches the side by k h, as it comes, so
+            // that an answer leaves at its arrival (plus the computation delay).
+            side.begin_boundary();
+            side.receive(k)?;
+            while side.driver().network.reached() < t {
+                network_step(side, t, true)?;
+                side.receive(k)?;
             }
-            // U1: everything that reaches a controller by k h, as it comes.
-            self.apply_controller_events(k, None)?;
-            while self.driver.network.reached() < t {
-                self.network_step(t, true)?;
-                self.apply_controller_events(k, None)?;
-            }
+            let sends = Sends {
+                unscheduled: t,
+                announced: false,
+            };
             // S, then U2 for a network that can deliver at the send instant.
-            self.sample_due(k)?;
-            if instant {
-                self.settle(k)?;
+            side.sample(k, sends)?;
+            if settles {
+                settle(side, k)?;
             }
             // T, and its zero-delay packets.
-            self.tick_due(k)?;
-            if instant {
-                self.settle(k)?;
+            side.tick(k, sends)?;
+            if settles {
+                settle(side, k)?;
             }
             // D.
-            self.apply_actuator_events(k)?;
+            side.actuate(k)?;
 
             // To the next stop; packets on the way take effect at their own
             // boundaries (none of them answers: that would have stopped the network).
-            let mut next = self.next_action_step(k).min(self.driver.clock.end_step);
-            if let Some(period) = self.driver.clock.scheme.max_steps() {
+            let mut next = side.next_action(k).min(clock.end_step);
+            if let Some(period) = clock.scheme.max_steps() {
                 next = next.min(k + period);
             }
-            let reached = self.network_step(self.time_of(next), true)?;
-            let target = self.driver.clock.effect_step(reached).min(next);
-            while let Some(b) = self.driver.next_event_step(k).filter(|&b| b < target) {
-                self.advance(b, observer)?;
-                self.apply_controller_events(b, None)?;
-                self.apply_actuator_events(b)?;
-                k = b;
+            let reached = network_step(side, time_of(side, next), true)?;
+            let earliest = if side.acts_at_send_boundary() {
+                k
+            } else {
+                k + 1
+            };
+            let target = clock.effect_step(reached).min(next).max(earliest);
+            loop {
+                k = side.integrate(k, target, observer)?;
+                if k >= target {
+                    break;
+                }
+                let sends = Sends {
+                    unscheduled: time_of(side, k).max(side.driver().network.reached()),
+                    announced: false,
+                };
+                side.serve_events(k, sends)?;
             }
-            self.advance(target, observer)?;
-            k = target;
         }
+        // The end is not served (as in every scheme), but the network runs
+        // to it so that every loss up to the end is known.
+        let t = time_of(side, clock.end_step);
+        while side.driver().network.reached() < t {
+            network_step(side, t, false)?;
+        }
+        Ok(())
     }
+}
 
-    /// Runs the network at `k h` until nothing new happens there, serving
-    /// controllers as packets arrive (zero delays, zero computation delays).
-    fn settle(&mut self, k: u64) -> Result<(), super::SessionError> {
-        loop {
-            let before = self.driver.queued();
-            let had_sends = !self.driver.outgoing.is_empty();
-            self.network_step(self.time_of(k), true)?;
-            let new_events = self.driver.queued() != before;
-            self.apply_controller_events(k, None)?;
-            if !new_events && !had_sends && self.driver.outgoing.is_empty() {
-                return Ok(());
-            }
+/// Runs the network at `k h` until nothing new happens there, serving the
+/// side as packets arrive (zero delays, zero computation delays).
+fn settle<O, S: ControlSide<O>>(side: &mut S, k: u64) -> Result<(), S::Error> {
+    loop {
+        let before = side.driver().queued();
+        let had_sends = !side.driver().outgoing.is_empty();
+        network_step(side, time_of(side, k), true)?;
+        let new_events = side.driver().queued() != before;
+        side.receive(k)?;
+        if !new_events && !had_sends && side.driver().outgoing.is_empty() {
+            return Ok(());
         }
     }
 }

@@ -35,24 +35,13 @@
 //! samples). `[sync] rules = false` asks for the fallback.
 
 use crate::ledger::FateSink;
-use std::collections::VecDeque;
 
-use controlsim::Observer;
 use protocol::{AnswerRule, SimTime};
 
-use super::master_slave::LOOKAHEAD;
 use super::network_driver::Event;
 use super::{Session, SessionError};
 use crate::flows::Direction;
-use crate::network::{NetworkError, Violation};
 use crate::sync_scheme::EventDriven;
-
-/// Windows handed to the network before their answers are read (see
-/// `master_slave.rs`).
-const WINDOWS_IN_FLIGHT: usize = 2;
-
-/// Most packets announced in one window, to keep steps well under the frame limit.
-const WINDOW_MAX_SENDS: usize = 100_000;
 
 impl<W: FateSink> Session<W> {
     /// The rules of this run's event-triggered answers, or `None` when the
@@ -105,77 +94,7 @@ impl<W: FateSink> Session<W> {
             return Ok(false);
         }
         self.rules_active = true;
-        self.announce_ahead = true;
         Ok(true)
-    }
-
-    /// Event-driven sync with the network running ahead: windows of up to
-    /// [`LOOKAHEAD`], two of them always with the network, each replayed
-    /// with the boundary procedure of event-driven sync once its events are known.
-    pub(super) fn run_event_driven_ahead<O: Observer>(
-        &mut self,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let window = (LOOKAHEAD.0 / self.driver.clock.step_ns).max(1);
-        let mut in_flight = VecDeque::with_capacity(WINDOWS_IN_FLIGHT);
-        let mut announced = self.system.k();
-        while in_flight.len() < WINDOWS_IN_FLIGHT && announced < self.driver.clock.end_step {
-            let end = self.launch_rule_window(announced, window)?;
-            in_flight.push_back((announced, end));
-            announced = end;
-        }
-        while let Some((start, end)) = in_flight.pop_front() {
-            self.end_network_step()?;
-            if announced < self.driver.clock.end_step {
-                let next = self.launch_rule_window(announced, window)?;
-                in_flight.push_back((announced, next));
-                announced = next;
-            }
-            self.replay_known(start, end, observer)?;
-            debug_assert!(
-                self.driver.outgoing.is_empty(),
-                "a replay under answer rules produced a packet to send"
-            );
-        }
-        self.check_nothing_parked()
-    }
-
-    /// Announces the time-triggered packets of a window from `start` (at
-    /// most `window` steps, fewer when it would hold too many packets) and
-    /// hands its step to the network; returns the window's end.
-    fn launch_rule_window(&mut self, start: u64, window: u64) -> Result<u64, SessionError> {
-        let limit = (start + window).min(self.driver.clock.end_step);
-        let chunk = (window / 100).max(1);
-        let mut end = start;
-        while end < limit && self.driver.outgoing.len() < WINDOW_MAX_SENDS {
-            let next = (end + chunk).min(limit);
-            self.announce_period(end, next);
-            end = next;
-        }
-        self.begin_network_step(self.time_of(end))?;
-        Ok(end)
-    }
-
-    /// Serves boundaries `[start, end)` with every event up to `end` known,
-    /// in event-driven order: at each boundary U, S, T, D; between them, the
-    /// boundaries where packets take effect.
-    fn replay_known<O: Observer>(
-        &mut self,
-        start: u64,
-        end: u64,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let mut k = start;
-        while k < end {
-            self.serve_boundary(k)?;
-            let next = self
-                .next_action_step(k)
-                .min(self.driver.next_event_step(k).unwrap_or(u64::MAX))
-                .min(end);
-            self.advance(next, observer)?;
-            k = next;
-        }
-        Ok(())
     }
 
     /// Which reports to hold back: under rules, those of answers the
@@ -217,25 +136,5 @@ impl<W: FateSink> Session<W> {
         self.driver.ledger.announce(flow, number, count, time, size);
         self.driver.ledger.set_values(flow, number, values);
         Ok(self.driver.release(flow, number)?)
-    }
-
-    /// At the end of the run every report of an answer must have met the
-    /// answer the replay computed.
-    fn check_nothing_parked(&self) -> Result<(), SessionError> {
-        let Some(event) = self.driver.first_parked() else {
-            return Ok(());
-        };
-        let (flow, number, state_index) = match event {
-            Event::Delivery(d) => (d.flow, d.number, d.state_index),
-            Event::Drop(d) => (d.flow, d.number, d.state_index),
-        };
-        Err(SessionError::Network(NetworkError::Violation {
-            reached: self.driver.network.reached(),
-            violation: Violation::UnknownPacket {
-                flow,
-                number,
-                state_index,
-            },
-        }))
     }
 }

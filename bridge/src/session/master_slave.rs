@@ -43,12 +43,16 @@
 //! one sync and is replayed as lookahead replays its windows; only the
 //! positions the network used differ from syncing every period.
 
-use crate::ledger::FateSink;
+use std::collections::VecDeque;
 
-use controlsim::{Observer, Trigger};
 use protocol::SimTime;
 
-use super::{Session, SessionError};
+use super::control_side::{
+    begin_network_step, end_network_step, moves_nodes, network_step, replay, time_of, ControlSide,
+    Scheme, Sends,
+};
+use super::network_driver::Event;
+use crate::network::{NetworkError, Violation};
 use crate::sync_scheme::MasterSlave;
 
 /// How far ahead of the replay the network may run, in simulated time.
@@ -62,173 +66,163 @@ pub(crate) const LOOKAHEAD_MAX_SENDS: usize = 100_000;
 /// the next request is already waiting when the network finishes one.
 pub(crate) const LOOKAHEAD_IN_FLIGHT: usize = 2;
 
-impl<W: FateSink> Session<W> {
-    pub(super) fn run_master_slave<O: Observer>(
-        &mut self,
-        scheme: MasterSlave,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let period = scheme.period.get();
-        if scheme.lookahead && self.nothing_needs_a_sync() {
-            return self.run_master_slave_ahead(period, observer);
-        }
-        if scheme.lookahead && scheme.position_tolerance > 0.0 && !self.has_responders() {
-            return self.run_master_slave_tolerant(period, scheme.position_tolerance, observer);
-        }
-        let mut start = self.system.k();
-        while start < self.driver.clock.end_step {
-            let end = (start + period).min(self.driver.clock.end_step);
-            self.announce_period(start, end);
-            self.network_step(self.time_of(end), false)?;
-            self.replay(start, end, observer)?;
-            if end < self.driver.clock.end_step {
-                // The packets that arrived in the period's last step act at
-                // `end`, but arrived in this period: their controllers answer
-                // now, before the network runs past this sync point (U1 of
-                // `end`; the rest of the boundary is served next period).
-                self.apply_controller_events(end, Some(self.time_of(end)))?;
+impl Scheme for MasterSlave {
+    fn run<O, S: ControlSide<O>>(self, side: &mut S, observer: &mut O) -> Result<(), S::Error> {
+        let period = self.period.get();
+        let max_periods = (LOOKAHEAD.0 / (period * side.driver().clock.step_ns)).max(1);
+        if self.lookahead && side.announces_everything() {
+            if !moves_nodes(side) {
+                return run_ahead(side, period, period * max_periods, observer);
             }
+            if self.position_tolerance > 0.0 {
+                return run_tolerant(side, period, self.position_tolerance, observer);
+            }
+        }
+        let end_step = side.driver().clock.end_step;
+        let mut start = side.k();
+        while start < end_step {
+            let end = (start + period).min(end_step);
+            // What acts at `start` but arrived in the previous period is
+            // answered before the network runs past this sync point.
+            side.serve_before_sync(start)?;
+            side.announce_period(start, end);
+            network_step(side, time_of(side, end), false)?;
+            replay(side, start, end, replay_sends(side, end), observer)?;
             start = end;
         }
         Ok(())
     }
+}
 
-    /// Whether a sync point can ever carry something the network needs.
-    fn nothing_needs_a_sync(&self) -> bool {
-        let movers = self.driver.network.uses_kinematics() && !self.kinematics().is_empty();
-        !self.has_responders() && !movers
+/// A master-slave replay's sends: the scheduled ones were announced, the
+/// others go at the sync point that ends the window.
+fn replay_sends<O, S: ControlSide<O>>(side: &S, end: u64) -> Sends {
+    Sends {
+        unscheduled: time_of(side, end),
+        announced: true,
     }
+}
 
-    /// Whether an event-triggered controller answers over the network.
-    fn has_responders(&self) -> bool {
-        self.system.loops().iter().enumerate().any(|(i, lp)| {
-            lp.controller_trigger() == Trigger::Event && self.flows.downlink(i).is_some()
-        })
+/// Position tolerance: each sync hands the network the moving nodes'
+/// positions and a window of whole periods in which none of them can drift
+/// more than the tolerance from the line the network follows.
+fn run_tolerant<O, S: ControlSide<O>>(
+    side: &mut S,
+    period: u64,
+    tolerance: f64,
+    observer: &mut O,
+) -> Result<(), S::Error> {
+    let max_periods = (LOOKAHEAD.0 / (period * side.driver().clock.step_ns)).max(1);
+    let end_step = side.driver().clock.end_step;
+    let mut start = side.k();
+    while start < end_step {
+        // As when syncing every period; it also evaluates the positions the
+        // network is given.
+        side.serve_before_sync(start)?;
+        let periods = periods_within_tolerance(side, period, tolerance, max_periods);
+        let end = announce_window(side, start, period, period * periods);
+        network_step(side, time_of(side, end), false)?;
+        replay(side, start, end, replay_sends(side, end), observer)?;
+        start = end;
     }
+    Ok(())
+}
 
-    /// Position tolerance: each sync hands the network the moving nodes'
-    /// positions and a window of whole periods in which none of them can
-    /// drift more than the tolerance from the line the network follows.
-    fn run_master_slave_tolerant<O: Observer>(
-        &mut self,
-        period: u64,
-        tolerance: f64,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
-        let mut start = self.system.k();
-        while start < self.driver.clock.end_step {
-            let periods = self.periods_within_tolerance(period, tolerance, max_periods);
-            let end = self.announce_window(start, period, periods);
-            self.network_step(self.time_of(end), false)?;
-            self.replay(start, end, observer)?;
-            if end < self.driver.clock.end_step {
-                // As when syncing every period (no responders: a no-op for
-                // the network, kept so the replay is the same).
-                self.apply_controller_events(end, Some(self.time_of(end)))?;
-            }
-            start = end;
+/// The most whole periods (at least one, at most `max_periods`) after which
+/// no moving node can be farther than the tolerance from the network's
+/// extrapolation of it from now.
+fn periods_within_tolerance<O, S: ControlSide<O>>(
+    side: &S,
+    period: u64,
+    tolerance: f64,
+    max_periods: u64,
+) -> u64 {
+    let period_s = SimTime(period * side.driver().clock.step_ns).as_secs_f64();
+    let mut n = 1;
+    while n < max_periods && side.drift_within((n + 1) as f64 * period_s, tolerance) {
+        n += 1;
+    }
+    n
+}
+
+/// Windows ahead (master-slave lookahead, answer rules): two windows of up
+/// to `window` steps are always with the network, so it runs window `w + 1`
+/// (with `w + 2` already queued behind it) while the control side replays
+/// window `w`, and it never waits for the bridge. Each window is announced
+/// in chunks of `chunk` steps (a master-slave period).
+pub(super) fn run_ahead<O, S: ControlSide<O>>(
+    side: &mut S,
+    chunk: u64,
+    window: u64,
+    observer: &mut O,
+) -> Result<(), S::Error> {
+    let end_step = side.driver().clock.end_step;
+    let mut in_flight = VecDeque::with_capacity(LOOKAHEAD_IN_FLIGHT);
+    let mut announced = side.k();
+    while in_flight.len() < LOOKAHEAD_IN_FLIGHT && announced < end_step {
+        let end = launch_window(side, announced, chunk, window)?;
+        in_flight.push_back((announced, end));
+        announced = end;
+    }
+    while let Some((start, end)) = in_flight.pop_front() {
+        end_network_step(side)?;
+        if announced < end_step {
+            let next = launch_window(side, announced, chunk, window)?;
+            in_flight.push_back((announced, next));
+            announced = next;
         }
-        Ok(())
+        replay(side, start, end, replay_sends(side, end), observer)?;
+        debug_assert!(
+            side.driver().outgoing.is_empty(),
+            "a replay ahead of the network produced a packet to send"
+        );
     }
+    check_nothing_parked(side)
+}
 
-    /// The most whole periods (at least one, at most `max_periods`) after
-    /// which no moving node can be farther than the tolerance from the
-    /// network's extrapolation of it from now.
-    fn periods_within_tolerance(&self, period: u64, tolerance: f64, max_periods: u64) -> u64 {
-        let period_s = SimTime(period * self.driver.clock.step_ns).as_secs_f64();
-        let loops = self.system.loops();
-        let fits = |n: u64| {
-            self.motions.iter().all(|m| {
-                m.max_drift(&loops[m.loop_index], n as f64 * period_s)
-                    .is_some_and(|drift| drift <= tolerance)
-            })
-        };
-        let mut n = 1;
-        while n < max_periods && fits(n + 1) {
-            n += 1;
-        }
-        n
-    }
+/// Announces a window from `start` and hands its step to the network;
+/// returns the window's end.
+fn launch_window<O, S: ControlSide<O>>(
+    side: &mut S,
+    start: u64,
+    chunk: u64,
+    window: u64,
+) -> Result<u64, S::Error> {
+    let end = announce_window(side, start, chunk, window);
+    begin_network_step(side, time_of(side, end))?;
+    Ok(end)
+}
 
-    /// Lookahead: two windows are always with the network, so it runs
-    /// window `w + 1` (with `w + 2` already queued behind it) while the
-    /// control side replays window `w`, and it never waits for the bridge.
-    fn run_master_slave_ahead<O: Observer>(
-        &mut self,
-        period: u64,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let max_periods = (LOOKAHEAD.0 / (period * self.driver.clock.step_ns)).max(1);
-        let mut in_flight = std::collections::VecDeque::with_capacity(LOOKAHEAD_IN_FLIGHT);
-        let mut announced = self.system.k();
-        while in_flight.len() < LOOKAHEAD_IN_FLIGHT && announced < self.driver.clock.end_step {
-            let end = self.launch_window(announced, period, max_periods)?;
-            in_flight.push_back((announced, end));
-            announced = end;
-        }
-        while let Some((start, end)) = in_flight.pop_front() {
-            self.end_network_step()?;
-            if announced < self.driver.clock.end_step {
-                let next = self.launch_window(announced, period, max_periods)?;
-                in_flight.push_back((announced, next));
-                announced = next;
-            }
-            self.replay(start, end, observer)?;
-            debug_assert!(
-                self.driver.outgoing.is_empty(),
-                "a lookahead replay produced a packet to send"
-            );
-        }
-        Ok(())
+/// Announces chunks from `start` until the window (at most `window` steps,
+/// fewer when it would hold too many packets) is full; returns its end.
+fn announce_window<O, S: ControlSide<O>>(side: &mut S, start: u64, chunk: u64, window: u64) -> u64 {
+    let limit = (start + window).min(side.driver().clock.end_step);
+    let mut end = start;
+    while end < limit && side.driver().outgoing.len() < LOOKAHEAD_MAX_SENDS {
+        let next = (end + chunk).min(limit);
+        side.announce_period(end, next);
+        end = next;
     }
+    end
+}
 
-    /// Announces a window from `start` and hands its step to the network;
-    /// returns the window's end.
-    fn launch_window(
-        &mut self,
-        start: u64,
-        period: u64,
-        max_periods: u64,
-    ) -> Result<u64, SessionError> {
-        let end = self.announce_window(start, period, max_periods);
-        self.begin_network_step(self.time_of(end))?;
-        Ok(end)
+/// At the end of the run every report the side held back (an answer by
+/// rule) must have met the answer the replay computed.
+fn check_nothing_parked<O, S: ControlSide<O>>(side: &S) -> Result<(), S::Error> {
+    let Some(event) = side.driver().first_parked() else {
+        return Ok(());
+    };
+    let (flow, number, state_index) = match event {
+        Event::Delivery(d) => (d.flow, d.number, d.state_index),
+        Event::Drop(d) => (d.flow, d.number, d.state_index),
+    };
+    Err(NetworkError::Violation {
+        reached: side.driver().network.reached(),
+        violation: Violation::UnknownPacket {
+            flow,
+            number,
+            state_index,
+        },
     }
-
-    /// Announces whole periods from `start` until the window is full; returns its end.
-    fn announce_window(&mut self, start: u64, period: u64, max_periods: u64) -> u64 {
-        let mut end = start;
-        for _ in 0..max_periods {
-            if end >= self.driver.clock.end_step
-                || self.driver.outgoing.len() >= LOOKAHEAD_MAX_SENDS
-            {
-                break;
-            }
-            let next = (end + period).min(self.driver.clock.end_step);
-            self.announce_period(end, next);
-            end = next;
-        }
-        end
-    }
-
-    /// Replays boundaries `[start, end)` with every event up to `end` known.
-    fn replay<O: Observer>(
-        &mut self,
-        start: u64,
-        end: u64,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let mut k = start;
-        while k < end {
-            self.serve_boundary(k)?;
-            let next = self
-                .next_action_step(k)
-                .min(self.driver.next_event_step(k).unwrap_or(u64::MAX))
-                .min(end);
-            self.advance(next, observer)?;
-            k = next;
-        }
-        Ok(())
-    }
+    .into())
 }

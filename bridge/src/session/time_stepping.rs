@@ -7,34 +7,28 @@
 //! network delivers during a period take effect at its end. Sends and
 //! receives are quantised to sync boundaries, so errors grow with `T`.
 
-use crate::ledger::FateSink;
-
-use controlsim::Observer;
-
-use super::{Session, SessionError};
+use super::control_side::{
+    begin_network_step, end_network_step, replay, time_of, ControlSide, Scheme, Sends,
+};
 use crate::sync_scheme::TimeStepping;
 
-impl<W: FateSink> Session<W> {
-    pub(super) fn run_time_stepping<O: Observer>(
-        &mut self,
-        TimeStepping { period }: TimeStepping,
-        observer: &mut O,
-    ) -> Result<(), SessionError> {
-        let period = period.get();
-        let mut start = self.system.k();
-        while start < self.driver.clock.end_step {
-            let end = (start + period).min(self.driver.clock.end_step);
+impl Scheme for TimeStepping {
+    fn run<O, S: ControlSide<O>>(self, side: &mut S, observer: &mut O) -> Result<(), S::Error> {
+        let period = self.period.get();
+        let end_step = side.driver().clock.end_step;
+        let mut start = side.k();
+        while start < end_step {
+            let end = (start + period).min(end_step);
             // Hand the network what the previous period produced, and let it
             // run while the control side does this period.
-            self.begin_network_step(self.time_of(end))?;
-            let mut k = start;
-            while k < end {
-                self.serve_boundary(k)?;
-                let next = self.next_action_step(k).min(end);
-                self.advance(next, observer)?;
-                k = next;
-            }
-            self.end_network_step()?;
+            begin_network_step(side, time_of(side, end))?;
+            // What the period produces enters the network at its end.
+            let sends = Sends {
+                unscheduled: side.driver().clock.scheduled_send_time(start),
+                announced: false,
+            };
+            replay(side, start, end, sends, observer)?;
+            end_network_step(side)?;
             start = end;
         }
         Ok(())

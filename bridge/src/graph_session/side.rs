@@ -1,0 +1,109 @@
+//! A graph as a [`ControlSide`]: every boundary is served in one pass
+//! (receive, evaluate, send; see `graph_session.rs`) and recorded, and the
+//! graph is integrated one step at a time.
+
+use controlsim::graph::GraphObserver;
+use protocol::NodeKinematics;
+
+use super::{next_at_or_after, GraphSession, GraphSessionError};
+use crate::ledger::FateSink;
+use crate::session::control_side::{ControlSide, Sends};
+use crate::session::network_driver::NetworkDriver;
+
+impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
+    type Sink = W;
+    type Error = GraphSessionError;
+
+    fn driver(&self) -> &NetworkDriver<W> {
+        &self.driver
+    }
+
+    fn driver_mut(&mut self) -> &mut NetworkDriver<W> {
+        &mut self.driver
+    }
+
+    fn k(&self) -> u64 {
+        self.graph.k()
+    }
+
+    fn interrupted(&self) -> GraphSessionError {
+        GraphSessionError::Interrupted {
+            reached: self.time(),
+        }
+    }
+
+    fn serve(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
+        GraphSession::serve(self, k, sends.unscheduled, sends.announced)
+    }
+
+    /// Records boundary `k` and integrates one step: a graph records every
+    /// boundary.
+    fn integrate(
+        &mut self,
+        k: u64,
+        _limit: u64,
+        observer: &mut O,
+    ) -> Result<u64, GraphSessionError> {
+        self.record_and_integrate(observer)?;
+        Ok(k + 1)
+    }
+
+    /// The whole boundary: its sends go at the sync point itself, and the
+    /// positions it evaluates are the ones the network is given.
+    fn serve_before_sync(&mut self, k: u64) -> Result<(), GraphSessionError> {
+        let t = self.time_of(k);
+        GraphSession::serve(self, k, t, false)
+    }
+
+    fn announce_period(&mut self, k0: u64, k1: u64) {
+        GraphSession::announce_period(self, k0, k1);
+    }
+
+    fn announces_everything(&self) -> bool {
+        self.all_scheduled
+    }
+
+    fn begin_boundary(&mut self) {
+        GraphSession::begin_boundary(self);
+    }
+
+    fn receive(&mut self, k: u64) -> Result<(), GraphSessionError> {
+        GraphSession::receive(self, k)
+    }
+
+    /// Evaluates the boundary and sends every flow due there.
+    fn sample(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
+        self.evaluate_and_send(k, sends.unscheduled, sends.announced)
+    }
+
+    /// The graph is evaluated at every boundary, events or not.
+    fn serve_events(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
+        GraphSession::serve(self, k, sends.unscheduled, sends.announced)
+    }
+
+    /// The next boundary where a flow on a fixed schedule sends, or the
+    /// next boundary when some flow has none.
+    fn next_action(&self, k: u64) -> u64 {
+        if !self.all_scheduled {
+            return k + 1;
+        }
+        self.flows
+            .iter()
+            .filter_map(|f| f.schedule)
+            .map(|(p, phase)| next_at_or_after(p, phase, k + 1))
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    fn kinematics(&self) -> Vec<NodeKinematics> {
+        GraphSession::kinematics(self)
+    }
+
+    fn has_motions(&self) -> bool {
+        !self.motions.is_empty()
+    }
+
+    fn drift_within(&self, seconds: f64, tolerance: f64) -> bool {
+        GraphSession::drift_within(self, seconds, tolerance)
+    }
+}
