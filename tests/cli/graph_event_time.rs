@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use crate::graph_flows::{
-    assert_graph_equals_loops, file, packets, run_into, series, LOSSY_CHANNEL, SERVO_COLUMNS,
+    assert_graph_equals_loops, file, packets, run_into, LOSSY_CHANNEL, SERVO_COLUMNS,
 };
 use crate::support::{column, read_csv, summary};
 
@@ -175,10 +175,6 @@ fn a_component_with_two_inbound_flows_answers_every_packet() {
 /// delays and losses on both uplinks of the central controller.
 #[test]
 fn replay_with_several_flows_into_one_component_equals_direct_stepping() {
-    let lossy = [
-        "network.builtin.delay={ kind = \"uniform\", min = \"1ms\", max = \"15ms\" }",
-        "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
-    ];
     let dir = tempfile::tempdir().unwrap();
     let (ms, ed) = (dir.path().join("ms"), dir.path().join("ed"));
     run_into(

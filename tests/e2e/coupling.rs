@@ -200,7 +200,7 @@ fn spinning_before_each_wait_gives_byte_identical_outputs() {
 fn a_spin_longer_than_a_millisecond_is_refused_naming_the_key() {
     let text = platoon("", r#"spin_wait = "2ms""#);
     let e = Scenario::from_toml(&text).unwrap().resolve().unwrap_err();
-    assert_eq!(e.key, "network.server.spin_wait");
+    assert_eq!(e.key.to_string(), "network.server.spin_wait");
     assert!(e.message.contains("1ms"), "{}", e.message);
     let ok = platoon("", r#"spin_wait = "1ms""#);
     assert!(Scenario::from_toml(&ok).unwrap().resolve().is_ok());
@@ -539,6 +539,6 @@ fn a_tolerance_is_a_length_of_master_slave_sync() {
     let text = platoon(r#"position_tolerance = "1cm""#, "")
         .replace("scheme = \"master_slave\"", "scheme = \"time_stepping\"");
     let e = Scenario::from_toml(&text).unwrap().resolve().unwrap_err();
-    assert_eq!(e.key, "sync.position_tolerance");
+    assert_eq!(e.key.to_string(), "sync.position_tolerance");
     assert!(e.message.contains("master_slave"), "{}", e.message);
 }
