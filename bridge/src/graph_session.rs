@@ -347,8 +347,7 @@ impl<W: FateSink> GraphSession<W> {
         while s < self.driver.clock.end_step {
             let e = (s + period).min(self.driver.clock.end_step);
             self.check_cancel()?;
-            self.driver.begin_step(self.time_of(e), Vec::new())?;
-            for k in s..e {
+            for k in self.begin_period(s, e, observer)?..e {
                 let send = self.scheduled_send_time(k);
                 self.serve(k, send, false)?;
                 self.record_and_integrate(observer)?;

@@ -5,9 +5,14 @@
 //! network that depends on positions keeps lookahead off, and with
 //! `[sync] position_tolerance` the network runs windows of as many whole
 //! periods as no moving node can leave the tolerance of the network's
-//! straight line.
+//! straight line. Under time-stepping a period's first boundary is served
+//! before the network is handed the period, so that the positions it gets
+//! are those of the period's start, as a loop's plant state gives them.
 
 use protocol::{NodeKinematics, SimTime};
+
+#[cfg(test)]
+mod tests;
 
 use super::{GraphSession, GraphSessionError};
 use crate::ledger::FateSink;
@@ -36,6 +41,32 @@ impl<W: FateSink> GraphSession<W> {
             SyncScheme::MasterSlave(m) if self.moves_nodes() => m.position_tolerance,
             _ => 0.0,
         }
+    }
+
+    /// Time-stepping: hands the network the period `[s, e)` and returns the
+    /// first boundary of it left to serve. When nodes move, boundary `s` is
+    /// served, recorded and integrated first: its evaluation gives the
+    /// positions at `s` the network starts the period with (what a loop's
+    /// plant state at `s` gives it), and what it sends is held back for the
+    /// next period's step, where it would have gone had the step been handed
+    /// over first. Otherwise the step is handed over before `s` is served.
+    pub(super) fn begin_period<O: controlsim::graph::GraphObserver>(
+        &mut self,
+        s: u64,
+        e: u64,
+        observer: &mut O,
+    ) -> Result<u64, GraphSessionError> {
+        if !self.moves_nodes() {
+            self.driver.begin_step(self.time_of(e), Vec::new())?;
+            return Ok(s);
+        }
+        let earlier = std::mem::take(&mut self.driver.outgoing);
+        self.serve(s, self.scheduled_send_time(s), false)?;
+        let produced = std::mem::replace(&mut self.driver.outgoing, earlier);
+        self.driver.begin_step(self.time_of(e), self.kinematics())?;
+        self.driver.outgoing = produced;
+        self.record_and_integrate(observer)?;
+        Ok(s + 1)
     }
 
     /// Master-slave with a position tolerance (every flow on a fixed
