@@ -13,15 +13,18 @@
 //! Any component with outputs can drive its node (a plant, an equation or
 //! block component, an FMU): the elements are read after the boundary's
 //! evaluation, so the network sees the same positions a loop's plant state
-//! gives it. A node has at most one driver. The drift from the network's
-//! straight line is bounded only by declared `max_speed` /
-//! `max_acceleration` (a graph component's inputs are not known to be
-//! saturated), which `[sync] position_tolerance` needs.
+//! gives it. A node has at most one driver. `[sync] position_tolerance`
+//! needs a bound on the drift from the network's straight line: declared
+//! `max_speed` / `max_acceleration`, or the bound a loop derives from its
+//! plant's model ([`crate::mobility`]) when the elements are a library
+//! plant component's own position and velocity states and an actuator
+//! component with `min` and `max` drives its input.
 
 use controlsim::graph::{Graph, PortAddress};
+use controlsim::{PerChannel, PlantModel};
 use protocol::NodeKinematics;
 
-use crate::config::{bad, resolve_mobility, KeyPath, ScenarioError, SchemeKind};
+use crate::config::{bad, resolve_mobility, KeyPath, ScenarioError};
 use crate::graph_scenario::{GraphScenario, NodeName};
 use crate::mobility::NodePath;
 
@@ -36,6 +39,9 @@ pub struct GraphNodeMotion {
     path: NodePath,
     position: Element,
     velocity: Option<Element>,
+    /// The library plant component whose own states the position and
+    /// velocity are (what a model bound reads), if they are.
+    plant: Option<usize>,
 }
 
 impl GraphNodeMotion {
@@ -62,7 +68,8 @@ impl GraphNodeMotion {
     /// bounds it.
     pub fn max_drift(&self, graph: &Graph, seconds: f64) -> Option<f64> {
         let (_, speed) = self.along_path(graph);
-        self.path.max_drift(&[], speed, seconds)
+        let x = self.plant.map_or(&[][..], |c| graph.states(c));
+        self.path.max_drift(x, speed, seconds)
     }
 }
 
@@ -71,8 +78,9 @@ impl GraphNodeMotion {
 /// # Errors
 /// The key of the first bad `mobility` table: a scenario without a
 /// `[network]`, a reference that is not one output element of a component
-/// on the same node, a second driver of a node, time-stepping sync, or a
-/// `position_tolerance` that nothing bounds.
+/// on the same node, a second driver of a node, or a
+/// `position_tolerance` that nothing bounds (neither the model, as for a
+/// loop's plant, nor declared bounds).
 pub fn node_motions(
     s: &GraphScenario,
     graph: &Graph,
@@ -93,13 +101,6 @@ pub fn node_motions(
                 "moves a node of the network: the scenario needs a [network] and a [sync] table",
             ));
         };
-        if sync.scheme == SchemeKind::TimeStepping {
-            return Err(bad(
-                key,
-                "graph components move nodes under master_slave and event_driven sync \
-                 (time_stepping hands the network a period before the graph evaluates it)",
-            ));
-        }
         let Some(NodeName::Index(node)) = c.node else {
             return Err(bad(
                 KeyPath::key("components").at(i).and("node"),
@@ -128,7 +129,14 @@ pub fn node_motions(
             .as_deref()
             .map(|v| element("velocity", v))
             .transpose()?;
-        let path = NodePath::declared(node, &mobility, velocity.is_some());
+        let extrapolated = velocity.is_some();
+        let plant = library_plant(s, graph, position, velocity);
+        let path = match &plant {
+            Some(p) => {
+                NodePath::of_library_plant(node, &mobility, extrapolated, &p.model, p.limits)
+            }
+            None => NodePath::declared(node, &mobility, extrapolated),
+        };
         if !path.is_bounded() && !sync.position_tolerance.is_zero() {
             let declare = if velocity.is_none() && mobility.max_acceleration.is_some() {
                 format!(
@@ -144,7 +152,11 @@ pub fn node_motions(
                 "sync.position_tolerance",
                 format!(
                     "nothing bounds how far the node components[{i}] moves can drift from the \
-                     network's straight line between syncs: {declare}"
+                     network's straight line between syncs: netloop derives a bound for a \
+                     vehicle, dc_servo, mass_spring_damper (without external_force) or \
+                     bouncing_ball component moved by its own position and velocity states, \
+                     whose input `u` an actuator component with `min` and `max` drives; or \
+                     {declare}"
                 ),
             ));
         }
@@ -156,9 +168,95 @@ pub fn node_motions(
             path,
             position,
             velocity,
+            plant: plant.map(|p| p.component),
         });
     }
     Ok(motions)
+}
+
+/// A library plant component that moves a node by its own states.
+struct LibraryPlant {
+    /// Its index in the graph.
+    component: usize,
+    model: PlantModel,
+    /// The saturation of its one input, when an actuator component with
+    /// `min` and `max` drives it.
+    limits: Option<(f64, f64)>,
+}
+
+/// The plant component whose own position state (0) `position` is, and
+/// whose velocity state (1) `velocity` is (if any), as a loop's model
+/// bound needs them ([`NodePath::of_library_plant`]): an element of its `y`
+/// (the state it selects) or, for a vehicle, of its `motion` (position,
+/// velocity). `None` for any other element or component.
+fn library_plant(
+    s: &GraphScenario,
+    graph: &Graph,
+    position: Element,
+    velocity: Option<Element>,
+) -> Option<LibraryPlant> {
+    let c = position.0;
+    if velocity.is_some_and(|v| v.0 != c) {
+        return None;
+    }
+    let scenario = s
+        .components
+        .iter()
+        .find(|x| graph.component_index(&x.name) == Some(c))?;
+    let model = PlantModel::from_config("plant", scenario.plant.as_ref()?).ok()?;
+    let declaration = graph.declaration(c);
+    let state = |(_, p, e): Element| {
+        let port = &declaration.outputs[p];
+        match port.name.as_str() {
+            "y" => declaration
+                .states
+                .iter()
+                .position(|name| Some(name) == port.elements.get(e)),
+            // position, velocity, acceleration, length: x[0], x[1], ...
+            "motion" if matches!(model, PlantModel::Vehicle(_)) && e < 2 => Some(e),
+            _ => None,
+        }
+    };
+    let fits = state(position) == Some(0) && velocity.map_or(true, |v| state(v) == Some(1));
+    if !fits {
+        return None;
+    }
+    Some(LibraryPlant {
+        component: c,
+        limits: input_limits(s, graph, &scenario.name),
+        model,
+    })
+}
+
+/// The saturation `(min, max)` of what drives the one-element input `u` of
+/// plant component `plant`, when that is an output element of an actuator
+/// component with finite `min` and `max` for that channel.
+fn input_limits(s: &GraphScenario, graph: &Graph, plant: &str) -> Option<(f64, f64)> {
+    let driver = s.connections.iter().find_map(|conn| {
+        let to = PortAddress::parse(&conn.to).ok()?;
+        (to.component == plant && to.port == "u").then(|| PortAddress::parse(&conn.from).ok())?
+    })?;
+    let actuator = s
+        .components
+        .iter()
+        .find(|x| x.name == driver.component)?
+        .actuator
+        .as_ref()?;
+    if driver.port != "u" {
+        return None;
+    }
+    let c = graph.component_index(&driver.component)?;
+    let p = graph.output_index(c, "u")?;
+    let channels = driver.range(graph.output(c, p).len())?;
+    if channels.len() != 1 {
+        return None;
+    }
+    let channel = |limit: &Option<PerChannel>| match limit.as_ref()? {
+        PerChannel::All(x) => Some(*x),
+        PerChannel::Each(v) => v.get(channels.start).copied(),
+    };
+    let (lo, hi) = (channel(&actuator.min)?, channel(&actuator.max)?);
+    (lo.is_finite() && hi.is_finite() && lo <= hi).then_some((lo, hi))
 }
 
 /// `text` as one output element of a component on `node`.

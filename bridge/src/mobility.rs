@@ -60,6 +60,36 @@ impl NodePath {
         }
     }
 
+    /// A path whose drift the model of the library `plant` bounds as well
+    /// as the declared bounds of `mobility`, when the node is moved by the
+    /// plant's position state (0) and velocity state (1, if `extrapolated`)
+    /// and its one input is saturated to `limits` (a loop's actuator, or a
+    /// graph's actuator component driving the plant): the bound a loop
+    /// derives. Without `limits`, or for another plant, as
+    /// [`NodePath::declared`].
+    pub fn of_library_plant(
+        node: u32,
+        mobility: &Mobility,
+        extrapolated: bool,
+        plant: &PlantModel,
+        limits: Option<(f64, f64)>,
+    ) -> Self {
+        let model = limits
+            .filter(|(lo, hi)| lo.is_finite() && hi.is_finite() && lo <= hi)
+            .and_then(|limits| library_model(plant, limits));
+        NodePath {
+            node,
+            origin: mobility.origin,
+            heading: mobility.heading,
+            drift: DriftBound::new(
+                model,
+                mobility.max_speed,
+                mobility.max_acceleration,
+                extrapolated,
+            ),
+        }
+    }
+
     /// Whether something bounds the drift (a tolerance can be kept).
     pub fn is_bounded(&self) -> bool {
         self.drift.is_some()
@@ -185,7 +215,14 @@ fn model_bound(source: Source, plant: &PlantModel, actuator: &ActuatorConfig) ->
     if !states_fit {
         return None;
     }
-    let (u_min, u_max) = input_limits(actuator)?;
+    library_model(plant, input_limits(actuator)?)
+}
+
+/// The model bound of a library plant (vehicle, dc_servo,
+/// mass_spring_damper without external force, bouncing_ball) whose one
+/// input is saturated to `[u_min, u_max]`, for a node moved by its position
+/// state (0) and, if any, its velocity state (1); `None` for other plants.
+fn library_model(plant: &PlantModel, (u_min, u_max): (f64, f64)) -> Option<Model> {
     let u_abs = u_min.abs().max(u_max.abs());
     match plant {
         PlantModel::Vehicle(vehicle) => {

@@ -24,7 +24,9 @@
 //!
 //! Files the components name (an `equations` model's `source`, a
 //! `from_csv` block's `file`) are read here too, relative to the file that
-//! names them, through the input size cap ([`crate::input::read_input`]).
+//! names them, through the input size cap ([`crate::input::read_input`]);
+//! an FMU plant's or controller's `path` is made relative to that file
+//! (the FMU is read when the graph is built), as a loop's is.
 //!
 //! Every component and connection of the expanded scenario remembers the
 //! file and the key it was written at ([`Origins`]), so an error found when
@@ -485,7 +487,8 @@ impl Expander {
             .collect()
     }
 
-    /// Reads the files component `c` names, relative to `base_dir`.
+    /// Reads the files component `c` names, relative to `base_dir`, and
+    /// makes its FMU's `path` relative to `base_dir`.
     fn read_files(
         &self,
         file: usize,
@@ -512,6 +515,12 @@ impl Expander {
             if let (Some(src), None, None) = (&e.source, &e.equations, &e.loaded) {
                 e.loaded = Some(read("controller.source", src)?);
             }
+        }
+        if let Some(ControllerConfig::Fmu(f)) = &mut c.controller {
+            f.path = base_dir.join(&f.path);
+        }
+        if let Some(PlantConfig::Fmu(f)) = &mut c.plant {
+            f.path = base_dir.join(&f.path);
         }
         match (&mut c.plant, &mut c.block) {
             (Some(PlantConfig::Equations(e)), _) => {

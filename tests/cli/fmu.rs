@@ -91,7 +91,7 @@ path = "models/{fmu}"
 }
 
 /// The test FMUs, built once per test run.
-fn fmus() -> &'static Path {
+pub(crate) fn fmus() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("test-fmus");
@@ -102,7 +102,7 @@ fn fmus() -> &'static Path {
 
 /// A scenario directory holding `fmu` (copied from the built ones, so the
 /// scenario's relative path is exercised) and `scenario.toml`.
-fn scenario(fmu_files: &[&str], text: &str) -> tempfile::TempDir {
+pub(crate) fn scenario(fmu_files: &[&str], text: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("models")).unwrap();
     for f in fmu_files {
@@ -132,7 +132,7 @@ fn run_dir(dir: &Path) -> (Output, PathBuf) {
 }
 
 /// [`run_dir`] that must succeed; returns the run directory.
-fn run_ok(dir: &Path) -> PathBuf {
+pub(crate) fn run_ok(dir: &Path) -> PathBuf {
     let (o, out) = run_dir(dir);
     assert_exit(&o, 0);
     out
@@ -183,7 +183,7 @@ fn plant_scenario(fmu: &str, extra_plant: &str) -> String {
     )
 }
 
-fn column(header: &[String], rows: &[Vec<String>], name: &str) -> Vec<f64> {
+pub(crate) fn column(header: &[String], rows: &[Vec<String>], name: &str) -> Vec<f64> {
     let i = crate::support::column(header, name);
     rows.iter().map(|r| r[i].parse().unwrap()).collect()
 }

@@ -18,6 +18,7 @@ mod fmu;
 mod graph;
 mod graph_event_time;
 mod graph_flows;
+mod graph_fmu_rollback;
 mod graph_rollback;
 mod graph_sweep;
 mod limits;

@@ -1,8 +1,9 @@
 //! Graph components that move their node over the real ns-3 server
 //! (issue 11): a moving cart written as a graph gives the `[[loops]]` form's
 //! numbers over 802.11p under master-slave (with and without a position
-//! tolerance) and event-driven sync, and the positions it hands ns-3 show
-//! in the packets' propagation delay.
+//! tolerance, declared or derived from the cart's model), event-driven and
+//! time-stepping sync, and the positions it hands ns-3 show in the
+//! packets' propagation delay.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -75,6 +76,7 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
         ("master_slave", "0m"),
         ("master_slave", "1cm"),
         ("event_driven", "0m"),
+        ("time_stepping", "0m"),
     ] {
         let sets = vec![
             format!("sync.scheme=\"{scheme}\""),
@@ -108,10 +110,12 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
             packets(&g, "downlink"),
             "{scheme} {tolerance}: downlink"
         );
-        if scheme == "master_slave" {
+        if scheme != "event_driven" {
             // Event-driven graphs stop at every boundary a flow may send
             // at (the same packets, more steps).
             assert_eq!(syncs(&l), syncs(&g), "{scheme} {tolerance}: syncs");
+        }
+        if scheme == "master_slave" {
             match exact_syncs {
                 None => exact_syncs = Some(syncs(&g)),
                 // The tolerance lets the network run several periods a sync.
@@ -119,6 +123,67 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
             }
         }
     }
+}
+
+/// A position tolerance with no declared bound: the cart's model, with the
+/// ±2 N of the actuator (component) that drives it, bounds its drift in
+/// both forms, so the graph runs the loop's windows: the same syncs, far
+/// fewer than syncing every period, and the same numbers and packets.
+/// Before, the graph form was refused at check (exit 2, nothing bounds
+/// it).
+#[test]
+fn a_moving_cart_as_a_graph_keeps_a_tolerance_from_its_model_as_the_loop_does() {
+    let out = tempfile::tempdir().unwrap();
+    let forms = [
+        (
+            "cart_loops.toml",
+            [
+                "loops[0].mobility={ position = \"x\", velocity = \"v\", origin = [5.0, 0.0, 0.0] }",
+                "loops[0].actuator={ min = -2.0, max = 2.0 }",
+            ],
+        ),
+        (
+            "cart_graph.toml",
+            [
+                "components[0].mobility={ position = \"cart.y[0]\", velocity = \"cart.y[1]\", origin = [5.0, 0.0, 0.0] }",
+                "components[3].actuator={ min = -2.0, max = 2.0 }",
+            ],
+        ),
+    ];
+    let mut runs = Vec::new();
+    for tolerance in ["0m", "1cm"] {
+        let mut pair = Vec::new();
+        for (file, keys) in &forms {
+            let mut sets: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+            sets.push(format!("sync.position_tolerance=\"{tolerance}\""));
+            sets.push(server_set());
+            let dir = out.path().join(format!("{file}-{tolerance}"));
+            netloop(&fixtures().join(file), &dir, &sets);
+            pair.push(dir);
+        }
+        runs.push(pair);
+    }
+    let (exact, tolerant) = (&runs[0], &runs[1]);
+    for (a, b) in [
+        ("cart.x.x", "cart.x.x"),
+        ("cart.x.v", "cart.x.v"),
+        ("cart.u.force", "force.u"),
+    ] {
+        assert_eq!(series(&tolerant[0], a), series(&tolerant[1], b), "{a}");
+    }
+    for (l, g) in [("cart:uplink", "uplink"), ("cart:downlink", "downlink")] {
+        let rows = packets(&tolerant[0], l);
+        assert!(rows.len() >= 190, "{l}: {} rows", rows.len());
+        assert_eq!(rows, packets(&tolerant[1], g), "{l}");
+    }
+    assert_eq!(syncs(&tolerant[0]), syncs(&tolerant[1]), "syncs");
+    assert_eq!(syncs(&exact[0]), syncs(&exact[1]), "exact syncs");
+    assert!(
+        syncs(&tolerant[1]) < syncs(&exact[1]) / 2,
+        "{} syncs with a tolerance, {} without",
+        syncs(&tolerant[1]),
+        syncs(&exact[1])
+    );
 }
 
 /// The cart at rest (reference 0) sits at its `origin`: 15 m from node 1

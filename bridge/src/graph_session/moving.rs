@@ -5,9 +5,14 @@
 //! network that depends on positions keeps lookahead off, and with
 //! `[sync] position_tolerance` the network runs windows of as many whole
 //! periods as no moving node can leave the tolerance of the network's
-//! straight line.
+//! straight line. Under time-stepping a period's first boundary is served
+//! before the network is handed the period, so that the positions it gets
+//! are those of the period's start, as a loop's plant state gives them.
 
 use protocol::NodeKinematics;
+
+#[cfg(test)]
+mod tests;
 
 use super::GraphSession;
 use crate::ledger::FateSink;

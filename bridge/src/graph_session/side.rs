@@ -7,7 +7,9 @@ use protocol::NodeKinematics;
 
 use super::{next_at_or_after, GraphSession, GraphSessionError};
 use crate::ledger::FateSink;
-use crate::session::control_side::{ControlSide, Sends};
+use crate::session::control_side::{
+    begin_network_step, moves_nodes, time_of, ControlSide, Sends,
+};
 use crate::session::network_driver::NetworkDriver;
 
 impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
@@ -61,6 +63,32 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
 
     fn announces_everything(&self) -> bool {
         self.all_scheduled
+    }
+
+    /// With moving nodes, boundary `start` is served, recorded and
+    /// integrated before the network gets the period: its evaluation gives
+    /// the positions at `start` (what a loop's plant state at `start` gives
+    /// the network), and what it sends is held back for the next period's
+    /// step, where it would have gone had the step been handed over first.
+    fn begin_period(
+        &mut self,
+        start: u64,
+        end: u64,
+        observer: &mut O,
+    ) -> Result<u64, GraphSessionError> {
+        let until = time_of::<O, Self>(self, end);
+        if !moves_nodes::<O, Self>(self) {
+            begin_network_step::<O, Self>(self, until)?;
+            return Ok(start);
+        }
+        let earlier = std::mem::take(&mut self.driver.outgoing);
+        let send = self.driver.clock.scheduled_send_time(start);
+        GraphSession::serve(self, start, send, false)?;
+        let produced = std::mem::replace(&mut self.driver.outgoing, earlier);
+        begin_network_step::<O, Self>(self, until)?;
+        self.driver.outgoing = produced;
+        self.record_and_integrate(observer)?;
+        Ok(start + 1)
     }
 
     fn begin_boundary(&mut self) {

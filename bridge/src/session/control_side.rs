@@ -64,6 +64,20 @@ pub(crate) trait ControlSide<O> {
     /// sync point never carries one (master-slave lookahead).
     fn announces_everything(&self) -> bool;
 
+    /// Time-stepping: hands the network the period `[start, end)` and
+    /// returns the first boundary of it left to serve. By default the
+    /// network gets the period first, with the positions the side holds
+    /// (a loop's plant state at `start`); a side whose positions come from
+    /// evaluating `start` serves it first (see `graph_session/moving.rs`).
+    fn begin_period(&mut self, start: u64, end: u64, _observer: &mut O) -> Result<u64, Self::Error>
+    where
+        Self: Sized,
+    {
+        let until = time_of::<O, Self>(self, end);
+        begin_network_step::<O, Self>(self, until)?;
+        Ok(start)
+    }
+
     // ----- event-driven sync: a boundary in phases -----
 
     /// Forgets what the previous boundary received.

@@ -7,9 +7,7 @@
 //! network delivers during a period take effect at its end. Sends and
 //! receives are quantised to sync boundaries, so errors grow with `T`.
 
-use super::control_side::{
-    begin_network_step, end_network_step, replay, time_of, ControlSide, Scheme, Sends,
-};
+use super::control_side::{end_network_step, replay, ControlSide, Scheme, Sends};
 use crate::sync_scheme::TimeStepping;
 
 impl Scheme for TimeStepping {
@@ -21,13 +19,13 @@ impl Scheme for TimeStepping {
             let end = (start + period).min(end_step);
             // Hand the network what the previous period produced, and let it
             // run while the control side does this period.
-            begin_network_step(side, time_of(side, end))?;
+            let first = side.begin_period(start, end, observer)?;
             // What the period produces enters the network at its end.
             let sends = Sends {
                 unscheduled: side.driver().clock.scheduled_send_time(start),
                 announced: false,
             };
-            replay(side, start, end, sends, observer)?;
+            replay(side, first, end, sends, observer)?;
             end_network_step(side)?;
             start = end;
         }
