@@ -7,9 +7,7 @@ use protocol::NodeKinematics;
 
 use super::{next_at_or_after, GraphSession, GraphSessionError};
 use crate::ledger::FateSink;
-use crate::session::control_side::{
-    begin_network_step, moves_nodes, time_of, ControlSide, Sends,
-};
+use crate::session::control_side::{begin_network_step, moves_nodes, time_of, ControlSide, Sends};
 use crate::session::network_driver::NetworkDriver;
 
 impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
