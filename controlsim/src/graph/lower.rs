@@ -218,13 +218,19 @@ mod tests {
 
     /// What the kind's own `output` computes from `u` (ports of `widths`).
     fn by_output(text: &str, u: &[f64], widths: &[usize], out: usize) -> Vec<f64> {
+        output_on(text, &[], u, widths, out)
+    }
+
+    /// What kind `text`'s own `output` computes from states `x` and inputs
+    /// `u` (ports of `widths`), with `out` outputs.
+    fn output_on(text: &str, x: &[f64], u: &[f64], widths: &[usize], out: usize) -> Vec<f64> {
         let mut c = block(text);
         let mut offsets = vec![0];
         for w in widths {
             offsets.push(offsets.last().unwrap() + w);
         }
         let mut y = vec![f64::NAN; out];
-        let mut ws = Workspace::new(1);
+        let mut ws = Workspace::new(x.len().max(1));
         let mut cx = Ctx {
             k: 0,
             now: SimTime::ZERO,
@@ -236,7 +242,7 @@ mod tests {
         let y_offsets = [0, out];
         c.output(
             &mut cx,
-            &[],
+            x,
             &Inputs {
                 data: u,
                 offsets: &offsets,
@@ -247,6 +253,14 @@ mod tests {
             },
         );
         y
+    }
+
+    /// The lowered components' names, in evaluation order.
+    fn lowered_names(g: &Graph) -> Vec<&str> {
+        g.lowered
+            .iter()
+            .map(|&(node, _)| g.nodes[node].name.as_str())
+            .collect()
     }
 
     fn bits(v: &[f64]) -> Vec<u64> {
@@ -281,12 +295,7 @@ mod tests {
     #[test]
     fn every_constant_sum_and_gain_is_lowered_and_the_clock_is_not() {
         let g = graph();
-        let lowered: Vec<&str> = g
-            .lowered
-            .iter()
-            .map(|&(node, _)| g.nodes[node].name.as_str())
-            .collect();
-        assert_eq!(lowered, ["a", "b", "sum", "gain", "matrix"]);
+        assert_eq!(lowered_names(&g), ["a", "b", "sum", "gain", "matrix"]);
     }
 
     /// Bit for bit what each kind's own `output` gives, signed zeros
@@ -322,30 +331,7 @@ mod tests {
     /// What a linear kind's own `output` computes from its states `x` and
     /// its input `u` (one element), with `out` outputs.
     fn linear_by_output(text: &str, x: &[f64], u: f64, out: usize) -> Vec<f64> {
-        let mut c = block(text);
-        let mut y = vec![f64::NAN; out];
-        let mut ws = Workspace::new(2);
-        let mut cx = Ctx {
-            k: 0,
-            now: SimTime::ZERO,
-            at: SimTime::ZERO,
-            step: StepSize::new(STEP).unwrap(),
-            solver: SolverKind::Rk4,
-            ws: &mut ws,
-        };
-        c.output(
-            &mut cx,
-            x,
-            &Inputs {
-                data: &[u],
-                offsets: &[0, 1],
-            },
-            &mut Outputs {
-                data: &mut y,
-                offsets: &[0, out],
-            },
-        );
-        y
+        output_on(text, x, &[u], &[1], out)
     }
 
     /// A chain clock -> transfer function (direct feedthrough) -> state
@@ -369,12 +355,7 @@ mod tests {
     #[test]
     fn linear_blocks_are_lowered_and_consecutive_ones_run_as_one_stage() {
         let g = linear_graph();
-        let lowered: Vec<&str> = g
-            .lowered
-            .iter()
-            .map(|&(node, _)| g.nodes[node].name.as_str())
-            .collect();
-        assert_eq!(lowered, ["tf", "ss", "zpk", "gain"]);
+        assert_eq!(lowered_names(&g), ["tf", "ss", "zpk", "gain"]);
         assert_eq!(g.stages.len(), 2, "the clock, then one lowered run");
         assert_eq!(
             g.order(),
