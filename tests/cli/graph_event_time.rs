@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use crate::graph_flows::{
-    assert_graph_equals_loops, file, packets, run_into, LOSSY_CHANNEL, SERVO_COLUMNS,
+    assert_graph_equals_loops, file, packets, run_into, scheme_cases, LOSSY_CHANNEL, SERVO_COLUMNS,
 };
 use crate::support::{column, read_csv, summary};
 
@@ -35,24 +35,7 @@ fn packet_column(dir: &Path, stream: &str, name: &str) -> Vec<u64> {
 /// with computation delays, and over a random, lossy channel.
 #[test]
 fn an_event_triggered_graph_component_answers_as_a_loop_controller_does() {
-    let cases: Vec<(&str, Vec<&str>)> = vec![
-        ("master_slave", vec![]),
-        ("master_slave_delay", vec!["sync.computation_delay=\"3ms\""]),
-        ("event_driven", vec!["sync.scheme=\"event_driven\""]),
-        (
-            "event_driven_delay",
-            vec![
-                "sync.scheme=\"event_driven\"",
-                "sync.computation_delay=\"1500us\"",
-            ],
-        ),
-        ("time_stepping", vec!["sync.scheme=\"time_stepping\""]),
-        ("lossy_master_slave", LOSSY_CHANNEL.to_vec()),
-        (
-            "lossy_event_driven",
-            [&LOSSY_CHANNEL[..], &["sync.scheme=\"event_driven\""]].concat(),
-        ),
-    ];
+    let cases = scheme_cases();
     for (name, sets) in cases {
         let run = assert_graph_equals_loops(
             ("servo_event_loops.toml", &sets),

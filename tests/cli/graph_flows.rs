@@ -57,6 +57,30 @@ pub(crate) const LOSSY_CHANNEL: [&str; 2] = [
     "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }",
 ];
 
+/// The sync setups a graph is checked against its `[[loops]]` form under:
+/// each scheme, computation delays, and master-slave and event-driven over
+/// [`LOSSY_CHANNEL`]; named for the failure messages.
+pub(crate) fn scheme_cases() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        ("master_slave", vec![]),
+        ("master_slave_delay", vec!["sync.computation_delay=\"3ms\""]),
+        ("event_driven", vec!["sync.scheme=\"event_driven\""]),
+        (
+            "event_driven_delay",
+            vec![
+                "sync.scheme=\"event_driven\"",
+                "sync.computation_delay=\"1500us\"",
+            ],
+        ),
+        ("time_stepping", vec!["sync.scheme=\"time_stepping\""]),
+        ("lossy_master_slave", LOSSY_CHANNEL.to_vec()),
+        (
+            "lossy_event_driven",
+            [&LOSSY_CHANNEL[..], &["sync.scheme=\"event_driven\""]].concat(),
+        ),
+    ]
+}
+
 /// The servo's states and control as the `[[loops]]` form and the graph
 /// form name them.
 pub(crate) const SERVO_COLUMNS: [(&str, &str); 3] = [

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::fmu::{column, fmus};
-use crate::graph_flows::{packets, series, LOSSY_CHANNEL};
+use crate::graph_flows::{packets, scheme_cases, series};
 use crate::support::{assert_exit, netloop, read_csv};
 
 /// The header shared by both forms: 1 s at 1 ms, master-slave every
@@ -148,25 +148,7 @@ fn run_in(dir: &Path, file: &str, out: &str, sets: &[&str]) -> PathBuf {
 #[test]
 fn an_fmu_controller_answering_by_rollback_in_a_graph_equals_the_loop_form() {
     let dir = folder();
-    let lossy: Vec<&str> = LOSSY_CHANNEL.to_vec();
-    let cases: Vec<(&str, Vec<&str>)> = vec![
-        ("master_slave", vec![]),
-        ("master_slave_delay", vec!["sync.computation_delay=\"3ms\""]),
-        ("event_driven", vec!["sync.scheme=\"event_driven\""]),
-        (
-            "event_driven_delay",
-            vec![
-                "sync.scheme=\"event_driven\"",
-                "sync.computation_delay=\"1500us\"",
-            ],
-        ),
-        ("time_stepping", vec!["sync.scheme=\"time_stepping\""]),
-        ("lossy_master_slave", lossy.clone()),
-        (
-            "lossy_event_driven",
-            [&lossy[..], &["sync.scheme=\"event_driven\""]].concat(),
-        ),
-    ];
+    let cases = scheme_cases();
     for (name, sets) in &cases {
         let l = run_in(dir.path(), "loops.toml", &format!("{name}-loops"), sets);
         let g = run_in(dir.path(), "graph.toml", &format!("{name}-graph"), sets);

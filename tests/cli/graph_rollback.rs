@@ -6,35 +6,20 @@
 //! back is refused at check, naming the key and line.
 
 use crate::graph_flows::{
-    assert_graph_equals_loops, file, packets, run_into, series, LOSSY_CHANNEL, SERVO_COLUMNS,
+    assert_graph_equals_loops, file, packets, run_into, scheme_cases, series, LOSSY_CHANNEL,
+    SERVO_COLUMNS,
 };
 use crate::support::{assert_exit, run, stderr, summary};
 
 /// Every scheme (all three take rollback), with computation delays, and
 /// over a random, lossy channel.
 fn schemes() -> Vec<(&'static str, Vec<&'static str>)> {
-    vec![
-        ("master_slave", vec![]),
-        ("master_slave_delay", vec!["sync.computation_delay=\"3ms\""]),
-        ("event_driven", vec!["sync.scheme=\"event_driven\""]),
-        (
-            "event_driven_delay",
-            vec![
-                "sync.scheme=\"event_driven\"",
-                "sync.computation_delay=\"1500us\"",
-            ],
-        ),
-        ("time_stepping", vec!["sync.scheme=\"time_stepping\""]),
-        ("lossy_master_slave", LOSSY_CHANNEL.to_vec()),
-        (
-            "lossy_event_driven",
-            [&LOSSY_CHANNEL[..], &["sync.scheme=\"event_driven\""]].concat(),
-        ),
-        (
-            "lossy_time_stepping",
-            [&LOSSY_CHANNEL[..], &["sync.scheme=\"time_stepping\""]].concat(),
-        ),
-    ]
+    let mut cases = scheme_cases();
+    cases.push((
+        "lossy_time_stepping",
+        [&LOSSY_CHANNEL[..], &["sync.scheme=\"time_stepping\""]].concat(),
+    ));
+    cases
 }
 
 /// The servo with a solver-integrated controller answering by rollback,
