@@ -11,14 +11,14 @@ use std::rc::Rc;
 
 use bridge::config::Scenario;
 use bridge::mobility::node_motions;
-use bridge::network::{Network, NetworkError, Ns3Network};
+use bridge::network::Ns3Network;
 use bridge::packets_csv::PacketsCsv;
 use bridge::server_command::ns3_options;
 use bridge::session::Session;
 use controlsim::System;
-use protocol::{Configured, FlowSpec, NodeKinematics, SimTime, Step, StepDone, Summary};
+use protocol::{NodeKinematics, SimTime, Step};
 
-use crate::support::assert_success;
+use crate::support::{assert_success, Tap, Tapped};
 
 /// Two vehicles over 802.11p for 3 s: the leader speeds up from 20 to 24 m/s
 /// between 1 s and 2 s, the follower keeps its gap from its radar and its
@@ -231,48 +231,18 @@ struct StepSeen {
     kinematics: Vec<NodeKinematics>,
 }
 
-/// The real ns-3 network, with every step request written down.
+/// Writes down every step request the real ns-3 network is given.
 struct Recorded {
-    inner: Ns3Network,
     steps: Rc<RefCell<Vec<StepSeen>>>,
 }
 
-impl Network for Recorded {
-    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
-        self.inner.configure(flows)
-    }
-
-    fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
+impl Tap for Recorded {
+    fn begin_step(&mut self, reached: SimTime, step: &mut Step) {
         self.steps.borrow_mut().push(StepSeen {
-            from: self.inner.reached(),
+            from: reached,
             until: step.until,
             kinematics: step.kinematics.clone(),
         });
-        self.inner.begin_step(step)
-    }
-
-    fn end_step(&mut self) -> Result<StepDone, NetworkError> {
-        self.inner.end_step()
-    }
-
-    fn finish(&mut self) -> Result<Summary, NetworkError> {
-        self.inner.finish()
-    }
-
-    fn reached(&self) -> SimTime {
-        self.inner.reached()
-    }
-
-    fn may_deliver_instantly(&self) -> bool {
-        self.inner.may_deliver_instantly()
-    }
-
-    fn uses_kinematics(&self) -> bool {
-        self.inner.uses_kinematics()
-    }
-
-    fn software(&self) -> String {
-        self.inner.software()
     }
 }
 
@@ -301,9 +271,11 @@ fn run_recorded_scenario(
     let motions = node_motions(&resolved, &system).unwrap();
     let options = ns3_options(&resolved, dir.path(), dir.path(), None);
     let steps = Rc::new(RefCell::new(Vec::new()));
-    let network = Recorded {
+    let network = Tapped {
         inner: Ns3Network::start(&options, true).unwrap(),
-        steps: Rc::clone(&steps),
+        tap: Recorded {
+            steps: Rc::clone(&steps),
+        },
     };
     let mut session = Session::new(
         &resolved,

@@ -7,6 +7,7 @@ pub use test_support::process::{assert_success, child_named, process_alive, proc
 pub use test_support::root;
 pub use test_support::tables::packet_rows;
 pub use test_support::tables::summary;
+pub use test_support::tapped::{Tap, Tapped};
 
 use std::path::Path;
 use std::process::Command;

@@ -6,14 +6,12 @@
 //! ns-3, are in ns3-scenarios/tests and tests/e2e/ns3_answer_rules.rs.)
 
 use std::cell::RefCell;
-use std::path::Path;
 use std::rc::Rc;
 
-use bridge::network::{BuiltinNetwork, Network, NetworkError, Violation};
-use bridge::packets_csv::PacketsCsv;
-use bridge::session::{Session, SessionError};
-use controlsim::{Silent, System};
-use protocol::{AnswerRule, Configured, Delivery, FlowSpec, SimTime, Step, StepDone, Summary};
+use bridge::network::{NetworkError, Violation};
+use bridge::session::SessionError;
+use controlsim::Silent;
+use protocol::{AnswerRule, Delivery, SimTime, Step, StepDone};
 
 use crate::support::*;
 
@@ -24,52 +22,33 @@ struct Asked {
     steps: Vec<(SimTime, bool)>,
 }
 
-/// The builtin channel, taking rules (without carrying them out: its
-/// answers never come) and recording what it was asked; it adds `extra` to
-/// its first answer.
+/// Takes rules for the builtin channel (without carrying them out: its
+/// answers never come) and records what the network was asked; adds
+/// `extra` to its first answer.
 struct TakesRules {
-    channel: BuiltinNetwork,
     asked: Rc<RefCell<Asked>>,
     extra: Option<Delivery>,
 }
 
-impl Network for TakesRules {
-    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
-        self.channel.configure(flows)
-    }
-    fn install_rules(&mut self, rules: &[AnswerRule]) -> Result<bool, NetworkError> {
+impl Tap for TakesRules {
+    fn install_rules(&mut self, rules: &[AnswerRule]) -> Option<bool> {
         self.asked.borrow_mut().rules = rules.to_vec();
-        Ok(true)
+        Some(true)
     }
-    fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
+    fn begin_step(&mut self, _reached: SimTime, step: &mut Step) {
         self.asked
             .borrow_mut()
             .steps
             .push((step.until, step.stop_at_delivery));
-        self.channel.begin_step(step)
     }
-    fn end_step(&mut self) -> Result<StepDone, NetworkError> {
-        let mut done = self.channel.end_step()?;
+    fn end_step(&mut self, done: &mut StepDone) {
         if let Some(mut extra) = self.extra.take() {
             extra.received = done.reached;
             done.deliveries.push(extra);
         }
-        Ok(done)
     }
-    fn finish(&mut self) -> Result<Summary, NetworkError> {
-        self.channel.finish()
-    }
-    fn reached(&self) -> SimTime {
-        self.channel.reached()
-    }
-    fn may_deliver_instantly(&self) -> bool {
+    fn may_deliver_instantly(&self, _network_says: bool) -> bool {
         false
-    }
-    fn uses_kinematics(&self) -> bool {
-        false
-    }
-    fn software(&self) -> String {
-        self.channel.software()
     }
 }
 
@@ -87,32 +66,15 @@ fn run_with(extra: Option<Delivery>) -> (Rc<RefCell<Asked>>, Result<(), SessionE
         ),
     );
     let resolved = resolve(&text);
-    let config = resolved.scenario.network.builtin.as_ref().unwrap();
-    let channel = BuiltinNetwork::new(
-        config,
-        resolved.scenario.seed,
-        resolved.scenario.run,
-        Path::new("."),
-        &bridge::input::read_input_text,
-    )
-    .unwrap();
     let asked = Rc::new(RefCell::new(Asked::default()));
-    let network = TakesRules {
-        channel,
-        asked: asked.clone(),
-        extra,
+    let network = Tapped {
+        inner: builtin_channel(&resolved),
+        tap: TakesRules {
+            asked: asked.clone(),
+            extra,
+        },
     };
-    let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
-    let mut session = Session::new(
-        &resolved,
-        system,
-        Vec::new(),
-        Box::new(network),
-        PacketsCsv::new(Vec::new()),
-        None,
-    );
-    let outcome = session.run(&mut Silent);
-    let _ = session.finish(outcome.is_ok());
+    let outcome = run_session(&resolved, network, &mut Silent).outcome;
     (asked, outcome)
 }
 

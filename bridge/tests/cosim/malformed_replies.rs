@@ -3,63 +3,35 @@
 //! panic. Found by the `server_replies` fuzz target (tests/fuzz): a delivery
 //! on an unknown flow used to panic ("queued flows exist").
 
-use std::path::Path;
-
-use bridge::network::{BuiltinNetwork, Network, NetworkError, Violation};
-use bridge::packets_csv::PacketsCsv;
-use bridge::session::{Session, SessionError};
-use controlsim::{Silent, System};
-use protocol::{
-    Configured, Delivery, DropEvent, DropReason, FlowSpec, SimTime, Step, StepDone, Summary,
-};
+use bridge::network::{NetworkError, Violation};
+use bridge::session::SessionError;
+use controlsim::Silent;
+use protocol::{Delivery, DropEvent, DropReason, SimTime, StepDone};
 
 use crate::support::*;
 
 const SCHEMES: [&str; 3] = ["time_stepping", "master_slave", "event_driven"];
 
-/// The builtin channel, whose first answer also reports `extra`, at 1 ms
+/// Has the builtin channel's first answer also report `extra`, at 1 ms
 /// (inside the first step of every scheme, so it takes effect in the run).
 struct ReportsStrangers {
-    channel: BuiltinNetwork,
     extra: Option<StepDone>,
 }
 
-impl Network for ReportsStrangers {
-    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
-        self.channel.configure(flows)
-    }
-    fn begin_step(&mut self, step: Step) -> Result<(), NetworkError> {
-        self.channel.begin_step(step)
-    }
-    fn end_step(&mut self) -> Result<StepDone, NetworkError> {
-        let mut done = self.channel.end_step()?;
+impl Tap for ReportsStrangers {
+    fn end_step(&mut self, done: &mut StepDone) {
         if let Some(extra) = self.extra.take() {
+            let at = SimTime::from_millis(1).min(done.reached);
             done.deliveries
                 .extend(extra.deliveries.into_iter().map(|mut d| {
-                    d.received = SimTime::from_millis(1).min(done.reached);
+                    d.received = at;
                     d
                 }));
             done.drops.extend(extra.drops.into_iter().map(|mut d| {
-                d.time = SimTime::from_millis(1).min(done.reached);
+                d.time = at;
                 d
             }));
         }
-        Ok(done)
-    }
-    fn finish(&mut self) -> Result<Summary, NetworkError> {
-        self.channel.finish()
-    }
-    fn reached(&self) -> SimTime {
-        self.channel.reached()
-    }
-    fn may_deliver_instantly(&self) -> bool {
-        self.channel.may_deliver_instantly()
-    }
-    fn uses_kinematics(&self) -> bool {
-        false
-    }
-    fn software(&self) -> String {
-        self.channel.software()
     }
 }
 
@@ -71,31 +43,11 @@ fn run_with(scheme: &str, extra: StepDone) -> Result<(), SessionError> {
         &servo_loop("servo", 0, 1, "trigger = \"time\"\nperiod = \"10ms\"", ""),
     );
     let resolved = resolve(&text);
-    let config = resolved.scenario.network.builtin.as_ref().unwrap();
-    let channel = BuiltinNetwork::new(
-        config,
-        resolved.scenario.seed,
-        resolved.scenario.run,
-        Path::new("."),
-        &bridge::input::read_input_text,
-    )
-    .unwrap();
-    let network = ReportsStrangers {
-        channel,
-        extra: Some(extra),
+    let network = Tapped {
+        inner: builtin_channel(&resolved),
+        tap: ReportsStrangers { extra: Some(extra) },
     };
-    let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
-    let mut session = Session::new(
-        &resolved,
-        system,
-        Vec::new(),
-        Box::new(network),
-        PacketsCsv::new(Vec::new()),
-        None,
-    );
-    let outcome = session.run(&mut Silent);
-    let _ = session.finish(outcome.is_ok());
-    outcome
+    run_session(&resolved, network, &mut Silent).outcome
 }
 
 #[test]

@@ -1,8 +1,51 @@
 //! Scenario building and output reading shared by the co-simulation tests:
 //! the workspace's test-support crate, re-exported under the names these
-//! tests use.
+//! tests use, and a session run over a network a test builds.
 
-pub use test_support::cosim::{resolve, run_in_tempdir};
+use bridge::config::Resolved;
+use bridge::network::Network;
+use bridge::packets_csv::PacketsCsv;
+use bridge::session::{Session, SessionError};
+use controlsim::{Observer, System};
+use protocol::Summary;
+
+pub use test_support::cosim::{builtin_channel, resolve, run_in_tempdir};
 pub use test_support::fixtures::{scenario, servo_loop};
 pub use test_support::read;
 pub use test_support::tables::{csv_rows, num, packet_rows, timeseries_column as column};
+pub use test_support::tapped::{Tap, Tapped};
+
+/// What [`run_session`] gives back.
+pub struct SessionRun {
+    /// The run's outcome.
+    pub outcome: Result<(), SessionError>,
+    /// The finish's outcome (the network's counters).
+    pub finished: Result<Option<Summary>, SessionError>,
+    /// `packets.csv` as the ledger wrote it, if it could.
+    pub packets: Option<Vec<u8>>,
+}
+
+/// Runs `resolved`'s system through a session over `network` (no plant moves
+/// a node), shown to `observer`, and finishes it.
+pub fn run_session<O: Observer>(
+    resolved: &Resolved,
+    network: impl Network + 'static,
+    observer: &mut O,
+) -> SessionRun {
+    let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
+    let mut session = Session::new(
+        resolved,
+        system,
+        Vec::new(),
+        Box::new(network),
+        PacketsCsv::new(Vec::new()),
+        None,
+    );
+    let outcome = session.run(observer);
+    let (parts, finished) = session.finish(outcome.is_ok());
+    SessionRun {
+        outcome,
+        finished,
+        packets: parts.ledger.into_inner().ok(),
+    }
+}

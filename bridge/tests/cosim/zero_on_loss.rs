@@ -8,15 +8,11 @@
 //! over a link that takes time could at the earliest.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use bridge::flows::FlowTable;
-use bridge::network::{BuiltinNetwork, Network, NetworkError};
-use bridge::packets_csv::PacketsCsv;
-use bridge::session::Session;
 use controlsim::error::ObserverError;
 use controlsim::{Observer, System};
-use protocol::{Configured, DropEvent, DropReason, FlowSpec, SimTime, Step, StepDone, Summary};
+use protocol::{DropEvent, DropReason, SimTime, Step, StepDone};
 
 use crate::support::*;
 
@@ -53,21 +49,15 @@ fn loss_step(scheme: &str, lost_at: u64, sent: u64) -> u64 {
     would_have.max(sent / H_NS + 1)
 }
 
-/// Checks the applied control at every boundary against the downlink's
-/// packets: it is zero whenever the last packet event at or before the
-/// boundary is a loss (or before any packet, the actuator's initial zero),
-/// and, once the reference has stepped, non-zero otherwise (before that a
-/// controller that has heard no measurement yet rightly sends a zero).
-/// Events at one boundary act in canonical order: time, then number.
-/// Returns how many losses were checked.
-fn check_zeroing(
+/// The downlink's packet events among `rows`, in the order they act:
+/// `(boundary, time, number, lost)`, an accepted packet at the boundary it
+/// was applied at, a loss at its [`loss_step`]; at one boundary, by time,
+/// then number.
+fn downlink_events<'a>(
     scheme: &str,
-    controller: &str,
-    rows: &[BTreeMap<String, String>],
-    applied: &[f64],
-) -> usize {
+    rows: impl Iterator<Item = &'a BTreeMap<String, String>>,
+) -> Vec<(u64, u64, u64, bool)> {
     let mut events: Vec<(u64, u64, u64, bool)> = rows
-        .iter()
         .filter(|r| r["direction"] == "downlink")
         .filter_map(|r| match r["fate"].as_str() {
             "accepted" => Some((
@@ -89,6 +79,23 @@ fn check_zeroing(
         })
         .collect();
     events.sort();
+    events
+}
+
+/// Checks the applied control at every boundary against the downlink's
+/// packets: it is zero whenever the last packet event at or before the
+/// boundary is a loss (or before any packet, the actuator's initial zero),
+/// and, once the reference has stepped, non-zero otherwise (before that a
+/// controller that has heard no measurement yet rightly sends a zero).
+/// Events at one boundary act in canonical order: time, then number.
+/// Returns how many losses were checked.
+fn check_zeroing(
+    scheme: &str,
+    controller: &str,
+    rows: &[BTreeMap<String, String>],
+    applied: &[f64],
+) -> usize {
+    let events = downlink_events(scheme, rows.iter());
     let losses = events
         .iter()
         .filter(|e| e.3 && (e.0 as usize) < applied.len())
@@ -126,23 +133,16 @@ fn a_lost_packet_zeroes_the_actuator_where_it_would_have_acted() {
     }
 }
 
-/// The builtin channel, except that every third control packet is dropped
-/// by the sender's queue and reported at its send instant, as ns-3 reports
-/// queue drops.
+/// Has every third control packet dropped by the sender's queue and
+/// reported at its send instant, as ns-3 reports queue drops.
 struct SenderQueueDrops {
-    channel: BuiltinNetwork,
     downlink: u32,
     dropped: Vec<DropEvent>,
 }
 
-impl Network for SenderQueueDrops {
-    fn configure(&mut self, flows: &[FlowSpec]) -> Result<Configured, NetworkError> {
-        self.channel.configure(flows)
-    }
-
-    fn begin_step(&mut self, mut step: Step) -> Result<(), NetworkError> {
-        let (dropped, sent): (Vec<_>, Vec<_>) = step
-            .sends
+impl Tap for SenderQueueDrops {
+    fn begin_step(&mut self, _reached: SimTime, step: &mut Step) {
+        let (dropped, sent): (Vec<_>, Vec<_>) = std::mem::take(&mut step.sends)
             .into_iter()
             .partition(|s| s.flow == self.downlink && s.number % 3 == 0);
         self.dropped.extend(dropped.into_iter().map(|s| DropEvent {
@@ -156,37 +156,14 @@ impl Network for SenderQueueDrops {
             reason: DropReason::Queue,
         }));
         step.sends = sent;
-        self.channel.begin_step(step)
     }
 
-    fn end_step(&mut self) -> Result<StepDone, NetworkError> {
-        let mut done = self.channel.end_step()?;
+    fn end_step(&mut self, done: &mut StepDone) {
         let (now, later) = std::mem::take(&mut self.dropped)
             .into_iter()
             .partition(|d| d.time <= done.reached);
         self.dropped = later;
         done.drops.extend(now);
-        Ok(done)
-    }
-
-    fn finish(&mut self) -> Result<Summary, NetworkError> {
-        self.channel.finish()
-    }
-
-    fn reached(&self) -> SimTime {
-        self.channel.reached()
-    }
-
-    fn may_deliver_instantly(&self) -> bool {
-        self.channel.may_deliver_instantly()
-    }
-
-    fn uses_kinematics(&self) -> bool {
-        false
-    }
-
-    fn software(&self) -> String {
-        self.channel.software()
     }
 }
 
@@ -219,37 +196,20 @@ fn a_queue_drop_at_the_send_instant_zeroes_the_actuator_one_step_later() {
                 controller,
                 "{ kind = \"constant\", value = \"3.7ms\" }",
             ));
-            let config = resolved.scenario.network.builtin.as_ref().unwrap();
-            let channel = BuiltinNetwork::new(
-                config,
-                resolved.scenario.seed,
-                resolved.scenario.run,
-                Path::new("."),
-                &bridge::input::read_input_text,
-            )
-            .unwrap();
             let downlink = FlowTable::new(&resolved.loops).downlink(0).unwrap();
-            let network = SenderQueueDrops {
-                channel,
-                downlink,
-                dropped: Vec::new(),
+            let network = Tapped {
+                inner: builtin_channel(&resolved),
+                tap: SenderQueueDrops {
+                    downlink,
+                    dropped: Vec::new(),
+                },
             };
-            let system =
-                System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
             // No plant here moves a node.
-            let mut session = Session::new(
-                &resolved,
-                system,
-                Vec::new(),
-                Box::new(network),
-                PacketsCsv::new(Vec::new()),
-                None,
-            );
             let mut applied = Applied(Vec::new());
-            session.run(&mut applied).unwrap();
-            let (parts, finished) = session.finish(true);
-            finished.unwrap();
-            let rows = csv_rows(&parts.ledger.into_inner().unwrap()[..]);
+            let run = run_session(&resolved, network, &mut applied);
+            run.outcome.unwrap();
+            run.finished.unwrap();
+            let rows = csv_rows(&run.packets.unwrap()[..]);
             assert!(
                 rows.iter().all(|r| r["fate"] != "lost_phy"),
                 "only queue drops"
@@ -306,29 +266,11 @@ fn with_multi_packet_a_loss_zeroes_only_its_own_channel() {
         let mut only_one_zero = 0;
         let mut zero_at = [vec![], vec![]];
         for (j, value) in [1.0, 2.0].into_iter().enumerate() {
-            let mut events: Vec<(u64, u64, u64, bool)> = rows
-                .iter()
-                .filter(|r| r["direction"] == "downlink" && num(r, "state_index") == Some(j as u64))
-                .filter_map(|r| match r["fate"].as_str() {
-                    "accepted" => Some((
-                        num(r, "applied_step")?,
-                        num(r, "arrival_ns")?,
-                        num(r, "number")?,
-                        false,
-                    )),
-                    fate if fate.starts_with("lost_") => {
-                        let (lost_at, sent) = (num(r, "lost_at_ns")?, num(r, "sent_ns")?);
-                        Some((
-                            loss_step(scheme, lost_at, sent),
-                            lost_at,
-                            num(r, "number")?,
-                            true,
-                        ))
-                    }
-                    _ => None,
-                })
-                .collect();
-            events.sort();
+            let events = downlink_events(
+                scheme,
+                rows.iter()
+                    .filter(|r| num(r, "state_index") == Some(j as u64)),
+            );
             let mut events = events.into_iter().peekable();
             let mut zero = true;
             for (k, &u) in applied[j].iter().enumerate() {

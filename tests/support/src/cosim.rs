@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use bridge::config::{Resolved, Scenario};
+use bridge::network::BuiltinNetwork;
 use bridge::run::{run, RunOptions, RunReport};
 
 /// Parses and resolves scenario text; fails the test with the error.
@@ -24,4 +25,17 @@ pub fn run_in_tempdir(text: &str) -> (tempfile::TempDir, RunReport) {
     };
     let report = run(&resolve(text), &options).unwrap_or_else(|e| panic!("run failed: {e}"));
     (dir, report)
+}
+
+/// The builtin channel `resolved` describes, started.
+pub fn builtin_channel(resolved: &Resolved) -> BuiltinNetwork {
+    let config = resolved.scenario.network.builtin.as_ref().unwrap();
+    BuiltinNetwork::new(
+        config,
+        resolved.scenario.seed,
+        resolved.scenario.run,
+        std::path::Path::new("."),
+        &bridge::input::read_input_text,
+    )
+    .unwrap()
 }

@@ -5,7 +5,8 @@
 //! # Lifecycle
 //! 1. **Build a scenario** from [`fixtures`] (the DC servo loop most tests
 //!    share) or read an example from [`root`]`()/examples`.
-//! 2. **Run it**: in-process with [`cosim::run_in_tempdir`], against the real
+//! 2. **Run it**: in-process with [`cosim::run_in_tempdir`] (or over a
+//!    network a test watches, [`tapped::Tapped`]), against the real
 //!    ns-3 server with the settings of [`ns3`], or through the `netloop`
 //!    binary (each CLI test binary owns its `netloop()` command, because
 //!    only the root package knows the binary's path) checked with
@@ -21,6 +22,7 @@ pub mod golden;
 pub mod ns3;
 pub mod process;
 pub mod tables;
+pub mod tapped;
 
 use std::path::PathBuf;
 
