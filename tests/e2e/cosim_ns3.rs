@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use protocol::SimTime;
 
 use crate::support::{assert_success, server_binary};
-use test_support::fixtures::DC_SERVO_PLANT;
+use test_support::fixtures::{ServoPid, PID_GAINS};
 
 /// A servo loop over a 1 Mbps, 2 ms point-to-point link; the builtin
 /// equivalent delays each 64-byte packet by 2 ms + (64 + 30) * 8 us.
@@ -39,28 +39,16 @@ delay = "2ms"
 delay = {{ kind = "constant", value = "2752us" }}
 [network.server]
 binary = "{server}"
-[[loops]]
-name = "servo"
-uplink = {{ drop_stale = true }}
-downlink = {{ max_delay = "20ms" }}
-{DC_SERVO_PLANT}[loops.sensor]
-period = "{sensor_period}"
-noise_std = 0.001
-[loops.actuator]
-min = -12.0
-max = 12.0
-[loops.controller]
-kind = "pid"
-kp = 20.0
-ki = 2.0
-kd = 0.5
-{controller}
-[loops.reference]
-kind = "step"
-at = "50ms"
-final = 1.0
-"#,
-        server = server_binary().display()
+{servo}"#,
+        server = server_binary().display(),
+        servo = ServoPid {
+            nodes: None,
+            extra: "uplink = { drop_stale = true }\ndownlink = { max_delay = \"20ms\" }",
+            sensor: &format!("period = \"{sensor_period}\"\nnoise_std = 0.001"),
+            pid: &format!("{PID_GAINS}\n{controller}"),
+            ..ServoPid::default()
+        }
+        .toml()
     )
 }
 

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use test_support::fixtures::p_servo_over_ns3;
+
 use crate::support::server_binary;
 
 fn netloop(dir: &Path, args: &[&str]) -> Output {
@@ -22,33 +24,11 @@ fn stderr(o: &Output) -> String {
 
 /// A servo loop over Wi-Fi; `radio` and `placement` are the tables' bodies.
 fn wifi_scenario(radio: &str, placement: &str) -> String {
-    format!(
-        r#"duration = "200ms"
-step = "1ms"
-[sync]
-scheme = "master_slave"
-period = "10ms"
-[network]
-backend = "ns3"
-[network.ns3]
-kind = "wifi"
-standard = "802.11a"
-[network.radio]
-{radio}
-[network.placement]
-{placement}
-[[loops]]
-name = "servo"
-plant_node = 0
-controller_node = 1
-[loops.plant]
-kind = "dc_servo"
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "pid"
-kp = 5.0
-"#
+    p_servo_over_ns3(
+        "200ms",
+        &format!(
+            "kind = \"wifi\"\nstandard = \"802.11a\"\n[network.radio]\n{radio}\n[network.placement]\n{placement}"
+        ),
     )
 }
 

@@ -13,6 +13,8 @@ use bridge::network_schema::{self, ArgumentType, KindSchema, NetworkSchema};
 use bridge::scenario_file;
 use bridge::server_command::server_arguments;
 
+use test_support::fixtures::p_servo_over_ns3;
+
 use crate::support::server_binary;
 
 /// The server of the C++ test suite with the extra `toy` kind.
@@ -42,29 +44,7 @@ fn stderr(o: &Output) -> String {
 
 /// A servo loop between nodes 0 and 1 over `[network.ns3]` = `ns3`.
 fn scenario(ns3: &str) -> String {
-    format!(
-        r#"duration = "300ms"
-step = "1ms"
-[sync]
-scheme = "master_slave"
-period = "10ms"
-[network]
-backend = "ns3"
-[network.ns3]
-{ns3}
-[[loops]]
-name = "servo"
-plant_node = 0
-controller_node = 1
-[loops.plant]
-kind = "dc_servo"
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "pid"
-kp = 5.0
-"#
-    )
+    p_servo_over_ns3("300ms", ns3)
 }
 
 fn schema_of(server: &Path) -> NetworkSchema {

@@ -9,7 +9,7 @@ use bridge::config::Scenario;
 use bridge::run::{run, RunOptions, RunReport};
 
 use crate::support::server_binary;
-use test_support::fixtures::DC_SERVO_PLANT;
+use test_support::fixtures::ServoPid;
 
 /// A DC servo on node 0 with a time-triggered PID on node 1, sampled every
 /// 10 ms, over the given `[network]` tables.
@@ -24,28 +24,13 @@ period = "10ms"
 {network}
 [network.server]
 binary = "{server}"
-[[loops]]
-name = "servo"
-plant_node = 0
-controller_node = 1
-{extra_loop}
-{DC_SERVO_PLANT}[loops.sensor]
-period = "10ms"
-[loops.actuator]
-min = -12.0
-max = 12.0
-[loops.controller]
-kind = "pid"
-kp = 20.0
-kd = 0.5
-trigger = "time"
-period = "10ms"
-[loops.reference]
-kind = "step"
-at = "0s"
-final = 1.0
-"#,
-        server = server_binary().display()
+{servo}"#,
+        server = server_binary().display(),
+        servo = ServoPid {
+            extra: extra_loop,
+            ..ServoPid::time_triggered_pd()
+        }
+        .toml()
     )
 }
 

@@ -13,7 +13,7 @@ use bridge::config::Scenario;
 use bridge::run::{run, RunOptions, RunReport};
 
 use crate::support::server_binary;
-use test_support::fixtures::DC_SERVO_PLANT;
+use test_support::fixtures::{ServoPid, PID_GAINS};
 
 /// A DC servo on node 0 whose event-triggered PID on node 1 answers every
 /// accepted measurement `computation_delay` later, over `network`.
@@ -29,30 +29,15 @@ computation_delay = "{delay}"
 {network}
 [network.server]
 binary = "{server}"
-[[loops]]
-name = "servo"
-plant_node = 0
-controller_node = 1
-{flows}
-{DC_SERVO_PLANT}[loops.sensor]
-period = "5ms"
-noise_std = 0.001
-[loops.actuator]
-min = -12.0
-max = 12.0
-[loops.controller]
-kind = "pid"
-kp = 20.0
-ki = 2.0
-kd = 0.5
-trigger = "event"
-[loops.reference]
-kind = "square"
-low = 0.0
-high = 1.0
-period = "400ms"
-"#,
-        server = server_binary().display()
+{servo}"#,
+        server = server_binary().display(),
+        servo = ServoPid {
+            extra: flows,
+            pid: &format!("{PID_GAINS}\ntrigger = \"event\""),
+            reference: "kind = \"square\"\nlow = 0.0\nhigh = 1.0\nperiod = \"400ms\"",
+            ..ServoPid::default()
+        }
+        .toml()
     )
 }
 

@@ -25,7 +25,7 @@ use protocol::{
     decode, encode, Configured, Decoded, Delivery, DropEvent, DropReason, Hello, Message,
     SendRequest, SimTime, StepDone, Summary, DEFAULT_MAX_PAYLOAD, PROTOCOL_VERSION,
 };
-use test_support::fixtures::DC_SERVO_PLANT;
+use test_support::fixtures::ServoPid;
 
 use crate::support::{assert_success, server_binary};
 
@@ -134,24 +134,9 @@ kind = "p2p"
 binary = "{server}"
 step_timeout = "20s"
 transport = "{transport}"
-[[loops]]
-name = "servo"
-plant_node = 0
-controller_node = 1
-{DC_SERVO_PLANT}[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "pid"
-kp = 20.0
-kd = 0.5
-trigger = "time"
-period = "10ms"
-[loops.reference]
-kind = "step"
-at = "0s"
-final = 1.0
-"#,
-        server = server.display()
+{servo}"#,
+        server = server.display(),
+        servo = ServoPid::time_triggered_pd().toml()
     )
 }
 

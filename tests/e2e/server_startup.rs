@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use test_support::fixtures::p_servo_over_ns3;
+
 use crate::support::{child_named, server_binary};
 
 fn netloop(dir: &Path) -> Command {
@@ -22,29 +24,7 @@ fn stderr(o: &Output) -> String {
 
 /// A servo loop over ns-3; `network` is the body after `[network.ns3]`.
 pub(crate) fn scenario(network: &str) -> String {
-    format!(
-        r#"duration = "200ms"
-step = "1ms"
-[sync]
-scheme = "master_slave"
-period = "10ms"
-[[loops]]
-name = "servo"
-plant_node = 0
-controller_node = 1
-[loops.plant]
-kind = "dc_servo"
-[loops.sensor]
-period = "10ms"
-[loops.controller]
-kind = "pid"
-kp = 5.0
-[network]
-backend = "ns3"
-[network.ns3]
-{network}
-"#
-    )
+    p_servo_over_ns3("200ms", network)
 }
 
 const WIFI: &str = "kind = \"wifi\"\nstandard = \"802.11a\"";
