@@ -5,9 +5,8 @@
 //! file states.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::support::server_binary;
+use crate::support::{run_scenario_with, server_set};
 
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/servo_equation_pi_p2p.toml")
@@ -24,23 +23,6 @@ fn with_builtin_pid(dir: &Path) -> PathBuf {
     let path = dir.join("servo_builtin_pi.toml");
     std::fs::write(&path, format!("{}{pid}{}", &text[..start], &text[end..])).unwrap();
     path
-}
-
-fn netloop(scenario: &Path, out: &Path, args: &[String]) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
-    c.env_remove("NETLOOP_NS3_SERVER")
-        .args(["-q", "run"])
-        .arg(scenario)
-        .arg("--out")
-        .arg(out);
-    c.args(args);
-    let o = c.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        scenario.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
 }
 
 /// The time series as (header, rows of text).
@@ -74,8 +56,8 @@ fn shared_columns(a: &Path, b: &Path) -> (Vec<String>, Vec<Vec<String>>, Vec<Vec
 fn check_same_as_builtin(network: &[String]) {
     let out = tempfile::tempdir().unwrap();
     let (eq, pid) = (out.path().join("eq"), out.path().join("pid"));
-    netloop(&example(), &eq, network);
-    netloop(&with_builtin_pid(out.path()), &pid, network);
+    run_scenario_with(&example(), &eq, network);
+    run_scenario_with(&with_builtin_pid(out.path()), &pid, network);
     let (names, a, b) = shared_columns(&eq, &pid);
     for needed in ["time", "servo.x.theta", "servo.u.voltage"] {
         assert!(
@@ -111,11 +93,5 @@ fn equation_pi_over_the_builtin_network_is_the_builtin_pi() {
 
 #[test]
 fn equation_pi_over_ns3_p2p_is_the_builtin_pi() {
-    check_same_as_builtin(&[
-        "--set".to_string(),
-        format!(
-            "network.server.binary={:?}",
-            server_binary().display().to_string()
-        ),
-    ]);
+    check_same_as_builtin(&["--set".to_string(), server_set()]);
 }

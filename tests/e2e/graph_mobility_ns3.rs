@@ -6,31 +6,11 @@
 //! packets' propagation delay.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::support::server_binary;
+use crate::support::{run_scenario, server_set};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/graph_mobility")
-}
-
-fn netloop(scenario: &Path, out: &Path, sets: &[String]) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
-    c.env_remove("NETLOOP_NS3_SERVER")
-        .args(["-q", "run"])
-        .arg(scenario)
-        .arg("--out")
-        .arg(out);
-    for s in sets {
-        c.args(["--set", s]);
-    }
-    let o = c.output().unwrap();
-    assert!(
-        o.status.success(),
-        "{}: {}",
-        scenario.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
 }
 
 /// One column of a time series.
@@ -61,13 +41,6 @@ fn syncs(dir: &Path) -> u64 {
     s["sync"]["syncs"].as_u64().unwrap()
 }
 
-fn server_set() -> String {
-    format!(
-        "network.server.binary={:?}",
-        server_binary().display().to_string()
-    )
-}
-
 #[test]
 fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
     let out = tempfile::tempdir().unwrap();
@@ -85,8 +58,8 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
         ];
         let case = out.path().join(format!("{scheme}-{tolerance}"));
         let (l, g) = (case.join("loops"), case.join("graph"));
-        netloop(&fixtures().join("cart_loops.toml"), &l, &sets);
-        netloop(&fixtures().join("cart_graph.toml"), &g, &sets);
+        run_scenario(&fixtures().join("cart_loops.toml"), &l, &sets);
+        run_scenario(&fixtures().join("cart_graph.toml"), &g, &sets);
         for (a, b) in [
             ("cart.x.x", "cart.x.x"),
             ("cart.x.v", "cart.x.v"),
@@ -158,7 +131,7 @@ fn a_moving_cart_as_a_graph_keeps_a_tolerance_from_its_model_as_the_loop_does() 
             sets.push(format!("sync.position_tolerance=\"{tolerance}\""));
             sets.push(server_set());
             let dir = out.path().join(format!("{file}-{tolerance}"));
-            netloop(&fixtures().join(file), &dir, &sets);
+            run_scenario(&fixtures().join(file), &dir, &sets);
             pair.push(dir);
         }
         runs.push(pair);
@@ -209,7 +182,7 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
         assert_ne!(moved, text);
         std::fs::write(&file, moved).unwrap();
         let run = dir.join("out");
-        netloop(&file, &run, &[server_set()]);
+        run_scenario(&file, &run, &[server_set()]);
         run
     };
     let (near, far) = (at("-5.0"), at("-35.0"));
@@ -257,8 +230,8 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
 fn a_subsystem_component_moves_its_node_as_the_flat_graph_does() {
     let out = tempfile::tempdir().unwrap();
     let (flat, sub) = (out.path().join("flat"), out.path().join("sub"));
-    netloop(&fixtures().join("cart_graph.toml"), &flat, &[server_set()]);
-    netloop(
+    run_scenario(&fixtures().join("cart_graph.toml"), &flat, &[server_set()]);
+    run_scenario(
         &fixtures().join("cart_graph_subsystem.toml"),
         &sub,
         &[server_set()],

@@ -16,16 +16,24 @@ use std::process::Command;
 /// netloop's stderr when the run fails. `NETLOOP_NS3_SERVER` is unset, so the
 /// server is the one a `--set` names ([`server_set`]) or none.
 pub fn run_scenario(scenario: &Path, out: &Path, sets: &[String]) {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_netloop"));
-    c.env_remove("NETLOOP_NS3_SERVER")
+    let args: Vec<String> = sets
+        .iter()
+        .flat_map(|s| ["--set".to_string(), s.clone()])
+        .collect();
+    run_scenario_with(scenario, out, &args);
+}
+
+/// As [`run_scenario`], with `args` after `--out OUT` as they are.
+pub fn run_scenario_with(scenario: &Path, out: &Path, args: &[String]) {
+    let o = Command::new(env!("CARGO_BIN_EXE_netloop"))
+        .env_remove("NETLOOP_NS3_SERVER")
         .args(["-q", "run"])
         .arg(scenario)
         .arg("--out")
-        .arg(out);
-    for s in sets {
-        c.args(["--set", s]);
-    }
-    let o = c.output().unwrap();
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap();
     assert_success(&o, &scenario.display().to_string());
 }
 
