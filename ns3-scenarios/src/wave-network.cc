@@ -133,32 +133,13 @@ ParseWaveOptions(const WaveOptions& o, const NetworkRequest& request)
         }
         p.phyMode = request.radio.phyMode;
     }
-    auto radio = ParseRadioOptions(request.radio,
-                                   Propagation::LogDistance,
-                                   {Propagation::Friis,
-                                    Propagation::LogDistance,
-                                    Propagation::TwoRayGround,
-                                    Propagation::Nakagami,
-                                    Propagation::Range});
-    if (auto* error = std::get_if<std::string>(&radio))
+    auto common = ParseWirelessRequest(request);
+    if (auto* error = std::get_if<std::string>(&common))
     {
         return *error;
     }
-    p.radio = std::get<RadioParameters>(radio);
-    auto background = ParseBackgroundOptions(request.background);
-    if (auto* error = std::get_if<std::string>(&background))
-    {
-        return *error;
-    }
-    p.background = std::get<BackgroundParameters>(background);
-    if (request.nodeCount < 1)
-    {
-        return std::string("--nodes must be at least 1");
-    }
-    if (uint64_t(request.nodeCount) + p.background.nodes + 1 > 65000)
-    {
-        return "--nodes plus --bgNodes is too large for one /16 subnet";
-    }
+    p.radio = std::get<WirelessRequest>(common).radio;
+    p.background = std::get<WirelessRequest>(common).background;
 
     const uint32_t waveNodes =
         request.nodeCount + p.background.nodes + (p.background.nodes > 0 ? 1 : 0);

@@ -80,6 +80,39 @@ FinishWirelessNetwork(const WirelessNodes& nodes,
     return built;
 }
 
+std::variant<WirelessRequest, std::string>
+ParseWirelessRequest(const NetworkRequest& request)
+{
+    WirelessRequest p;
+    auto radio = ParseRadioOptions(request.radio,
+                                   Propagation::LogDistance,
+                                   {Propagation::Friis,
+                                    Propagation::LogDistance,
+                                    Propagation::TwoRayGround,
+                                    Propagation::Nakagami,
+                                    Propagation::Range});
+    if (auto* error = std::get_if<std::string>(&radio))
+    {
+        return *error;
+    }
+    p.radio = std::get<RadioParameters>(radio);
+    auto background = ParseBackgroundOptions(request.background);
+    if (auto* error = std::get_if<std::string>(&background))
+    {
+        return *error;
+    }
+    p.background = std::get<BackgroundParameters>(background);
+    if (request.nodeCount < 1)
+    {
+        return std::string("--nodes must be at least 1");
+    }
+    if (uint64_t(request.nodeCount) + p.background.nodes + 1 > 65000)
+    {
+        return std::string("--nodes plus --bgNodes is too large for one /16 subnet");
+    }
+    return p;
+}
+
 const std::vector<std::string>&
 Wave80211pModes()
 {

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace netloop
@@ -37,6 +38,23 @@ struct WirelessNodes
     ns3::Ptr<ns3::Node> sink;           //!< background sink, or null
     std::vector<ns3::Vector> positions; //!< of every node in `all`
 };
+
+/// What every single-channel wireless kind takes besides its own options.
+struct WirelessRequest
+{
+    RadioParameters radio;           //!< log-distance unless --propagation says
+    BackgroundParameters background; //!< background traffic nodes
+};
+
+/**
+ * Parses and checks the radio and background-traffic options of a
+ * single-channel wireless kind (Friis, log-distance, two-ray ground,
+ * Nakagami or range propagation; log-distance by default) and its node
+ * count: at least one control node, and control, background nodes and the
+ * sink within one /16 subnet.
+ * eturn the parameters, or a message naming the argument
+ */
+std::variant<WirelessRequest, std::string> ParseWirelessRequest(const NetworkRequest& request);
 
 /**
  * Creates the nodes (in index order, so that their ns-3 ids follow it in a

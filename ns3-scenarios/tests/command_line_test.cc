@@ -45,6 +45,20 @@ struct Arguments
     {
         return cmd.Check({"test", argument});
     }
+
+    /// Checks `text`, which must be a problem naming `argument`; its message
+    /// ("" when there is no problem, which fails the test).
+    std::string ProblemNaming(const std::string& text, const std::string& argument) const
+    {
+        const auto problem = Check(text);
+        EXPECT_TRUE(problem) << text;
+        if (!problem)
+        {
+            return "";
+        }
+        EXPECT_EQ(problem->argument, argument) << text;
+        return problem->message;
+    }
 };
 
 } // namespace
@@ -95,34 +109,22 @@ TEST(CheckedCommandLine, AValueTheTypeCannotTakeIsAProblemNamingTheArgument)
     };
     for (const auto& [argument, message] : cases)
     {
-        const auto problem = a.Check(argument);
-        ASSERT_TRUE(problem) << argument;
-        EXPECT_EQ(problem->argument, argument.substr(2, argument.find('=') - 2));
-        EXPECT_EQ(problem->message, message);
+        EXPECT_EQ(a.ProblemNaming(argument, argument.substr(2, argument.find('=') - 2)), message);
     }
 }
 
 TEST(CheckedCommandLine, AnUnknownArgumentOrANonOptionIsAProblem)
 {
     Arguments a;
-    auto problem = a.Check("--bogus=1");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "bogus");
-    EXPECT_EQ(problem->message, "--bogus=1: no such argument, ns-3 attribute or global value");
-    problem = a.Check("-bogus");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "bogus");
-    problem = a.Check("--ns3::NoSuchType::Delay=2ms");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "ns3::NoSuchType::Delay");
-    problem = a.Check("--ns3::PointToPointChannel::NoSuchAttribute=1");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "ns3::PointToPointChannel::NoSuchAttribute");
+    EXPECT_EQ(a.ProblemNaming("--bogus=1", "bogus"),
+              "--bogus=1: no such argument, ns-3 attribute or global value");
+    a.ProblemNaming("-bogus", "bogus");
+    a.ProblemNaming("--ns3::NoSuchType::Delay=2ms", "ns3::NoSuchType::Delay");
+    a.ProblemNaming("--ns3::PointToPointChannel::NoSuchAttribute=1",
+                    "ns3::PointToPointChannel::NoSuchAttribute");
     // ns-3 keeps a stray word as an extra non-option; no netloop program wants one.
-    problem = a.Check("count=3");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "count");
-    EXPECT_EQ(problem->message, "count=3 is not an argument: write --name=value");
+    EXPECT_EQ(a.ProblemNaming("count=3", "count"),
+              "count=3 is not an argument: write --name=value");
 }
 
 TEST(CheckedCommandLine, Ns3AttributesAndGlobalValuesAreCheckedByTheirOwnCheckers)
@@ -132,27 +134,19 @@ TEST(CheckedCommandLine, Ns3AttributesAndGlobalValuesAreCheckedByTheirOwnChecker
     EXPECT_FALSE(a.Check("--ns3::PointToPointNetDevice::Mtu=1400"));
     EXPECT_FALSE(a.Check("--RngRun=3"));
     // ns-3 aborts the process on a Time with an unknown unit.
-    auto problem = a.Check("--ns3::PointToPointChannel::Delay=2parsecs");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "ns3::PointToPointChannel::Delay");
-    EXPECT_EQ(problem->message.rfind("--ns3::PointToPointChannel::Delay=2parsecs is not a value "
-                                     "of the ns-3 attribute ns3::PointToPointChannel::Delay (",
-                                     0),
+    auto message = a.ProblemNaming("--ns3::PointToPointChannel::Delay=2parsecs",
+                                   "ns3::PointToPointChannel::Delay");
+    EXPECT_EQ(message.rfind("--ns3::PointToPointChannel::Delay=2parsecs is not a value "
+                            "of the ns-3 attribute ns3::PointToPointChannel::Delay (",
+                            0),
               0u)
-        << problem->message;
-    problem = a.Check("--ns3::PointToPointNetDevice::Mtu=big");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "ns3::PointToPointNetDevice::Mtu");
-    problem = a.Check("--ns3::PointToPointNetDevice::DataRate=fast");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "ns3::PointToPointNetDevice::DataRate");
-    problem = a.Check("--RngRun=many");
-    ASSERT_TRUE(problem);
-    EXPECT_EQ(problem->argument, "RngRun");
-    EXPECT_EQ(
-        problem->message.rfind("--RngRun=many is not a value of the ns-3 global value RngRun", 0),
-        0u)
-        << problem->message;
+        << message;
+    a.ProblemNaming("--ns3::PointToPointNetDevice::Mtu=big", "ns3::PointToPointNetDevice::Mtu");
+    a.ProblemNaming("--ns3::PointToPointNetDevice::DataRate=fast",
+                    "ns3::PointToPointNetDevice::DataRate");
+    message = a.ProblemNaming("--RngRun=many", "RngRun");
+    EXPECT_EQ(message.rfind("--RngRun=many is not a value of the ns-3 global value RngRun", 0), 0u)
+        << message;
     // Nothing is set by a check; Parse sets what it was given.
     ns3::TimeValue delay;
     ASSERT_TRUE(a.cmd.Parse({"test", "--ns3::PointToPointChannel::Delay=7ms"}) == std::nullopt);
