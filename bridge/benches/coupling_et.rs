@@ -13,13 +13,13 @@
 //! is the median of the rounds' ratios. The last line is `et_ratio=...`.
 //! Other cases of `coupling` live in their own functions and files.
 
+mod versus_ns3;
+
 use std::path::Path;
-use std::process::Command;
-use std::time::Instant;
 
 use bridge::config::{Resolved, Scenario};
-use bridge::ns3::default_server_path;
-use bridge::run::{run, RunOptions};
+
+use versus_ns3::{interleave, servo_p2p_alone};
 
 const ROUNDS: usize = 7;
 
@@ -41,99 +41,28 @@ fn event_triggered_scenario(rules: bool) -> Resolved {
     Scenario::from_toml(&text).unwrap().resolve().unwrap()
 }
 
-/// Wall seconds and syncs of one whole run.
-fn cosim(resolved: &Resolved, out: &Path) -> (f64, u64) {
-    let options = RunOptions {
-        out_dir: out.to_path_buf(),
-        ..Default::default()
-    };
-    let started = Instant::now();
-    let report = run(resolved, &options).expect("co-simulation runs");
-    assert_eq!(
-        report.summary.flows[1].counts.sent, 6000,
-        "one answer per sample"
-    );
-    (started.elapsed().as_secs_f64(), report.summary.sync.syncs)
-}
-
-/// Wall seconds of ns-3 alone with the loop's traffic.
+/// ns-3 alone with the loop's traffic, the downlink from the uplink's
+/// first arrival.
 fn ns3_alone() -> f64 {
-    let started = Instant::now();
-    let output = Command::new(default_server_path())
-        .args([
-            "--network=p2p",
-            "--nodes=2",
-            "--dataRate=1Mbps",
-            "--delay=2ms",
-            "--standalone",
-            "--standaloneFlows=0>1:9000:64:10ms;1>0:9001:64:10ms:2752us",
-            "--stopTime=60s",
-        ])
-        .output()
-        .expect("start netloop-server (scripts/build-ns3.sh builds it)");
-    let wall = started.elapsed().as_secs_f64();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    wall
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    servo_p2p_alone(Some("2752us")).0
 }
 
 /// Event-driven, event-triggered controller, against ns-3 alone.
 fn et_ratio() {
-    let variants = [
-        ("event-driven, answer rules", event_triggered_scenario(true)),
-        (
-            "event-driven, rules = false",
-            event_triggered_scenario(false),
-        ),
-    ];
-    let dir = tempfile::tempdir().unwrap();
-    ns3_alone(); // warm the page cache: ns-3's libraries are large
-    let mut alone = Vec::new();
-    let mut walls = vec![Vec::new(); variants.len()];
-    let mut ratios = vec![Vec::new(); variants.len()];
-    let mut syncs = vec![0; variants.len()];
-    for _ in 0..ROUNDS {
-        let reference = ns3_alone();
-        alone.push(reference);
-        for (i, (_, resolved)) in variants.iter().enumerate() {
-            let (wall, count) = cosim(resolved, &dir.path().join(i.to_string()));
-            walls[i].push(wall);
-            ratios[i].push(wall / reference);
-            syncs[i] = count;
-        }
-    }
-    println!("# 60 s event-triggered servo over p2p (1 Mbps, 2 ms), {ROUNDS} interleaved rounds, medians");
-    println!(
-        "{:<32} {:>9} {:>8} {:>9}",
-        "variant", "wall_s", "syncs", "ratio"
-    );
-    println!(
-        "{:<32} {:>9.3} {:>8} {:>9}",
-        "ns-3 alone (--standalone)",
-        median(&mut alone),
-        "-",
-        "1"
-    );
-    let mut medians = Vec::new();
-    for (i, (name, _)) in variants.iter().enumerate() {
-        let ratio = median(&mut ratios[i]);
-        medians.push(ratio);
-        println!(
-            "{:<32} {:>9.3} {:>8} {:>9.3}",
-            name,
-            median(&mut walls[i]),
-            syncs[i],
-            ratio
+    let with = event_triggered_scenario(true);
+    let without = event_triggered_scenario(false);
+    let mut rounds = interleave(ROUNDS, &[&with, &without], ns3_alone, |report| {
+        assert_eq!(
+            report.summary.flows[1].counts.sent, 6000,
+            "one answer per sample"
         );
-    }
+    });
+    println!("# 60 s event-triggered servo over p2p (1 Mbps, 2 ms), {ROUNDS} interleaved rounds, medians");
+    let medians = rounds.print_table(
+        &["event-driven, answer rules", "event-driven, rules = false"],
+        32,
+        9,
+    );
     println!("et_ratio_without_rules={:.3}", medians[1]);
     println!("et_ratio={:.3}", medians[0]);
 }

@@ -19,19 +19,20 @@
 //! Last lines: `coupled_1ms_ratio=<best transport>`,
 //! `platoon_exact_ratio=...`, `platoon_1cm_ratio=...`.
 
+mod versus_ns3;
+
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use bridge::config::{Metres, Resolved, Scenario, Transport};
-use bridge::ns3::default_server_path;
-use bridge::run::{run, RunOptions};
+use bridge::config::{Metres, Resolved, Transport};
 use protocol::{encode, SimTime, Step, StepDone};
+
+use versus_ns3::{example, interleave, median, servo_p2p_alone, standalone, Interleaved};
 
 const SERVO_ROUNDS: usize = 5;
 const PLATOON_ROUNDS: usize = 3;
@@ -56,36 +57,6 @@ fn main() {
     }
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-fn cosim(resolved: &Resolved, out: &Path) -> (f64, u64) {
-    let options = RunOptions {
-        out_dir: out.to_path_buf(),
-        ..Default::default()
-    };
-    let started = Instant::now();
-    let report = run(resolved, &options).expect("co-simulation runs");
-    (started.elapsed().as_secs_f64(), report.summary.sync.syncs)
-}
-
-fn ns3_alone(args: &[String]) -> f64 {
-    let started = Instant::now();
-    let output = Command::new(default_server_path())
-        .args(args)
-        .output()
-        .expect("start netloop-server (scripts/build-ns3.sh builds it)");
-    let wall = started.elapsed().as_secs_f64();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    wall
-}
-
 // ----- master-slave, T = 1 ms, no lookahead -----
 
 /// The spin budget of the spinning variants.
@@ -95,8 +66,7 @@ fn spin_budget() -> Duration {
 }
 
 fn servo(transport: Transport, spin: Duration) -> Resolved {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/dc_servo_p2p.toml");
-    let mut s = Scenario::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = example("dc_servo_p2p.toml");
     s.duration = SimTime::from_secs(60);
     s.sync.period = Some(SimTime::from_millis(1));
     s.sync.lookahead = false;
@@ -106,18 +76,7 @@ fn servo(transport: Transport, spin: Duration) -> Resolved {
 }
 
 fn servo_alone() -> f64 {
-    let args: Vec<String> = [
-        "--network=p2p",
-        "--nodes=2",
-        "--dataRate=1Mbps",
-        "--delay=2ms",
-        "--standalone",
-        "--standaloneFlows=0>1:9000:64:10ms;1>0:9001:64:10ms",
-        "--stopTime=60s",
-    ]
-    .map(String::from)
-    .to_vec();
-    ns3_alone(&args)
+    servo_p2p_alone(None).0
 }
 
 /// The master-slave 1 ms case over both transports, with per-sync costs.
@@ -142,24 +101,29 @@ fn coupled_1ms() {
         })
         .collect();
     let variants: Vec<Resolved> = transports.iter().map(|(_, t, s)| servo(*t, *s)).collect();
-    let dir = tempfile::tempdir().unwrap();
-    servo_alone(); // warm the page cache
-    let mut alone = Vec::new();
-    let mut walls = vec![Vec::new(); variants.len()];
-    let mut ratios = vec![Vec::new(); variants.len()];
-    let mut per_sync = vec![Vec::new(); variants.len()];
-    let mut syncs = 0;
-    for _ in 0..SERVO_ROUNDS {
-        let reference = servo_alone();
-        alone.push(reference);
-        for (i, resolved) in variants.iter().enumerate() {
-            let (wall, count) = cosim(resolved, &dir.path().join(i.to_string()));
-            walls[i].push(wall);
-            ratios[i].push(wall / reference);
-            per_sync[i].push((wall - reference) / count as f64 * 1e6);
-            syncs = count;
-        }
-    }
+    let Interleaved {
+        mut alone,
+        mut walls,
+        mut ratios,
+        syncs,
+    } = interleave(
+        SERVO_ROUNDS,
+        &variants.iter().collect::<Vec<_>>(),
+        servo_alone,
+        |_| {},
+    );
+    let mut per_sync: Vec<Vec<f64>> = walls
+        .iter()
+        .zip(&syncs)
+        .map(|(w, &count)| {
+            w.iter()
+                .zip(&alone)
+                .map(|(wall, reference)| (wall - reference) / count as f64 * 1e6)
+                .collect()
+        })
+        .collect();
+    // Every variant makes the same syncs.
+    let syncs = syncs.last().copied().unwrap_or(0);
     let (request, reply) = empty_step_sizes();
     println!(
         "# 60 s servo over p2p, master-slave T = 1 ms, lookahead = false; {SERVO_ROUNDS} interleaved rounds, medians; spin = {} us",
@@ -336,8 +300,7 @@ fn echo(fd: i32, request: usize, reply: usize, spin: Duration) {
 // ----- the platoon with and without a position tolerance -----
 
 fn platoon(tolerance: f64) -> Resolved {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/platoon_wave_bsm.toml");
-    let mut s = Scenario::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = example("platoon_wave_bsm.toml");
     s.sync.position_tolerance = Metres(tolerance);
     s.resolve().unwrap()
 }
@@ -345,7 +308,7 @@ fn platoon(tolerance: f64) -> Resolved {
 /// ns-3 alone with the example's traffic: 4 nodes 30 m apart, the
 /// feed-forward flows vehicle to vehicle every 20 ms, 10 Hz BSMs.
 fn platoon_alone() -> f64 {
-    let args: Vec<String> = [
+    standalone([
         "--network=wave",
         "--nodes=4",
         "--waveMac=ocb",
@@ -359,30 +322,23 @@ fn platoon_alone() -> f64 {
         "--standalone",
         "--standaloneFlows=0>1:9005:100:20ms;1>2:9008:100:20ms;2>3:9011:100:20ms",
         "--stopTime=20s",
-    ]
-    .map(String::from)
-    .to_vec();
-    ns3_alone(&args)
+    ])
+    .0
 }
 
 fn platoon_tolerance() {
     let variants = [("exact", platoon(0.0)), ("1cm", platoon(0.01))];
-    let dir = tempfile::tempdir().unwrap();
-    platoon_alone(); // warm the page cache
-    let mut alone = Vec::new();
-    let mut walls = vec![Vec::new(); variants.len()];
-    let mut ratios = vec![Vec::new(); variants.len()];
-    let mut syncs = vec![0; variants.len()];
-    for _ in 0..PLATOON_ROUNDS {
-        let reference = platoon_alone();
-        alone.push(reference);
-        for (i, (_, resolved)) in variants.iter().enumerate() {
-            let (wall, count) = cosim(resolved, &dir.path().join(format!("p{i}")));
-            walls[i].push(wall);
-            ratios[i].push(wall / reference);
-            syncs[i] = count;
-        }
-    }
+    let Interleaved {
+        mut alone,
+        mut walls,
+        mut ratios,
+        syncs,
+    } = interleave(
+        PLATOON_ROUNDS,
+        &variants.iter().map(|(_, r)| r).collect::<Vec<_>>(),
+        platoon_alone,
+        |_| {},
+    );
     println!(
         "# examples/platoon_wave_bsm.toml (4 vehicles, WAVE, BSMs, T = 20 ms, 20 s); {PLATOON_ROUNDS} interleaved rounds, medians"
     );

@@ -12,20 +12,17 @@
 //! the median over rounds of that round's ratio. The last line is
 //! `overhead_ratio_1ms=<co-simulation / ns-3 alone at T = 1 ms>`.
 
-use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod versus_ns3;
 
-use bridge::config::{Resolved, Scenario, SchemeKind};
-use bridge::ns3::default_server_path;
-use bridge::run::{run, RunOptions};
+use bridge::config::{Resolved, SchemeKind};
 use protocol::SimTime;
+
+use versus_ns3::{example, interleave, median, servo_p2p_alone};
 
 const ROUNDS: usize = 9;
 
 fn scenario(scheme: SchemeKind, period: Option<SimTime>, lookahead: bool) -> Resolved {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/dc_servo_p2p.toml");
-    let mut s = Scenario::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut s = example("dc_servo_p2p.toml");
     s.duration = SimTime::from_secs(60);
     s.sync.scheme = scheme;
     s.sync.period = period;
@@ -33,47 +30,14 @@ fn scenario(scheme: SchemeKind, period: Option<SimTime>, lookahead: bool) -> Res
     s.resolve().unwrap()
 }
 
-fn cosim(resolved: &Resolved, out: &Path) -> (Duration, u64) {
-    let options = RunOptions {
-        out_dir: out.to_path_buf(),
-        ..Default::default()
-    };
-    let started = Instant::now();
-    let report = run(resolved, &options).expect("co-simulation runs");
-    (started.elapsed(), report.summary.sync.syncs)
-}
-
-fn ns3_alone() -> Duration {
-    let started = Instant::now();
-    let output = Command::new(default_server_path())
-        .args([
-            "--network=p2p",
-            "--nodes=2",
-            "--dataRate=1Mbps",
-            "--delay=2ms",
-            "--standalone",
-            "--standaloneFlows=0>1:9000:64:10ms;1>0:9001:64:10ms",
-            "--stopTime=60s",
-        ])
-        .output()
-        .expect("start netloop-server (scripts/setup.sh builds it)");
-    let wall = started.elapsed();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let line = String::from_utf8_lossy(&output.stdout);
+/// ns-3 alone with the loop's traffic, checked to send what the loop sends.
+fn ns3_alone() -> f64 {
+    let (wall, line) = servo_p2p_alone(None);
     assert!(
         line.contains("\"sent\":6000"),
         "standalone sends what the loop sends: {line}"
     );
     wall
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
 }
 
 fn main() {
@@ -99,47 +63,12 @@ fn main() {
             scenario(SchemeKind::EventDriven, None, true),
         ),
     ];
-    let dir = tempfile::tempdir().unwrap();
-    // Warm the page cache: ns-3's libraries are large.
-    ns3_alone();
-    let mut alone = Vec::new();
-    let mut walls = vec![Vec::new(); variants.len()];
-    let mut ratios = vec![Vec::new(); variants.len()];
-    let mut syncs = vec![0; variants.len()];
-    for _ in 0..ROUNDS {
-        let reference = ns3_alone().as_secs_f64();
-        alone.push(reference);
-        for (i, (_, resolved)) in variants.iter().enumerate() {
-            let (wall, count) = cosim(resolved, &dir.path().join(i.to_string()));
-            walls[i].push(wall.as_secs_f64());
-            ratios[i].push(wall.as_secs_f64() / reference);
-            syncs[i] = count;
-        }
-    }
+    let resolved: Vec<&Resolved> = variants.iter().map(|(_, r)| r).collect();
+    let mut rounds = interleave(ROUNDS, &resolved, ns3_alone, |_| {});
     println!("# 60 s servo over p2p (1 Mbps, 2 ms), {ROUNDS} interleaved rounds, medians");
-    println!(
-        "{:<36} {:>9} {:>8} {:>9}",
-        "variant", "wall_s", "syncs", "ratio"
-    );
-    println!(
-        "{:<36} {:>9.3} {:>8} {:>9}",
-        "ns-3 alone (--standalone)",
-        median(&mut alone),
-        "-",
-        "1"
-    );
-    let mut medians = Vec::new();
-    for (i, (name, _)) in variants.iter().enumerate() {
-        let ratio = median(&mut ratios[i]);
-        medians.push(ratio);
-        println!(
-            "{:<36} {:>9.3} {:>8} {:>9.3}",
-            name,
-            median(&mut walls[i]),
-            syncs[i],
-            ratio
-        );
-    }
+    let names: Vec<&str> = variants.iter().map(|(name, _)| *name).collect();
+    let medians = rounds.print_table(&names, 36, 9);
+    let (syncs, walls) = (&rounds.syncs, &rounds.walls);
     println!(
         "event_driven_syncs={} master_slave_syncs_10ms={}",
         syncs[3], syncs[0]

@@ -13,13 +13,13 @@
 //! of per-round ratios. The last line is
 //! `scale_overhead_16=<co-simulation / ns-3 alone at 16 vehicles>`.
 
+mod versus_ns3;
+
 use std::fmt::Write as _;
-use std::process::Command;
-use std::time::Instant;
 
 use bridge::config::Scenario;
-use bridge::ns3::default_server_path;
-use bridge::run::{run, RunOptions};
+
+use versus_ns3::{median, standalone, timed_run};
 
 const SIZES: [usize; 4] = [2, 4, 8, 16];
 const SECONDS: u64 = 10;
@@ -76,16 +76,7 @@ tx_power = 20.0
 
 fn cosim(n: usize, out: &std::path::Path) -> f64 {
     let resolved = Scenario::from_toml(&platoon(n)).unwrap().resolve().unwrap();
-    let started = Instant::now();
-    let report = run(
-        &resolved,
-        &RunOptions {
-            out_dir: out.to_path_buf(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    let wall = started.elapsed().as_secs_f64();
+    let (wall, report) = timed_run(&resolved, out);
     assert_eq!(
         report.summary.sync.syncs,
         SECONDS * 50,
@@ -106,34 +97,19 @@ fn ns3_alone(n: usize) -> f64 {
     let flows: Vec<String> = (1..n)
         .map(|i| format!("{}>{}:{}:100:20ms", i - 1, i, 9002 + 3 * i))
         .collect();
-    let started = Instant::now();
-    let output = Command::new(default_server_path())
-        .args([
-            "--network=wave".to_string(),
-            format!("--nodes={n}"),
-            "--txPower=20".into(),
-            "--bsmNodes=all".into(),
-            "--bsmRate=10".into(),
-            "--bsmSize=200".into(),
-            format!("--positions={}", positions.join(";")),
-            "--standalone".into(),
-            format!("--standaloneFlows={}", flows.join(";")),
-            format!("--stopTime={SECONDS}s"),
-        ])
-        .output()
-        .expect("start netloop-server (scripts/setup.sh builds it)");
-    let wall = started.elapsed().as_secs_f64();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    wall
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
+    standalone([
+        "--network=wave".to_string(),
+        format!("--nodes={n}"),
+        "--txPower=20".into(),
+        "--bsmNodes=all".into(),
+        "--bsmRate=10".into(),
+        "--bsmSize=200".into(),
+        format!("--positions={}", positions.join(";")),
+        "--standalone".into(),
+        format!("--standaloneFlows={}", flows.join(";")),
+        format!("--stopTime={SECONDS}s"),
+    ])
+    .0
 }
 
 fn main() {
