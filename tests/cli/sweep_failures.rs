@@ -164,11 +164,7 @@ duration = "100000s"
 #[test]
 fn the_printed_resume_command_resumes_this_sweep() {
     let dir = tempfile::tempdir().unwrap();
-    let sweep = write_sweep(
-        dir.path(),
-        "half.toml",
-        GOOD_THEN_FAILING,
-    );
+    let sweep = write_sweep(dir.path(), "half.toml", GOOD_THEN_FAILING);
     let out = dir.path().join("my out");
     let o = crate::support::netloop()
         .current_dir(dir.path())
