@@ -6,9 +6,14 @@ use std::time::Instant;
 
 use crate::support::{assert_exit, column, read_csv, run_sweep, stderr, write_sweep};
 
-/// A sweep of 300 ms builtin runs whose first point completes and whose
-/// second fails: the ns-3 server it names does not exist.
-const GOOD_THEN_FAILING: &str = r#"
+#[test]
+fn failed_and_hung_runs_are_listed_and_the_others_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = write_sweep(
+        dir.path(),
+        "mixed.toml",
+        r#"
+timeout = "3s"
 [set]
 duration = "300ms"
 "network.backend" = "builtin"
@@ -18,24 +23,12 @@ duration = "300ms"
 "loops[0].controller.kp" = 11.0
 "network.backend" = "ns3"
 "network.server.binary" = "/no/such/netloop-server"
-"#;
-
-#[test]
-fn failed_and_hung_runs_are_listed_and_the_others_complete() {
-    let dir = tempfile::tempdir().unwrap();
-    let sweep = write_sweep(
-        dir.path(),
-        "mixed.toml",
-        &format!(
-            r#"
-timeout = "3s"
-{GOOD_THEN_FAILING}[[points]]
+[[points]]
 "loops[0].controller.kp" = 12.0
 duration = "100000s"
 [[points]]
 "loops[0].controller.kp" = 13.0
-"#
-        ),
+"#,
     );
     let out = dir.path().join("out");
     let started = Instant::now();
@@ -164,7 +157,21 @@ duration = "100000s"
 #[test]
 fn the_printed_resume_command_resumes_this_sweep() {
     let dir = tempfile::tempdir().unwrap();
-    let sweep = write_sweep(dir.path(), "half.toml", GOOD_THEN_FAILING);
+    let sweep = write_sweep(
+        dir.path(),
+        "half.toml",
+        r#"
+[set]
+duration = "300ms"
+"network.backend" = "builtin"
+[[points]]
+"loops[0].controller.kp" = 10.0
+[[points]]
+"loops[0].controller.kp" = 11.0
+"network.backend" = "ns3"
+"network.server.binary" = "/no/such/netloop-server"
+"#,
+    );
     let out = dir.path().join("my out");
     let o = crate::support::netloop()
         .current_dir(dir.path())
