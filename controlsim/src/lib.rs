@@ -58,6 +58,7 @@ mod snapshot;
 pub mod solver;
 pub mod system;
 pub mod time;
+pub mod view;
 
 pub use netloop_time::SimTime;
 
@@ -75,3 +76,4 @@ pub use snapshot::Snapshot;
 pub use solver::{FixedRhs, SolverKind, Workspace};
 pub use system::{Loop, LoopSpec, Observer, Silent, System};
 pub use time::{Periodic, StepSize, TimeError};
+pub use view::{LoopObserver, LoopView, ObserveSystem};

@@ -25,6 +25,7 @@ use super::adapters::{
 };
 use super::build::GraphBuilder;
 use super::engine::Graph;
+use super::loop_view::{ExpandedLoops, LoopComponents, LoopMap};
 use crate::config::{LoopRef, SystemConfig};
 use crate::error::ConfigError;
 use crate::plant::PlantModel;
@@ -36,6 +37,15 @@ use crate::time::StepSize;
 /// # Errors
 /// [`ConfigError`] keyed as for [`System::from_config`](crate::System::from_config).
 pub fn expand(config: &SystemConfig, seed: u64) -> Result<Graph, ConfigError> {
+    expand_loops(config, seed).map(|e| e.graph)
+}
+
+/// [`expand`], with which components each loop became, for the loop
+/// observers' view of the graph ([`GraphLoops`](super::loop_view::GraphLoops)).
+///
+/// # Errors
+/// As [`expand`].
+pub fn expand_loops(config: &SystemConfig, seed: u64) -> Result<ExpandedLoops, ConfigError> {
     // The checks of a System (names, predecessors, vehicles) come first,
     // with the same keys.
     crate::System::from_config(config, seed)?;
@@ -169,5 +179,36 @@ pub fn expand(config: &SystemConfig, seed: u64) -> Result<Graph, ConfigError> {
             &format!("{n}_plant.u"),
         );
     }
-    b.build()
+    let graph = b.build()?;
+    let index = |name: String| {
+        graph
+            .component_index(&name)
+            .expect("expand_loops declared it")
+    };
+    let loops = config
+        .loops
+        .iter()
+        .map(|l| {
+            let n = &l.name;
+            LoopComponents {
+                name: n.clone(),
+                plant: index(format!("{n}_plant")),
+                sensor: index(format!("{n}_sensor")),
+                controller: index(format!("{n}_controller")),
+                extra: graph.component_index(&format!("{n}_extra")),
+                actuator: index(format!("{n}_actuator")),
+                predecessor: l.predecessor.as_ref().map(|p| match p {
+                    LoopRef::Index(j) => *j,
+                    LoopRef::Name(s) => names
+                        .iter()
+                        .position(|m| m == s)
+                        .expect("System::from_config checked the name"),
+                }),
+            }
+        })
+        .collect();
+    Ok(ExpandedLoops {
+        graph,
+        map: LoopMap { loops },
+    })
 }

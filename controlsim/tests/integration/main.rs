@@ -17,6 +17,7 @@ mod events;
 mod graph;
 mod graph_step;
 mod linear;
+mod loop_view;
 #[path = "../support/linear4.rs"]
 mod linear4;
 mod plants;
