@@ -112,7 +112,9 @@ impl<'a> GraphLoops<'a> {
                 part,
             };
             let is = |i: usize, ok: fn(&Graph, usize) -> bool| i < n && ok(graph, i);
-            if !is(l.plant, |g, i| g.component_as::<PlantComponent>(i).is_some()) {
+            if !is(l.plant, |g, i| {
+                g.component_as::<PlantComponent>(i).is_some()
+            }) {
                 return Err(bad(l.plant, "plant"));
             }
             if !is(l.controller, |g, i| {

@@ -2,7 +2,7 @@
 //! order of [`closed_loop`](crate::closed_loop) is a special case of the
 //! graph's order (the scenario runner still runs loops through
 //! [`ClosedLoop`](crate::ClosedLoop) and the bridge; this is the mapping they
-//! will move to).
+//! will move to, see the end of this page).
 //!
 //! Loop `name` (index `i`) becomes five components at most:
 //!
@@ -19,6 +19,33 @@
 //! event or the tick, set the actuator; then integrate. That is exactly the
 //! zero-delay [`ClosedLoop`](crate::ClosedLoop), bit for bit (tested for
 //! every plant and controller kind).
+//!
+//! # What the loop observers read
+//! [`expand_loops`] also returns which components each loop became (a
+//! [`LoopMap`]), so the graph is a [`LoopView`](crate::view::LoopView)
+//! ([`GraphLoops`](super::loop_view::GraphLoops)) as a
+//! [`System`](crate::System) is: the [`Recorder`](crate::Recorder) of
+//! `timeseries.csv` and the bridge's control metrics, stop conditions and
+//! platoon metrics read either, and give the same bytes and figures from the
+//! graph as from the zero-delay `ClosedLoop` (tested for every kind here and
+//! for every `[[loops]]` example in the bridge).
+//!
+//! # What is left to run loops through the graph
+//! The bridge's loop runner (`run.rs` and its `Session`) still drives a
+//! [`System`](crate::System). Switching it over needs:
+//! - the loop flows (uplink, downlink, CACC feed-forward) carried as graph
+//!   flows, through the graph session's endpoint, with their numbering,
+//!   tags and `packets.csv` rows unchanged;
+//! - `response = "rollback"`: the loop's controller made with
+//!   [`ControllerComponent::answer_by_rollback`] (the expansion does not
+//!   apply the bridge-level key);
+//! - loop names that are not component names (a name with a space or a
+//!   dot is a valid loop name; the expansion refuses it) renamed or quoted;
+//! - what reads the `System` outside the observers: the summary's per-loop
+//!   figures and flow table (loop names, resets: both on the view already),
+//!   and the nodes' mobility from the plants' motion;
+//! - `observes(k)` of the run's observer: it reads every boundary, so the
+//!   graph's demand-driven skipping stays off for loop runs.
 
 use super::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,

@@ -149,9 +149,14 @@ fn a_system_and_its_graph_give_the_same_view_at_every_boundary() {
         .unwrap();
     assert_eq!(view.resets(ball), 0, "before the run");
     let mut g = expanded(RICH, 42);
-    g.graph.run_to(N, &mut |_: &controlsim::graph::Graph| {}).unwrap();
+    g.graph
+        .run_to(N, &mut |_: &controlsim::graph::Graph| {})
+        .unwrap();
     assert!(g.view().resets(ball) > 0, "the ball bounced");
-    assert!(g.view().kinematics(5).is_some(), "the follower is a vehicle");
+    assert!(
+        g.view().kinematics(5).is_some(),
+        "the follower is a vehicle"
+    );
     assert_eq!(g.view().predecessor(5), Some(4));
 }
 
@@ -193,7 +198,9 @@ fn a_graph_snapshot_restores_the_count_of_resets() {
     let ball = g.map.loops().iter().position(|l| l.name == "ball").unwrap();
     let plant = g.map.loops()[ball].plant;
     let snap = g.graph.snapshot();
-    g.graph.run_to(1200, &mut |_: &controlsim::graph::Graph| {}).unwrap();
+    g.graph
+        .run_to(1200, &mut |_: &controlsim::graph::Graph| {})
+        .unwrap();
     assert!(g.graph.resets(plant) > 0);
     g.graph.restore(&snap).unwrap();
     assert_eq!(g.graph.resets(plant), 0);

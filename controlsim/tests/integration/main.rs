@@ -17,9 +17,9 @@ mod events;
 mod graph;
 mod graph_step;
 mod linear;
-mod loop_view;
 #[path = "../support/linear4.rs"]
 mod linear4;
+mod loop_view;
 mod plants;
 mod record;
 mod snapshot;
