@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use controlsim::error::ObserverError;
-use controlsim::{Observer, Recorder, System};
+use controlsim::{LoopObserver, LoopView, Observer, Recorder, System};
 use protocol::SimTime;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -220,8 +220,10 @@ pub struct RunReport {
 }
 
 /// The observer of a run: records the time series and accumulates the
-/// control metrics at every boundary.
-struct RunObserver<W: std::io::Write> {
+/// control metrics at every boundary. It reads the loops through a
+/// [`LoopView`], a [`System`] today (as an [`Observer`]) and the graph the
+/// loops expand into once the runner runs that ([`LoopObserver`]).
+pub(crate) struct RunObserver<W: std::io::Write> {
     recorder: Recorder<W>,
     progress: Option<RunProgress>,
     metrics: Vec<LoopMetrics>,
@@ -244,23 +246,23 @@ struct StopRequested(String);
 const SETTLING_BAND: f64 = 0.02;
 
 /// The metrics plans and stop conditions of `resolved`, checked against its
-/// built system (names of outputs, states and inputs).
+/// built loops (names of outputs, states and inputs; a system or its graph).
 ///
 /// # Errors
 /// The first bad `[loops.metrics]` or `stop_when`, naming its key.
-pub fn observation_plan(
+pub fn observation_plan<V: LoopView + ?Sized>(
     resolved: &Resolved,
-    system: &System,
+    loops: &V,
 ) -> Result<(Vec<crate::metrics::loops::LoopMetricsPlan>, StopConditions), ScenarioError> {
-    let plans = crate::metrics::loops::plan(resolved, system)?;
-    let stop = StopConditions::new(resolved.scenario.stop_when.as_ref(), system)?;
+    let plans = crate::metrics::loops::plan(resolved, loops)?;
+    let stop = StopConditions::new(resolved.scenario.stop_when.as_ref(), loops)?;
     Ok((plans, stop))
 }
 
 impl<W: std::io::Write> RunObserver<W> {
-    fn new(
+    pub(crate) fn new<V: LoopView + ?Sized>(
         resolved: &Resolved,
-        system: &System,
+        loops: &V,
         recorder: Recorder<W>,
         progress: Option<RunProgress>,
         (plans, stop): (Vec<crate::metrics::loops::LoopMetricsPlan>, StopConditions),
@@ -269,36 +271,35 @@ impl<W: std::io::Write> RunObserver<W> {
             .into_iter()
             .map(|plan| LoopMetrics::new(plan, SETTLING_BAND))
             .collect();
-        let loops = system.loops();
+        let n = loops.loop_count();
         RunObserver {
             recorder,
             progress,
             metrics,
-            platoon: PlatoonMetrics::new(resolved, system),
+            platoon: PlatoonMetrics::new(resolved, loops),
             stop,
             stopped: None,
-            outputs: loops
-                .iter()
-                .map(|l| vec![0.0; l.signature().outputs.len()])
+            outputs: (0..n)
+                .map(|i| vec![0.0; loops.signature(i).outputs.len()])
                 .collect(),
-            references: loops.iter().map(|l| vec![0.0; l.reference_dim()]).collect(),
-            step_s: system.step_size().as_secs_f64(),
+            references: (0..n).map(|i| vec![0.0; loops.reference_dim(i)]).collect(),
+            step_s: loops.step_size().as_secs_f64(),
         }
     }
 }
 
-impl<W: std::io::Write> Observer for RunObserver<W> {
-    fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
-        self.recorder.observe(system)?;
+impl<W: std::io::Write> LoopObserver for RunObserver<W> {
+    fn observe_loops<V: LoopView + ?Sized>(&mut self, loops: &V) -> Result<(), ObserverError> {
+        self.recorder.record(loops)?;
         if let Some(p) = &mut self.progress {
-            p.at(system.time());
+            p.at(loops.time());
         }
-        let t = system.time().as_secs_f64();
-        for i in 0..system.loops().len() {
-            system.outputs_into(i, &mut self.outputs[i])?;
-            system.reference_into(i, &mut self.references[i])?;
+        let t = loops.time().as_secs_f64();
+        for i in 0..loops.loop_count() {
+            loops.plant_outputs_into(i, &mut self.outputs[i]);
+            loops.references_into(i, &mut self.references[i]);
         }
-        if let Some(stopped) = self.stop.check(system, &self.outputs, &self.references)? {
+        if let Some(stopped) = self.stop.check(loops, &self.outputs, &self.references)? {
             let name = stopped.condition.clone();
             self.stopped = Some(stopped);
             return Err(Box::new(StopRequested(name)));
@@ -307,15 +308,22 @@ impl<W: std::io::Write> Observer for RunObserver<W> {
             m.add(
                 t,
                 self.step_s,
-                &system.loops()[i],
+                loops,
+                i,
                 &self.outputs[i],
                 &self.references[i],
             );
         }
         if let Some(p) = &mut self.platoon {
-            p.add(self.step_s, system);
+            p.add(self.step_s, loops);
         }
         Ok(())
+    }
+}
+
+impl<W: std::io::Write> Observer for RunObserver<W> {
+    fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
+        self.observe_loops(system)
     }
 }
 
@@ -637,8 +645,9 @@ fn summarise<W: std::io::Write, P: crate::ledger::FateSink>(
         .loops()
         .iter()
         .zip(&observer.metrics)
-        .map(|(lp, m)| {
-            let report = m.finish(lp);
+        .enumerate()
+        .map(|(i, (lp, m))| {
+            let report = m.finish(system, i);
             LoopSummary {
                 name: lp.name().to_string(),
                 outputs: report
@@ -722,3 +731,7 @@ fn summarise<W: std::io::Write, P: crate::ledger::FateSink>(
         scenario: scenario.clone(),
     }
 }
+
+#[cfg(test)]
+#[path = "run_view_tests.rs"]
+mod view_tests;

@@ -21,7 +21,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use controlsim::System;
+use controlsim::LoopView;
 use evalexpr::error::EvalexprResultValue;
 use evalexpr::{
     build_operator_tree, Context, DefaultNumericTypes, EvalexprError, EvalexprResult, Node, Value,
@@ -72,20 +72,20 @@ enum Source {
     Reference(usize, usize),
 }
 
-/// Resolves a variable name against the built system.
-fn source_of(system: &System, name: &str) -> Option<Source> {
+/// Resolves a variable name against the built loops.
+fn source_of<V: LoopView + ?Sized>(loops: &V, name: &str) -> Option<Source> {
     if name == "t" {
         return Some(Source::Time);
     }
     // Loop names may contain dots: try every split.
-    for (i, lp) in system.loops().iter().enumerate() {
+    for i in 0..loops.loop_count() {
         let Some(rest) = name
-            .strip_prefix(lp.name())
+            .strip_prefix(loops.loop_name(i))
             .and_then(|r| r.strip_prefix('.'))
         else {
             continue;
         };
-        let sig = lp.signature();
+        let sig = loops.signature(i);
         let find = |names: &[String], n: &str| names.iter().position(|s| s == n);
         let found = if let Some(s) = rest.strip_prefix("x.").and_then(|n| find(&sig.states, n)) {
             Some(Source::State(i, s))
@@ -100,7 +100,7 @@ fn source_of(system: &System, name: &str) -> Option<Source> {
         } else {
             rest.strip_prefix('r')
                 .and_then(|j| j.parse::<usize>().ok())
-                .filter(|&j| j < lp.reference_dim())
+                .filter(|&j| j < loops.reference_dim(i))
                 .map(|j| Source::Reference(i, j))
         };
         if found.is_some() {
@@ -111,15 +111,15 @@ fn source_of(system: &System, name: &str) -> Option<Source> {
 }
 
 /// The names a loop offers, for messages.
-fn names_of(system: &System) -> String {
+fn names_of<V: LoopView + ?Sized>(loops: &V) -> String {
     let mut out = vec!["t".to_string()];
-    for lp in system.loops() {
-        let n = lp.name();
-        let sig = lp.signature();
+    for i in 0..loops.loop_count() {
+        let n = loops.loop_name(i);
+        let sig = loops.signature(i);
         out.extend(sig.states.iter().map(|s| format!("{n}.x.{s}")));
         out.extend(sig.outputs.iter().map(|s| format!("{n}.y.{s}")));
         out.extend(sig.inputs.iter().map(|s| format!("{n}.u.{s}")));
-        out.extend((0..lp.reference_dim()).map(|j| format!("{n}.r{j}")));
+        out.extend((0..loops.reference_dim(i)).map(|j| format!("{n}.r{j}")));
     }
     out.join(", ")
 }
@@ -196,7 +196,8 @@ pub struct Stopped {
     pub time_s: f64,
 }
 
-/// The stop conditions of a run, compiled against its system.
+/// The stop conditions of a run, compiled against its loops (a system or
+/// its graph, [`LoopView`]).
 #[derive(Debug, Default)]
 pub struct StopConditions {
     conditions: Vec<Condition>,
@@ -211,7 +212,10 @@ impl StopConditions {
     /// # Errors
     /// An expression that does not parse, names an unknown variable or
     /// function, or is not a true/false condition; the key names it.
-    pub fn new(stop_when: Option<&StopWhen>, system: &System) -> Result<Self, ScenarioError> {
+    pub fn new<V: LoopView + ?Sized>(
+        stop_when: Option<&StopWhen>,
+        loops: &V,
+    ) -> Result<Self, ScenarioError> {
         let mut out = StopConditions::default();
         for (name, expression, key) in stop_when.map(StopWhen::conditions).unwrap_or_default() {
             let bad = |message: String| ScenarioError::new(key.clone(), message);
@@ -224,10 +228,10 @@ impl StopConditions {
                 if out.frame.slots.contains_key(variable) {
                     continue;
                 }
-                let source = source_of(system, variable).ok_or_else(|| {
+                let source = source_of(loops, variable).ok_or_else(|| {
                     bad(format!(
                         "unknown variable `{variable}` in `{expression}`; the variables are {}",
-                        names_of(system)
+                        names_of(loops)
                     ))
                 })?;
                 out.frame
@@ -263,23 +267,22 @@ impl StopConditions {
     ///
     /// # Errors
     /// A condition that cannot be evaluated (it named a value it cannot use).
-    pub fn check(
+    pub fn check<V: LoopView + ?Sized>(
         &mut self,
-        system: &System,
+        loops: &V,
         outputs: &[Vec<f64>],
         references: &[Vec<f64>],
     ) -> Result<Option<Stopped>, String> {
         if self.conditions.is_empty() {
             return Ok(None);
         }
-        let time = system.time();
-        let loops = system.loops();
+        let time = loops.time();
         for (slot, source) in self.frame.values.iter_mut().zip(&self.sources) {
             let v = match *source {
                 Source::Time => time.as_secs_f64(),
-                Source::State(i, s) => loops[i].state()[s],
+                Source::State(i, s) => loops.plant_state(i)[s],
                 Source::Output(i, o) => outputs[i][o],
-                Source::Input(i, u) => loops[i].applied_control()[u],
+                Source::Input(i, u) => loops.applied_control(i)[u],
                 Source::Reference(i, j) => references[i][j],
             };
             *slot = Value::Float(v);

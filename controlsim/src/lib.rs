@@ -19,7 +19,9 @@
 //!    [`closed_loop::ClosedLoop`]) delivers inputs, samples sensors and
 //!    computes controls, then calls [`System::advance_to`] to integrate up to
 //!    the next boundary where something happens, with an [`Observer`] such as
-//!    a [`Recorder`] seeing every boundary.
+//!    a [`Recorder`] seeing every boundary. What observers read of the loops
+//!    is a [`LoopView`] ([`view`]), which a [`System`] and the graph its loops
+//!    expand into ([`graph::loops`]) both provide, with the same bits.
 //! 4. **Roll back when needed.** [`System::snapshot`] / [`System::restore`]
 //!    capture and put back all mutable state, bit for bit;
 //!    [`System::rollback_response`] gives a continuous controller's one-step
@@ -58,6 +60,7 @@ mod snapshot;
 pub mod solver;
 pub mod system;
 pub mod time;
+pub mod view;
 
 pub use netloop_time::SimTime;
 
@@ -75,3 +78,4 @@ pub use snapshot::Snapshot;
 pub use solver::{FixedRhs, SolverKind, Workspace};
 pub use system::{Loop, LoopSpec, Observer, Silent, System};
 pub use time::{Periodic, StepSize, TimeError};
+pub use view::{LoopObserver, LoopView, ObserveSystem};

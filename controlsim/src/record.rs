@@ -3,7 +3,10 @@
 //! A [`Recorder`] is an [`Observer`]: pass it to
 //! [`System::advance_to`](crate::System::advance_to) and it writes one row at
 //! every boundary `k` with `k % every == 0`, through a buffered writer into
-//! the caller's writer. Nothing accumulates, so memory does not grow with the
+//! the caller's writer. It reads the loops through a
+//! [`LoopView`](crate::view::LoopView), so it records the graph a system
+//! expands into ([`ObserveGraph`](crate::graph::ObserveGraph)) with the same
+//! bytes as the system itself. Nothing accumulates, so memory does not grow with the
 //! length of the run; the `long_run` example measures it.
 //!
 //! # Columns
@@ -27,6 +30,7 @@ use std::num::NonZeroU64;
 
 use crate::error::ObserverError;
 use crate::system::{Observer, System};
+use crate::view::{LoopObserver, LoopView};
 
 /// Why recording failed.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +45,8 @@ pub enum RecordError {
     Layout { expected: usize, found: usize },
 }
 
-/// Streams rows of a [`System`]'s time series into a writer.
+/// Streams rows of a [`System`]'s (or any [`LoopView`]'s) time series into
+/// a writer.
 pub struct Recorder<W: Write> {
     out: BufWriter<W>,
     every: NonZeroU64,
@@ -65,17 +70,18 @@ impl<W: Write> std::fmt::Debug for Recorder<W> {
     }
 }
 
-/// The column names for `system`, in order.
-pub fn header(system: &System) -> Vec<String> {
+/// The column names for `loops`, in order.
+pub fn header<V: LoopView + ?Sized>(loops: &V) -> Vec<String> {
     let mut h = vec!["time".to_string()];
-    for lp in system.loops() {
-        let n = lp.name();
-        let s = lp.signature();
-        h.extend((0..lp.reference_dim()).map(|j| format!("{n}.r{j}")));
+    for i in 0..loops.loop_count() {
+        let n = loops.loop_name(i);
+        let s = loops.signature(i);
+        h.extend((0..loops.reference_dim(i)).map(|j| format!("{n}.r{j}")));
         h.extend(s.outputs.iter().map(|o| format!("{n}.y.{o}")));
         h.extend(s.states.iter().map(|o| format!("{n}.x.{o}")));
         h.extend(
-            lp.controller_state_names()
+            loops
+                .controller_state_names(i)
                 .iter()
                 .map(|o| format!("{n}.xc.{o}")),
         );
@@ -103,9 +109,13 @@ impl<W: Write> Recorder<W> {
     ///
     /// # Errors
     /// [`RecordError::ZeroInterval`], or a write error.
-    pub fn new(system: &System, writer: W, every: u64) -> Result<Self, RecordError> {
+    pub fn new<V: LoopView + ?Sized>(
+        loops: &V,
+        writer: W,
+        every: u64,
+    ) -> Result<Self, RecordError> {
         let every = NonZeroU64::new(every).ok_or(RecordError::ZeroInterval)?;
-        let header = header(system);
+        let header = header(loops);
         let mut csv = csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
@@ -115,12 +125,13 @@ impl<W: Write> Recorder<W> {
             &csv.into_inner()
                 .map_err(|e| RecordError::Io(e.into_error()))?,
         )?;
-        let widest = system
-            .loops()
-            .iter()
-            .map(|l| {
-                let s = l.signature();
-                l.reference_dim().max(s.outputs.len()).max(s.states.len())
+        let widest = (0..loops.loop_count())
+            .map(|i| {
+                let s = loops.signature(i);
+                loops
+                    .reference_dim(i)
+                    .max(s.outputs.len())
+                    .max(s.states.len())
             })
             .max()
             .unwrap_or(0);
@@ -150,29 +161,28 @@ impl<W: Write> Recorder<W> {
     /// # Errors
     /// [`RecordError::Csv`] on a write error, [`RecordError::Layout`] for a
     /// system other than the one the recorder was made for.
-    pub fn record(&mut self, system: &System) -> Result<(), RecordError> {
-        let k = system.k();
+    pub fn record<V: LoopView + ?Sized>(&mut self, loops: &V) -> Result<(), RecordError> {
+        let k = loops.k();
         if k % self.every.get() != 0 || self.last == Some(k) {
             return Ok(());
         }
         let mut n = 1;
         self.line.clear();
         self.time.clear();
-        write_seconds(&mut self.time, system.time().as_nanos());
+        write_seconds(&mut self.time, loops.time().as_nanos());
         self.line.extend_from_slice(self.time.as_bytes());
-        for lp in system.loops() {
-            let t = system.time();
-            let r = lp.reference_dim();
-            lp.reference_into(t, &mut self.scratch[..r]);
+        for i in 0..loops.loop_count() {
+            let r = loops.reference_dim(i);
+            loops.references_into(i, &mut self.scratch[..r]);
             n += self.put_scratch(r)?;
-            let p = lp.signature().outputs.len();
-            lp.outputs_into(t, &mut self.scratch[..p]);
+            let p = loops.signature(i).outputs.len();
+            loops.plant_outputs_into(i, &mut self.scratch[..p]);
             n += self.put_scratch(p)?;
             for v in [
-                lp.state(),
-                lp.controller_state(),
-                lp.applied_control(),
-                lp.computed_control(),
+                loops.plant_state(i),
+                loops.controller_state(i),
+                loops.applied_control(i),
+                loops.computed_control(i),
             ] {
                 n += self.put(v)?;
             }
@@ -218,8 +228,8 @@ impl<W: Write> Recorder<W> {
     ///
     /// # Errors
     /// As [`record`](Self::record), or a flush error.
-    pub fn finish(mut self, system: &System) -> Result<W, RecordError> {
-        self.record(system)?;
+    pub fn finish<V: LoopView + ?Sized>(mut self, loops: &V) -> Result<W, RecordError> {
+        self.record(loops)?;
         self.out.flush()?;
         self.out
             .into_inner()
@@ -230,6 +240,12 @@ impl<W: Write> Recorder<W> {
 impl<W: Write> Observer for Recorder<W> {
     fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
         self.record(system).map_err(Into::into)
+    }
+}
+
+impl<W: Write> LoopObserver for Recorder<W> {
+    fn observe_loops<V: LoopView + ?Sized>(&mut self, loops: &V) -> Result<(), ObserverError> {
+        self.record(loops).map_err(Into::into)
     }
 }
 

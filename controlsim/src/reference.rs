@@ -108,6 +108,18 @@ pub struct Point(
     pub f64,
 );
 
+/// Writes the values of `signals` at `t` into `out` (zeros when there are
+/// none): a loop's reference, in a [`System`](crate::System) and in its
+/// graph ([`ControllerComponent`](crate::graph::adapters::ControllerComponent)) alike.
+pub(crate) fn values_into(signals: &[Signal], t: SimTime, out: &mut [f64]) {
+    if signals.is_empty() {
+        out.fill(0.0);
+    }
+    for (o, s) in out.iter_mut().zip(signals) {
+        *o = s.at(t);
+    }
+}
+
 /// A validated signal, ready to evaluate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Signal(Kind);

@@ -241,12 +241,7 @@ impl Loop {
 
     /// Reference values at time `t` (zeros when none are configured).
     pub fn reference_into(&self, t: SimTime, out: &mut [f64]) {
-        if self.references.is_empty() {
-            out.fill(0.0);
-        }
-        for (o, s) in out.iter_mut().zip(&self.references) {
-            *o = s.at(t);
-        }
+        crate::reference::values_into(&self.references, t, out);
     }
 
     /// Plant outputs at time `t` for the current state and applied input.

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use controlsim::{ControllerConfig, Loop, PerChannel, SignalConfig, System};
+use controlsim::{ControllerConfig, LoopView, PerChannel, SignalConfig};
 use serde::{Deserialize, Serialize};
 
 use super::{ControlMetrics, ControlMetricsAccumulator, NonFinite};
@@ -119,23 +119,24 @@ pub struct LoopMetricsPlan {
 }
 
 /// The metrics plan of every loop of `resolved`, settled against the built
-/// `system` (output, state and input names and counts).
+/// loops (output, state and input names and counts; a system or its graph,
+/// [`LoopView`]).
 ///
 /// # Errors
 /// A set point naming neither an output nor a state, or one for an output
 /// that has a reference; a Q or R of the wrong size.
-pub fn plan(resolved: &Resolved, system: &System) -> Result<Vec<LoopMetricsPlan>, ScenarioError> {
+pub fn plan<V: LoopView + ?Sized>(
+    resolved: &Resolved,
+    loops: &V,
+) -> Result<Vec<LoopMetricsPlan>, ScenarioError> {
     let default = LoopMetricsConfig::default();
-    system
-        .loops()
-        .iter()
+    (0..loops.loop_count())
         .zip(&resolved.scenario.loops)
-        .enumerate()
-        .map(|(i, (lp, scenario))| {
+        .map(|(i, scenario)| {
             let config = scenario.metrics.as_ref().unwrap_or(&default);
             let key = |k: &str| KeyPath::key("loops").at(i).and("metrics").and(k);
-            let sig = lp.signature();
-            let with_reference = sig.outputs.len().min(lp.reference_dim());
+            let sig = loops.signature(i);
+            let with_reference = sig.outputs.len().min(loops.reference_dim(i));
             for name in config.setpoint.keys() {
                 match sig.outputs.iter().position(|o| o == name) {
                     Some(j) if j < with_reference && !sig.states.contains(name) => {
@@ -347,9 +348,17 @@ impl LoopMetrics {
         }
     }
 
-    /// Adds the step `[t, t + h)` of loop `lp` with its outputs and
-    /// references at `t`.
-    pub fn add(&mut self, t: f64, h: f64, lp: &Loop, outputs: &[f64], references: &[f64]) {
+    /// Adds the step `[t, t + h)` of loop `i` of `loops` with its outputs
+    /// and references at `t`.
+    pub fn add<V: LoopView + ?Sized>(
+        &mut self,
+        t: f64,
+        h: f64,
+        loops: &V,
+        i: usize,
+        outputs: &[f64],
+        references: &[f64],
+    ) {
         for ((acc, target), y) in self.outputs.iter_mut().zip(&self.plan.outputs).zip(outputs) {
             acc.add(t, h, *y, target.value(references));
         }
@@ -357,14 +366,14 @@ impl LoopMetrics {
             .states
             .iter_mut()
             .zip(&self.plan.states)
-            .zip(lp.state())
+            .zip(loops.plant_state(i))
             .zip(&mut self.dx)
         {
             *dx = x - target.value(references);
             dev.add(t, h, -*dx);
         }
-        let applied = lp.applied_control();
-        let held = lp.held_control();
+        let applied = loops.applied_control(i);
+        let held = loops.held_control(i);
         for (i, e) in self.controls.iter_mut().enumerate() {
             let u = applied[i];
             e.abs += u.abs() * h;
@@ -386,8 +395,9 @@ impl LoopMetrics {
         }
     }
 
-    pub fn finish(&self, lp: &Loop) -> LoopMetricsReport {
-        let sig = lp.signature();
+    /// The report of loop `i` of `loops`.
+    pub fn finish<V: LoopView + ?Sized>(&self, loops: &V, i: usize) -> LoopMetricsReport {
+        let sig = loops.signature(i);
         let outputs = self
             .outputs
             .iter()

@@ -8,7 +8,7 @@
 //! their peak |e| and of their L2 norms ‖e‖₂ = sqrt(∫e² dt). Ratios at or
 //! below one down the string mean disturbances do not grow.
 
-use controlsim::System;
+use controlsim::LoopView;
 use serde::Serialize;
 
 use super::loops::cacc_policy;
@@ -72,16 +72,11 @@ pub struct PlatoonSummary {
 
 impl PlatoonMetrics {
     /// The CACC followers of `resolved` (none: no platoon metrics).
-    pub fn new(resolved: &Resolved, system: &System) -> Option<Self> {
+    pub fn new<V: LoopView + ?Sized>(resolved: &Resolved, loops: &V) -> Option<Self> {
         let mut followers: Vec<Follower> = Vec::new();
-        for (i, (lp, scenario)) in system
-            .loops()
-            .iter()
-            .zip(&resolved.scenario.loops)
-            .enumerate()
-        {
+        for (i, scenario) in (0..loops.loop_count()).zip(&resolved.scenario.loops) {
             let (Some((standstill, time_gap)), Some(predecessor)) =
-                (cacc_policy(&scenario.controller), lp.predecessor())
+                (cacc_policy(&scenario.controller), loops.predecessor(i))
             else {
                 continue;
             };
@@ -106,13 +101,12 @@ impl PlatoonMetrics {
         })
     }
 
-    /// Adds the step `[t, t + h)` with the system at its start.
-    pub fn add(&mut self, h: f64, system: &System) {
-        let loops = system.loops();
+    /// Adds the step `[t, t + h)` with the loops at its start.
+    pub fn add<V: LoopView + ?Sized>(&mut self, h: f64, loops: &V) {
         for (f, s) in self.followers.iter().zip(&mut self.spacing) {
             let (Some(me), Some(ahead)) = (
-                loops[f.loop_index].kinematics(),
-                loops[f.predecessor].kinematics(),
+                loops.kinematics(f.loop_index),
+                loops.kinematics(f.predecessor),
             ) else {
                 continue;
             };
@@ -126,8 +120,7 @@ impl PlatoonMetrics {
         }
     }
 
-    pub fn finish(&self, system: &System) -> PlatoonSummary {
-        let loops = system.loops();
+    pub fn finish<V: LoopView + ?Sized>(&self, loops: &V) -> PlatoonSummary {
         let ratio = |a: f64, b: f64| (b > 0.0).then(|| a / b);
         let l2 = |s: &Spacing| s.square.sqrt();
         let followers: Vec<FollowerSummary> = self
@@ -137,8 +130,8 @@ impl PlatoonMetrics {
             .map(|(f, s)| {
                 let ahead = f.ahead.map(|a| &self.spacing[a]);
                 FollowerSummary {
-                    loop_name: loops[f.loop_index].name().to_string(),
-                    predecessor: loops[f.predecessor].name().to_string(),
+                    loop_name: loops.loop_name(f.loop_index).to_string(),
+                    predecessor: loops.loop_name(f.predecessor).to_string(),
                     spacing_error_rms_m: if s.time > 0.0 {
                         (s.square / s.time).sqrt()
                     } else {

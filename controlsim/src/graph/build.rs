@@ -333,6 +333,7 @@ impl GraphBuilder {
                 gathers,
                 x,
                 guards,
+                resets: 0,
                 decl: d,
                 next_due: 0,
             });

@@ -439,6 +439,14 @@ pub trait Component: fmt::Debug + Send {
         &[]
     }
 
+    /// The component as [`Any`](std::any::Any), so that a reader that knows
+    /// the kind can see its internals ([`Graph::component_as`](super::Graph::component_as);
+    /// the [`loop_view`](super::loop_view) reads a loop's plant, controller
+    /// and actuator this way). Default: none, the kind stays opaque.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
+
     /// Appends the internal state (everything `output` and `advance` change
     /// besides the engine-owned values) to `into`.
     fn save(&self, into: &mut SavedState) {

@@ -81,6 +81,9 @@ pub(crate) struct Node {
     pub(crate) gathers: Vec<Gather>,
     pub(crate) x: Vec<f64>,
     pub(crate) guards: Option<Guards>,
+    /// Reset events (impacts) located so far, as a loop's
+    /// [`resets`](crate::Loop::resets).
+    pub(crate) resets: u64,
     /// A periodic component's next boundary not yet evaluated (kept so that
     /// the per-boundary check is a comparison, not a division); see
     /// [`Graph::reschedule`].
@@ -792,7 +795,7 @@ impl Graph {
                             component,
                             offsets: &node.in_offsets,
                         };
-                        if let Err(e) = guards.step(
+                        match guards.step(
                             &hybrid,
                             self.solver,
                             &mut self.ws,
@@ -801,7 +804,10 @@ impl Graph {
                             &mut node.x,
                             &node.inputs,
                         ) {
-                            zeno.get_or_insert((node.name.clone(), e));
+                            Ok(n) => node.resets += n,
+                            Err(e) => {
+                                zeno.get_or_insert((node.name.clone(), e));
+                            }
                         }
                     }
                     None => component.integrate(self.solver, &mut self.ws, t, h, &mut node.x, &u),

@@ -2,7 +2,7 @@
 //! order of [`closed_loop`](crate::closed_loop) is a special case of the
 //! graph's order (the scenario runner still runs loops through
 //! [`ClosedLoop`](crate::ClosedLoop) and the bridge; this is the mapping they
-//! will move to).
+//! will move to, see the end of this page).
 //!
 //! Loop `name` (index `i`) becomes five components at most:
 //!
@@ -19,12 +19,40 @@
 //! event or the tick, set the actuator; then integrate. That is exactly the
 //! zero-delay [`ClosedLoop`](crate::ClosedLoop), bit for bit (tested for
 //! every plant and controller kind).
+//!
+//! # What the loop observers read
+//! [`expand_loops`] also returns which components each loop became (a
+//! [`LoopMap`]), so the graph is a [`LoopView`](crate::view::LoopView)
+//! ([`GraphLoops`](super::loop_view::GraphLoops)) as a
+//! [`System`](crate::System) is: the [`Recorder`](crate::Recorder) of
+//! `timeseries.csv` and the bridge's control metrics, stop conditions and
+//! platoon metrics read either, and give the same bytes and figures from the
+//! graph as from the zero-delay `ClosedLoop` (tested for every kind here and
+//! for every `[[loops]]` example in the bridge).
+//!
+//! # What is left to run loops through the graph
+//! The bridge's loop runner (`run.rs` and its `Session`) still drives a
+//! [`System`](crate::System). Switching it over needs:
+//! - the loop flows (uplink, downlink, CACC feed-forward) carried as graph
+//!   flows, through the graph session's endpoint, with their numbering,
+//!   tags and `packets.csv` rows unchanged;
+//! - `response = "rollback"`: the loop's controller made with
+//!   [`ControllerComponent::answer_by_rollback`] (the expansion does not
+//!   apply the bridge-level key);
+//! - loop names that are not component names (a name with a space or a
+//!   dot is a valid loop name; the expansion refuses it) renamed or quoted;
+//! - what reads the `System` outside the observers: the summary's per-loop
+//!   figures and flow table (loop names, resets: both on the view already),
+//!   and the nodes' mobility from the plants' motion;
+//! - `observes(k)` of the run's observer: it reads every boundary, so the
+//!   graph's demand-driven skipping stays off for loop runs.
 
 use super::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,
 };
 use super::build::GraphBuilder;
 use super::engine::Graph;
+use super::loop_view::{ExpandedLoops, LoopComponents, LoopMap};
 use crate::config::{LoopRef, SystemConfig};
 use crate::error::ConfigError;
 use crate::plant::PlantModel;
@@ -36,6 +64,15 @@ use crate::time::StepSize;
 /// # Errors
 /// [`ConfigError`] keyed as for [`System::from_config`](crate::System::from_config).
 pub fn expand(config: &SystemConfig, seed: u64) -> Result<Graph, ConfigError> {
+    expand_loops(config, seed).map(|e| e.graph)
+}
+
+/// [`expand`], with which components each loop became, for the loop
+/// observers' view of the graph ([`GraphLoops`](super::loop_view::GraphLoops)).
+///
+/// # Errors
+/// As [`expand`].
+pub fn expand_loops(config: &SystemConfig, seed: u64) -> Result<ExpandedLoops, ConfigError> {
     // The checks of a System (names, predecessors, vehicles) come first,
     // with the same keys.
     crate::System::from_config(config, seed)?;
@@ -169,5 +206,36 @@ pub fn expand(config: &SystemConfig, seed: u64) -> Result<Graph, ConfigError> {
             &format!("{n}_plant.u"),
         );
     }
-    b.build()
+    let graph = b.build()?;
+    let index = |name: String| {
+        graph
+            .component_index(&name)
+            .expect("expand_loops declared it")
+    };
+    let loops = config
+        .loops
+        .iter()
+        .map(|l| {
+            let n = &l.name;
+            LoopComponents {
+                name: n.clone(),
+                plant: index(format!("{n}_plant")),
+                sensor: index(format!("{n}_sensor")),
+                controller: index(format!("{n}_controller")),
+                extra: graph.component_index(&format!("{n}_extra")),
+                actuator: index(format!("{n}_actuator")),
+                predecessor: l.predecessor.as_ref().map(|p| match p {
+                    LoopRef::Index(j) => *j,
+                    LoopRef::Name(s) => names
+                        .iter()
+                        .position(|m| m == s)
+                        .expect("System::from_config checked the name"),
+                }),
+            }
+        })
+        .collect();
+    Ok(ExpandedLoops {
+        graph,
+        map: LoopMap { loops },
+    })
 }

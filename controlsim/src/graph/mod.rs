@@ -55,6 +55,7 @@ mod demand_tests;
 pub mod engine;
 pub mod error;
 pub mod inlet;
+pub mod loop_view;
 pub mod loops;
 pub mod lower;
 #[cfg(test)]
@@ -78,6 +79,7 @@ pub use demand::Unobserved;
 pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
 pub use inlet::Inlet;
+pub use loop_view::{ExpandedLoops, GraphLoops, LoopMap, ObserveGraph};
 pub use lower::Lowered;
 pub use newton::NewtonSettings;
 pub use order::Block;

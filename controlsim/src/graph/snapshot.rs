@@ -1,6 +1,6 @@
 //! Bit-exact snapshot and restore of a whole [`Graph`]: the boundary, every
 //! output port's value and freshness, every component's continuous states,
-//! guard modes and last event, and its internal state as it
+//! guard modes, last event and count of resets, and its internal state as it
 //! [`save`](super::Component::save)s it. Inputs are not state: they are
 //! gathered from the outputs before every use.
 //!
@@ -30,6 +30,7 @@ struct ComponentState {
     x: Vec<f64>,
     guard_modes: Vec<GuardMode>,
     last_event: Option<Event>,
+    resets: u64,
     internal: SavedState,
 }
 
@@ -65,6 +66,7 @@ impl PartialEq for GraphSnapshot {
                         }
                         _ => false,
                     }
+                    && a.resets == b.resets
                     && a.internal == b.internal
             })
     }
@@ -89,6 +91,7 @@ impl Graph {
                         x: n.x.clone(),
                         guard_modes: n.guards.as_ref().map_or_else(Vec::new, |g| g.modes.clone()),
                         last_event: n.guards.as_ref().and_then(|g| g.last),
+                        resets: n.resets,
                         internal,
                     }
                 })
@@ -147,6 +150,7 @@ impl Graph {
                     found: 0,
                 })?;
             n.x.copy_from_slice(&s.x);
+            n.resets = s.resets;
             if let Some(g) = &mut n.guards {
                 g.modes.copy_from_slice(&s.guard_modes);
                 g.last = s.last_event;

@@ -35,9 +35,18 @@ impl ActuatorComponent {
     pub fn held(&self) -> &[f64] {
         &self.actuator.held
     }
+
+    /// The value applied (after saturation).
+    pub fn applied(&self) -> &[f64] {
+        &self.actuator.applied
+    }
 }
 
 impl Component for ActuatorComponent {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn needs(&self) -> Needs {
         Needs::OUTPUT_ONLY
     }

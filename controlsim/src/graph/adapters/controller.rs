@@ -167,9 +167,25 @@ impl ControllerComponent {
     pub fn state_names(&self) -> &[String] {
         &self.controller.state_names
     }
+
+    /// Number of reference channels (as a loop's
+    /// [`reference_dim`](crate::Loop::reference_dim)).
+    pub fn reference_dim(&self) -> usize {
+        self.controller.reference_dim()
+    }
+
+    /// The reference at `t` (zeros when none is configured), as a loop's
+    /// [`reference_into`](crate::Loop::reference_into).
+    pub fn reference_into(&self, t: SimTime, out: &mut [f64]) {
+        crate::reference::values_into(&self.references, t, out);
+    }
 }
 
 impl Component for ControllerComponent {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn declare(&self) -> Declaration {
         let mut inputs = vec![PortSpec::new("measurement", self.controller.measurements)];
         if !self.controller.extras.is_empty() {

@@ -95,6 +95,11 @@ impl PlantComponent {
         &self.signature
     }
 
+    /// The plant model (its outputs and body motion for any state).
+    pub fn model(&self) -> &PlantModel {
+        &self.model
+    }
+
     /// The plant's state: the continuous states `x` the engine holds, or a
     /// discrete plant's own.
     pub fn state<'a>(&'a self, x: &'a [f64]) -> &'a [f64] {
@@ -107,6 +112,10 @@ impl PlantComponent {
 }
 
 impl Component for PlantComponent {
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+
     fn declare(&self) -> Declaration {
         let mut outputs = vec![PortSpec::named("y", &self.signature.outputs)];
         if self.motion {
