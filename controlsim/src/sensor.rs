@@ -132,6 +132,12 @@ impl Sensor {
         })
     }
 
+    /// Whether it measures exactly (no noise, no quantisation), so that
+    /// [`corrupt`](Self::corrupt) changes nothing.
+    pub(crate) fn is_exact(&self) -> bool {
+        self.noise_std.iter().all(|&sd| sd == 0.0) && self.quantization.iter().all(|&q| q == 0.0)
+    }
+
     /// Applies noise then quantisation to `self.sample` (already holding the
     /// true values).
     pub(crate) fn corrupt(&mut self) {

@@ -28,6 +28,14 @@
 //! its component was evaluated there, so nothing triggers it). A quiet
 //! boundary is not evaluated at all; its step is integrated.
 //!
+//! Consecutive quiet boundaries that the observer does not read are
+//! integrated as one stretch ([`Graph::run_quiet`]): no output changes
+//! inside it, so every stepping component's inputs are gathered once for
+//! the stretch, and no component is due, so only those advanced at every
+//! step are advanced. Each step is otherwise the ordinary one (the same
+//! calls in the same order, the same fault and non-finite checks after
+//! it); components with guards take the ordinary step.
+//!
 //! The first boundary of a `run_to` call is evaluated in full (the driver
 //! may have written inlets or answered packets there,
 //! [`Graph::set_output`], [`Graph::respond`]), and so is the last, so that
@@ -40,6 +48,7 @@
 //! which reads outputs after every evaluation, always evaluate in full.
 
 use super::engine::{AdvanceWhen, Graph, GraphObserver, Node, Schedule, Stage};
+use super::GraphError;
 use crate::error::ObserverError;
 
 /// Which outputs are lazy and when a boundary can be quiet; made at build.
@@ -53,6 +62,9 @@ pub(crate) struct Demand {
     /// Whether any boundary can be quiet (every stage lazy, periodic or on
     /// input).
     quiet: bool,
+    /// Whether quiet boundaries can be integrated as a stretch
+    /// ([`Graph::run_quiet`]): no stepping component has guards.
+    pub(crate) plain_steps: bool,
 }
 
 impl Demand {
@@ -128,10 +140,12 @@ impl Demand {
         let periodic = (0..nodes.len())
             .filter(|&i| matches!(nodes[i].schedule, Schedule::Periodic(_)))
             .collect();
+        let plain_steps = stepping.iter().all(|&(i, _)| nodes[i].guards.is_none());
         Demand {
             lazy,
             periodic,
             quiet,
+            plain_steps,
         }
     }
 }
@@ -176,6 +190,35 @@ impl Graph {
         self.evaluate_stages(true)?;
         *busy = self.busy_from();
         Ok(())
+    }
+}
+
+impl Graph {
+    /// Integrates from the current boundary, quiet and not observed, to
+    /// boundary `end` (at most the next busy one) or to the first boundary
+    /// before it that `observer` reads, whichever comes first; needs
+    /// [`Demand::plain_steps`]. See the module docs.
+    ///
+    /// # Errors
+    /// As [`run_to`](Graph::run_to), at the boundary after the failing step.
+    pub(crate) fn run_quiet<O: GraphObserver + ?Sized>(
+        &mut self,
+        end: u64,
+        observer: &O,
+    ) -> Result<(), GraphError> {
+        debug_assert!(self.demand.plain_steps && self.k < end);
+        // Nothing is evaluated up to `end`: the values gathered now hold.
+        for &(i, _) in &self.stepping {
+            let node = &mut self.nodes[i];
+            node.gather(&self.values);
+        }
+        loop {
+            // No component is due, so one advanced when due is not here.
+            self.step_plain::<false>()?;
+            if self.k >= end || observer.observes(self.k) {
+                return Ok(());
+            }
+        }
     }
 }
 

@@ -321,3 +321,82 @@ fn built_in_plants_have_pure_outputs_custom_ones_not() {
     let plant = PlantComponent::new("plant", custom, step).unwrap();
     assert!(!plant.needs().pure_output);
 }
+
+/// A state that turns infinite from `t = 0.055` s on (`x' = 1` before),
+/// sampled every third boundary from 1.
+#[derive(Debug)]
+struct Blowup;
+
+impl Component for Blowup {
+    fn declare(&self) -> Declaration {
+        Declaration {
+            inputs: Vec::new(),
+            outputs: vec![PortSpec::new("y", 1)],
+            states: vec!["x".into()],
+            guards: 0,
+            timing: SAMPLED,
+        }
+    }
+
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
+    fn output(&mut self, _cx: &mut Ctx, x: &[f64], _u: &Inputs, y: &mut Outputs) {
+        y.port(0)[0] = x[0];
+    }
+
+    fn derivative(&self, t: f64, _x: &[f64], _u: &Inputs, dx: &mut [f64]) {
+        dx[0] = if t >= 0.055 { f64::INFINITY } else { 1.0 };
+    }
+}
+
+/// Boundaries 2, 3 and 5 are quiet (nothing due, nothing read), so an
+/// unobserved run integrates steps 2–3 and 5 as stretches: the state that
+/// turns infinite over step 5 stops it at boundary 6 with the error of a
+/// run observed at every boundary, the graph left alike.
+#[test]
+fn a_quiet_stretch_stops_where_a_state_turns_non_finite() {
+    let build = || {
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component("blowup", Blowup);
+        b.build().unwrap()
+    };
+    let (mut lazy, mut full) = (build(), build());
+    let e = lazy.run_to(10, &mut Unobserved).unwrap_err();
+    let f = full.run_to(10, &mut |_: &Graph| {}).unwrap_err();
+    assert_eq!(format!("{e:?}"), format!("{f:?}"));
+    assert!(
+        matches!(e, super::GraphError::NonFinite { step: 6, .. }),
+        "{e:?}"
+    );
+    assert_eq!(lazy.k(), 6);
+    assert_eq!(lazy.snapshot(), full.snapshot());
+}
+
+/// A continuous plant without guards takes its held input (what its
+/// outputs read) from `integrate`, so the step does not call its
+/// `advance`; a discrete plant, one with guards and one without states
+/// (whose `integrate` the step does not call) are advanced.
+#[test]
+fn only_plants_that_integrate_without_guards_skip_advance() {
+    use super::adapters::PlantComponent;
+    use crate::plant::{PlantConfig, PlantModel};
+    let step = crate::time::StepSize::new(SimTime::from_millis(1)).unwrap();
+    let advanced = |text: &str| {
+        let config: PlantConfig = toml::from_str(text).unwrap();
+        let model = PlantModel::from_config("plant", &config).unwrap();
+        PlantComponent::new("plant", model, step)
+            .unwrap()
+            .needs()
+            .advance
+    };
+    assert!(!advanced("kind = \"dc_servo\""));
+    assert!(!advanced(
+        "kind = \"state_space\"\na = [[-1.0]]\nb = [[1.0]]\nc = [[1.0]]"
+    ));
+    assert!(advanced("kind = \"bouncing_ball\""));
+    assert!(advanced(
+        "kind = \"discrete_state_space\"\na = [[0.5]]\nb = [[1.0]]\nc = [[1.0]]\nperiod = \"2ms\""
+    ));
+}

@@ -179,7 +179,7 @@ pub struct Graph {
     pub(crate) scratch: SavedState,
     /// Components the step serves (continuous states or an `advance`), in
     /// declaration order, with when to call `advance`.
-    stepping: Vec<(usize, AdvanceWhen)>,
+    pub(crate) stepping: Vec<(usize, AdvanceWhen)>,
     /// Components that can report a fault, in declaration order.
     faulting: Vec<usize>,
     /// The lowered components' instructions.
@@ -391,6 +391,7 @@ impl Graph {
 
     /// Computes component `i`'s outputs at instant `at` of the step that
     /// ends now (inputs already in place).
+    #[inline]
     pub(crate) fn compute_at(&mut self, i: usize, at: SimTime) {
         let now = self.time();
         let node = &mut self.nodes[i];
@@ -732,8 +733,12 @@ impl Graph {
             let observed = observer.observes(self.k);
             if observed || self.k == first || self.k + 1 == k1 {
                 self.evaluate()?;
+            } else if self.k < busy && self.demand.plain_steps {
+                // Quiet: nothing is due, nothing is read, up to `busy`
+                // (the last boundary is evaluated in full).
+                self.run_quiet(busy.min(k1 - 1), &*observer)?;
+                continue;
             } else if self.k < busy {
-                // Quiet: nothing is due, nothing is read.
                 self.evaluated = true;
             } else {
                 self.evaluate_demanded(&mut busy)?;
@@ -765,6 +770,9 @@ impl Graph {
     /// evaluated ([`run_to`](Self::run_to) has just done it).
     fn step_evaluated(&mut self) -> Result<(), GraphError> {
         debug_assert!(self.evaluated);
+        if self.demand.plain_steps {
+            return self.step_plain::<true>();
+        }
         let k = self.k;
         let now = self.time();
         let (t, h) = advance::interval(self.step, k);
@@ -836,6 +844,62 @@ impl Graph {
                 step: k,
             });
         }
+        self.after_step(finite)
+    }
+
+    /// [`step_evaluated`](Self::step_evaluated) where no stepping component
+    /// has guards ([`Demand::plain_steps`](super::demand::Demand)): the
+    /// same calls in the same order without the event locator's path.
+    /// `GATHER = false` keeps the inputs gathered for the previous step,
+    /// for a stretch of quiet boundaries, where no output changes
+    /// ([`run_quiet`](Self::run_quiet)).
+    #[inline]
+    pub(crate) fn step_plain<const GATHER: bool>(&mut self) -> Result<(), GraphError> {
+        let k = self.k;
+        let now = self.time();
+        let (t, h) = advance::interval(self.step, k);
+        let (solver, step) = (self.solver, self.step);
+        let mut finite = true;
+        for &(i, when) in &self.stepping {
+            let advance = match when {
+                AdvanceWhen::Never => false,
+                AdvanceWhen::Always => true,
+                AdvanceWhen::Due(port) => self.fresh[port] == k,
+            };
+            let node = &mut self.nodes[i];
+            if GATHER && (advance || !node.x.is_empty()) {
+                node.gather(&self.values);
+            }
+            let u = Inputs {
+                data: &node.inputs,
+                offsets: &node.in_offsets,
+            };
+            if !node.x.is_empty() {
+                node.component
+                    .integrate(solver, &mut self.ws, t, h, &mut node.x, &u);
+                finite &= all_finite(&node.x);
+            }
+            if advance {
+                let mut cx = Ctx {
+                    k,
+                    now,
+                    at: now,
+                    step,
+                    solver,
+                    ws: &mut self.ws,
+                };
+                node.component.advance(&mut cx, &u);
+            }
+        }
+        self.k = k + 1;
+        self.evaluated = false;
+        self.after_step(finite)
+    }
+
+    /// The end of a step, at the new boundary: a component's fault, then
+    /// (unless `finite`) a non-finite continuous state stops the run.
+    #[inline]
+    pub(crate) fn after_step(&self, finite: bool) -> Result<(), GraphError> {
         // Faults before non-finite states, as in a System's step.
         for &i in &self.faulting {
             let node = &self.nodes[i];

@@ -1,5 +1,6 @@
 //! Any plant as a component.
 
+use std::cell::Cell;
 use std::num::NonZeroU64;
 
 use crate::advance;
@@ -32,8 +33,15 @@ pub struct PlantComponent {
     signature: Signature,
     motion: bool,
     discrete: Option<NonZeroU64>,
-    /// The input over the last step (initially the input at the start).
-    held: Vec<f64>,
+    /// The input over the last step (initially the input at the start),
+    /// latched by [`integrate`](Component::integrate), which the engine
+    /// calls with it at every step of a continuous plant without guards,
+    /// so such a plant needs no `advance` call (cells: `integrate` takes
+    /// `&self`); by `advance` where the engine does not call `integrate`
+    /// (see [`latches_in_advance`](Self::latches_in_advance)).
+    held: Box<[Cell<f64>]>,
+    /// Scratch for the held input as a slice (plants of several inputs).
+    held_now: Vec<f64>,
     /// Discrete plants: the state, the input latched for the period, scratch.
     xd: Vec<f64>,
     latched: Vec<f64>,
@@ -80,7 +88,8 @@ impl PlantComponent {
             signature,
             motion,
             discrete,
-            held: vec![0.0; m],
+            held: vec![Cell::new(0.0); m].into_boxed_slice(),
+            held_now: vec![0.0; m],
             xd,
             latched: if discrete.is_some() {
                 vec![0.0; m]
@@ -98,6 +107,28 @@ impl PlantComponent {
     /// The plant model (its outputs and body motion for any state).
     pub fn model(&self) -> &PlantModel {
         &self.model
+    }
+
+    /// Whether `advance` must latch the held input: the engine integrates
+    /// with [`integrate`](Component::integrate) only a continuous plant
+    /// with states and no guards (it locates guards itself, and a discrete
+    /// plant keeps its state inside).
+    fn latches_in_advance(&self) -> bool {
+        self.discrete.is_some()
+            || self.signature.states.is_empty()
+            || self.model.as_plant().guard_count() > 0
+    }
+
+    #[inline]
+    fn latch(&self, u: &[f64]) {
+        match (&*self.held, u) {
+            ([h], [v]) => h.set(*v),
+            (h, u) => {
+                for (h, &v) in h.iter().zip(u) {
+                    h.set(v);
+                }
+            }
+        }
     }
 
     /// The plant's state: the continuous states `x` the engine holds, or a
@@ -146,7 +177,7 @@ impl Component for PlantComponent {
     }
 
     fn start(&mut self, u: &Inputs) {
-        self.held.copy_from_slice(u.port(0));
+        self.latch(u.port(0));
     }
 
     fn output(&mut self, cx: &mut Ctx, x: &[f64], _u: &Inputs, y: &mut Outputs) {
@@ -156,7 +187,20 @@ impl Component for PlantComponent {
             x
         };
         let t = cx.now.as_secs_f64();
-        with_plant!(&self.model, p => p.output(t, x, &self.held, y.port(0)));
+        let one;
+        let held: &[f64] = match &*self.held {
+            [h] => {
+                one = [h.get()];
+                &one
+            }
+            h => {
+                for (d, c) in self.held_now.iter_mut().zip(h) {
+                    *d = c.get();
+                }
+                &self.held_now
+            }
+        };
+        with_plant!(&self.model, p => p.output(t, x, held, y.port(0)));
         if self.motion {
             if let Some(k) = with_plant!(&self.model, p => p.kinematics(x)) {
                 y.port(1)
@@ -182,7 +226,9 @@ impl Component for PlantComponent {
         x: &mut [f64],
         u: &Inputs,
     ) {
-        advance::integrate_plant(&self.model, solver, ws, t, h, x, u.port(0));
+        let u = u.port(0);
+        advance::integrate_plant(&self.model, solver, ws, t, h, x, u);
+        self.latch(u);
     }
 
     fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
@@ -199,7 +245,7 @@ impl Component for PlantComponent {
                 u,
             );
         }
-        super::copy_values(&mut self.held, u);
+        self.latch(u);
     }
 
     fn guards(&self, t: f64, x: &[f64], u: &Inputs, g: &mut [f64]) {
@@ -218,9 +264,13 @@ impl Component for PlantComponent {
     /// state, the held input and the time alone; a plant from outside the
     /// crate (an FMU is one) may fail, and its `output` is not known to be
     /// pure, so it is evaluated at every boundary.
+    ///
+    /// `advance` only latches the held input (and steps a discrete plant),
+    /// so it is needed only where `integrate` does not latch it.
     fn needs(&self) -> Needs {
         let custom = matches!(self.model, PlantModel::Custom(_));
         Needs {
+            advance: self.latches_in_advance(),
             fault: custom,
             pure_output: !custom,
             ..Needs::ADVANCE
@@ -236,13 +286,14 @@ impl Component for PlantComponent {
     }
 
     fn save(&self, into: &mut SavedState) {
-        into.reals.extend_from_slice(&self.held);
+        into.reals.extend(self.held.iter().map(Cell::get));
         into.reals.extend_from_slice(&self.xd);
         into.reals.extend_from_slice(&self.latched);
     }
 
     fn load(&mut self, from: &mut StateReader) -> Result<(), StateMismatch> {
-        from.reals(&mut self.held)?;
+        from.reals(&mut self.held_now)?;
+        self.latch(&self.held_now);
         from.reals(&mut self.xd)?;
         from.reals(&mut self.latched)
     }

@@ -22,6 +22,8 @@ use crate::time::StepSize;
 #[derive(Debug)]
 pub struct SensorComponent {
     sensor: Sensor,
+    /// No noise, no quantisation: the sample is the input (a copy).
+    exact: bool,
     channels: Vec<String>,
     period: SimTime,
     phase: SimTime,
@@ -55,6 +57,7 @@ impl SensorComponent {
         }
         let sensor = Sensor::new(key, config, step, channels.len(), seed, stream)?;
         Ok(SensorComponent {
+            exact: sensor.is_exact(),
             sensor,
             channels,
             period: config.period,
@@ -110,7 +113,9 @@ impl Component for SensorComponent {
                 ]);
             }
         }
-        self.sensor.corrupt();
+        if !self.exact {
+            self.sensor.corrupt();
+        }
         super::copy_values(y.port(0), &self.sensor.sample);
     }
 
