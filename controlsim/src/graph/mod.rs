@@ -78,7 +78,7 @@ pub use demand::Unobserved;
 pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
 pub use inlet::Inlet;
-pub use lower::Lowered;
+pub use lower::{Lowered, SampledLaw};
 pub use newton::NewtonSettings;
 pub use order::Block;
 pub use port::{Elements, PortAddress};
