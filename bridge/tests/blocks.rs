@@ -59,6 +59,40 @@ fn cruise_control_diagram_is_the_hand_written_loop_bit_for_bit() {
     );
 }
 
+/// Run unobserved (the bench's way: between the PID's samples a boundary
+/// is only integrated, `controlsim::graph::demand`), the diagram stops in
+/// the state the fully observed run reaches, bit for bit, and its last
+/// boundary is the hand loop's, for stretches ending at even and odd
+/// boundaries.
+#[test]
+fn cruise_control_diagram_unobserved_ends_where_the_hand_written_loop_does() {
+    let mut observed = example("cruise_control_blocks.toml");
+    let mut unobserved = example("cruise_control_blocks.toml");
+    let mut hand = Vec::new();
+    cruise_hand_loop::run(20_000, |_, v, f| hand.push((v, f)));
+    for k1 in [1u64, 2, 7, 10, 11, 1_000, 1_001, 12_345, 20_000] {
+        observed.graph.run_to(k1, &mut |_: &Graph| {}).unwrap();
+        unobserved
+            .graph
+            .run_to(k1, &mut controlsim::graph::Unobserved)
+            .unwrap();
+        assert!(
+            observed.graph.snapshot() == unobserved.graph.snapshot(),
+            "k1 = {k1}"
+        );
+        let g = &unobserved.graph;
+        let (v, f) = hand[k1 as usize - 1];
+        assert_eq!(
+            (
+                value(g, "vehicle", "y").to_bits(),
+                value(g, "force", "y").to_bits()
+            ),
+            (v.to_bits(), f.to_bits()),
+            "k1 = {k1}"
+        );
+    }
+}
+
 /// Every row of the ABS curve is the two-segment mu(s) at that row's slip,
 /// and the slip climbs by 0.001 a step from 0 to 1.
 #[test]

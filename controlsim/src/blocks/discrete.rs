@@ -16,8 +16,8 @@ use super::continuous::{LinearModel, StateSpaceConfig};
 use super::BlockContext;
 use crate::error::ConfigError;
 use crate::graph::{
-    Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
-    StateReader, Timing,
+    Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, SampledLaw, SavedState,
+    StateMismatch, StateReader, Timing,
 };
 
 sampled_block! {
@@ -306,6 +306,26 @@ impl Component for Discrete {
                 self.x.copy_from_slice(next);
             }
         }
+    }
+
+    /// A delay, a hold or an integrator runs in the graph's program, its
+    /// state there ([`Lowered::Sampled`]; `save` writes `x`, then
+    /// `sampled`); a discrete linear block is served through `output`.
+    fn lower(&self) -> Option<Lowered> {
+        let law = match &self.law {
+            Law::Delay => SampledLaw::Delay,
+            Law::Hold => SampledLaw::Hold,
+            Law::Integrator { k, lower, upper } => SampledLaw::Integrator {
+                k: *k,
+                lower: *lower,
+                upper: *upper,
+            },
+            Law::Linear { .. } => return None,
+        };
+        Some(Lowered::Sampled {
+            law,
+            x: self.x.clone(),
+        })
     }
 
     fn discrete_states(&self) -> &[f64] {

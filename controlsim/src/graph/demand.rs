@@ -25,7 +25,10 @@
 //! A boundary is *quiet* when no component can be due there: every stage
 //! is a lazy component, a periodic one whose next boundary lies later, or
 //! an on-input one (inside `run_to` a port is new at a boundary only when
-//! its component was evaluated there, so nothing triggers it). A quiet
+//! its component was evaluated there, so nothing triggers it), or lowered
+//! components that cannot change there or that nobody reads there
+//! ([`lowered_can_rest`](super::lower::lowered_can_rest): a diagram of
+//! library blocks between the samples of its discrete blocks). A quiet
 //! boundary is not evaluated at all; its step is integrated.
 //!
 //! Consecutive quiet boundaries that the observer does not read are
@@ -61,7 +64,7 @@ pub(crate) struct Demand {
     periodic: Vec<usize>,
     /// Whether any boundary can be quiet (every stage lazy, periodic or on
     /// input).
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// Whether quiet boundaries can be integrated as a stretch
     /// ([`Graph::run_quiet`]): no stepping component has guards.
     pub(crate) plain_steps: bool,
@@ -125,6 +128,8 @@ impl Demand {
                     }
                     let (after, alone) = position[c];
                     let sampled = matches!(m.schedule, Schedule::Periodic(_));
+                    // A lowered sampled block reads its inputs only when due.
+                    let alone = alone || matches!(stages[after], Stage::Lowered { .. });
                     if !sampled || !alone || after <= at || gathers_every_step(c) {
                         return None;
                     }
@@ -133,9 +138,11 @@ impl Demand {
                 Some(readers.into_boxed_slice())
             })
             .collect::<Vec<_>>();
+        let lowered_rest = super::lower::lowered_can_rest(nodes, lowered, &gathers_every_step);
         let quiet = stages.iter().all(|s| match s {
             Stage::One(i) => lazy[*i].is_some() || nodes[*i].schedule != Schedule::EveryStep,
-            Stage::Lowered { .. } | Stage::Loop(_) => false,
+            Stage::Lowered { .. } => lowered_rest,
+            Stage::Loop(_) => false,
         });
         let periodic = (0..nodes.len())
             .filter(|&i| matches!(nodes[i].schedule, Schedule::Periodic(_)))

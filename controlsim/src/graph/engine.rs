@@ -123,11 +123,14 @@ pub(crate) enum Stage {
     One(usize),
     Loop(LoopBlock),
     /// Consecutive components of the order evaluated by instructions `ops`
-    /// of the graph's [`Program`] ([`lower`](super::lower)); always due;
-    /// `lowered` are their entries of [`Graph::lowered`].
+    /// of the graph's [`Program`] ([`lower`](super::lower)); `lowered` are
+    /// their entries of [`Graph::lowered`], `fresh` the entries of
+    /// [`Graph::lowered_fresh`] of those due at every boundary (the
+    /// program marks the sampled ones).
     Lowered {
         lowered: std::ops::Range<usize>,
         ops: std::ops::Range<usize>,
+        fresh: std::ops::Range<usize>,
     },
 }
 
@@ -182,13 +185,17 @@ pub struct Graph {
     pub(crate) stepping: Vec<(usize, AdvanceWhen)>,
     /// Components that can report a fault, in declaration order.
     faulting: Vec<usize>,
-    /// The lowered components' instructions.
-    program: Program,
+    /// The lowered components' instructions (and the lowered sampled
+    /// blocks' discrete states).
+    pub(crate) program: Program,
     /// Which outputs `run_to` may leave out where nothing reads them.
     pub(crate) demand: Demand,
     /// Each lowered component and its one output port (in
     /// [`fresh`](Self::fresh)), in evaluation order.
     pub(crate) lowered: Vec<(usize, usize)>,
+    /// The output ports of the lowered components due at every boundary,
+    /// as [`Stage::Lowered`]'s `fresh` ranges index them.
+    lowered_fresh: Vec<usize>,
 }
 
 impl Graph {
@@ -227,7 +234,9 @@ impl Graph {
                 faulting.push(i);
             }
         }
-        let (program, lowered) = lower_stages(&nodes, &mut stages);
+        let (program, lowered, lowered_fresh) = lower_stages(&nodes, &mut stages);
+        // The program does a lowered sampled block's `advance`.
+        stepping.retain(|&(i, _)| !program.is_sampled(i));
         let demand = Demand::new(&nodes, &stages, &lowered, &stepping);
         let answered = vec![NEVER; nodes.len()];
         let mut graph = Graph {
@@ -248,6 +257,7 @@ impl Graph {
             program,
             demand,
             lowered,
+            lowered_fresh,
         };
         graph.reschedule();
         graph
@@ -294,7 +304,10 @@ impl Graph {
     /// Component `i`'s discrete states worth recording
     /// ([`Component::discrete_states`]).
     pub fn discrete_states(&self, i: usize) -> &[f64] {
-        self.nodes[i].component.discrete_states()
+        match self.program.discrete_states(i) {
+            Some(x) => x,
+            None => self.nodes[i].component.discrete_states(),
+        }
     }
 
     /// Output port `port` of component `i` (its current value).
@@ -468,9 +481,15 @@ impl Graph {
                         self.mark_fresh(i);
                     }
                 }
-                Stage::Lowered { lowered, ops } => {
-                    self.program.run(ops.clone(), &mut self.values, &self.nodes);
-                    for &(_, port) in &self.lowered[lowered.clone()] {
+                Stage::Lowered { ops, fresh, .. } => {
+                    self.program.run(
+                        ops.clone(),
+                        &mut self.values,
+                        &mut self.nodes,
+                        &mut self.fresh,
+                        self.k,
+                    );
+                    for &port in &self.lowered_fresh[fresh.clone()] {
                         self.fresh[port] = self.k;
                     }
                 }
@@ -589,13 +608,19 @@ impl Graph {
 
 /// Replaces each stage of a component that can be lowered
 /// ([`lower`](super::lower)) by its instructions, and each run of such
-/// stages by one: evaluated at every step, no guards, no continuous states
-/// unless its form reads them, [`Needs::OUTPUT_ONLY`], one output port, not
+/// stages by one: evaluated at every step with [`Needs::OUTPUT_ONLY`], or
+/// periodic with [`Needs::ADVANCE_WHEN_DUE`] and a sampled form; no guards,
+/// no continuous states unless its form reads them, one output port, not
 /// in an algebraic loop, every input element driven by a connection.
-/// Returns the program and the lowered components with their ports.
-fn lower_stages(nodes: &[Node], stages: &mut Vec<Stage>) -> (Program, Vec<(usize, usize)>) {
+/// Returns the program, the lowered components with their ports, and the
+/// ports of those due at every boundary.
+fn lower_stages(
+    nodes: &[Node],
+    stages: &mut Vec<Stage>,
+) -> (Program, Vec<(usize, usize)>, Vec<usize>) {
     let mut program = Program::default();
     let mut lowered = Vec::new();
+    let mut lowered_fresh = Vec::new();
     let mut merged: Vec<Stage> = Vec::with_capacity(stages.len());
     for stage in stages.drain(..) {
         let Stage::One(i) = stage else {
@@ -606,35 +631,46 @@ fn lower_stages(nodes: &[Node], stages: &mut Vec<Stage>) -> (Program, Vec<(usize
             merged.push(stage);
             continue;
         };
+        let fresh_start = lowered_fresh.len();
         lowered.push((i, nodes[i].port_base));
-        let at = lowered.len() - 1;
+        if nodes[i].schedule == Schedule::EveryStep {
+            lowered_fresh.push(nodes[i].port_base);
+        }
+        let (at, fresh_end) = (lowered.len() - 1, lowered_fresh.len());
         match merged.last_mut() {
             Some(Stage::Lowered {
                 lowered: run,
                 ops: run_ops,
+                fresh,
             }) => {
                 run.end = at + 1;
                 run_ops.end = ops.end;
+                fresh.end = fresh_end;
             }
             _ => merged.push(Stage::Lowered {
                 lowered: at..at + 1,
                 ops,
+                fresh: fresh_start..fresh_end,
             }),
         }
     }
     *stages = merged;
-    (program, lowered)
+    program.finish();
+    (program, lowered, lowered_fresh)
 }
 
 /// Component `i`'s instructions, compiled into `program`, if it can be
 /// lowered (see [`lower_stages`]).
 fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops::Range<usize>> {
     let n = &nodes[i];
-    if n.schedule != Schedule::EveryStep
-        || n.guards.is_some()
-        || n.decl.outputs.len() != 1
-        || n.component.needs() != Needs::OUTPUT_ONLY
-    {
+    let sampled = match n.schedule {
+        Schedule::EveryStep if n.component.needs() == Needs::OUTPUT_ONLY => None,
+        Schedule::Periodic(p) if n.component.needs() == Needs::ADVANCE_WHEN_DUE => {
+            Some(p.period.get())
+        }
+        _ => return None,
+    };
+    if n.guards.is_some() || n.decl.outputs.len() != 1 {
         return None;
     }
     let form = n.component.lower()?;
@@ -648,7 +684,13 @@ fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops
         return None;
     }
     let out = n.out_base..n.out_base + n.out_len();
-    program.compile(&form, (i, n.x.len()), &src, &n.in_offsets, out)
+    match sampled {
+        Some(period) if n.x.is_empty() => {
+            program.compile_sampled(&form, (i, n.port_base, period), &src, out)
+        }
+        Some(_) => None,
+        None => program.compile(&form, (i, n.x.len()), &src, &n.in_offsets, out),
+    }
 }
 
 /// Whether every element of `x` is finite: `v - v` is 0 for a finite `v`
@@ -834,6 +876,7 @@ impl Graph {
                 node.component.advance(&mut cx, &u);
             }
         }
+        self.program.advance(k, &self.values, &self.fresh);
         self.k = k + 1;
         self.evaluated = false;
         if let Some((component, e)) = zeno {

@@ -20,9 +20,21 @@
 //! outside an algebraic loop are lowered; everything else is served as
 //! before. Consecutive lowered components of the evaluation order run as
 //! one stretch of instructions (one `Program::run`).
+//!
+//! A sampled block (unit delay, zero-order hold, discrete integrator:
+//! [`Lowered::Sampled`]) is lowered too, so that a diagram of library
+//! blocks is one program run per boundary with no dynamic call: its
+//! instructions start with a due check (the component's next due boundary,
+//! as the engine keeps it) that skips them between samples, and its
+//! discrete state lives in the program, updated after each step whose
+//! starting boundary it was sampled at ([`Program::advance`]), as the
+//! kind's `advance` does. The graph's snapshot, restore and
+//! `discrete_states` read that state in the kind's own layout
+//! ([`Program::save`]).
 
 use std::ops::Range;
 
+use super::component::{SavedState, StateMismatch};
 use super::engine::Node;
 
 /// The arithmetic form of a stateless kind's `output`, element by element;
@@ -45,6 +57,36 @@ pub enum Lowered {
     /// continuous states `x` (`c` row major, one column per state) and its
     /// inputs (`d` row major, one column per input element).
     StateSpace { c: Vec<f64>, d: Vec<f64> },
+    /// A periodic kind with [`Needs::ADVANCE_WHEN_DUE`](super::Needs::ADVANCE_WHEN_DUE)
+    /// and a discrete state `x` (its value when the graph is built): at a
+    /// boundary it is due, `y = x` (or `y = u` for a hold); over a step
+    /// that started at such a boundary, `x` moves as `law` says, from the
+    /// input as it stands after the whole boundary. Its `save` must write
+    /// the reals of `x`, then one word: 1 when it was sampled at the
+    /// current boundary and not yet advanced, else 0.
+    Sampled { law: SampledLaw, x: Vec<f64> },
+}
+
+/// How a [`Lowered::Sampled`] block's output and state move.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SampledLaw {
+    /// `y = x`; then `x = u`.
+    Delay,
+    /// `y = u`; no state.
+    Hold,
+    /// `y = x`; then `x = clamp(x + k u, lower, upper)`, element by element.
+    Integrator { k: f64, lower: f64, upper: f64 },
+}
+
+/// A lowered sampled block: its component and output port, its state's
+/// place in [`Program::state`], and where its input elements are read.
+#[derive(Clone, Debug)]
+struct Sampled {
+    node: usize,
+    port: usize,
+    law: SampledLaw,
+    x: Range<usize>,
+    src: Vec<usize>,
 }
 
 /// One instruction: an output element is written directly (`Set`,
@@ -69,12 +111,42 @@ enum Op {
     StateMulAdd { node: usize, state: usize, k: f64 },
     /// `values[dst] = s`.
     Store { dst: usize },
+    /// A sampled block's due check: unless component `node` is due now,
+    /// skip the next `skip` instructions; else mark output port `port`
+    /// new and move its next due boundary `period` steps on (as the
+    /// engine's `mark_fresh` does).
+    Due {
+        node: u32,
+        port: u32,
+        skip: u32,
+        period: u64,
+    },
+    /// `values[dst] = state[slot]`.
+    Load { dst: usize, slot: usize },
+    /// `values[dst] = values[src]`.
+    Copy { dst: usize, src: usize },
 }
 
-/// Every lowered component's instructions, in evaluation order.
+/// Every lowered component's instructions, in evaluation order, and the
+/// lowered sampled blocks' discrete states.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Program {
     ops: Vec<Op>,
+    /// The sampled blocks' discrete states, one after the other.
+    state: Vec<f64>,
+    sampled: Vec<Sampled>,
+    /// How long `values`, `nodes` and `fresh` must be for every index of
+    /// `ops` to fall inside ([`finish`](Self::finish)); `run` checks
+    /// these once, then reads and writes without a check per access.
+    lens: Lens,
+}
+
+/// Lengths the program's indices need ([`Program::finish`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Lens {
+    values: usize,
+    nodes: usize,
+    fresh: usize,
 }
 
 impl Program {
@@ -149,6 +221,7 @@ impl Program {
                     self.ops.push(Op::Store { dst });
                 }
             }
+            Lowered::Sampled { .. } => return None,
             Lowered::StateSpace { c, d } => {
                 if c.len() != width * states || d.len() != width * src.len() {
                     return None;
@@ -175,24 +248,319 @@ impl Program {
         Some(start..self.ops.len())
     }
 
-    /// Runs instructions `range` on the graph's values (`nodes` for their
-    /// continuous states).
-    #[inline]
-    pub(crate) fn run(&self, range: Range<usize>, values: &mut [f64], nodes: &[Node]) {
-        let mut s = 0.0;
-        for op in &self.ops[range] {
+    /// Compiles sampled block `node` (output port `port`, due every
+    /// `period` steps) of `form`, whose input element `j` is
+    /// `values[src[j]]` and whose output is `values[out]`; `None` when
+    /// `form` is not [`Lowered::Sampled`] or the shapes do not fit.
+    pub(crate) fn compile_sampled(
+        &mut self,
+        form: &Lowered,
+        (node, port, period): (usize, usize, u64),
+        src: &[usize],
+        out: Range<usize>,
+    ) -> Option<Range<usize>> {
+        let Lowered::Sampled { law, x } = form else {
+            return None;
+        };
+        let width = out.len();
+        let states = if *law == SampledLaw::Hold { 0 } else { width };
+        if src.len() != width || x.len() != states {
+            return None;
+        }
+        let start = self.ops.len();
+        self.ops.push(Op::Due {
+            node: u32::try_from(node).ok()?,
+            port: u32::try_from(port).ok()?,
+            skip: u32::try_from(width).ok()?,
+            period,
+        });
+        let slots = self.state.len()..self.state.len() + states;
+        for (e, dst) in out.enumerate() {
+            self.ops.push(match law {
+                SampledLaw::Hold => Op::Copy { dst, src: src[e] },
+                _ => Op::Load {
+                    dst,
+                    slot: slots.start + e,
+                },
+            });
+        }
+        self.state.extend_from_slice(x);
+        self.sampled.push(Sampled {
+            node,
+            port,
+            law: law.clone(),
+            x: slots,
+            src: src.to_vec(),
+        });
+        Some(start..self.ops.len())
+    }
+
+    /// Records the lengths the instructions' indices need, once every
+    /// component is compiled; `run` relies on them.
+    pub(crate) fn finish(&mut self) {
+        let mut lens = Lens::default();
+        let mut value = |i: usize| lens.values = lens.values.max(i + 1);
+        for op in &self.ops {
             match *op {
-                Op::Set { dst, value } => values[dst] = value,
-                Op::Scale { dst, src, k } => values[dst] = k * values[src],
+                Op::Set { dst, .. } | Op::Store { dst } => value(dst),
+                Op::Scale { dst, src, .. } | Op::Copy { dst, src } => {
+                    value(dst);
+                    value(src);
+                }
+                Op::Add { src } | Op::Sub { src } | Op::MulAdd { src, .. } => value(src),
+                Op::Load { dst, slot } => {
+                    value(dst);
+                    assert!(slot < self.state.len(), "a sampled state slot past the end");
+                }
+                Op::Zero | Op::StateMulAdd { .. } | Op::Due { .. } => {}
+            }
+        }
+        for op in &self.ops {
+            if let Op::Due { node, port, .. } = *op {
+                lens.nodes = lens.nodes.max(node as usize + 1);
+                lens.fresh = lens.fresh.max(port as usize + 1);
+            }
+        }
+        self.lens = lens;
+    }
+
+    /// Runs instructions `range` on the graph's values (`nodes` for their
+    /// continuous states and next due boundaries, `fresh` marked for
+    /// sampled blocks that are due at boundary `k`).
+    ///
+    /// # Panics
+    /// When `values`, `nodes` or `fresh` are shorter than the graph the
+    /// program was compiled for (never, for that graph: their lengths are
+    /// fixed at build).
+    #[inline]
+    pub(crate) fn run(
+        &self,
+        range: Range<usize>,
+        values: &mut [f64],
+        nodes: &mut [Node],
+        fresh: &mut [u64],
+        k: u64,
+    ) {
+        // The one check that makes every access below fall inside.
+        assert!(
+            values.len() >= self.lens.values
+                && nodes.len() >= self.lens.nodes
+                && fresh.len() >= self.lens.fresh,
+            "a program run on a graph it was not compiled for"
+        );
+        let ops = &self.ops[range];
+        let mut s = 0.0;
+        let mut pc = 0;
+        // SAFETY (every `get_unchecked` below): each index of a value, a
+        // node or a fresh mark in `ops` is below the length `finish`
+        // recorded in `lens`, checked above; a state slot is below
+        // `state.len()` (checked by `finish`, and `state` never changes
+        // length after it).
+        let v = |i: usize, values: &[f64]| unsafe { *values.get_unchecked(i) };
+        let set =
+            |i: usize, x: f64, values: &mut [f64]| unsafe { *values.get_unchecked_mut(i) = x };
+        while let Some(op) = ops.get(pc) {
+            match *op {
+                Op::Set { dst, value } => set(dst, value, values),
+                Op::Scale { dst, src, k } => set(dst, k * v(src, values), values),
                 Op::Zero => s = 0.0,
-                Op::Add { src } => s += values[src],
-                Op::Sub { src } => s -= values[src],
-                Op::MulAdd { src, k } => s += k * values[src],
+                Op::Add { src } => s += v(src, values),
+                Op::Sub { src } => s -= v(src, values),
+                Op::MulAdd { src, k } => s += k * v(src, values),
                 Op::StateMulAdd { node, state, k } => s += k * nodes[node].x[state],
-                Op::Store { dst } => values[dst] = s,
+                Op::Store { dst } => set(dst, s, values),
+                Op::Due {
+                    node,
+                    port,
+                    skip,
+                    period,
+                } => {
+                    let n = unsafe { nodes.get_unchecked_mut(node as usize) };
+                    if n.next_due == k {
+                        n.next_due = k + period;
+                        unsafe { *fresh.get_unchecked_mut(port as usize) = k };
+                    } else {
+                        pc += skip as usize;
+                    }
+                }
+                Op::Load { dst, slot } => {
+                    set(dst, unsafe { *self.state.get_unchecked(slot) }, values);
+                }
+                Op::Copy { dst, src } => set(dst, v(src, values), values),
+            }
+            pc += 1;
+        }
+    }
+
+    /// Whether component `node` is a lowered sampled block (the program
+    /// does its `output` and `advance`).
+    pub(crate) fn is_sampled(&self, node: usize) -> bool {
+        self.sampled.iter().any(|s| s.node == node)
+    }
+
+    /// The sampled blocks' `advance` over step `k`: the state of each one
+    /// sampled at boundary `k` (its port new there) moves from its input
+    /// as `values` hold it after the whole boundary.
+    #[inline]
+    pub(crate) fn advance(&mut self, k: u64, values: &[f64], fresh: &[u64]) {
+        for s in &self.sampled {
+            if fresh[s.port] != k {
+                continue;
+            }
+            let x = &mut self.state[s.x.clone()];
+            match s.law {
+                SampledLaw::Delay => {
+                    for (x, &j) in x.iter_mut().zip(&s.src) {
+                        *x = values[j];
+                    }
+                }
+                SampledLaw::Hold => {}
+                SampledLaw::Integrator { k, lower, upper } => {
+                    for (x, &j) in x.iter_mut().zip(&s.src) {
+                        *x = (*x + k * values[j]).clamp(lower, upper);
+                    }
+                }
             }
         }
     }
+
+    fn find(&self, node: usize) -> Option<&Sampled> {
+        self.sampled.iter().find(|s| s.node == node)
+    }
+
+    /// Lowered sampled block `node`'s discrete state, if it is one.
+    pub(crate) fn discrete_states(&self, node: usize) -> Option<&[f64]> {
+        self.find(node).map(|s| &self.state[s.x.clone()])
+    }
+
+    /// Writes lowered sampled block `node`'s internal state as its kind's
+    /// `save` does ([`Lowered::Sampled`]; sampled = its port new at the
+    /// current boundary `k`, as after its `output` and before its
+    /// `advance`); `false` when it is not one.
+    pub(crate) fn save(&self, node: usize, k: u64, fresh: &[u64], into: &mut SavedState) -> bool {
+        let Some(s) = self.find(node) else {
+            return false;
+        };
+        into.reals.extend_from_slice(&self.state[s.x.clone()]);
+        into.words.push(u64::from(fresh[s.port] == k));
+        true
+    }
+
+    /// Puts back lowered sampled block `node`'s state from what
+    /// [`save`](Self::save) wrote (nothing when it is not one; the
+    /// sampled word is the port's freshness, restored with the graph).
+    ///
+    /// # Errors
+    /// [`StateMismatch`] for a state of another shape.
+    pub(crate) fn load(&mut self, node: usize, from: &SavedState) -> Result<(), StateMismatch> {
+        let Some(i) = self.sampled.iter().position(|s| s.node == node) else {
+            return Ok(());
+        };
+        let x = self.sampled[i].x.clone();
+        let mut reader = from.reader();
+        reader.reals(&mut self.state[x])?;
+        reader.word()?;
+        reader.finish()
+    }
+}
+
+/// Whether the lowered components may all be left out at a boundary where
+/// no periodic component is due (a quiet boundary of [`Graph::run_to`],
+/// [`demand`](super::demand)), for the stages around them allow it: each
+/// lowered component evaluated at every step either
+/// - cannot change there: it has no continuous states and every input is
+///   driven by a periodic or on-input component or by another such
+///   lowered component (a lowered form reads neither time nor anything
+///   else), so it holds the value its last evaluation gave; or
+/// - changes at every step (continuous states, or reading such a
+///   component) but is read only when its readers are due: by periodic
+///   components that gather their inputs only then, or by lowered
+///   components read so in turn. Nobody reads it at a quiet boundary.
+///
+/// `gathers_every_step(c)`: whether component `c` reads its inputs at
+/// every step (continuous states, or an `advance` not only when due).
+///
+/// [`Graph::run_to`]: super::Graph::run_to
+pub(crate) fn lowered_can_rest(
+    nodes: &[Node],
+    lowered: &[(usize, usize)],
+    gathers_every_step: &dyn Fn(usize) -> bool,
+) -> bool {
+    use super::engine::Schedule;
+    let n = nodes.len();
+    let mut is_lowered = vec![false; n];
+    for &(i, _) in lowered {
+        is_lowered[i] = true;
+    }
+    let owner = |port: usize| {
+        nodes
+            .iter()
+            .position(|m| (m.port_base..m.port_base + m.decl.outputs.len()).contains(&port))
+    };
+    // Per component, the components its inputs come from.
+    let sources: Vec<Vec<usize>> = nodes
+        .iter()
+        .map(|m| m.gathers.iter().filter_map(|g| owner(g.src_port)).collect())
+        .collect();
+    // Whether a component's outputs can change at a quiet boundary (or
+    // between two of them), to a fixed point.
+    let mut changes: Vec<bool> = (0..n)
+        .map(|i| {
+            nodes[i].schedule == Schedule::EveryStep && (!is_lowered[i] || !nodes[i].x.is_empty())
+        })
+        .collect();
+    loop {
+        let mut moved = false;
+        for c in 0..n {
+            if !changes[c]
+                && nodes[c].schedule == Schedule::EveryStep
+                && sources[c].iter().any(|&s| changes[s])
+            {
+                changes[c] = true;
+                moved = true;
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    // Whether changing component `c` is read only by components reading
+    // it when due, through at most `depth` lowered ones.
+    fn read_when_due(
+        c: usize,
+        depth: usize,
+        nodes: &[Node],
+        sources: &[Vec<usize>],
+        is_lowered: &[bool],
+        gathers_every_step: &dyn Fn(usize) -> bool,
+    ) -> bool {
+        (0..nodes.len())
+            .filter(|&r| sources[r].contains(&c))
+            .all(|r| {
+                !gathers_every_step(r)
+                    && match nodes[r].schedule {
+                        Schedule::Periodic(_) => true,
+                        Schedule::EveryStep => {
+                            is_lowered[r]
+                                && depth > 0
+                                && read_when_due(
+                                    r,
+                                    depth - 1,
+                                    nodes,
+                                    sources,
+                                    is_lowered,
+                                    gathers_every_step,
+                                )
+                        }
+                        Schedule::OnInput => false,
+                    }
+            })
+    }
+    lowered.iter().all(|&(c, _)| {
+        nodes[c].schedule != Schedule::EveryStep
+            || !changes[c]
+            || read_when_due(c, n, nodes, &sources, &is_lowered, gathers_every_step)
+    })
 }
 
 #[cfg(test)]
@@ -402,5 +770,299 @@ mod tests {
             g.integrate_step().unwrap();
             assert!(!g.is_fresh(sum, 0));
         }
+    }
+
+    /// A component served through its own `output` and `advance`: every
+    /// call forwarded but `lower`, for the behaviour lowering must keep.
+    #[derive(Debug)]
+    struct Unlowered(Box<dyn Component>);
+
+    impl Component for Unlowered {
+        fn declare(&self) -> crate::graph::Declaration {
+            self.0.declare()
+        }
+        fn initial_state(&self, x: &mut [f64]) {
+            self.0.initial_state(x);
+        }
+        fn initial_outputs(&self, y: &mut Outputs) {
+            self.0.initial_outputs(y);
+        }
+        fn start(&mut self, u: &Inputs) {
+            self.0.start(u);
+        }
+        fn output(&mut self, cx: &mut Ctx, x: &[f64], u: &Inputs, y: &mut Outputs) {
+            self.0.output(cx, x, u, y);
+        }
+        fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
+            self.0.advance(cx, u);
+        }
+        fn needs(&self) -> crate::graph::Needs {
+            self.0.needs()
+        }
+        fn discrete_states(&self) -> &[f64] {
+            self.0.discrete_states()
+        }
+        fn save(&self, into: &mut crate::graph::SavedState) {
+            self.0.save(into);
+        }
+        fn load(
+            &mut self,
+            from: &mut crate::graph::StateReader,
+        ) -> Result<(), crate::graph::StateMismatch> {
+            self.0.load(from)
+        }
+    }
+
+    const ZOH: &str = "kind = \"zero_order_hold\"\nperiod = \"20ms\"\nphase = \"10ms\"";
+    const DELAY: &str =
+        "kind = \"unit_delay\"\nperiod = \"30ms\"\nphase = \"10ms\"\ninitial = 0.25";
+    const LOOP_DELAY: &str = "kind = \"unit_delay\"\nperiod = \"20ms\"\nphase = \"10ms\"";
+    const INTEGRATOR: &str = "kind = \"discrete_integrator\"\nperiod = \"30ms\"\nphase = \"20ms\"\ngain = 2.0\ninitial = 0.01\nlower = -0.3\nupper = 0.02";
+
+    /// clock -> gain -> hold -> delay -> integrator, and the hold summed
+    /// with its own running sum through a delay (the cruise-control PID's
+    /// pattern), each sampled block at its own period and phase; with
+    /// `lowered` false the sampled blocks are served through their own
+    /// `output` and `advance`.
+    fn sampled_graph(lowered: bool) -> Graph {
+        let wrap = |text: &str| -> Box<dyn Component> {
+            if lowered {
+                block(text)
+            } else {
+                Box::new(Unlowered(block(text)))
+            }
+        };
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component_keyed("clock", "clock", block("kind = \"clock\""));
+        b.component_keyed("g", "g", block("kind = \"gain\"\nk = -3.0"));
+        b.component_keyed("zoh", "zoh", wrap(ZOH));
+        b.component_keyed("d", "d", wrap(DELAY));
+        b.component_keyed("acc", "acc", block("kind = \"sum\"\nsigns = \"++\""));
+        b.component_keyed("s", "s", wrap(LOOP_DELAY));
+        b.component_keyed("int", "int", wrap(INTEGRATOR));
+        b.connect("clock.y", "g.u");
+        b.connect("g.y", "zoh.u");
+        b.connect("zoh.y", "d.u");
+        b.connect("zoh.y", "acc.u0");
+        b.connect("s.y", "acc.u1");
+        b.connect("acc.y", "s.u");
+        b.connect("d.y", "int.u");
+        b.build().unwrap()
+    }
+
+    /// Everything a boundary shows: every output's bits, whether each
+    /// port is new, every discrete state.
+    fn seen(g: &Graph) -> (Vec<u64>, Vec<bool>, Vec<u64>) {
+        let n = g.component_names().count();
+        let fresh = (0..n)
+            .filter(|&i| !g.declaration(i).outputs.is_empty())
+            .map(|i| g.is_fresh(i, 0))
+            .collect();
+        let discrete = (0..n).flat_map(|i| bits(g.discrete_states(i))).collect();
+        (bits(g.values()), fresh, discrete)
+    }
+
+    #[test]
+    fn delays_holds_and_integrators_are_lowered_into_one_run() {
+        let g = sampled_graph(true);
+        assert_eq!(
+            lowered_names(&g),
+            ["g", "zoh", "d", "s", "acc", "int"],
+            "every block but the clock"
+        );
+        assert_eq!(g.stages.len(), 2, "the clock, then one lowered run");
+        assert!(
+            g.stepping.is_empty(),
+            "the program advances the sampled blocks"
+        );
+        let g = sampled_graph(false);
+        assert_eq!(lowered_names(&g), ["g", "acc"]);
+        // A discrete transfer function keeps its own `output`.
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component_keyed("clock", "clock", block("kind = \"clock\""));
+        b.component_keyed(
+            "dtf",
+            "dtf",
+            block("kind = \"discrete_transfer_function\"\nnum = [1.0]\nden = [1.0, -0.5]\nperiod = \"20ms\""),
+        );
+        b.connect("clock.y", "dtf.u");
+        assert!(lowered_names(&b.build().unwrap()).is_empty());
+    }
+
+    /// The lowered sampled blocks give, at every boundary (at and between
+    /// their sample instants), the outputs, freshness, discrete states and
+    /// snapshot the blocks give through their own `output` and `advance`.
+    #[test]
+    fn lowered_sampled_blocks_behave_as_their_own_output_and_advance() {
+        let (mut lowered, mut own) = (sampled_graph(true), sampled_graph(false));
+        let mut g1 = 0.0;
+        for k in 0..90u64 {
+            lowered.evaluate().unwrap();
+            own.evaluate().unwrap();
+            assert_eq!(seen(&lowered), seen(&own), "k = {k}");
+            assert!(lowered.snapshot() == own.snapshot(), "k = {k}");
+            // Known answers: the hold samples at odd k, the delay at
+            // k = 1, 4, 7, ... gives what it took a sample earlier, the
+            // integrator starts at 0.01 and stops at its upper limit.
+            let zoh = lowered.value("zoh", "y").unwrap()[0];
+            let d = lowered.value("d", "y").unwrap()[0];
+            if k == 1 {
+                g1 = zoh;
+                assert_eq!(zoh.to_bits(), (-3.0 * 0.01f64).to_bits());
+            }
+            if k == 0 {
+                assert_eq!((zoh, d), (0.0, 0.25));
+            }
+            if (1..4).contains(&k) {
+                assert_eq!(d, 0.25, "k = {k}");
+            }
+            if (4..7).contains(&k) {
+                assert_eq!(d.to_bits(), g1.to_bits(), "k = {k}");
+            }
+            let int = lowered.value("int", "y").unwrap()[0];
+            if k < 5 {
+                assert_eq!(int, 0.01, "k = {k}");
+            }
+            if k == 5 {
+                // 0.01 + (2 * 0.03) * 0.25 = 0.025 (the delay's initial
+                // value taken at k = 2), clamped to the upper limit.
+                assert!(0.01 + (2.0 * 0.03) * 0.25 > 0.02);
+                assert_eq!(int, 0.02);
+            }
+            lowered.integrate_step().unwrap();
+            own.integrate_step().unwrap();
+            assert!(lowered.snapshot() == own.snapshot(), "after step {k}");
+        }
+        // Through `run_to`, stretches that end anywhere in a period.
+        for k1 in [93u64, 97, 100, 131, 132] {
+            lowered.run_to(k1, &mut crate::graph::Unobserved).unwrap();
+            own.run_to(k1, &mut crate::graph::Unobserved).unwrap();
+            assert!(lowered.snapshot() == own.snapshot(), "k1 = {k1}");
+            assert_eq!(seen(&lowered), seen(&own));
+        }
+    }
+
+    /// Rollback: a snapshot taken before a boundary is evaluated, or
+    /// between its evaluation and its step (a sample pending its
+    /// `advance`), restores the lowered state, and the run from it repeats
+    /// bit for bit; a snapshot of the same diagram served through the
+    /// blocks' own calls restores into the lowered one and runs on as it.
+    #[test]
+    fn lowered_sampled_blocks_roll_back_bit_for_bit() {
+        let mut g = sampled_graph(true);
+        g.run_to(7, &mut crate::graph::Unobserved).unwrap();
+        let before = g.snapshot();
+        g.evaluate().unwrap();
+        assert!(
+            g.is_fresh(g.component_index("d").unwrap(), 0),
+            "d is due at 7"
+        );
+        let pending = g.snapshot();
+        let mut first = Vec::new();
+        for _ in 7..40 {
+            g.evaluate().unwrap();
+            first.push(seen(&g));
+            g.integrate_step().unwrap();
+        }
+        for snap in [&before, &pending] {
+            g.restore(snap).unwrap();
+            assert!(g.snapshot() == *snap);
+            let again: Vec<_> = (7..40)
+                .map(|_| {
+                    g.evaluate().unwrap();
+                    let s = seen(&g);
+                    g.integrate_step().unwrap();
+                    s
+                })
+                .collect();
+            assert_eq!(again, first);
+        }
+        let mut own = sampled_graph(false);
+        own.run_to(7, &mut crate::graph::Unobserved).unwrap();
+        own.evaluate().unwrap();
+        let theirs = own.snapshot();
+        assert!(theirs == pending);
+        g.restore(&theirs).unwrap();
+        for (k, expected) in (7..40).zip(&first) {
+            g.evaluate().unwrap();
+            assert_eq!(&seen(&g), expected, "k = {k}");
+            g.integrate_step().unwrap();
+        }
+    }
+
+    /// A diagram of library blocks only: a constant through a transfer
+    /// function into the sampled blocks (the cruise-control shape).
+    fn quiet_graph() -> Graph {
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component_keyed("c", "c", block("kind = \"constant\"\nvalue = 1.0"));
+        b.component_keyed(
+            "tf",
+            "tf",
+            block("kind = \"transfer_function\"\nnum = [1.0]\nden = [1.0, 2.0]"),
+        );
+        b.component_keyed("err", "err", block("kind = \"sum\"\nsigns = \"+-\""));
+        b.component_keyed("zoh", "zoh", block(ZOH));
+        b.component_keyed("d", "d", block(DELAY));
+        b.component_keyed("acc", "acc", block("kind = \"sum\"\nsigns = \"++\""));
+        b.component_keyed("s", "s", block(LOOP_DELAY));
+        b.component_keyed("int", "int", block(INTEGRATOR));
+        b.component_keyed("u", "u", block("kind = \"sum\"\nsigns = \"+++\""));
+        b.connect("c.y", "err.u0");
+        b.connect("tf.y", "err.u1");
+        b.connect("err.y", "zoh.u");
+        b.connect("zoh.y", "d.u");
+        b.connect("zoh.y", "acc.u0");
+        b.connect("s.y", "acc.u1");
+        b.connect("acc.y", "s.u");
+        b.connect("d.y", "int.u");
+        b.connect("acc.y", "u.u0");
+        b.connect("int.y", "u.u1");
+        b.connect("d.y", "u.u2");
+        b.connect("u.y", "tf.u");
+        b.build().unwrap()
+    }
+
+    /// Between the samples nothing in that diagram can change but the
+    /// transfer function's states, which only the hold reads: `run_to`
+    /// unobserved integrates those boundaries only and stops, wherever,
+    /// in the state of a run that evaluates every boundary.
+    #[test]
+    fn a_lowered_diagram_rests_between_samples_with_the_same_bits() {
+        let (mut rested, mut full) = (quiet_graph(), quiet_graph());
+        assert!(rested.demand.quiet);
+        assert_eq!(lowered_names(&rested).len(), 9);
+        for k1 in [1u64, 2, 3, 8, 9, 30, 31, 32, 100, 161, 500] {
+            rested.run_to(k1, &mut crate::graph::Unobserved).unwrap();
+            while full.k() < k1 {
+                full.integrate_step().unwrap();
+            }
+            assert!(rested.snapshot() == full.snapshot(), "k1 = {k1}");
+            assert_eq!(seen(&rested), seen(&full), "k1 = {k1}");
+        }
+        assert!(rested.value("tf", "y").unwrap()[0] != 0.0);
+        // A clock read by a sampled block through a gain (every step, not
+        // lowered) keeps every boundary busy.
+        assert!(!sampled_graph(true).demand.quiet);
+        // As does a transfer function reading a changing sum.
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component_keyed(
+            "tf",
+            "tf",
+            block("kind = \"transfer_function\"\nnum = [1.0]\nden = [1.0, 2.0]"),
+        );
+        b.component_keyed(
+            "tf2",
+            "tf2",
+            block("kind = \"transfer_function\"\nnum = [1.0]\nden = [1.0, 3.0]"),
+        );
+        b.component_keyed("c", "c", block("kind = \"constant\"\nvalue = 1.0"));
+        b.component_keyed("e", "e", block("kind = \"sum\"\nsigns = \"+-\""));
+        b.component_keyed("zoh", "zoh", block(ZOH));
+        b.connect("c.y", "e.u0");
+        b.connect("tf.y", "e.u1");
+        b.connect("e.y", "tf2.u");
+        b.connect("tf2.y", "zoh.u");
+        b.connect("zoh.y", "tf.u");
+        assert!(!b.build().unwrap().demand.quiet);
     }
 }

@@ -80,7 +80,7 @@ pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
 pub use inlet::Inlet;
 pub use loop_view::{ExpandedLoops, GraphLoops, LoopMap, ObserveGraph};
-pub use lower::Lowered;
+pub use lower::{Lowered, SampledLaw};
 pub use newton::NewtonSettings;
 pub use order::Block;
 pub use port::{Elements, PortAddress};

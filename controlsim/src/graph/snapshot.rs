@@ -84,9 +84,13 @@ impl Graph {
             components: self
                 .nodes
                 .iter()
-                .map(|n| {
+                .enumerate()
+                .map(|(i, n)| {
                     let mut internal = SavedState::default();
-                    n.component.save(&mut internal);
+                    // A lowered sampled block's state is the program's.
+                    if !self.program.save(i, self.k, &self.fresh, &mut internal) {
+                        n.component.save(&mut internal);
+                    }
                     ComponentState {
                         x: n.x.clone(),
                         guard_modes: n.guards.as_ref().map_or_else(Vec::new, |g| g.modes.clone()),
@@ -141,14 +145,16 @@ impl Graph {
             count(&what, self.scratch.reals.len(), s.internal.reals.len())?;
             count(&what, self.scratch.words.len(), s.internal.words.len())?;
         }
-        for (n, s) in self.nodes.iter_mut().zip(&snapshot.components) {
+        for (i, (n, s)) in self.nodes.iter_mut().zip(&snapshot.components).enumerate() {
+            let mismatch = |e| ShapeMismatch {
+                what: format!("component `{}` internal state: {e}", n.name),
+                expected: 0,
+                found: 0,
+            };
             n.component
                 .load(&mut s.internal.reader())
-                .map_err(|e| ShapeMismatch {
-                    what: format!("component `{}` internal state: {e}", n.name),
-                    expected: 0,
-                    found: 0,
-                })?;
+                .map_err(mismatch)?;
+            self.program.load(i, &s.internal).map_err(mismatch)?;
             n.x.copy_from_slice(&s.x);
             n.resets = s.resets;
             if let Some(g) = &mut n.guards {
