@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use controlsim::graph::{Graph, Timing};
+use controlsim::graph::{FlowEnd, Graph, LossPolicy, SendRule};
 use controlsim::{StepSize, SystemConfig};
 use protocol::SimTime;
 
@@ -37,17 +37,6 @@ pub struct FlowEnds {
     pub range: Range<usize>,
 }
 
-/// When a flow sends, resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SendRule {
-    /// At `phase + n period` (steps).
-    Periodic { period: u64, phase: u64 },
-    /// When the source port has a new value.
-    Update,
-    /// When a packet of this flow is accepted.
-    Arrival(u32),
-}
-
 /// One flow of a graph scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GraphFlow {
@@ -56,17 +45,9 @@ pub struct GraphFlow {
     pub name: String,
     pub src_node: u32,
     pub dst_node: u32,
-    /// Source component index, output port index, elements.
-    pub source: (usize, usize, Range<usize>),
-    /// The inlet component that receives it.
-    pub inlet: usize,
-    pub rule: SendRule,
-    /// Where a packet number is the index of its boundary in a fixed
-    /// schedule (period, phase in steps): periodic flows and flows on new
-    /// values of a periodic or every-step source. Those packets are known
-    /// before the boundary is served (master-slave announces them ahead);
-    /// the others are numbered in the order they are sent.
-    pub schedule: Option<(u64, u64)>,
+    /// The control side: source, inlet, send rule, schedule, loss policy
+    /// (what the graph's [`controlsim::graph::Endpoint`] serves).
+    pub control: FlowEnd,
     pub config: ResolvedFlow,
     /// For `check --graph`: `update`, `periodic 10ms`, `on arrival of x`.
     pub trigger_text: String,
@@ -273,33 +254,28 @@ pub fn resolve(
                         format!("`{other}` is not the name of a flow"),
                     ));
                 };
-                (
-                    SendRule::Arrival(g as u32),
-                    format!("on arrival of {other}"),
-                )
+                (SendRule::Arrival(g), format!("on arrival of {other}"))
             }
         };
-        let schedule = match rule {
-            SendRule::Periodic { period, phase } => Some((period, phase)),
-            SendRule::Update => match graph.declaration(src_component).timing {
-                Timing::EveryStep => Some((1, 0)),
-                Timing::Periodic { period, offset } => {
-                    Some((period.0 / step.as_nanos(), offset.0 / step.as_nanos()))
-                }
-                Timing::OnInput => None,
-            },
-            SendRule::Arrival(_) => None,
+        let on_loss = match config.on_loss {
+            OnLoss::Zero => LossPolicy::Zero,
+            OnLoss::Hold => LossPolicy::Hold,
         };
+        let control = FlowEnd::new(
+            graph,
+            (src_component, src_port, end.range.clone()),
+            inlet,
+            rule,
+            on_loss,
+            config.multi_packet,
+        );
         flows.push(GraphFlow {
             id,
             connection: j,
             name: end.name.clone(),
             src_node,
             dst_node,
-            source: (src_component, src_port, end.range.clone()),
-            inlet,
-            rule,
-            schedule,
+            control,
             config,
             trigger_text,
         });
@@ -381,9 +357,4 @@ pub fn resolve(
         flows,
         motions: Vec::new(),
     })
-}
-
-/// Whether `on_loss = "zero"`.
-pub fn zero_on_loss(f: &GraphFlow) -> bool {
-    f.config.on_loss == OnLoss::Zero
 }

@@ -1,25 +1,17 @@
 //! The co-simulation of a graph scenario with flows between nodes: the
-//! graph ([`controlsim::graph::Graph`]) and a network stepped together
-//! under one of the three sync schemes, the packets kept by the one
-//! [`Ledger`] (tags, fates, `packets.csv`) exactly as for `[[loops]]`.
+//! graph, served by its I/O-free [`Endpoint`], and a network stepped
+//! together under one of the three sync schemes, the packets kept by the
+//! one [`Ledger`] (tags, fates, `packets.csv`) exactly as for `[[loops]]`.
 //!
 //! # A step boundary `k`
-//! 1. **Receive.** Every packet event that takes effect at `k`, in canonical
-//!    order (arrival time, flow, number, state index): an accepted packet is
-//!    written into its flow's inlet (the whole sample, or for `multi_packet`
-//!    the one element its state index carries), which counts as a new value
-//!    at `k`; a loss or a policy drop writes zero there under
-//!    `on_loss = "zero"` and changes nothing under `hold`. A component that
-//!    answers the flow (on new inputs, triggered by the inlet directly, the
-//!    source of a flow) is evaluated there at the packet's event time
-//!    ([`Graph::respond`]) and its answer sent at once (`computation_delay`
-//!    after the arrival), as a loop's event-triggered controller answers.
-//! 2. **Evaluate** the graph at `k` in its evaluation order (components on
-//!    new inputs, actuators for one, answer the packets of step 1 here).
-//! 3. **Send.** Every flow due at `k` that did not send an answer, in flow
-//!    order, sends the values its source holds after the evaluation: a `periodic` flow at its instants,
-//!    an `update` flow when its source got a new value at `k`, an `arrival`
-//!    flow when a packet of its flow was accepted at `k`.
+//! What a boundary does on the control side (receive, answer, evaluate,
+//! send, and the packet numbers) is the endpoint's business
+//! ([`controlsim::graph::endpoint`]). The session only routes and moves
+//! time: it hands the endpoint every packet event that takes effect at `k`,
+//! in canonical order (arrival time, flow, number, state index), with the
+//! instant an answering component is evaluated at (the arrival; under
+//! time-stepping the boundary), asks it to evaluate `k`, and gives every
+//! sample it produces a send time and the network.
 //!
 //! Then the step is recorded and integrated. A packet arriving at `t` takes
 //! effect at `ceil(t / h)` (master-slave, event-driven) or at the first sync
@@ -31,14 +23,16 @@
 //! in flight.
 //!
 //! # Send times
-//! A packet of a flow with a fixed schedule ([`GraphFlow::schedule`]) is
-//! sent at its boundary (time-stepping: at the end of the sync period that
-//! produced it). Other packets are sent at their boundary under
-//! event-driven sync, at the first sync point at or after it under
-//! master-slave (the network has run the period before the replay
-//! produces them, as for an event-triggered loop controller's answers),
-//! and at the end of the period under time-stepping. Answers, and the
-//! packets of `arrival` flows, go at `GraphSession::answer_send_time`.
+//! The endpoint says when a sample goes symbolically ([`SendAt`]); the
+//! session turns that into a time. A packet of a flow with a fixed schedule
+//! ([`controlsim::graph::FlowEnd::schedule`]) is sent at its boundary
+//! (time-stepping: at the end of the sync period that produced it). Other
+//! packets are sent at their boundary under event-driven sync, at the
+//! first sync point at or after it under master-slave (the network has run
+//! the period before the replay produces them, as for an event-triggered
+//! loop controller's answers), and at the end of the period under
+//! time-stepping. Answers, and the packets of `arrival` flows, go at
+//! `GraphSession::answer_send_time`.
 //!
 //! # Sync schemes
 //! The schemes are the loops' drivers (`session/time_stepping.rs`,
@@ -53,14 +47,14 @@ use crate::ledger::FateSink;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use controlsim::graph::{Graph, GraphError, GraphObserver};
+use controlsim::graph::{Endpoint, Graph, GraphError, GraphObserver, SendAt};
 use protocol::{FlowSpec, SimTime};
 
 use crate::config::SchemeKind;
-use crate::graph_flows::{zero_on_loss, GraphFlow, NetworkSide, SendRule};
+use crate::graph_flows::NetworkSide;
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::network::{Network, NetworkError};
-use crate::session::control_side::run_scheme;
+use crate::session::control_side::{run_scheme, Sends};
 use crate::session::network_driver::{Event, NetworkDriver, Placement, SyncClock};
 use crate::sync_scheme::SyncScheme;
 
@@ -85,29 +79,13 @@ pub enum GraphSessionError {
 
 /// The co-simulation of one networked graph run.
 pub struct GraphSession<W: FateSink> {
-    graph: Graph,
+    /// The graph and its flows' control side.
+    endpoint: Endpoint,
     /// The network, the ledger and the queue of packet events.
     driver: NetworkDriver<W>,
-    flows: Vec<GraphFlow>,
-    /// Per flow without a schedule: the next packet number.
-    counters: Vec<u64>,
-    /// Per flow: the arrival of the last packet accepted at the boundary
-    /// being served.
-    arrived: Vec<Option<SimTime>>,
-    /// Per flow: the components that answer its packets at their arrival
-    /// ([`Graph::respond`]): evaluated on new inputs, with a triggering
-    /// input its inlet drives, and the source of some flow.
-    responders: Vec<Vec<usize>>,
-    /// Per flow: it was sent as an answer at the boundary being served
-    /// (the send phase leaves it alone).
-    answered: Vec<bool>,
     /// `[sync] computation_delay`: from an answered packet's arrival to
     /// the answer entering the network.
     computation_delay: SimTime,
-    /// Every flow sends on a fixed schedule ([`GraphFlow::schedule`]), so
-    /// master-slave can announce every packet ahead and event-driven sync
-    /// knows the next boundary where one is sent.
-    all_scheduled: bool,
     /// The nodes components move ([`crate::graph_mobility`]).
     motions: Vec<crate::graph_mobility::GraphNodeMotion>,
 }
@@ -131,35 +109,18 @@ impl<W: FateSink> GraphSession<W> {
         cancel: Option<Arc<AtomicBool>>,
     ) -> Self {
         let table = side.table();
-        let n = side.flows.len();
         let clock = SyncClock {
             scheme: side.resolved.sync,
             step_ns: graph.step_size().as_nanos(),
             end_step: side.resolved.end_step,
         };
         let ledger = Ledger::new(table.clone(), side.names(), packets_out);
-        let responders = side
-            .flows
-            .iter()
-            .map(|g| {
-                graph
-                    .triggered_by(g.inlet)
-                    .into_iter()
-                    .filter(|&c| side.flows.iter().any(|f| f.source.0 == c))
-                    .collect()
-            })
-            .collect();
+        let flows = side.flows.iter().map(|f| f.control.clone()).collect();
         GraphSession {
             driver: NetworkDriver::new(network, ledger, table, clock, Placement::Graph, cancel),
-            flows: side.flows.clone(),
-            counters: vec![0; n],
-            arrived: vec![None; n],
-            responders,
-            answered: vec![false; n],
+            endpoint: Endpoint::new(graph, flows),
             computation_delay: side.resolved.scenario.sync.computation_delay,
-            all_scheduled: side.flows.iter().all(|f| f.schedule.is_some()),
             motions: side.motions.clone(),
-            graph,
         }
     }
 
@@ -172,7 +133,11 @@ impl<W: FateSink> GraphSession<W> {
     }
 
     pub fn time(&self) -> SimTime {
-        self.graph.time()
+        self.endpoint.graph().time()
+    }
+
+    fn graph(&self) -> &Graph {
+        self.endpoint.graph()
     }
 
     /// Installs the flows and runs to the end, `observer` seeing every
@@ -203,11 +168,11 @@ impl<W: FateSink> GraphSession<W> {
         // The last boundary is evaluated and recorded, not served.
         let reached = self.time();
         let graph_error = |source| GraphSessionError::Graph { reached, source };
-        self.graph.evaluate().map_err(graph_error)?;
+        self.endpoint.evaluate_unserved().map_err(graph_error)?;
         observer
-            .observe(&self.graph)
+            .observe(self.endpoint.graph())
             .map_err(|source| GraphError::Observer {
-                step: self.graph.k(),
+                step: self.graph().k(),
                 source,
             })
             .map_err(graph_error)
@@ -233,7 +198,7 @@ impl<W: FateSink> GraphSession<W> {
         };
         (
             GraphSessionParts {
-                graph: self.graph,
+                graph: self.endpoint.into_graph(),
                 network: self.driver.network,
                 ledger: self.driver.ledger,
                 syncs: self.driver.syncs,
@@ -258,22 +223,15 @@ impl<W: FateSink> GraphSession<W> {
         if k < self.driver.next_serve {
             return Ok(());
         }
-        self.begin_boundary();
         self.receive(k)?;
         self.evaluate_and_send(k, unscheduled_time, announced)
     }
 
-    /// Forgets what the previous boundary received and answered.
-    fn begin_boundary(&mut self) {
-        self.arrived.fill(None);
-        self.answered.fill(false);
-    }
-
     /// Receive: every packet event queued for boundary `k`, in canonical
-    /// order; an accepted packet is written into its inlet and answered by
-    /// the components that answer it, whose flows send at once.
+    /// order, handed to the endpoint; the answers it computes at once go
+    /// out at once.
     fn receive(&mut self, k: u64) -> Result<(), GraphSessionError> {
-        debug_assert_eq!(self.graph.k(), k);
+        debug_assert_eq!(self.graph().k(), k);
         for key in self.driver.keys_at(k, None, None) {
             let event = self.driver.take(&key);
             match event {
@@ -286,13 +244,18 @@ impl<W: FateSink> GraphSession<W> {
                     let f = d.flow as usize;
                     match verdict {
                         Verdict::Accept { values, component } => {
-                            let inlet = self.flows[f].inlet;
-                            self.graph
-                                .set_output(inlet, 0, component.unwrap_or(0), &values);
-                            self.arrived[f] = Some(d.received);
-                            self.answer(f, d.received);
+                            // Time-stepping cannot place an answer inside
+                            // the period: it is computed at the boundary,
+                            // as a loop's event-triggered controller's.
+                            let at = match self.driver.clock.scheme {
+                                SyncScheme::TimeStepping(_) => self.time(),
+                                _ => d.received,
+                            };
+                            let first = component.map_or(0, usize::from);
+                            self.endpoint.accept(f, first, &values, d.received, at);
+                            self.transmit(None);
                         }
-                        Verdict::Drop(_) => self.on_loss(f, d.state_index),
+                        Verdict::Drop(_) => self.endpoint.lose(f, usize::from(d.state_index)),
                     }
                 }
                 Event::Drop(d) => {
@@ -300,47 +263,12 @@ impl<W: FateSink> GraphSession<W> {
                         .ledger
                         .lose(&d)
                         .map_err(|s| self.ledger_error(s))?;
-                    self.on_loss(d.flow as usize, d.state_index);
+                    self.endpoint
+                        .lose(d.flow as usize, usize::from(d.state_index));
                 }
             }
         }
         Ok(())
-    }
-
-    /// The components that answer flow `g` evaluate at the packet's
-    /// arrival (under time-stepping at the boundary that delivers it, as a
-    /// loop's event-triggered controller), and every flow that carries an
-    /// answer (`update` from one of them, or `arrival` of `g` from one of
-    /// them) sends it, numbered in the order answers are computed.
-    fn answer(&mut self, g: usize, arrival: SimTime) {
-        if self.responders[g].is_empty() {
-            return;
-        }
-        let at = match self.driver.clock.scheme {
-            SyncScheme::TimeStepping(_) => self.time(),
-            _ => arrival,
-        };
-        for j in 0..self.responders[g].len() {
-            self.graph.respond(self.responders[g][j], at);
-        }
-        let time = self.answer_send_time(arrival);
-        for f in 0..self.flows.len() {
-            let flow = &self.flows[f];
-            let carries = match flow.rule {
-                SendRule::Update => true,
-                SendRule::Arrival(h) => h as usize == g,
-                SendRule::Periodic { .. } => false,
-            };
-            if !carries || !self.responders[g].contains(&flow.source.0) {
-                continue;
-            }
-            let (c, p, range) = flow.source.clone();
-            let values = self.graph.output(c, p)[range].to_vec();
-            let number = self.counters[f];
-            self.counters[f] += 1;
-            self.answered[f] = true;
-            self.send(f, number, &values, time, false);
-        }
     }
 
     /// Evaluate boundary `k`, then send every flow due there that did not
@@ -353,45 +281,37 @@ impl<W: FateSink> GraphSession<W> {
     ) -> Result<(), GraphSessionError> {
         self.driver.next_serve = k + 1;
         let reached = self.time();
-        self.graph
+        self.endpoint
             .evaluate()
             .map_err(|source| GraphSessionError::Graph { reached, source })?;
-        for f in 0..self.flows.len() {
-            if self.answered[f] {
-                continue;
-            }
-            let flow = &self.flows[f];
-            let (c, p, range) = flow.source.clone();
-            let (due, unscheduled_time) = match flow.rule {
-                SendRule::Periodic { period, phase } => {
-                    (k >= phase && (k - phase) % period == 0, unscheduled_time)
-                }
-                SendRule::Update => (self.graph.is_fresh(c, p), unscheduled_time),
-                // Once per boundary, `computation_delay` after the last
-                // packet it follows.
-                SendRule::Arrival(g) => match self.arrived[g as usize] {
-                    Some(t) => (true, self.answer_send_time(t)),
-                    None => (false, unscheduled_time),
-                },
-            };
-            if !due {
-                continue;
-            }
-            let values = self.graph.output(c, p)[range].to_vec();
-            match flow.schedule {
-                Some((period, phase)) => {
-                    let number = (k - phase) / period;
-                    let time = self.scheduled_send_time(k);
-                    self.send(f, number, &values, time, announced);
-                }
-                None => {
-                    let number = self.counters[f];
-                    self.counters[f] += 1;
-                    self.send(f, number, &values, unscheduled_time, false);
-                }
-            }
-        }
+        self.transmit(Some(Sends {
+            unscheduled: unscheduled_time,
+            announced,
+        }));
         Ok(())
+    }
+
+    /// Sends every sample the endpoint produced, in its order: answers at
+    /// [`Self::answer_send_time`], scheduled ones at
+    /// [`Self::scheduled_send_time`] (only their values recorded when they
+    /// were announced), the rest as `sends` says. A receive (`sends` is
+    /// `None`) produces answers only.
+    fn transmit(&mut self, sends: Option<Sends>) {
+        while let Some(t) = self.endpoint.poll_transmit() {
+            let (time, announced) = match (t.at, sends) {
+                (SendAt::Answer { arrival }, _) => (self.answer_send_time(arrival), false),
+                (SendAt::Scheduled { boundary }, _) => (
+                    self.scheduled_send_time(boundary),
+                    sends.is_some_and(|s| s.announced),
+                ),
+                (SendAt::Unscheduled, Some(s)) => (s.unscheduled, false),
+                (SendAt::Unscheduled, None) => {
+                    unreachable!("the endpoint sends unscheduled samples only when it evaluates")
+                }
+            };
+            self.driver
+                .send(t.flow as u32, t.number, &t.values, time, announced);
+        }
     }
 
     /// When an answer to a packet that arrived at `arrival` enters the
@@ -409,23 +329,7 @@ impl<W: FateSink> GraphSession<W> {
                 let period_ns = m.period.get() * clock.step_ns;
                 SimTime(ready.0.div_ceil(period_ns) * period_ns).max(self.driver.network.reached())
             }
-            SyncScheme::TimeStepping(_) => self.scheduled_send_time(self.graph.k()),
-        }
-    }
-
-    /// `on_loss = "zero"`: the inlet (or the lost element) goes to zero.
-    fn on_loss(&mut self, f: usize, state_index: u16) {
-        let flow = &self.flows[f];
-        if !zero_on_loss(flow) {
-            return;
-        }
-        let inlet = flow.inlet;
-        if flow.config.multi_packet {
-            self.graph
-                .set_output(inlet, 0, usize::from(state_index), &[0.0]);
-        } else {
-            let zeros = vec![0.0; flow.source.2.len()];
-            self.graph.set_output(inlet, 0, 0, &zeros);
+            SyncScheme::TimeStepping(_) => self.scheduled_send_time(self.graph().k()),
         }
     }
 
@@ -434,25 +338,19 @@ impl<W: FateSink> GraphSession<W> {
         observer: &mut O,
     ) -> Result<(), GraphSessionError> {
         let reached = self.time();
-        let k = self.graph.k();
+        let k = self.graph().k();
         observer
-            .observe(&self.graph)
+            .observe(self.endpoint.graph())
             .map_err(|source| GraphSessionError::Graph {
                 reached,
                 source: GraphError::Observer { step: k, source },
             })?;
-        self.graph
+        self.endpoint
             .integrate_step()
             .map_err(|source| GraphSessionError::Graph { reached, source })
     }
 
     // ----- packets -----
-
-    /// Records a sample in the ledger and, unless it was announced ahead,
-    /// queues its packets for the network.
-    fn send(&mut self, f: usize, number: u64, values: &[f64], time: SimTime, announced: bool) {
-        self.driver.send(f as u32, number, values, time, announced);
-    }
 
     /// Master-slave: announces the scheduled packets of the period
     /// `[k0, k1)` that were not sent yet, in the order syncing every period
@@ -470,20 +368,9 @@ impl<W: FateSink> GraphSession<W> {
 
     /// Announces the scheduled packets of boundaries `[k0, k1)`, flow by flow.
     fn announce(&mut self, k0: u64, k1: u64) {
-        for f in 0..self.flows.len() {
-            let Some((period, phase)) = self.flows[f].schedule else {
-                continue;
-            };
-            // A flow on new values of its source sends at its source's
-            // instants; a periodic flow at its own.
-            let width = self.flows[f].source.2.len();
-            let mut k = next_at_or_after(period, phase, k0);
-            while k < k1 {
-                let number = (k - phase) / period;
-                self.driver
-                    .announce(f as u32, number, width, self.time_of(k));
-                k += period;
-            }
+        for a in self.endpoint.announcements(k0, k1) {
+            let time = self.driver.clock.time_of(a.boundary);
+            self.driver.announce(a.flow as u32, a.number, a.width, time);
         }
     }
 
@@ -503,14 +390,5 @@ impl<W: FateSink> GraphSession<W> {
             reached: self.time(),
             source,
         }
-    }
-}
-
-/// The first `phase + n period` at or after `k`.
-fn next_at_or_after(period: u64, phase: u64, k: u64) -> u64 {
-    if k <= phase {
-        phase
-    } else {
-        phase + (k - phase).div_ceil(period) * period
     }
 }

@@ -23,7 +23,7 @@ impl<W: FateSink> GraphSession<W> {
     pub(super) fn kinematics(&self) -> Vec<NodeKinematics> {
         self.motions
             .iter()
-            .map(|m| m.kinematics(&self.graph))
+            .map(|m| m.kinematics(self.graph()))
             .collect()
     }
 
@@ -31,7 +31,7 @@ impl<W: FateSink> GraphSession<W> {
     /// network's extrapolation of it from now after `seconds`.
     pub(super) fn drift_within(&self, seconds: f64, tolerance: f64) -> bool {
         self.motions.iter().all(|m| {
-            m.max_drift(&self.graph, seconds)
+            m.max_drift(self.graph(), seconds)
                 .is_some_and(|drift| drift <= tolerance)
         })
     }

@@ -5,7 +5,7 @@
 use controlsim::graph::GraphObserver;
 use protocol::NodeKinematics;
 
-use super::{next_at_or_after, GraphSession, GraphSessionError};
+use super::{GraphSession, GraphSessionError};
 use crate::ledger::FateSink;
 use crate::session::control_side::{begin_network_step, moves_nodes, time_of, ControlSide, Sends};
 use crate::session::network_driver::NetworkDriver;
@@ -23,7 +23,7 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
     }
 
     fn k(&self) -> u64 {
-        self.graph.k()
+        self.graph().k()
     }
 
     fn interrupted(&self) -> GraphSessionError {
@@ -60,7 +60,7 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
     }
 
     fn announces_everything(&self) -> bool {
-        self.all_scheduled
+        self.endpoint.all_scheduled()
     }
 
     /// With moving nodes, boundary `start` is served, recorded and
@@ -89,10 +89,6 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
         Ok(start + 1)
     }
 
-    fn begin_boundary(&mut self) {
-        GraphSession::begin_boundary(self);
-    }
-
     fn receive(&mut self, k: u64) -> Result<(), GraphSessionError> {
         GraphSession::receive(self, k)
     }
@@ -110,15 +106,7 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
     /// The next boundary where a flow on a fixed schedule sends, or the
     /// next boundary when some flow has none.
     fn next_action(&self, k: u64) -> u64 {
-        if !self.all_scheduled {
-            return k + 1;
-        }
-        self.flows
-            .iter()
-            .filter_map(|f| f.schedule)
-            .map(|(p, phase)| next_at_or_after(p, phase, k + 1))
-            .min()
-            .unwrap_or(u64::MAX)
+        self.endpoint.next_send_boundary(k)
     }
 
     fn kinematics(&self) -> Vec<NodeKinematics> {

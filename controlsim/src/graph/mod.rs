@@ -44,7 +44,9 @@
 //! A connection between components on different nodes is not evaluated by
 //! the graph: the bridge carries its values over the network and writes
 //! what arrives into an [`Inlet`] that drives the destination in its place
-//! ([`inlet`]).
+//! ([`inlet`]). An [`Endpoint`] owns a graph with such flows and serves its
+//! boundaries without any I/O: the driver hands in arrivals and losses and
+//! takes the packets to send, numbered ([`endpoint`]).
 
 pub mod adapters;
 pub mod build;
@@ -52,6 +54,9 @@ pub mod component;
 pub mod demand;
 #[cfg(test)]
 mod demand_tests;
+pub mod endpoint;
+#[cfg(test)]
+mod endpoint_tests;
 pub mod engine;
 pub mod error;
 pub mod inlet;
@@ -76,6 +81,7 @@ pub use component::{
     StateReader, Timing,
 };
 pub use demand::Unobserved;
+pub use endpoint::{Announcement, Endpoint, FlowEnd, LossPolicy, SendAt, SendRule, Transmit};
 pub use engine::{Graph, GraphObserver};
 pub use error::GraphError;
 pub use inlet::Inlet;

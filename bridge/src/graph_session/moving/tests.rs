@@ -26,11 +26,12 @@ struct Seen {
     kinematics: Vec<NodeKinematics>,
 }
 
-/// The builtin channel, taking positions into account (it ignores them)
-/// and writing down every step.
+/// The builtin channel, writing down every step; it says it takes
+/// positions into account (it ignores them) when `positions_matter`.
 struct Watched {
     inner: BuiltinNetwork,
     seen: Rc<RefCell<Vec<Seen>>>,
+    positions_matter: bool,
 }
 
 impl Network for Watched {
@@ -63,7 +64,7 @@ impl Network for Watched {
     }
 
     fn uses_kinematics(&self) -> bool {
-        true
+        self.positions_matter
     }
 
     fn software(&self) -> String {
@@ -187,6 +188,7 @@ struct Run {
 fn watched(
     builtin: &crate::network::BuiltinConfig,
     seed: u64,
+    positions_matter: bool,
 ) -> (Watched, Rc<RefCell<Vec<Seen>>>) {
     let seen = Rc::new(RefCell::new(Vec::new()));
     let inner = BuiltinNetwork::new(
@@ -201,12 +203,17 @@ fn watched(
         Watched {
             inner,
             seen: Rc::clone(&seen),
+            positions_matter,
         },
         seen,
     )
 }
 
 fn run_loops(sync: &str) -> Run {
+    run_loops_over(sync, true)
+}
+
+fn run_loops_over(sync: &str, positions_matter: bool) -> Run {
     let resolved = Scenario::from_toml(&text(sync, LOOPS))
         .unwrap()
         .resolve()
@@ -214,7 +221,7 @@ fn run_loops(sync: &str) -> Run {
     let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
     let motions = crate::mobility::node_motions(&resolved, &system).unwrap();
     let builtin = resolved.scenario.network.builtin.clone().unwrap();
-    let (network, seen) = watched(&builtin, resolved.scenario.seed);
+    let (network, seen) = watched(&builtin, resolved.scenario.seed, positions_matter);
     let mut session = Session::new(
         &resolved,
         system,
@@ -238,11 +245,16 @@ fn run_loops(sync: &str) -> Run {
 }
 
 fn run_graph(sync: &str) -> Run {
-    let loaded =
-        crate::graph_scenario::load_text(Path::new("cart.toml"), &text(sync, GRAPH), &[]).unwrap();
+    run_graph_over(&text(sync, GRAPH), true).0
+}
+
+/// Runs a graph scenario over the watched builtin channel; also gives
+/// its `packets.csv`.
+fn run_graph_over(scenario: &str, positions_matter: bool) -> (Run, Vec<u8>) {
+    let loaded = crate::graph_scenario::load_text(Path::new("cart.toml"), scenario, &[]).unwrap();
     let side = loaded.network.unwrap();
     let builtin = side.resolved.scenario.network.builtin.clone().unwrap();
-    let (network, seen) = watched(&builtin, loaded.scenario.seed);
+    let (network, seen) = watched(&builtin, loaded.scenario.seed, positions_matter);
     let cart = loaded.graph.component_index("cart").unwrap();
     let mut session = GraphSession::new(
         loaded.graph,
@@ -256,16 +268,21 @@ fn run_graph(sync: &str) -> Run {
         .run(&mut |g: &Graph| positions.push(g.states(cart)[0]))
         .unwrap();
     let syncs = session.syncs();
-    session.finish(true).1.unwrap();
+    let (parts, result) = session.finish(true);
+    result.unwrap();
+    let packets = parts.ledger.into_inner().unwrap();
     let seen = seen.borrow().clone();
     // A graph run also records the boundary at its end, a loop run not.
     assert_eq!(positions.len(), 2001);
     positions.pop();
-    Run {
-        seen,
-        positions,
-        syncs,
-    }
+    (
+        Run {
+            seen,
+            positions,
+            syncs,
+        },
+        packets,
+    )
 }
 
 /// `a == b`, reporting the first difference only (the runs are long).
@@ -333,4 +350,78 @@ fn a_tolerance_is_kept_from_the_carts_model_as_for_its_loop() {
         message.contains("sync.position_tolerance") && message.contains("`min` and `max`"),
         "{message}"
     );
+}
+
+/// A network that ignores positions (the builtin channel as it is) is
+/// handed the moving node's position with every step all the same (under
+/// master-slave in lookahead windows too, as loops always were), and the
+/// positions are harmless: the cart, `packets.csv`, the sync count and the
+/// steps' ends are those of the same graph without `mobility`, whose steps
+/// carry no positions, and master-slave runs ahead as it does without it.
+/// Each step carries the cart where the graph has evaluated it last (its
+/// recorded position at that boundary, plus the path's origin).
+#[test]
+fn positions_sent_to_a_network_that_ignores_them_change_nothing() {
+    let mobility =
+        "mobility = { position = \"cart.y[0]\", velocity = \"cart.y[1]\", origin = [5.0, 0.0, 0.0] }\n";
+    assert!(GRAPH.contains(mobility));
+    for scheme in ["time_stepping", "master_slave", "event_driven"] {
+        let sync = format!("scheme = \"{scheme}\"");
+        let (moving, moving_packets) = run_graph_over(&text(&sync, GRAPH), false);
+        let still_text = text(&sync, GRAPH).replace(mobility, "");
+        let (still, still_packets) = run_graph_over(&still_text, false);
+        assert_same(
+            &moving.positions,
+            &still.positions,
+            &format!("{scheme}: the cart"),
+        );
+        assert!(
+            *moving.positions.last().unwrap() > 0.5,
+            "{scheme}: the cart moves"
+        );
+        assert!(!moving_packets.is_empty());
+        assert_eq!(moving_packets, still_packets, "{scheme}: packets.csv");
+        assert_eq!(moving.syncs, still.syncs, "{scheme}: syncs");
+        let ends = |r: &Run| r.seen.iter().map(|s| s.until).collect::<Vec<_>>();
+        assert_same(
+            &ends(&moving),
+            &ends(&still),
+            &format!("{scheme}: step ends"),
+        );
+        assert!(still.seen.iter().all(|s| s.kinematics.is_empty()));
+        for s in &moving.seen {
+            assert_eq!(s.kinematics.len(), 1, "{scheme}: one moving node");
+        }
+        let carried = |s: &Seen| s.kinematics[0].position[0];
+        match scheme {
+            // The network gets the period first: a step to 10 (n + 1) ms
+            // carries the cart as evaluated at 10 n ms - 1 step (at the
+            // start, its initial output).
+            "time_stepping" => {
+                assert_eq!(moving.seen.len(), 200);
+                for (n, s) in moving.seen.iter().enumerate() {
+                    let expected = if n == 0 {
+                        0.0
+                    } else {
+                        moving.positions[10 * n - 1]
+                    };
+                    assert_eq!(carried(s), 5.0 + expected, "step {n}");
+                }
+            }
+            // Lookahead windows of 1 s, both handed over at the start with
+            // the cart at rest at 0, as the loop form does.
+            "master_slave" => {
+                let loops = run_loops_over(&sync, false);
+                assert_eq!(moving.seen.len(), 2);
+                assert_same(&loops.seen, &moving.seen, "the loop form's windows");
+                assert_eq!(loops.syncs, moving.syncs);
+                assert!(moving.seen.iter().all(|s| carried(s) == 5.0));
+            }
+            _ => {
+                let recorded = |p: f64| p == 5.0 || moving.positions.iter().any(|x| 5.0 + x == p);
+                assert!(moving.seen.iter().all(|s| recorded(carried(s))));
+                assert!(moving.seen.iter().any(|s| carried(s) > 5.5));
+            }
+        }
+    }
 }
