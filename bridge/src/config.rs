@@ -48,15 +48,18 @@ use crate::network::BuiltinConfig;
 mod described;
 mod length;
 mod ns3;
+mod sync;
 mod tables;
 
 pub use described::DescribedConfig;
 pub use length::Metres;
 pub use ns3::{CustomConfig, DataRate, Ns3NetworkConfig, ServerArgument, CUSTOM_KIND};
+pub use sync::resolve_sync;
 pub use tables::TableConfig;
 // The resolved types the co-simulation core takes live in it (bridge/cosim).
 pub use netloop_cosim::resolved::{
-    Feedforward, LoopNetwork, Mobility, OnLoss, ResolvedFlow, ResponseKind, TransportKind,
+    Feedforward, LoopNetwork, Mobility, OnLoss, ResolvedFlow, ResolvedRun, ResponseKind,
+    SchemeKind, TransportKind,
 };
 
 /// A whole scenario file.
@@ -168,27 +171,6 @@ fn enabled() -> bool {
 
 fn is_enabled(value: &bool) -> bool {
     *value
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SchemeKind {
-    #[serde(alias = "time-stepping")]
-    TimeStepping,
-    #[serde(alias = "master-slave")]
-    MasterSlave,
-    #[serde(alias = "event-driven")]
-    EventDriven,
-}
-
-impl fmt::Display for SchemeKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            SchemeKind::TimeStepping => "time_stepping",
-            SchemeKind::MasterSlave => "master_slave",
-            SchemeKind::EventDriven => "event_driven",
-        })
-    }
 }
 
 /// Which network carries the loops' packets.
@@ -542,18 +524,28 @@ pub const DEFAULT_PAYLOAD: u32 = 64;
 /// (downlink) and BASE + 3i + 2 (feed-forward).
 pub const DEFAULT_BASE_PORT: u16 = 9000;
 
-/// A checked scenario, split into what controlsim and the bridge each need.
+/// A checked scenario: the scenario as written (what is hashed, summarised
+/// and starts the network) and the run the co-simulation core takes
+/// (netloop-cosim's [`ResolvedRun`], whose fields it derefs to, so that
+/// `resolved.system` or `resolved.loops` read as before).
 #[derive(Clone, Debug)]
 pub struct Resolved {
     pub scenario: Scenario,
-    pub system: SystemConfig,
-    pub loops: Vec<LoopNetwork>,
-    /// Steps in the run.
-    pub end_step: u64,
-    /// The sync scheme with its parameters, in steps.
-    pub sync: crate::sync_scheme::SyncScheme,
-    /// Node count the network must have.
-    pub node_count: u32,
+    pub run: ResolvedRun,
+}
+
+impl std::ops::Deref for Resolved {
+    type Target = ResolvedRun;
+
+    fn deref(&self) -> &ResolvedRun {
+        &self.run
+    }
+}
+
+impl std::ops::DerefMut for Resolved {
+    fn deref_mut(&mut self) -> &mut ResolvedRun {
+        &mut self.run
+    }
 }
 
 /// Takes `[network.ns3]` out of a scenario's tree unless its `kind` is
@@ -711,7 +703,7 @@ impl Scenario {
                 ),
             ));
         }
-        let sync = crate::sync_scheme::SyncScheme::resolve(&self.sync, step)?;
+        let sync = resolve_sync(&self.sync, step)?;
         if self.loops.is_empty() {
             return Err(bad("loops", "at least one [[loops]] table is needed"));
         }
@@ -931,11 +923,14 @@ impl Scenario {
         };
         Ok(Resolved {
             scenario: self.clone(),
-            system,
-            loops,
-            end_step,
-            sync,
-            node_count,
+            run: ResolvedRun {
+                system,
+                loops,
+                end_step,
+                sync,
+                computation_delay: self.sync.computation_delay,
+                node_count,
+            },
         })
     }
 }

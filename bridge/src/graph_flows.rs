@@ -16,8 +16,9 @@ use controlsim::{StepSize, SystemConfig};
 use protocol::SimTime;
 
 use crate::config::{
-    bad, resolve_flow, Backend, FlowConfig, KeyPath, OnLoss, Resolved, ResolvedFlow, Scenario,
-    ScenarioError, TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT, MAX_NODES,
+    bad, resolve_flow, Backend, FlowConfig, KeyPath, OnLoss, Resolved, ResolvedFlow, ResolvedRun,
+    Scenario, ScenarioError, TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT,
+    MAX_NODES,
 };
 use crate::flows::{Direction, Flow, FlowTable};
 use crate::graph_scenario::{FlowTrigger, GraphScenario, NodeName};
@@ -135,7 +136,7 @@ pub fn resolve(
             "must be at least 1: replications are numbered from 1",
         ));
     }
-    let scheme = crate::sync_scheme::SyncScheme::resolve(&sync, step)?;
+    let scheme = crate::config::resolve_sync(&sync, step)?;
     for (i, c) in s.components.iter().enumerate() {
         if let Some(NodeName::Index(n)) = c.node {
             if n >= MAX_NODES {
@@ -341,16 +342,19 @@ pub fn resolve(
         _ => highest + 1,
     };
     let resolved = Resolved {
-        scenario,
-        system: SystemConfig {
-            step: s.step,
-            solver: s.solver,
+        run: ResolvedRun {
+            system: SystemConfig {
+                step: s.step,
+                solver: s.solver,
+                loops: Vec::new(),
+            },
             loops: Vec::new(),
+            end_step,
+            sync: scheme,
+            computation_delay: scenario.sync.computation_delay,
+            node_count,
         },
-        loops: Vec::new(),
-        end_step,
-        sync: scheme,
-        node_count,
+        scenario,
     };
     Ok(NetworkSide {
         resolved,

@@ -1,25 +1,40 @@
-//! netloop's co-simulation master.
+//! netloop's application: what the `netloop` binary dispatches to
+//! ([`app`]): scenario files, run directories, sweeps, plots and the
+//! command line around the co-simulation core.
 //!
-//! Data flows one way: scenario file → `config` → `session` (sync scheme) →
+//! Data flows one way: scenario file → `config` → session (sync scheme) →
 //! {controlsim, network backend} → `output` (docs/design.md §1.2). A scenario
 //! is read, checked and built once ([`loaded_scenario::load`]: a loop
 //! scenario through [`scenario_file`] → [`built::Built`], a graph scenario
-//! through [`graph_scenario`]) and the run takes what was built. The client of the ns-3 stepping server
-//! is its own crate, `netloop-ns3-client` (bridge/ns3-client), re-exported
-//! here as [`ns3`] and [`network_schema`]. This crate is the application
-//! the `netloop` binary dispatches to ([`app`]): configuration, run
-//! directories, sweeps, plots. The co-simulation core writes no files: its
-//! networks, flows and [`ledger`] are the `netloop-cosim` crate
-//! (bridge/cosim, re-exported here at their old paths), which does no file
-//! I/O; the ledger emits fate events, which [`packets_csv`] writes. The
-//! sessions, sync schemes and mobility are still here, as they take
-//! [`config::Resolved`].
+//! through [`graph_scenario`]) and the run takes what was built.
+//!
+//! # Lifecycle of a run
+//! 1. **Resolve**: the scenario is parsed and checked into
+//!    [`config::Resolved`] (the scenario as written, and the
+//!    `netloop-cosim` [`config::ResolvedRun`] it derefs to), with one keyed
+//!    error ([`config::ScenarioError`]) for the first problem.
+//! 2. **Build**: the control system, the nodes its plants move
+//!    ([`loop_mobility`]) and what the run observes ([`built::Built`]); the
+//!    network is started (builtin, or the ns-3 server through
+//!    [`ns3`]) and a [`session::Session`] made over them.
+//! 3. **Run** the session, recording the time series and writing each
+//!    packet's fate as the ledger emits it ([`packets_csv`]).
+//! 4. **Finish**: the session's summary and the run directory ([`run`],
+//!    [`run_dir`], [`output`]).
+//!
+//! The co-simulation core is the `netloop-cosim` crate (bridge/cosim),
+//! which does no file I/O: the sessions, sync schemes, node motion,
+//! networks, flows and [`ledger`], re-exported here at their old paths. The
+//! client of the ns-3 stepping server is its own crate,
+//! `netloop-ns3-client` (bridge/ns3-client), re-exported here as [`ns3`]
+//! and [`network_schema`]. The graph session ([`graph_session`],
+//! [`graph_flows`]) is still here.
 
 pub mod app;
 pub mod built;
 pub mod config;
 // The co-simulation core's modules (bridge/cosim), at their old paths.
-pub use netloop_cosim::{flows, ledger, network};
+pub use netloop_cosim::{flows, ledger, network, session, sync_scheme};
 pub mod fmu_checks;
 pub mod graph_flows;
 pub mod graph_mobility;
@@ -31,8 +46,14 @@ pub mod input;
 pub mod keyed;
 pub mod limits;
 pub mod loaded_scenario;
+pub mod loop_mobility;
 pub mod metrics;
-pub mod mobility;
+/// Node motion (netloop-cosim's `mobility`) with the loops' motions settled
+/// against the built system ([`loop_mobility`]), at its old path.
+pub mod mobility {
+    pub use crate::loop_mobility::node_motions;
+    pub use netloop_cosim::mobility::*;
+}
 pub mod model_files;
 // The ns-3 client is its own crate (bridge/ns3-client); these keep the
 // `bridge::ns3` and `bridge::network_schema` paths.
@@ -49,9 +70,7 @@ pub mod run_dir;
 pub mod run_progress;
 pub mod scenario_file;
 pub mod server_command;
-pub mod session;
 pub mod shell;
 pub mod stop;
 pub mod subsystem;
 pub mod sweep;
-pub mod sync_scheme;

@@ -3,8 +3,56 @@
 //! into them). The enums are also scenario keys, so they keep their serde
 //! names.
 
+use std::fmt;
+
+use controlsim::SystemConfig;
 use protocol::SimTime;
 use serde::{Deserialize, Serialize};
+
+use crate::sync_scheme::SyncScheme;
+
+/// A checked run as the co-simulation core takes it: what the control side
+/// is built from, the loops' network sides and the timing of the sessions.
+/// The application makes it once from a scenario (bridge's
+/// `config::Resolved` holds it beside the scenario as written); a graph
+/// scenario's network side is one without loops.
+#[derive(Clone, Debug)]
+pub struct ResolvedRun {
+    pub system: SystemConfig,
+    pub loops: Vec<LoopNetwork>,
+    /// Steps in the run.
+    pub end_step: u64,
+    /// The sync scheme with its parameters, in steps.
+    pub sync: SyncScheme,
+    /// `[sync] computation_delay`: from a packet's arrival at an
+    /// event-triggered controller to its answer entering the network.
+    pub computation_delay: SimTime,
+    /// Node count the network must have.
+    pub node_count: u32,
+}
+
+/// The name of a sync scheme (`[sync] scheme`); [`SyncScheme`] is the
+/// scheme with its parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemeKind {
+    #[serde(alias = "time-stepping")]
+    TimeStepping,
+    #[serde(alias = "master-slave")]
+    MasterSlave,
+    #[serde(alias = "event-driven")]
+    EventDriven,
+}
+
+impl fmt::Display for SchemeKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SchemeKind::TimeStepping => "time_stepping",
+            SchemeKind::MasterSlave => "master_slave",
+            SchemeKind::EventDriven => "event_driven",
+        })
+    }
+}
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

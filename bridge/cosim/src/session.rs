@@ -36,14 +36,19 @@
 //! the network runs and when boundaries are served, once for every control
 //! side: they are generic over [`control_side::ControlSide`], which
 //! `loop_side.rs` implements for the loops here and
-//! [`crate::graph_session`] for graphs. What a loop's boundary does is here.
+//! bridge's `graph_session` for graphs. What a loop's boundary does is here.
 
-pub(crate) mod control_side;
+// `control_side` and `network_driver` are public (and hidden) only for
+// bridge's `graph_session`, which drives the same schemes until it moves
+// into this crate too.
+#[doc(hidden)]
+pub mod control_side;
 mod event_driven;
 mod event_rules;
 mod loop_side;
 pub(crate) mod master_slave;
-pub(crate) mod network_driver;
+#[doc(hidden)]
+pub mod network_driver;
 mod time_stepping;
 
 use crate::ledger::FateSink;
@@ -53,11 +58,11 @@ use std::sync::Arc;
 use controlsim::{ApiError, Observer, StepError, System, Trigger};
 use protocol::{Delivery, NodeKinematics, SimTime};
 
-use crate::config::{OnLoss, Resolved, ResponseKind, SchemeKind};
 use crate::flows::{Direction, FlowTable};
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::mobility::NodeMotion;
 use crate::network::{Network, NetworkError};
+use crate::resolved::{OnLoss, ResolvedRun, ResponseKind, SchemeKind};
 use crate::sync_scheme::{MasterSlave, SyncScheme};
 use network_driver::{Class, Event, NetworkDriver, Placement, SyncClock};
 
@@ -139,9 +144,10 @@ pub struct SessionParts<W: FateSink> {
 impl<W: FateSink> Session<W> {
     /// Wires a built system to a started network; [`Session::run`]
     /// installs the flows in it. `motions` are the nodes the plants move
-    /// ([`crate::mobility::node_motions`]).
+    /// ([`crate::mobility::NodeMotion`], which the application settles
+    /// against the built system).
     pub fn new(
-        resolved: &Resolved,
+        resolved: &ResolvedRun,
         system: System,
         motions: Vec<NodeMotion>,
         network: Box<dyn Network>,
@@ -180,7 +186,7 @@ impl<W: FateSink> Session<W> {
                 cancel,
             ),
             flows,
-            computation_delay: resolved.scenario.sync.computation_delay,
+            computation_delay: resolved.computation_delay,
             event_triggered,
             rollback,
             zero_on_loss: resolved

@@ -1,6 +1,6 @@
 //! What a sync scheme needs from the control side, so that each scheme is
 //! written once for `[[loops]]` ([`super::Session`]) and graph scenarios
-//! ([`crate::graph_session::GraphSession`]).
+//! (bridge's `graph_session::GraphSession`).
 //!
 //! A scheme decides when the network runs and when boundaries are served
 //! ([`Scheme`], one driver per scheme in `time_stepping.rs`,
@@ -16,7 +16,7 @@ use crate::network::NetworkError;
 
 /// When the packets produced while serving a boundary enter the network.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Sends {
+pub struct Sends {
     /// Packets without a fixed schedule (a graph flow on new values or on
     /// arrival); packets on a schedule and answers have their own times.
     pub unscheduled: SimTime,
@@ -27,7 +27,7 @@ pub(crate) struct Sends {
 
 /// The control side of a co-simulation as the sync schemes see it; `O` is
 /// the observer that sees every recorded boundary.
-pub(crate) trait ControlSide<O> {
+pub trait ControlSide<O> {
     type Sink: FateSink;
     type Error: From<NetworkError>;
 
@@ -145,13 +145,13 @@ pub(crate) trait ControlSide<O> {
 
 /// The driver of one sync scheme: its parameters, and when the network
 /// runs and boundaries are served.
-pub(crate) trait Scheme {
+pub trait Scheme {
     /// Runs the co-simulation from the side's boundary to the end of the run.
     fn run<O, S: ControlSide<O>>(self, side: &mut S, observer: &mut O) -> Result<(), S::Error>;
 }
 
 /// Runs `scheme` (whichever of the three) over `side`.
-pub(crate) fn run_scheme<O, S: ControlSide<O>>(
+pub fn run_scheme<O, S: ControlSide<O>>(
     scheme: crate::sync_scheme::SyncScheme,
     side: &mut S,
     observer: &mut O,
@@ -166,11 +166,11 @@ pub(crate) fn run_scheme<O, S: ControlSide<O>>(
 
 // ----- the network, for every scheme -----
 
-pub(crate) fn time_of<O, S: ControlSide<O>>(side: &S, k: u64) -> SimTime {
+pub fn time_of<O, S: ControlSide<O>>(side: &S, k: u64) -> SimTime {
     side.driver().clock.time_of(k)
 }
 
-pub(crate) fn check_cancel<O, S: ControlSide<O>>(side: &S) -> Result<(), S::Error> {
+pub fn check_cancel<O, S: ControlSide<O>>(side: &S) -> Result<(), S::Error> {
     if side.driver().cancelled() {
         return Err(side.interrupted());
     }
@@ -178,7 +178,7 @@ pub(crate) fn check_cancel<O, S: ControlSide<O>>(side: &S) -> Result<(), S::Erro
 }
 
 /// One synchronous network step; its events join the queue.
-pub(crate) fn network_step<O, S: ControlSide<O>>(
+pub fn network_step<O, S: ControlSide<O>>(
     side: &mut S,
     until: SimTime,
     stop_at_delivery: bool,
@@ -192,7 +192,7 @@ pub(crate) fn network_step<O, S: ControlSide<O>>(
 }
 
 /// Hands the network a step to `until` to run while the control side works.
-pub(crate) fn begin_network_step<O, S: ControlSide<O>>(
+pub fn begin_network_step<O, S: ControlSide<O>>(
     side: &mut S,
     until: SimTime,
 ) -> Result<(), S::Error> {
@@ -202,14 +202,14 @@ pub(crate) fn begin_network_step<O, S: ControlSide<O>>(
 }
 
 /// Waits for the step begun first; its events join the queue.
-pub(crate) fn end_network_step<O, S: ControlSide<O>>(side: &mut S) -> Result<SimTime, S::Error> {
+pub fn end_network_step<O, S: ControlSide<O>>(side: &mut S) -> Result<SimTime, S::Error> {
     let holds = side.holds();
     Ok(side.driver_mut().end_step(holds)?)
 }
 
 /// Serves and integrates boundaries `[start, end)`, every event up to
 /// `end` known.
-pub(crate) fn replay<O, S: ControlSide<O>>(
+pub fn replay<O, S: ControlSide<O>>(
     side: &mut S,
     start: u64,
     end: u64,
@@ -226,6 +226,6 @@ pub(crate) fn replay<O, S: ControlSide<O>>(
 
 /// Whether a node moves in a network that depends on positions (then a
 /// sync carries something the network needs).
-pub(crate) fn moves_nodes<O, S: ControlSide<O>>(side: &S) -> bool {
+pub fn moves_nodes<O, S: ControlSide<O>>(side: &S) -> bool {
     side.driver().network.uses_kinematics() && side.has_motions()
 }

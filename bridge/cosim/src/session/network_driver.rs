@@ -1,5 +1,5 @@
 //! The network half of a co-simulation, one for `[[loops]]`
-//! ([`super::Session`]) and graph scenarios ([`crate::graph_session`]).
+//! ([`super::Session`]) and graph scenarios (bridge's `graph_session`).
 //!
 //! Whatever the control side is, the network side is the same: a
 //! [`Network`] stepped synchronously (or begun and ended around the control
@@ -40,7 +40,7 @@ use crate::sync_scheme::{SyncScheme, TimeStepping};
 /// The run's time grid and sync scheme: where packets are sent and where
 /// they take effect.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SyncClock {
+pub struct SyncClock {
     pub scheme: SyncScheme,
     pub step_ns: u64,
     /// The boundary at the end of the run (never served).
@@ -99,7 +99,7 @@ impl SyncClock {
 /// its controllers' packets (U) before its actuators' (D); a graph serves
 /// all its inlets in one phase, [`Class::Controller`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Class {
+pub enum Class {
     Controller,
     Actuator,
 }
@@ -107,7 +107,7 @@ pub(crate) enum Class {
 /// A packet event waiting for the boundary where it takes effect, ordered
 /// canonically (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct EventKey {
+pub struct EventKey {
     pub step: u64,
     pub class: Class,
     pub time: SimTime,
@@ -145,7 +145,7 @@ impl EventKey {
 
 /// A report of the network about one packet.
 #[derive(Clone, Debug)]
-pub(crate) enum Event {
+pub enum Event {
     Delivery(Delivery),
     Drop(DropEvent),
 }
@@ -162,7 +162,7 @@ impl Event {
 
 /// The rule a control side follows for where its packets take effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Placement {
+pub enum Placement {
     /// `[[loops]]`: a delivery at its [`SyncClock::effect_step`], in the
     /// class of its receiver (controller or actuator), so a zero-delay
     /// packet acts at the boundary it was sent at (phase U2); a loss at its
@@ -175,7 +175,7 @@ pub(crate) enum Placement {
 }
 
 /// The network, the packets' ledger and the queue of their events.
-pub(crate) struct NetworkDriver<W: FateSink> {
+pub struct NetworkDriver<W: FateSink> {
     pub network: Box<dyn Network>,
     pub ledger: Ledger<W>,
     pub flows: FlowTable,
