@@ -48,6 +48,7 @@ pub mod run;
 pub mod run_dir;
 pub mod run_progress;
 pub mod scenario_file;
+pub mod serde_fault;
 pub mod server_command;
 pub mod session;
 pub mod shell;
