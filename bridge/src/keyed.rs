@@ -92,12 +92,6 @@ impl KeyPath {
         Ok(KeyPath(segments))
     }
 
-    /// A key another crate gives as text (controlsim's `loops[0].plant.k`),
-    /// or one key of that name when it is not a path.
-    pub fn of_text(text: &str) -> KeyPath {
-        KeyPath::parse(text).unwrap_or_else(|_| KeyPath::key(text))
-    }
-
     /// The path of a serde_path_to_error path.
     pub(crate) fn from_serde(path: &serde_path_to_error::Path) -> KeyPath {
         use serde_path_to_error::Segment as S;
@@ -223,6 +217,65 @@ pub struct Span {
     pub note: Option<String>,
 }
 
+/// What a key would have accepted: words, or the names a table or a
+/// choice has, as a list (what `netloop check` and the docs test read).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expected {
+    /// In words: `a number`, `a duration on the step grid`.
+    Words(String),
+    /// The keys the table has (for a key it does not have).
+    Keys(Vec<String>),
+    /// The variants of a choice or the kinds of a `kind = "..."` table.
+    Variants(Vec<String>),
+}
+
+impl Expected {
+    /// The names listed, for [`Expected::Keys`] and [`Expected::Variants`].
+    pub fn names(&self) -> Option<&[String]> {
+        match self {
+            Expected::Words(_) => None,
+            Expected::Keys(names) | Expected::Variants(names) => Some(names),
+        }
+    }
+}
+
+impl From<&str> for Expected {
+    fn from(words: &str) -> Expected {
+        Expected::Words(words.to_string())
+    }
+}
+
+impl From<String> for Expected {
+    fn from(words: String) -> Expected {
+        Expected::Words(words)
+    }
+}
+
+/// A list as serde words it: `` `a` ``, `` `a` or `b` ``, `` one of `a`, `b`, `c` ``.
+impl fmt::Display for Expected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = match self {
+            Expected::Words(words) => return f.write_str(words),
+            Expected::Keys(names) | Expected::Variants(names) => names,
+        };
+        match names.as_slice() {
+            [] => f.write_str("nothing"),
+            [one] => write!(f, "`{one}`"),
+            [a, b] => write!(f, "`{a}` or `{b}`"),
+            all => {
+                f.write_str("one of ")?;
+                for (i, name) in all.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "`{name}`")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 /// A problem with a scenario at a key: the one error every stage of
 /// loading returns (the config checks, the builds of the control side, the
 /// network and the motions, the ns-3 server's verdict), the key a path
@@ -235,7 +288,7 @@ pub struct ScenarioError {
     pub key: KeyPath,
     pub message: String,
     /// What would have been accepted, when known separately from the message.
-    pub expected: Option<String>,
+    pub expected: Option<Expected>,
     /// Where the key is written, once located.
     pub span: Option<Span>,
 }
@@ -257,11 +310,12 @@ impl ScenarioError {
     }
 }
 
-/// controlsim's errors carry their key as text, the one boundary where a
-/// key is read from text: the key, and the message without it.
+/// controlsim's errors carry their key as text, the one boundary left where
+/// a key is read from text: the key, and the message without it.
 impl From<controlsim::ConfigError> for ScenarioError {
     fn from(e: controlsim::ConfigError) -> Self {
-        ScenarioError::new(KeyPath::of_text(e.key()), e.message())
+        let key = KeyPath::parse(e.key()).unwrap_or_else(|_| KeyPath::key(e.key()));
+        ScenarioError::new(key, e.message())
     }
 }
 
@@ -311,7 +365,9 @@ impl fmt::Display for ScenarioError {
             Place::Override(origin) => writeln!(f, "  --> {origin} (on {file})")?,
             Place::Nowhere => writeln!(f, "  --> {file} (the key is not written in the file)")?,
         }
-        if let Some(expected) = &self.expected {
+        // An empty list is said by the message ("there are no fields").
+        let listed = |e: &&Expected| e.names().is_none_or(|names| !names.is_empty());
+        if let Some(expected) = self.expected.as_ref().filter(listed) {
             writeln!(f, "{:width$} = expected: {expected}", "")?;
         }
         if let Some(note) = note {

@@ -69,6 +69,7 @@ pub mod run;
 pub mod run_dir;
 pub mod run_progress;
 pub mod scenario_file;
+pub mod serde_fault;
 pub mod server_command;
 pub mod shell;
 pub mod stop;

@@ -9,7 +9,9 @@
 //!    ([`KeyPath`]: `loops[0].controller.kp`, or `loops.0.controller.kp`).
 //! 3. The tree is deserialised into a [`Scenario`]; a type error, an unknown
 //!    key or a missing key comes back with the path of the key
-//!    (serde_path_to_error).
+//!    (serde_path_to_error) and what serde refused as data
+//!    ([`crate::serde_fault`]: the unknown key, the value, the names it
+//!    expected), which makes the key precise inside a `kind = "..."` table.
 //! 4. [`Scenario::resolve`] checks the step grid, nodes and ports; then the
 //!    control side is built once (`System::from_config`) and the builtin
 //!    channel is checked, so that every problem a run would hit before its
@@ -45,7 +47,8 @@ use crate::config::{
     LAST_TIME_TEXT,
 };
 use crate::input::{read_input, shorten_lines, ReadError};
-pub use crate::keyed::{KeyPath, Place, ScenarioError, Segment, Span};
+pub use crate::keyed::{Expected, KeyPath, Place, ScenarioError, Segment, Span};
+use crate::serde_fault::{Fault, Found, TreeError};
 use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
 use crate::network_schema;
 use crate::server_command::{self, NetworkCheck};
@@ -286,7 +289,7 @@ pub fn check_network(
             binary.display()
         ))),
         NetworkCheck::Rejected { key, message } => {
-            Err(locate(ScenarioError::new(KeyPath::of_text(&key), message)))
+            Err(locate(ScenarioError::new(key, message)))
         }
     }
 }
@@ -436,8 +439,10 @@ fn load_table(
 
 /// A kind's table, checked against its schema: this checkout's server's
 /// ([`network_schema::standard`]) if it has the kind, else that of the
-/// server the scenario runs (`--describe`, cached); unchecked when that
-/// server is not run (the builtin channel).
+/// server the scenario runs (`--describe`, cached). On the builtin backend
+/// a program the scenario names is not run to check it (its table is kept
+/// unchecked), and when the default server cannot be asked, this
+/// checkout's kinds are the ones to write.
 fn described_network(
     network: &crate::config::NetworkConfig,
     base_dir: &Path,
@@ -449,7 +454,8 @@ fn described_network(
         return DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys)
             .map(Ns3NetworkConfig::Described);
     }
-    if network.backend != Backend::Ns3 {
+    let on_ns3 = network.backend == Backend::Ns3;
+    if !on_ns3 && network.server.binary.is_some() {
         return Ok(Ns3NetworkConfig::Described(DescribedConfig::unchecked(
             kind, keys,
         )));
@@ -468,10 +474,23 @@ fn described_network(
             .join(", ")
     };
     let binary = server_command::server_binary(&network.server, base_dir);
-    let schema = network_schema::describe(&binary).map_err(|e| ScenarioError::new("network.ns3.kind", format!(
+    let schema = match network_schema::describe(&binary) {
+        Ok(schema) => schema,
+        // Nothing will run it: this checkout's kinds are the ones to write.
+        Err(_) if !on_ns3 => {
+            return Err(ScenarioError {
+                expected: Some(Expected::Variants(known)),
+                ..ScenarioError::new(
+                    "network.ns3.kind",
+                    format!("unknown network kind `{kind}`"),
+                )
+            })
+        }
+        Err(e) => return Err(ScenarioError::new("network.ns3.kind", format!(
             "`{kind}` is not one of the kinds of this checkout's server ({}), so the server must describe it: {e}",
             listed(&known)
-        )))?;
+        ))),
+    };
     let Some(kind_schema) = schema.kind(&kind) else {
         let mut all = known;
         for k in &schema.kinds {
@@ -479,14 +498,16 @@ fn described_network(
                 all.push(k.name.clone());
             }
         }
-        return Err(ScenarioError::new(
-            "network.ns3.kind",
-            format!(
-                "unknown network kind `{kind}`, expected one of {} (the kinds of {})",
-                listed(&all),
-                binary.display()
-            ),
-        ));
+        return Err(ScenarioError {
+            expected: Some(Expected::Variants(all)),
+            ..ScenarioError::new(
+                "network.ns3.kind",
+                format!(
+                    "unknown network kind `{kind}`: {} does not describe it",
+                    binary.display()
+                ),
+            )
+        });
     };
     DescribedConfig::new(std::sync::Arc::new(kind_schema.clone()), keys)
         .map(Ns3NetworkConfig::Described)
@@ -543,12 +564,9 @@ fn deserialize_table<T: for<'de> Deserialize<'de>>(
     let mut typed = table.clone();
     let described = crate::config::take_described_kind(&mut typed);
     let shared = crate::config::take_shared_tables(&mut typed);
-    let mut value: T =
-        serde_path_to_error::deserialize(toml::Value::Table(typed)).map_err(|e| {
-            let key = KeyPath::from_serde(e.path());
-            let message = e.inner().message().trim().to_string();
-            locator.serde_error(table, key, &message)
-        })?;
+    let mut value: T = crate::serde_fault::deserialize(toml::Value::Table(typed))
+        .map_err(|e| locator.serde_error(table, KeyPath::from_serde(e.path()), e.inner()))
+        .map_err(with_shared_tables)?;
     let Some(network) = network_of(&mut value) else {
         return Ok(value);
     };
@@ -561,6 +579,23 @@ fn deserialize_table<T: for<'de> Deserialize<'de>>(
         .read_shared_tables(shared)
         .map_err(|e| locator.locate(e))?;
     Ok(value)
+}
+
+/// An unknown key of `[network]` with the shared tables among the keys it
+/// has: serde does not read them (the schema does), but they are written
+/// there.
+fn with_shared_tables(mut error: LoadError) -> LoadError {
+    if let LoadError::Invalid(e) = &mut error {
+        if let (Some(Expected::Keys(keys)), [Segment::Key(network), _]) =
+            (&mut e.expected, e.key.0.as_slice())
+        {
+            if network == "network" {
+                let standard = network_schema::standard();
+                keys.extend(standard.tables.iter().map(|t| t.name.clone()));
+            }
+        }
+    }
+    error
 }
 
 /// That a builtin network's channel can be built and its delays fit the
@@ -681,36 +716,44 @@ struct Locator<'a> {
 }
 
 impl Locator<'_> {
-    /// A serde error at `key`. Errors inside internally tagged tables
-    /// (`kind = "..."`) come back with the path of the table; the key named
-    /// in the message makes them precise again.
-    fn serde_error(&self, table: &toml::Table, mut key: KeyPath, message: &str) -> LoadError {
-        let (what, expected) = split_expected(message);
-        if let Some(field) = backticked(message, "unknown field `") {
-            if key
-                .0
-                .last()
-                .is_none_or(|s| *s != Segment::Key(field.clone()))
-            {
-                key = key.child(&field);
+    /// A serde error at `key`. Inside an internally tagged table
+    /// (`kind = "..."`) serde's path stops at the table; the fault's own
+    /// data (the unknown key's name, the value refused) makes it precise.
+    fn serde_error(&self, table: &toml::Table, mut key: KeyPath, error: &TreeError) -> LoadError {
+        match &error.fault {
+            // `key`'s own key, else the one table under `key` that writes
+            // it (a table in a tagged table: `external_force` in a plant's).
+            Fault::UnknownField { field, .. } => {
+                if key.0.last() != Some(&Segment::Key(field.clone())) {
+                    let own = key.child(field);
+                    key = match has_key(table, &own) {
+                        true => own,
+                        false => find_key(table, &key, field).unwrap_or(own),
+                    };
+                }
             }
-        } else if message.starts_with("unknown variant `") && has_key(table, &key.child("kind")) {
             // Inside a tagged table: the kind itself, or a choice among its
-            // keys (`topology = "ring"`), whichever holds the quoted value.
-            let variant = backticked(message, "unknown variant `").unwrap_or_default();
-            key = find_quoted_value(table, &key, &format!("`{variant}`"))
-                .unwrap_or_else(|| key.child("kind"));
-        } else if !message.starts_with("missing field `") {
-            // Stays on the table for a missing field: that is where it belongs.
-            // Otherwise, inside a tagged table the path stops at the table;
-            // the value quoted in the message finds the key again.
-            if let Some(inner) = find_quoted_value(table, &key, message) {
-                key = inner;
+            // keys (`topology = "ring"`), whichever holds the variant.
+            Fault::UnknownVariant { variant, .. } => {
+                let found = Found::Str(variant.clone());
+                key = match find_value(table, &key, &found) {
+                    Some(inner) => inner,
+                    None if has_key(table, &key.child("kind")) => key.child("kind"),
+                    None => key,
+                };
             }
+            Fault::WrongValue { found, .. } => {
+                if let Some(inner) = find_value(table, &key, found) {
+                    key = inner;
+                }
+            }
+            // A missing key stays on its table: that is where it belongs.
+            Fault::MissingField { .. } | Fault::Other => {}
         }
+        let (message, expected) = serde_parts(error);
         self.locate(ScenarioError {
             key,
-            message: what,
+            message,
             expected,
             span: None,
         })
@@ -834,9 +877,44 @@ fn has_key(table: &toml::Table, path: &KeyPath) -> bool {
     value.is_some()
 }
 
-/// The unique value under `path` that `message` quotes (serde's
-/// `invalid type: string "fast"`, `integer `-3``, `sequence`, ...), as a path.
-fn find_quoted_value(table: &toml::Table, path: &KeyPath, message: &str) -> Option<KeyPath> {
+/// The unique value under `path` that is `found` (the value serde
+/// refused), as a path; `None` when there is none or more than one.
+fn find_value(table: &toml::Table, path: &KeyPath, found: &Found) -> Option<KeyPath> {
+    let mut value: Option<&toml::Value> = None;
+    for seg in &path.0 {
+        value = match (seg, value) {
+            (Segment::Key(k), None) => table.get(k),
+            (Segment::Key(k), Some(v)) => v.get(k.as_str()),
+            (Segment::Index(i), Some(v)) => v.get(*i),
+            (Segment::Index(_), None) => None,
+        };
+        value?;
+    }
+    let mut matches = Vec::new();
+    collect_matches(value?, path.clone(), found, &mut matches);
+    (matches.len() == 1).then(|| matches.remove(0))
+}
+
+/// The unique key named `name` written under `path`, at any depth, as a path.
+fn find_key(table: &toml::Table, path: &KeyPath, name: &str) -> Option<KeyPath> {
+    fn walk(value: &toml::Value, path: &KeyPath, name: &str, found: &mut Vec<KeyPath>) {
+        match value {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    if k == name {
+                        found.push(path.child(k));
+                    }
+                    walk(v, &path.child(k), name, found);
+                }
+            }
+            toml::Value::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    walk(v, &path.clone().at(i), name, found);
+                }
+            }
+            _ => {}
+        }
+    }
     let mut value: Option<&toml::Value> = None;
     for seg in &path.0 {
         value = match (seg, value) {
@@ -848,57 +926,64 @@ fn find_quoted_value(table: &toml::Table, path: &KeyPath, message: &str) -> Opti
         value?;
     }
     let mut found = Vec::new();
-    collect_matches(value?, path.clone(), message, &mut found);
+    match value {
+        Some(v) => walk(v, path, name, &mut found),
+        None => walk(&toml::Value::Table(table.clone()), path, name, &mut found),
+    }
     (found.len() == 1).then(|| found.remove(0))
 }
 
-fn collect_matches(value: &toml::Value, path: KeyPath, message: &str, found: &mut Vec<KeyPath>) {
-    let quoted = match value {
-        toml::Value::String(s) => {
-            message.contains(&format!("\"{s}\"")) || message.contains(&format!("`{s}`"))
-        }
-        toml::Value::Integer(i) => {
-            message.contains(&format!("integer `{i}`"))
-                || message.contains(&format!("{i} has no unit"))
-        }
-        toml::Value::Float(f) => {
-            message.contains(&format!("floating point `{f}`"))
-                || message.contains(&format!("{f} has no unit"))
-        }
-        toml::Value::Boolean(b) => message.contains(&format!("boolean `{b}`")),
-        toml::Value::Array(_) => message.starts_with("invalid type: sequence"),
-        toml::Value::Table(_) => message.starts_with("invalid type: map"),
-        toml::Value::Datetime(_) => false,
-    };
-    if quoted && !path.is_empty() {
-        found.push(path.clone());
+fn collect_matches(value: &toml::Value, path: KeyPath, found: &Found, matches: &mut Vec<KeyPath>) {
+    if found.is(value) && !path.is_empty() {
+        matches.push(path.clone());
     }
     match value {
         toml::Value::Table(t) => {
             for (k, v) in t {
-                collect_matches(v, path.child(k), message, found);
+                collect_matches(v, path.child(k), found, matches);
             }
         }
-        toml::Value::Array(a) if !message.starts_with("invalid type: sequence") => {
+        // An array refused as a whole is not looked for inside one.
+        toml::Value::Array(a) if *found != Found::Array => {
             for (i, v) in a.iter().enumerate() {
-                let mut p = path.clone();
-                p.0.push(Segment::Index(i));
-                collect_matches(v, p, message, found);
+                collect_matches(v, path.clone().at(i), found, matches);
             }
         }
         _ => {}
     }
 }
 
-/// The name in `prefix...`name`...`.
-fn backticked(message: &str, prefix: &str) -> Option<String> {
-    let rest = message.strip_prefix(prefix)?;
-    Some(rest[..rest.find('`')?].to_string())
+/// The message and what was expected of a serde error, from its fault: the
+/// names a table or a choice has as a list, a type in words.
+fn serde_parts(error: &TreeError) -> (String, Option<Expected>) {
+    let names = |names: &[&str]| names.iter().map(ToString::to_string).collect();
+    // serde says "there are no fields" itself: the list is empty.
+    let whole = || error.message().trim().to_string();
+    match &error.fault {
+        Fault::UnknownField { expected, .. } if expected.is_empty() => {
+            (whole(), Some(Expected::Keys(Vec::new())))
+        }
+        Fault::UnknownVariant { expected, .. } if expected.is_empty() => {
+            (whole(), Some(Expected::Variants(Vec::new())))
+        }
+        Fault::UnknownField { field, expected } => (
+            format!("unknown field `{field}`"),
+            Some(Expected::Keys(names(expected))),
+        ),
+        Fault::UnknownVariant { variant, expected } => (
+            format!("unknown variant `{variant}`"),
+            Some(Expected::Variants(names(expected))),
+        ),
+        Fault::WrongValue { what, expected, .. } => {
+            (what.clone(), Some(in_words(expected).into()))
+        }
+        _ => split_expected(error.message()),
+    }
 }
 
 /// Splits serde's "invalid type: X, expected Y" into ("invalid type: X", "Y"),
 /// Y in words (serde names Rust types: `u64`, `f64`).
-fn split_expected(message: &str) -> (String, Option<String>) {
+fn split_expected(message: &str) -> (String, Option<Expected>) {
     let message = message.trim();
     if message.contains('\n') {
         // A report of its own (an equation file's error, with its caret).
@@ -908,7 +993,7 @@ fn split_expected(message: &str) -> (String, Option<String>) {
         if let Some(i) = message.find(marker) {
             let what = &message[..i];
             let expected = &message[i + marker.len()..];
-            return (what.to_string(), Some(in_words(expected).to_string()));
+            return (what.to_string(), Some(in_words(expected).into()));
         }
     }
     (message.to_string(), None)
@@ -947,11 +1032,8 @@ pub fn deserialize_file<T: for<'de> Deserialize<'de>>(
         text,
         overrides: &[],
     };
-    serde_path_to_error::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
-        let key = KeyPath::from_serde(e.path());
-        let message = e.inner().message().trim().to_string();
-        locator.serde_error(&table, key, &message)
-    })
+    crate::serde_fault::deserialize(toml::Value::Table(table.clone()))
+        .map_err(|e| locator.serde_error(&table, KeyPath::from_serde(e.path()), e.inner()))
 }
 
 #[cfg(test)]
@@ -1080,7 +1162,11 @@ pub(crate) mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(l.expected.as_deref(), Some("a number"), "not serde's `f64`");
+        assert_eq!(
+            l.expected,
+            Some(Expected::Words("a number".into())),
+            "not serde's `f64`"
+        );
     }
 
     #[test]
@@ -1092,10 +1178,45 @@ pub(crate) mod tests {
             matches!(l.place().unwrap(), Place::File { text, .. } if text == "inertiaa = 0.02"),
             "{l}"
         );
+        // The keys the table has, as a list: serde's, not read from its message.
+        let keys = match &l.expected {
+            Some(Expected::Keys(keys)) => keys,
+            other => panic!("{other:?}"),
+        };
+        assert!(keys.iter().any(|k| k == "inertia"), "{keys:?}");
         let text = SERVO.replace("kind = \"dc_servo\"", "kind = \"dc_motor\"");
         let l = located(load_str(&text, &[]));
         assert_eq!(l.key.to_string(), "loops[0].plant.kind");
-        assert!(l.expected.as_deref().unwrap().contains("dc_servo"), "{l}");
+        let kinds = match &l.expected {
+            Some(Expected::Variants(kinds)) => kinds,
+            other => panic!("{other:?}"),
+        };
+        assert!(kinds.iter().any(|k| k == "dc_servo"), "{kinds:?}");
+    }
+
+    /// An unknown key in a table inside a tagged table (a plant's
+    /// `external_force`) is named at its own table: serde's path stops at
+    /// the plant, and the key used to be named as the plant's.
+    #[test]
+    fn an_unknown_key_in_a_table_of_a_tagged_table_is_named_in_it() {
+        let l = located(load_str(
+            SERVO,
+            &["loops[0].plant={ kind = \"mass_spring_damper\", external_force = { kind = \"constant\", value = 1.0, zz = 0 } }"],
+        ));
+        assert_eq!(l.key.to_string(), "loops[0].plant.external_force.zz");
+        assert_eq!(l.expected, Some(Expected::Keys(vec!["value".into()])));
+    }
+
+    /// An unknown key of `[network]` lists the shared tables among the keys
+    /// it has: the loader reads them there, serde does not.
+    #[test]
+    fn an_unknown_network_key_lists_the_shared_tables() {
+        let l = located(load_str(SERVO, &["network.radios.x=1"]));
+        assert_eq!(l.key.to_string(), "network.radios");
+        let keys = l.expected.as_ref().and_then(Expected::names).unwrap();
+        for key in ["backend", "ns3", "server", "radio", "traces"] {
+            assert!(keys.iter().any(|k| k == key), "{key}: {keys:?}");
+        }
     }
 
     #[test]

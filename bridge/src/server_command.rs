@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use netloop_child_process::die_with_parent;
 
 use crate::config::{Backend, Ns3NetworkConfig, Resolved, ServerArgument, ServerConfig};
+use crate::keyed::KeyPath;
 use crate::network_schema;
 use crate::ns3::{default_server_path, server_problem, Ns3Client, Ns3Error, Ns3Options};
 
@@ -55,7 +56,7 @@ pub fn server_arguments(
         ));
     }
     args.extend(scenario.network.server.params.iter().map(|(name, value)| {
-        ServerArgument::new(name, value, format!("network.server.params.{name}"))
+        ServerArgument::new(name, value, KeyPath::from("network.server.params").and(name))
     }));
     args.extend(
         scenario
@@ -64,7 +65,7 @@ pub fn server_arguments(
             .args
             .iter()
             .enumerate()
-            .map(|(i, a)| ServerArgument::verbatim(a, format!("network.server.args[{i}]"))),
+            .map(|(i, a)| ServerArgument::verbatim(a, KeyPath::from("network.server.args").at(i))),
     );
     args
 }
@@ -110,30 +111,28 @@ pub fn ns3_options(
 /// arguments (its structured line): the key of the argument it named,
 /// else `network.ns3`, or `network.server.args` for a custom program,
 /// whose arguments come from there.
-pub fn key_of_problem(resolved: &Resolved, base_dir: &Path, argument: Option<&str>) -> String {
+pub fn key_of_problem(resolved: &Resolved, base_dir: &Path, argument: Option<&str>) -> KeyPath {
     let arguments = server_arguments(resolved, base_dir, Path::new("."));
-    key_of_argument(&arguments, argument)
-        .unwrap_or(fallback_key(resolved))
-        .to_string()
+    key_of_argument(&arguments, argument).unwrap_or_else(|| fallback_key(resolved))
 }
 
 /// The key of a problem that names no argument of the command line.
-fn fallback_key(resolved: &Resolved) -> &'static str {
+fn fallback_key(resolved: &Resolved) -> KeyPath {
     match &resolved.scenario.network.ns3 {
-        Some(Ns3NetworkConfig::Custom(_)) => "network.server.args",
-        _ => "network.ns3",
+        Some(Ns3NetworkConfig::Custom(_)) => "network.server.args".into(),
+        _ => "network.ns3".into(),
     }
 }
 
 /// The key of the argument named `argument` on a command line: of the last
 /// one of that name, which is the one the server took.
-fn key_of_argument<'a>(arguments: &'a [ServerArgument], argument: Option<&str>) -> Option<&'a str> {
+fn key_of_argument(arguments: &[ServerArgument], argument: Option<&str>) -> Option<KeyPath> {
     let name = argument?;
     arguments
         .iter()
         .rev()
         .find(|a| a.name == name)
-        .map(|a| a.key.as_str())
+        .map(|a| a.key.clone())
 }
 
 /// What `--check` found.
@@ -150,7 +149,7 @@ pub enum NetworkCheck {
     /// No server to ask (it cannot be started); the run will say so.
     NoServer { binary: PathBuf, reason: String },
     /// The server rejected an argument: the scenario key and its message.
-    Rejected { key: String, message: String },
+    Rejected { key: KeyPath, message: String },
 }
 
 /// Asks the server whether it accepts the network of `resolved`
@@ -190,7 +189,7 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
     // them to see whether it can).
     let arguments: Vec<ServerArgument> = server_arguments(resolved, base_dir, Path::new("."))
         .into_iter()
-        .filter(|a| !a.key.starts_with("network.traces."))
+        .filter(|a| !a.key.starts_with(&KeyPath::from("network.traces")))
         .collect();
     if matches!(ns3, Ns3NetworkConfig::Custom(_)) {
         return start_custom_program(resolved, binary, &arguments);
@@ -248,8 +247,7 @@ pub fn check_network(resolved: &Resolved, base_dir: &Path, with_server: bool) ->
                 };
             }
             let key = key_of_argument(&arguments, argument)
-                .unwrap_or("network.ns3")
-                .to_string();
+                .unwrap_or_else(|| KeyPath::from("network.ns3"));
             NetworkCheck::Rejected { key, message }
         }
         // Any other code (a server that is not netloop's, one built before
@@ -278,7 +276,7 @@ fn start_custom_program(
     let mut options = Ns3Options::new(binary, command_line(arguments));
     options.connect_timeout = Duration::from_nanos(server.connect_timeout.0);
     options.step_timeout = CHECK_TIMEOUT;
-    let rejected = |key: &str, message: String| NetworkCheck::Rejected {
+    let rejected = |key: &'static str, message: String| NetworkCheck::Rejected {
         key: key.into(),
         message,
     };
@@ -288,8 +286,7 @@ fn start_custom_program(
             message, argument, ..
         }) => {
             let key = key_of_argument(arguments, argument.as_deref())
-                .unwrap_or("network.server.args")
-                .to_string();
+                .unwrap_or_else(|| KeyPath::from("network.server.args"));
             return NetworkCheck::Rejected { key, message };
         }
         Err(Ns3Error::Spawn { binary, source }) => {
@@ -353,19 +350,20 @@ mod tests {
     /// of that name is the one the server took; a name not passed has no key.
     #[test]
     fn a_problem_is_traced_to_the_key_of_the_argument_it_names() {
+        let args = KeyPath::from("network.server.args");
         let arguments = [
             ServerArgument::new("nodes", "3", "network.ns3.nodes"),
             ServerArgument::new("phyMode", "Bogus", "network.radio.phy_mode"),
-            ServerArgument::verbatim("--ns3::WifiMac::Ssid=x", "network.server.args[0]"),
-            ServerArgument::verbatim("--nodes=4", "network.server.args[1]"),
+            ServerArgument::verbatim("--ns3::WifiMac::Ssid=x", args.clone().at(0)),
+            ServerArgument::verbatim("--nodes=4", args.at(1)),
         ];
-        let key = |argument| key_of_argument(&arguments, argument);
-        assert_eq!(key(Some("phyMode")), Some("network.radio.phy_mode"));
+        let key = |argument| key_of_argument(&arguments, argument).map(|k| k.to_string());
+        assert_eq!(key(Some("phyMode")).as_deref(), Some("network.radio.phy_mode"));
         assert_eq!(
-            key(Some("ns3::WifiMac::Ssid")),
+            key(Some("ns3::WifiMac::Ssid")).as_deref(),
             Some("network.server.args[0]")
         );
-        assert_eq!(key(Some("nodes")), Some("network.server.args[1]"));
+        assert_eq!(key(Some("nodes")).as_deref(), Some("network.server.args[1]"));
         assert_eq!(key(Some("elsewhere")), None);
         assert_eq!(key(Some("")), None);
         assert_eq!(key(None), None);
@@ -411,7 +409,7 @@ mod tests {
             ]
         );
         let loss = arguments.iter().find(|a| a.name == "loss").unwrap();
-        assert_eq!(loss.key, "network.server.params.loss");
+        assert_eq!(loss.key, KeyPath::from("network.server.params").and("loss"));
     }
 
     #[test]

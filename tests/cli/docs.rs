@@ -3,15 +3,19 @@
 //! docs/sweeps.md), the files the tutorial names exist and work, and the
 //! example files check.
 //!
-//! The keys come from the config types, not from a list kept by hand. Every
-//! table rejects unknown keys, and serde's "unknown field `x`, expected one
-//! of ..." names all the keys the table has. Probing a table with a key that
-//! cannot exist, then each of its keys with a table, an array of tables and a
-//! `kind` that cannot exist, walks the whole format: nested tables, arrays of
-//! tables, and every kind of a `kind = "..."` table.
+//! The keys come from the loader `netloop check` uses, not from a list kept
+//! by hand. Every table rejects unknown keys, and the loader's error for one
+//! lists all the keys the table has ([`Expected::Keys`]); an unknown `kind`
+//! lists the kinds ([`Expected::Variants`]). Probing a table with a key that
+//! cannot exist, then each of its keys with a table, a `kind` that cannot
+//! exist and an array of tables, walks the whole format: nested tables,
+//! arrays of tables, and every kind of a `kind = "..."` table.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
+use bridge::keyed::{Expected, Segment};
+use bridge::scenario_file::LoadError;
 use toml::{Table, Value};
 
 use crate::support::{assert_exit, column, read_csv, root, run, run_sweep, stdout};
@@ -19,7 +23,7 @@ use crate::support::{assert_exit, column, read_csv, root, run, run_sweep, stdout
 /// A key no table has.
 const PROBE: &str = "zz_not_a_key";
 
-/// One table of a file format as its deserialiser sees it.
+/// One table of a file format as its loader sees it.
 #[derive(Debug)]
 struct FormatTable {
     /// Dotted path without array indices, `loops.plant`; `""` is the top level.
@@ -27,6 +31,36 @@ struct FormatTable {
     /// The `kind` of a tagged table.
     kind: Option<String>,
     keys: Vec<String>,
+}
+
+/// What the loader said of a document: the key it refused (without array
+/// indices) and what it expected there; `None` when the document loads.
+#[derive(Debug)]
+struct Verdict {
+    key: Vec<String>,
+    expected: Option<Expected>,
+}
+
+/// A loader's verdict on a document's text.
+type Loader = fn(&str) -> Option<Verdict>;
+
+fn verdict(result: Result<(), LoadError>) -> Option<Verdict> {
+    match result {
+        Ok(()) => None,
+        Err(LoadError::Invalid(e)) => Some(Verdict {
+            key: e
+                .key
+                .0
+                .iter()
+                .filter_map(|s| match s {
+                    Segment::Key(k) => Some(k.clone()),
+                    Segment::Index(_) => None,
+                })
+                .collect(),
+            expected: e.expected,
+        }),
+        Err(other) => panic!("the walk's document is not a scenario: {other}"),
+    }
 }
 
 /// A step into a TOML document: a key, or the first entry of an array.
@@ -70,84 +104,131 @@ fn put(doc: &Value, path: &[Seg], content: Value) -> Value {
     doc
 }
 
-fn dotted(path: &[Seg]) -> String {
-    let keys: Vec<&str> = path
-        .iter()
+fn keys_of(path: &[Seg]) -> Vec<String> {
+    path.iter()
         .filter_map(|s| match s {
-            Seg::Key(k) => Some(k.as_str()),
+            Seg::Key(k) => Some(k.clone()),
             Seg::First => None,
         })
-        .collect();
-    keys.join(".")
+        .collect()
 }
 
-/// Walks a file format through the messages of its loader.
+/// Walks a file format through the verdicts of its loader.
 struct Walker {
-    /// The loader's message for a document, "" when it loads.
-    load: fn(&str) -> String,
+    load: Loader,
+    /// Tables the walk lists but does not enter: documented elsewhere.
+    skip: fn(&[String], Option<&str>) -> bool,
     tables: Vec<FormatTable>,
 }
 
 impl Walker {
     /// Every table of the format; `base` is a valid document of it.
-    fn walk(load: fn(&str) -> String, base: &str) -> Vec<FormatTable> {
+    fn walk(load: Loader, base: &str) -> Vec<FormatTable> {
+        Self::walk_but(load, base, |_, _| false)
+    }
+
+    /// [`Walker::walk`], not entering the tables `skip` names (by their
+    /// keys and kind).
+    fn walk_but(
+        load: Loader,
+        base: &str,
+        skip: fn(&[String], Option<&str>) -> bool,
+    ) -> Vec<FormatTable> {
         let doc: Value = toml::from_str(base).unwrap();
         let mut walker = Walker {
             load,
+            skip,
             tables: Vec::new(),
         };
-        assert_eq!(walker.error(&doc), "", "the base document loads");
+        if let Some(v) = walker.verdict(&doc) {
+            panic!("the base document does not load: {v:?}");
+        }
         walker.table(&doc, &[], None, doc.as_table().unwrap().clone());
         walker.tables
     }
 
-    fn error(&self, doc: &Value) -> String {
+    fn verdict(&self, doc: &Value) -> Option<Verdict> {
         (self.load)(&toml::to_string(doc).unwrap())
     }
 
-    /// The names a message lists after `what`, if it says `what`.
-    fn listed(error: &str, what: &str) -> Option<Vec<String>> {
-        let rest = error.split_once(what)?.1;
-        Some(quoted(rest.lines().next().unwrap_or("")))
+    /// The names the loader listed as `what` when it refused `key`.
+    fn listed(
+        verdict: &Option<Verdict>,
+        key: &[String],
+        what: fn(&Expected) -> Option<&Vec<String>>,
+    ) -> Option<Vec<String>> {
+        let v = verdict.as_ref()?;
+        (v.key == key).then_some(())?;
+        what(v.expected.as_ref()?).cloned()
     }
 
     /// Records the table at `path` of `doc` that holds `fixed` (its `kind`;
     /// the whole base document at the top) and descends into its keys.
     fn table(&mut self, doc: &Value, path: &[Seg], kind: Option<String>, fixed: Table) {
-        let name = dotted(path);
-        let unknown = format!("unknown field `{PROBE}`");
+        let name = keys_of(path).join(".");
         let probe = || Value::Table(table_of([(PROBE, Value::Integer(0))]));
-        // The loader's message for this table with `key = content` added.
+        fn keys_listed(e: &Expected) -> Option<&Vec<String>> {
+            match e {
+                Expected::Keys(k) => Some(k),
+                _ => None,
+            }
+        }
+        fn kinds_listed(e: &Expected) -> Option<&Vec<String>> {
+            match e {
+                Expected::Variants(k) => Some(k),
+                _ => None,
+            }
+        }
+        let at = |inner: &[&str]| {
+            let mut keys = keys_of(path);
+            keys.extend(inner.iter().map(ToString::to_string));
+            keys
+        };
+        // The loader's verdict on this table with `key = content` added.
         let with = |key: &str, content: Value| {
             let mut t = fixed.clone();
             t.insert(key.to_string(), content);
-            self.error(&put(doc, path, Value::Table(t)))
+            self.verdict(&put(doc, path, Value::Table(t)))
         };
-        let error = with(PROBE, Value::Integer(0));
-        let keys = Self::listed(&error, &unknown)
-            .unwrap_or_else(|| panic!("`{name}` does not reject an unknown key: {error:?}"));
+        let verdict = with(PROBE, Value::Integer(0));
+        let keys = Self::listed(&verdict, &at(&[PROBE]), keys_listed)
+            .unwrap_or_else(|| panic!("`{name}` does not reject an unknown key: {verdict:?}"));
         let mut children = Vec::new();
         for key in &keys {
             let mut inner = path.to_vec();
             inner.push(Seg::Key(key.clone()));
-            let as_table = with(key, probe());
-            if as_table.contains(&unknown) {
+            if Self::listed(&with(key, probe()), &at(&[key.as_str(), PROBE]), keys_listed).is_some() {
                 children.push((inner, None));
-            } else if as_table.contains("missing field `kind`") {
-                let error = with(
-                    key,
-                    Value::Table(table_of([("kind", Value::String(PROBE.into()))])),
-                );
-                let kinds = Self::listed(&error, &format!("unknown variant `{PROBE}`"))
-                    .unwrap_or_else(|| panic!("`{name}.{key}`: no list of kinds in {error:?}"));
-                children.extend(kinds.into_iter().map(|k| (inner.clone(), Some(k))));
-            } else if with(key, Value::Array(vec![probe()])).contains(&unknown) {
+                continue;
+            }
+            // A `kind = "..."` table: an unknown kind lists the kinds, and
+            // a listed one is taken (a one-entry enum table `{ kind = ... }`
+            // refuses every `kind`).
+            let tagged = |kind: &str| Value::Table(table_of([("kind", Value::String(kind.into()))]));
+            let kind_key = at(&[key.as_str(), "kind"]);
+            if let Some(kinds) = Self::listed(&with(key, tagged(PROBE)), &kind_key, kinds_listed) {
+                let taken = |kind: &String| with(key, tagged(kind)).is_none_or(|v| v.key != kind_key);
+                if kinds.iter().any(taken) {
+                    children.extend(kinds.into_iter().map(|k| (inner.clone(), Some(k))));
+                    continue;
+                }
+            }
+            let array = with(key, Value::Array(vec![probe()]));
+            if Self::listed(&array, &at(&[key.as_str(), PROBE]), keys_listed).is_some() {
                 inner.push(Seg::First);
                 children.push((inner, None));
             }
         }
         let here = put(doc, path, Value::Table(fixed));
         for (inner, kind) in children {
+            if (self.skip)(&keys_of(&inner), kind.as_deref()) {
+                self.tables.push(FormatTable {
+                    path: keys_of(&inner).join("."),
+                    kind,
+                    keys: Vec::new(),
+                });
+                continue;
+            }
             let fixed = kind
                 .iter()
                 .map(|k| ("kind".to_string(), Value::String(k.clone())))
@@ -391,18 +472,35 @@ fn undocumented(
     problems
 }
 
-/// Serde's reading alone: `[network.ns3]`'s kinds but `custom` are the
-/// schema's, checked by `the_network_kind_tables_are_the_servers_schema`.
-fn load_scenario(text: &str) -> String {
-    toml::from_str::<bridge::config::Scenario>(text)
-        .err()
-        .map_or(String::new(), |e| e.message().to_string())
+/// `netloop check`'s loader, on a scenario of either kind.
+fn load_scenario(text: &str) -> Option<Verdict> {
+    verdict(bridge::loaded_scenario::load_text(Path::new("walk.toml"), text, &[]).map(drop))
 }
 
-fn load_sweep(text: &str) -> String {
-    toml::from_str::<bridge::sweep::SweepFile>(text)
-        .err()
-        .map_or(String::new(), |e| e.message().to_string())
+/// The sweep file's loader.
+fn load_sweep(text: &str) -> Option<Verdict> {
+    verdict(
+        bridge::scenario_file::deserialize_file::<bridge::sweep::SweepFile>(
+            Path::new("walk-sweep.toml"),
+            text,
+        )
+        .map(drop),
+    )
+}
+
+/// The kinds of `[network.ns3]` but `custom` and the shared network tables
+/// are the server's schema's: the walk lists them (the loader names them
+/// all), and `the_network_tables_are_generated_from_the_servers_schema`
+/// checks their tables.
+fn described_by_the_schema(keys: &[String], kind: Option<&str>) -> bool {
+    let schema = bridge::network_schema::standard();
+    match (keys, kind) {
+        ([network, ns3], Some(kind)) if network == "network" && ns3 == "ns3" => {
+            schema.kind(kind).is_some()
+        }
+        ([network, table], None) if network == "network" => schema.table(table).is_some(),
+        _ => false,
+    }
 }
 
 /// The smallest scenario that loads; the walk replaces its tables one by one.
@@ -411,8 +509,11 @@ duration = "1s"
 step = "1ms"
 [sync]
 scheme = "master_slave"
+period = "1ms"
 [network]
 backend = "builtin"
+[network.builtin]
+delay = { kind = "constant", value = "1ms" }
 [[loops]]
 name = "servo"
 plant = { kind = "dc_servo" }
@@ -423,19 +524,22 @@ controller = { kind = "pid", kp = 1.0 }
 /// A mass-spring-damper's disturbance force is a reference signal.
 const SCENARIO_SAME_AS: &[(&str, &str)] = &[("loops.plant.external_force", "loops.reference")];
 
-fn load_graph_scenario(text: &str) -> String {
-    toml::from_str::<bridge::graph_scenario::GraphScenario>(text)
-        .err()
-        .map_or(String::new(), |e| e.message().to_string())
-}
-
-/// The smallest graph scenario that loads.
+/// The smallest graph scenario that loads: a plant and its controller.
 const GRAPH_BASE: &str = r#"
 duration = "1s"
 step = "1ms"
 [[components]]
 name = "servo"
 plant = { kind = "dc_servo" }
+[[components]]
+name = "pid"
+controller = { kind = "pid", kp = 1.0, period = "10ms" }
+[[connections]]
+from = "servo.y"
+to = "pid.measurement"
+[[connections]]
+from = "pid.u"
+to = "servo.u"
 "#;
 
 /// A component's kind tables are a loop's, documented once.
@@ -451,7 +555,7 @@ const GRAPH_SAME_AS: &[(&str, &str)] = &[
 /// Graph scenarios (`[[components]]`) are documented key by key too.
 #[test]
 fn every_graph_scenario_key_is_documented() {
-    let tables = Walker::walk(load_graph_scenario, GRAPH_BASE);
+    let tables = Walker::walk_but(load_scenario, GRAPH_BASE, described_by_the_schema);
     assert!(tables
         .iter()
         .any(|t| t.path == "components.controller" && t.kind.as_deref() == Some("pid")));
@@ -474,7 +578,7 @@ fn scenario_doc() -> String {
 
 #[test]
 fn the_walk_finds_every_kind_of_table() {
-    let tables = Walker::walk(load_scenario, SCENARIO_BASE);
+    let tables = Walker::walk_but(load_scenario, SCENARIO_BASE, described_by_the_schema);
     let found = |path: &str, kind: Option<&str>, key: &str| {
         tables
             .iter()
@@ -482,9 +586,21 @@ fn the_walk_finds_every_kind_of_table() {
     };
     assert!(found("", None, "duration"), "the top level");
     assert!(found("output", None, "format"), "an optional table");
-    // The other network kinds and the shared network tables are the
-    // server's schema's, checked below.
     assert!(found("network.ns3", Some("custom"), "nodes"), "a kind");
+    // The other network kinds and the shared network tables are the
+    // server's schema's: listed by the loader (also on the builtin
+    // backend), their tables checked below.
+    for (path, kind) in [
+        ("network.ns3", Some("lte")),
+        ("network.ns3", Some("p2p")),
+    ] {
+        assert!(
+            tables
+                .iter()
+                .any(|t| t.path == path && t.kind.as_deref() == kind),
+            "{path} {kind:?}"
+        );
+    }
     assert!(found("loops", None, "plant_node"), "an array of tables");
     assert!(
         found("loops.uplink", None, "max_delay"),
@@ -506,7 +622,7 @@ fn the_walk_finds_every_kind_of_table() {
 
 #[test]
 fn every_scenario_key_is_documented_in_its_own_table() {
-    let tables = Walker::walk(load_scenario, SCENARIO_BASE);
+    let tables = Walker::walk_but(load_scenario, SCENARIO_BASE, described_by_the_schema);
     let problems = undocumented(&tables, &scenario_doc(), "Top level", SCENARIO_SAME_AS);
     assert!(
         problems.is_empty(),
@@ -519,7 +635,7 @@ fn every_scenario_key_is_documented_in_its_own_table() {
 /// in another table (`nodes` is in the Wi-Fi table, not the WAVE one).
 #[test]
 fn the_docs_check_notices_a_missing_or_misplaced_row() {
-    let tables = Walker::walk(load_scenario, SCENARIO_BASE);
+    let tables = Walker::walk_but(load_scenario, SCENARIO_BASE, described_by_the_schema);
     let doc = scenario_doc();
     let before = undocumented(&tables, &doc, "Top level", SCENARIO_SAME_AS);
     let without = |heading: &str, row: &str| {

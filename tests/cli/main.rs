@@ -21,6 +21,7 @@ mod graph_flows;
 mod graph_fmu_rollback;
 mod graph_rollback;
 mod graph_sweep;
+mod keyed_errors;
 mod limits;
 mod plot_figures;
 mod plot_inputs;

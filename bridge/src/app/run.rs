@@ -12,7 +12,7 @@ use crate::graph_scenario::{self, LoadedGraph};
 use crate::loaded_scenario::{LoadedScenario, ScenarioBase};
 use crate::run::{run_built, RunError, RunOptions};
 use crate::run_progress::RunProgress;
-use crate::scenario_file::{KeyPath, LoadError, Loaded, Override, ScenarioError};
+use crate::scenario_file::{LoadError, Loaded, Override, ScenarioError};
 use crate::server_command::key_of_problem;
 
 /// `netloop run`: the scenario is read, checked and built once, then run.
@@ -82,7 +82,7 @@ fn run_failure<S: std::fmt::Display>(
         // (a server argument's key, the one text key left: its schema's).
         RunError::NetworkRejected { message, argument } => {
             let key = key_of_problem(resolved, base_dir, argument.as_deref());
-            let error = ScenarioError::new(KeyPath::of_text(&key), message);
+            let error = ScenarioError::new(key, message);
             Failure::BadInput(locate(error).to_string())
         }
         RunError::Failed { source, reached, out_dir } => Failure::Run(format!(

@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use super::ns3::{positions_argument, DataRate, ServerArgument};
 use super::{bad, KeyPath, ScenarioError};
+use crate::keyed::Expected;
 use crate::network_schema::{ArgumentSchema, ArgumentType, KindSchema};
 
 /// `[network.ns3]` of a kind: its keys as written, and what the schema made
@@ -139,15 +140,11 @@ impl DescribedConfig {
                     .chain(schema.arguments.iter().map(|a| a.key.as_str()))
                     .collect();
                 known.dedup();
-                let list = known
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return Err(bad(
-                    key(k),
-                    format!("unknown field `{k}`, expected one of {list}"),
-                ));
+                let known = known.into_iter().map(str::to_string).collect();
+                return Err(ScenarioError {
+                    expected: Some(Expected::Keys(known)),
+                    ..bad(key(k), format!("unknown field `{k}`"))
+                });
             };
             let argument = &schema.arguments[at];
             let (scenario, text) =
@@ -244,18 +241,18 @@ impl DescribedConfig {
         let mut a = vec![ServerArgument::new(
             "network",
             &self.kind,
-            key("kind").to_string(),
+            key("kind"),
         )];
         if let Some(s) = &self.schema {
             let rule = &s.node_count;
             a.push(ServerArgument::new(
                 &rule.argument,
                 node_count - rule.extra.min(node_count),
-                key(&rule.key).to_string(),
+                key(&rule.key),
             ));
             a.extend(self.values.iter().map(|v| {
                 let argument = &s.arguments[v.at];
-                ServerArgument::new(&argument.name, &v.text, key(&argument.key).to_string())
+                ServerArgument::new(&argument.name, &v.text, key(&argument.key))
             }));
         }
         a

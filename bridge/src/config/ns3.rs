@@ -92,13 +92,13 @@ pub struct ServerArgument {
     pub text: String,
     /// The value, e.g. `OfdmRate6Mbps` (empty for a bare `--flag`).
     pub value: String,
-    /// Dotted scenario key, e.g. `network.radio.phy_mode`.
-    pub key: String,
+    /// The scenario key, e.g. `network.radio.phy_mode`, as a path.
+    pub key: KeyPath,
 }
 
 impl ServerArgument {
     /// `--name=value`.
-    pub fn new(name: &str, value: impl std::fmt::Display, key: impl Into<String>) -> Self {
+    pub fn new(name: &str, value: impl std::fmt::Display, key: impl Into<KeyPath>) -> Self {
         let value = value.to_string();
         ServerArgument {
             name: name.to_string(),
@@ -110,7 +110,7 @@ impl ServerArgument {
 
     /// An argument from `[network.server] args`, passed exactly as written;
     /// its name is what follows the dashes, up to `=`.
-    pub fn verbatim(text: &str, key: impl Into<String>) -> Self {
+    pub fn verbatim(text: &str, key: impl Into<KeyPath>) -> Self {
         let body = text.trim_start_matches('-');
         let (name, value) = body.split_once('=').unwrap_or((body, ""));
         ServerArgument {

@@ -27,6 +27,7 @@ use serde::Serialize;
 use super::described::{canonical, scenario_of_default};
 use super::ns3::ServerArgument;
 use super::{bad, KeyPath, ScenarioError};
+use crate::keyed::Expected;
 use crate::network_schema::{ArgumentType, TableSchema};
 
 /// One `[network.<name>]` table: its keys as written, and what the schema
@@ -105,15 +106,11 @@ impl TableConfig {
         let entries = entries(&schema);
         for k in keys.keys() {
             if !entries.iter().any(|e| e.key == k) {
-                let list = entries
-                    .iter()
-                    .map(|e| format!("`{}`", e.key))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return Err(bad(
-                    key(k),
-                    format!("unknown field `{k}`, expected one of {list}"),
-                ));
+                let known = entries.iter().map(|e| e.key.to_string()).collect();
+                return Err(ScenarioError {
+                    expected: Some(Expected::Keys(known)),
+                    ..bad(key(k), format!("unknown field `{k}`"))
+                });
             }
         }
         let mut values = Vec::new();
@@ -220,7 +217,10 @@ impl TableConfig {
                 out.push(ServerArgument::new(
                     &argument.name,
                     value,
-                    format!("network.{}.{}", self.schema.name, argument.key),
+                    argument
+                        .key
+                        .split('.')
+                        .fold(KeyPath::key("network").and(&self.schema.name), KeyPath::and),
                 ));
             }
         }
