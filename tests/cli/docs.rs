@@ -496,7 +496,7 @@ fn described_by_the_schema(keys: &[String], kind: Option<&str>) -> bool {
     let schema = bridge::network_schema::standard();
     match (keys, kind) {
         ([network, ns3], Some(kind)) if network == "network" && ns3 == "ns3" => {
-            schema.kind(kind).is_some()
+            kind != "custom" && schema.kind(kind).is_some()
         }
         ([network, table], None) if network == "network" => schema.table(table).is_some(),
         _ => false,
