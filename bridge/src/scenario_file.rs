@@ -48,9 +48,9 @@ use crate::config::{
 };
 use crate::input::{read_input, shorten_lines, ReadError};
 pub use crate::keyed::{Expected, KeyPath, Place, ScenarioError, Segment, Span};
-use crate::serde_fault::{Fault, Found, TreeError};
 use crate::network::{BuiltinError, BuiltinNetwork, DelayReach};
 use crate::network_schema;
+use crate::serde_fault::{Fault, Found, TreeError};
 use crate::server_command::{self, NetworkCheck};
 
 /// A value put into the scenario at a key path, and where it came from (for
@@ -974,9 +974,7 @@ fn serde_parts(error: &TreeError) -> (String, Option<Expected>) {
             format!("unknown variant `{variant}`"),
             Some(Expected::Variants(names(expected))),
         ),
-        Fault::WrongValue { what, expected, .. } => {
-            (what.clone(), Some(in_words(expected).into()))
-        }
+        Fault::WrongValue { what, expected, .. } => (what.clone(), Some(in_words(expected).into())),
         _ => split_expected(error.message()),
     }
 }

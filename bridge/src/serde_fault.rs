@@ -155,7 +155,10 @@ impl de::Error for TreeError {
     }
 
     fn missing_field(field: &'static str) -> Self {
-        TreeError::new(Fault::MissingField { field }, SerdeText::missing_field(field))
+        TreeError::new(
+            Fault::MissingField { field },
+            SerdeText::missing_field(field),
+        )
     }
 }
 
@@ -429,7 +432,10 @@ mod tests {
     /// The same text as toml's own deserializer, with the fault kept.
     fn both<T: de::DeserializeOwned + fmt::Debug>(text: &str) -> (Fault, String) {
         let ours = deserialize::<T>(tree(text)).unwrap_err();
-        let toml_text = T::deserialize(tree(text)).unwrap_err().message().to_string();
+        let toml_text = T::deserialize(tree(text))
+            .unwrap_err()
+            .message()
+            .to_string();
         assert_eq!(ours.inner().message(), toml_text, "{text}");
         (ours.inner().fault.clone(), ours.path().to_string())
     }

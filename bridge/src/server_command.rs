@@ -56,7 +56,11 @@ pub fn server_arguments(
         ));
     }
     args.extend(scenario.network.server.params.iter().map(|(name, value)| {
-        ServerArgument::new(name, value, KeyPath::from("network.server.params").and(name))
+        ServerArgument::new(
+            name,
+            value,
+            KeyPath::from("network.server.params").and(name),
+        )
     }));
     args.extend(
         scenario
@@ -358,12 +362,18 @@ mod tests {
             ServerArgument::verbatim("--nodes=4", args.at(1)),
         ];
         let key = |argument| key_of_argument(&arguments, argument).map(|k| k.to_string());
-        assert_eq!(key(Some("phyMode")).as_deref(), Some("network.radio.phy_mode"));
+        assert_eq!(
+            key(Some("phyMode")).as_deref(),
+            Some("network.radio.phy_mode")
+        );
         assert_eq!(
             key(Some("ns3::WifiMac::Ssid")).as_deref(),
             Some("network.server.args[0]")
         );
-        assert_eq!(key(Some("nodes")).as_deref(), Some("network.server.args[1]"));
+        assert_eq!(
+            key(Some("nodes")).as_deref(),
+            Some("network.server.args[1]")
+        );
         assert_eq!(key(Some("elsewhere")), None);
         assert_eq!(key(Some("")), None);
         assert_eq!(key(None), None);

@@ -197,17 +197,25 @@ impl Walker {
         for key in &keys {
             let mut inner = path.to_vec();
             inner.push(Seg::Key(key.clone()));
-            if Self::listed(&with(key, probe()), &at(&[key.as_str(), PROBE]), keys_listed).is_some() {
+            if Self::listed(
+                &with(key, probe()),
+                &at(&[key.as_str(), PROBE]),
+                keys_listed,
+            )
+            .is_some()
+            {
                 children.push((inner, None));
                 continue;
             }
             // A `kind = "..."` table: an unknown kind lists the kinds, and
             // a listed one is taken (a one-entry enum table `{ kind = ... }`
             // refuses every `kind`).
-            let tagged = |kind: &str| Value::Table(table_of([("kind", Value::String(kind.into()))]));
+            let tagged =
+                |kind: &str| Value::Table(table_of([("kind", Value::String(kind.into()))]));
             let kind_key = at(&[key.as_str(), "kind"]);
             if let Some(kinds) = Self::listed(&with(key, tagged(PROBE)), &kind_key, kinds_listed) {
-                let taken = |kind: &String| with(key, tagged(kind)).is_none_or(|v| v.key != kind_key);
+                let taken =
+                    |kind: &String| with(key, tagged(kind)).is_none_or(|v| v.key != kind_key);
                 if kinds.iter().any(taken) {
                     children.extend(kinds.into_iter().map(|k| (inner.clone(), Some(k))));
                     continue;
@@ -590,10 +598,7 @@ fn the_walk_finds_every_kind_of_table() {
     // The other network kinds and the shared network tables are the
     // server's schema's: listed by the loader (also on the builtin
     // backend), their tables checked below.
-    for (path, kind) in [
-        ("network.ns3", Some("lte")),
-        ("network.ns3", Some("p2p")),
-    ] {
+    for (path, kind) in [("network.ns3", Some("lte")), ("network.ns3", Some("p2p"))] {
         assert!(
             tables
                 .iter()

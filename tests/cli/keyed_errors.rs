@@ -26,7 +26,12 @@ fn an_unknown_network_kind_is_refused_on_the_builtin_backend() {
         "{err}"
     );
     let schema = bridge::network_schema::standard();
-    for kind in schema.kinds.iter().map(|k| k.name.as_str()).chain(["custom"]) {
+    for kind in schema
+        .kinds
+        .iter()
+        .map(|k| k.name.as_str())
+        .chain(["custom"])
+    {
         assert!(err.contains(&format!("`{kind}`")), "{kind}: {err}");
     }
     // A program the scenario names is not run to check it: its kinds are its own.

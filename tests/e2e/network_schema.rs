@@ -93,7 +93,7 @@ fn the_kinds_command_lines_are_the_schemas() {
             let passed = arguments.iter().find(|a| a.name == declared.name);
             if let Some(a) = passed {
                 assert_eq!(
-                    a.key,
+                    a.key.to_string(),
                     format!("network.ns3.{}", declared.key),
                     "{}: --{}",
                     kind.name,
@@ -113,7 +113,7 @@ fn the_kinds_command_lines_are_the_schemas() {
         }
         for a in arguments
             .iter()
-            .filter(|a| a.key.starts_with("network.ns3.") && a.name != "network")
+            .filter(|a| a.key.to_string().starts_with("network.ns3.") && a.name != "network")
         {
             assert!(
                 kind.argument(&a.name).is_some() || a.name == kind.node_count.argument,

@@ -238,11 +238,7 @@ impl DescribedConfig {
     /// form (defaults included, so that the server is told exactly what the
     /// config hash covers).
     pub(crate) fn server_arguments(&self, node_count: u32) -> Vec<ServerArgument> {
-        let mut a = vec![ServerArgument::new(
-            "network",
-            &self.kind,
-            key("kind"),
-        )];
+        let mut a = vec![ServerArgument::new("network", &self.kind, key("kind"))];
         if let Some(s) = &self.schema {
             let rule = &s.node_count;
             a.push(ServerArgument::new(
