@@ -450,7 +450,8 @@ mod tests {
                 expected: &["kp", "mode"]
             }
         );
-        assert_eq!(path, ".");
+        // serde_path_to_error's path ends at the unknown key itself.
+        assert_eq!(path, "kpp");
     }
 
     #[test]

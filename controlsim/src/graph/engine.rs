@@ -934,6 +934,8 @@ impl Graph {
                 node.component.advance(&mut cx, &u);
             }
         }
+        // The lowered sampled blocks, as in `step_evaluated`.
+        self.program.advance(k, &self.values, &self.fresh);
         self.k = k + 1;
         self.evaluated = false;
         self.after_step(finite)
