@@ -104,6 +104,14 @@ fn put(doc: &Value, path: &[Seg], content: Value) -> Value {
     doc
 }
 
+/// The value at `path` of `doc`, if there is one.
+fn get<'a>(doc: &'a Value, path: &[Seg]) -> Option<&'a Value> {
+    path.iter().try_fold(doc, |at, seg| match seg {
+        Seg::Key(k) => at.as_table()?.get(k),
+        Seg::First => at.as_array()?.first(),
+    })
+}
+
 fn keys_of(path: &[Seg]) -> Vec<String> {
     path.iter()
         .filter_map(|s| match s {
@@ -237,10 +245,16 @@ impl Walker {
                 });
                 continue;
             }
-            let fixed = kind
-                .iter()
-                .map(|k| ("kind".to_string(), Value::String(k.clone())))
-                .collect();
+            // A tagged table holds its kind; another keeps what the base
+            // document has there (`[network]`'s `backend`), since the
+            // loader checks a table as a whole before its sub-tables.
+            let fixed = match &kind {
+                Some(k) => table_of([("kind", Value::String(k.clone()))]),
+                None => get(&here, &inner)
+                    .and_then(Value::as_table)
+                    .cloned()
+                    .unwrap_or_default(),
+            };
             self.table(&here, &inner, kind, fixed);
         }
         self.tables.push(FormatTable {
@@ -1049,3 +1063,4 @@ fn the_network_table_check_names_a_new_kind() {
          <!-- network-docs: kind toy --> and <!-- /network-docs -->"
     );
 }
+
