@@ -1063,4 +1063,3 @@ fn the_network_table_check_names_a_new_kind() {
          <!-- network-docs: kind toy --> and <!-- /network-docs -->"
     );
 }
-
