@@ -860,38 +860,30 @@ impl Locator<'_> {
     }
 }
 
-/// Whether the tree holds a value at `path`.
-fn has_key(table: &toml::Table, path: &KeyPath) -> bool {
+/// The value at `path` of the tree; `None` for the empty path.
+fn value_at<'a>(table: &'a toml::Table, path: &KeyPath) -> Option<&'a toml::Value> {
     let mut value: Option<&toml::Value> = None;
     for seg in &path.0 {
-        value = match (seg, value) {
-            (Segment::Key(k), None) => table.get(k),
-            (Segment::Key(k), Some(v)) => v.get(k.as_str()),
-            (Segment::Index(i), Some(v)) => v.get(*i),
-            (Segment::Index(_), None) => None,
-        };
-        if value.is_none() {
-            return false;
-        }
+        value = Some(match (seg, value) {
+            (Segment::Key(k), None) => table.get(k)?,
+            (Segment::Key(k), Some(v)) => v.get(k.as_str())?,
+            (Segment::Index(i), Some(v)) => v.get(*i)?,
+            (Segment::Index(_), None) => return None,
+        });
     }
-    value.is_some()
+    value
+}
+
+/// Whether the tree holds a value at `path`.
+fn has_key(table: &toml::Table, path: &KeyPath) -> bool {
+    value_at(table, path).is_some()
 }
 
 /// The unique value under `path` that is `found` (the value serde
 /// refused), as a path; `None` when there is none or more than one.
 fn find_value(table: &toml::Table, path: &KeyPath, found: &Found) -> Option<KeyPath> {
-    let mut value: Option<&toml::Value> = None;
-    for seg in &path.0 {
-        value = match (seg, value) {
-            (Segment::Key(k), None) => table.get(k),
-            (Segment::Key(k), Some(v)) => v.get(k.as_str()),
-            (Segment::Index(i), Some(v)) => v.get(*i),
-            (Segment::Index(_), None) => None,
-        };
-        value?;
-    }
     let mut matches = Vec::new();
-    collect_matches(value?, path.clone(), found, &mut matches);
+    collect_matches(value_at(table, path)?, path.clone(), found, &mut matches);
     (matches.len() == 1).then(|| matches.remove(0))
 }
 
@@ -915,20 +907,11 @@ fn find_key(table: &toml::Table, path: &KeyPath, name: &str) -> Option<KeyPath> 
             _ => {}
         }
     }
-    let mut value: Option<&toml::Value> = None;
-    for seg in &path.0 {
-        value = match (seg, value) {
-            (Segment::Key(k), None) => table.get(k),
-            (Segment::Key(k), Some(v)) => v.get(k.as_str()),
-            (Segment::Index(i), Some(v)) => v.get(*i),
-            (Segment::Index(_), None) => None,
-        };
-        value?;
-    }
     let mut found = Vec::new();
-    match value {
-        Some(v) => walk(v, path, name, &mut found),
-        None => walk(&toml::Value::Table(table.clone()), path, name, &mut found),
+    if path.is_empty() {
+        walk(&toml::Value::Table(table.clone()), path, name, &mut found);
+    } else {
+        walk(value_at(table, path)?, path, name, &mut found);
     }
     (found.len() == 1).then(|| found.remove(0))
 }
