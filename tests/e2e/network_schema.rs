@@ -321,6 +321,67 @@ fn a_kind_added_on_the_cpp_side_is_checked_and_run_without_rust() {
     assert!(packets.lines().count() > 20, "{packets}");
 }
 
+/// A graph scenario takes a kind only the server describes as a loop
+/// scenario does: examples/two_sensor_paths_graph.toml with its Wi-Fi
+/// replaced by the toy bus is checked (a bad toy key at its key and line,
+/// exit 2) and runs, every flow over the bus.
+#[test]
+fn a_kind_added_on_the_cpp_side_carries_a_graph_scenarios_flows() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = toy_server();
+    let example = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/two_sensor_paths_graph.toml"),
+    )
+    .unwrap();
+    let wifi = "kind = \"wifi\"\nstandard = \"802.11a\"\nrate_manager = \"constant\"\n";
+    let radio =
+        "[network.radio]\ntx_power = 16.0\npropagation = \"log_distance\"\nphy_mode = \"OfdmRate6Mbps\"\n";
+    assert!(example.contains(wifi) && example.contains(radio));
+    let toy = |ns3: &str| {
+        example
+            .replace(wifi, &format!("kind = \"toy\"\n{ns3}"))
+            .replace(radio, "")
+            .replace("duration = \"3s\"", "duration = \"300ms\"")
+    };
+    std::fs::write(dir.path().join("graph.toml"), toy("mtu = 1400\n")).unwrap();
+    let o = netloop(dir.path(), &server, &["check", "graph.toml"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let bad = toy("mtu = 10\n");
+    let line = bad.lines().position(|l| l == "mtu = 10").unwrap() + 1;
+    std::fs::write(dir.path().join("bad.toml"), &bad).unwrap();
+    for args in [
+        &["check", "bad.toml"][..],
+        &["run", "bad.toml", "--out", "bad_out"],
+    ] {
+        let o = netloop(dir.path(), &server, args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: `network.ns3.mtu`: 10 is not in [68, 9000] (bytes)")
+                && err.contains(&format!("bad.toml:{line}:")),
+            "{args:?}: {err}"
+        );
+    }
+
+    let o = netloop(
+        dir.path(),
+        &server,
+        &["run", "graph.toml", "--out", "out", "--quiet"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("out/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["complete"], true);
+    assert_eq!(summary["network"]["description"], "toy bus of 3 nodes");
+    let flows = summary["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 4);
+    for f in flows {
+        assert!(f["accepted"].as_u64().unwrap() >= 25, "{f}");
+    }
+}
+
 /// `key = value` for a shared table's argument, as a scenario writes it: an
 /// array key's element (`nakagami_m[1]`) within the array of its table's
 /// defaults; the error names the element.
