@@ -15,6 +15,7 @@ mod equations;
 mod figures;
 mod findings;
 mod fmu;
+mod golden_outputs;
 mod graph;
 mod graph_event_time;
 mod graph_flows;
