@@ -1,6 +1,7 @@
 //! The control side as a graph (issue 11): today's loops as a special case
-//! (bit for bit), a central controller, algebraic loops, multi-rate, snapshot
-//! and restore of every kind, and every bad graph named by its key.
+//! (bit for bit), a central controller, algebraic loops, multi-rate, a
+//! user's hybrid kind with a guard, snapshot and restore of every kind, and
+//! every bad graph named by its key.
 
 use controlsim::graph::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, ReferenceComponent,
@@ -655,4 +656,90 @@ fn bad_graphs_are_keyed_errors() {
         assert_eq!(err.key(), key, "{err}");
         assert!(err.to_string().contains(words), "{err}");
     }
+}
+
+/// A user's hybrid kind: a ball `h' = v, v' = a` with its acceleration `a`
+/// an input, one guard (the floor, `h`), restitution `e`, and a settle that
+/// puts it at rest on the floor when the impacts accumulate.
+#[derive(Debug)]
+struct Ball {
+    e: f64,
+}
+
+impl Component for Ball {
+    fn declare(&self) -> Declaration {
+        Declaration {
+            inputs: vec![PortSpec::new("a", 1).delayed()],
+            outputs: vec![PortSpec::new("h", 1)],
+            states: vec!["h".into(), "v".into()],
+            guards: 1,
+            timing: Timing::EveryStep,
+        }
+    }
+
+    fn initial_state(&self, x: &mut [f64]) {
+        x.copy_from_slice(&[1.0, 0.0]);
+    }
+
+    fn output(&mut self, _cx: &mut Ctx, x: &[f64], _u: &Inputs, y: &mut Outputs) {
+        y.port(0)[0] = x[0];
+    }
+
+    fn derivative(&self, _t: f64, x: &[f64], u: &Inputs, dx: &mut [f64]) {
+        let a = u.port(0)[0];
+        dx[0] = x[1];
+        // At rest on the floor, the floor carries it.
+        dx[1] = if x[0] == 0.0 && x[1] == 0.0 && a < 0.0 {
+            0.0
+        } else {
+            a
+        };
+    }
+
+    fn guards(&self, _t: f64, x: &[f64], _u: &Inputs, g: &mut [f64]) {
+        g[0] = x[0];
+    }
+
+    fn reset(&self, _t: f64, x: &mut [f64], _u: &Inputs, _guard: usize) {
+        x[1] = -self.e * x[1];
+    }
+
+    fn settle(&self, _t: f64, x: &mut [f64], _u: &Inputs, _guard: usize) -> bool {
+        x.fill(0.0);
+        true
+    }
+}
+
+/// Guards of a user's kind are located inside the step as a plant's are
+/// (issue 11 item 5: every component that declares one): the ball above,
+/// its acceleration from a reference component, dropped from 1 m with e =
+/// 0.5 and a 1 s step, lands at `t1 = sqrt(2/g)` and again at `2 t1`, so at
+/// 1 s it flies up from the second impact at `e^2 sqrt(2 g)`: the closed
+/// form to 1e-12. In the second step the impacts accumulate at `3 t1` and
+/// it settles on the floor. Without the guard it would be 3.9 m below it.
+#[test]
+fn a_users_component_with_a_guard_has_its_events_located_inside_the_step() {
+    const G: f64 = 9.81;
+    let mut b = GraphBuilder::new(SimTime::from_secs(1), SolverKind::Rk4);
+    let gravity: controlsim::SignalConfig =
+        toml::from_str(&format!("kind = \"constant\"\nvalue = {}", -G)).unwrap();
+    b.component(
+        "gravity",
+        ReferenceComponent::new("gravity", &[gravity]).unwrap(),
+    );
+    b.component("ball", Ball { e: 0.5 });
+    b.connect("gravity.r", "ball.a");
+    let mut g = b.build().unwrap();
+    g.run_to(1, &mut |_: &Graph| {}).unwrap();
+    let (t1, v1) = ((2.0 / G).sqrt(), (2.0 * G).sqrt());
+    let (since, r) = (1.0 - 2.0 * t1, 0.25 * v1);
+    let expected = [r * since - 0.5 * G * since * since, r - G * since];
+    let x = g.states(1);
+    for (got, want) in x.iter().zip(expected) {
+        assert!((got - want).abs() <= 1e-12, "{x:?} vs {expected:?}");
+    }
+    g.run_to(2, &mut |_: &Graph| {}).unwrap();
+    assert_eq!(g.states(1), [0.0, 0.0]);
+    g.evaluate().unwrap();
+    assert_eq!(g.value("ball", "h").unwrap(), [0.0]);
 }
