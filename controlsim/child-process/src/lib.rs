@@ -7,6 +7,15 @@
 //! parent goes. The kernel's "parent" is the *thread* that forked, so a child
 //! must be spawned by a thread that lives as long as the child is needed
 //! (every spawn in netloop waits for, or owns, its child on that thread).
+//!
+//! # Lifecycle of a child
+//! 1. **Spawn**: [`die_with_parent`] on the `Command`, then spawn it from
+//!    the thread that will wait for it or own it.
+//! 2. **Wait**: a child asked one question (`--check`, `--describe`) is
+//!    waited for with [`wait_until`], which kills and reaps it at the
+//!    deadline; a long-lived child (the server, the FMU host) is owned by
+//!    its client, which kills and reaps it when dropped.
+//! 3. **netloop dies**: the kernel kills the child, whatever killed netloop.
 
 use std::os::unix::process::CommandExt;
 use std::process::Command;

@@ -1,6 +1,8 @@
 //! Test scaffolding shared by netloop's test binaries (`tests/cli`,
-//! `tests/e2e`, `bridge/tests/cosim`, `protocol/tests`), so that a fixture or
-//! a reader is written once and every suite reads outputs the same way.
+//! `tests/e2e`, `bridge/tests/cosim`), so that a fixture or a reader is
+//! written once and every suite reads outputs the same way. (The protocol
+//! and time crates read their golden tables in their own tests: this crate
+//! depends on them.)
 //!
 //! # Lifecycle
 //! 1. **Build a scenario** from [`fixtures`] (the DC servo loop most tests
