@@ -1,6 +1,7 @@
 //! Graph scenarios (`[[components]]`, `[[connections]]`) through the real
 //! binary: the cascade example runs and names its columns by port, `check
-//! --graph` prints the DOT, and every bad graph exits 2 naming key and line.
+//! --graph` prints the DOT, every bad graph exits 2 naming key and line, and
+//! an algebraic loop is refused, solved, or stops the run when it cannot be.
 
 use std::path::PathBuf;
 
@@ -260,4 +261,77 @@ to = "a.measurement"
         (a - 8.0 / 7.0).abs() < 1e-10 && (b + 2.0 / 7.0).abs() < 1e-10,
         "{a} {b}"
     );
+}
+
+/// A nonlinear algebraic loop of blocks, `f = tanh(g)`, `g = -0.8 (f +
+/// s)` with `s` a unit step at 5 ms: solved, every row is the fixed point
+/// to the tolerance; allowed one Newton step, the run stops at 5 ms (exit
+/// 1) with an error naming the loop and the time, and keeps the rows
+/// before it.
+#[test]
+fn an_algebraic_loop_that_does_not_converge_stops_the_run_naming_it_and_the_time() {
+    let text = r#"
+duration = "10ms"
+step = "1ms"
+
+[[components]]
+name = "s"
+block = { kind = "step", time = 0.005 }
+
+[[components]]
+name = "f"
+block = { kind = "function", function = "tanh" }
+
+[[components]]
+name = "sum"
+block = { kind = "sum", signs = "++" }
+
+[[components]]
+name = "g"
+block = { kind = "gain", k = -0.8 }
+
+[[connections]]
+from = "f.y"
+to = "sum.u0"
+
+[[connections]]
+from = "s.y"
+to = "sum.u1"
+
+[[connections]]
+from = "sum.y"
+to = "g.u"
+
+[[connections]]
+from = "g.y"
+to = "f.u"
+
+[algebraic_loops]
+solve = true
+"#;
+    let (dir, path) = write(text);
+    let out = dir.path().join("solved");
+    let o = run_scenario(&path, &out, &[]);
+    assert_exit(&o, 0);
+    let (header, rows) = read_csv(&out.join("timeseries.csv"));
+    let (f, g) = (column(&header, "f.y"), column(&header, "g.y"));
+    assert_eq!(rows.len(), 11);
+    for row in &rows {
+        let (f, g): (f64, f64) = (row[f].parse().unwrap(), row[g].parse().unwrap());
+        assert!((g.tanh() - f).abs() <= 1e-10, "{row:?}");
+    }
+    assert_ne!(rows[4][f], rows[5][f], "the step moves the fixed point");
+
+    std::fs::write(&path, format!("{text}max_iterations = 1\n")).unwrap();
+    let out = dir.path().join("stopped");
+    let o = run_scenario(&path, &out, &[]);
+    assert_exit(&o, 1);
+    let err = stderr(&o);
+    assert!(
+        err.contains("algebraic loop f -> sum -> g -> f at t = 5ms")
+            && err.contains("did not converge"),
+        "{err}"
+    );
+    let (_, rows) = read_csv(&out.join("timeseries.csv"));
+    assert_eq!(rows.len(), 5, "the rows of 0..=4 ms");
 }
