@@ -78,21 +78,33 @@ pub enum SampledLaw {
     Integrator { k: f64, lower: f64, upper: f64 },
 }
 
-/// A lowered sampled block: its component and output port, its state's
-/// place in [`Program::state`], and where its input elements are read.
+/// A lowered sampled block: its component and output port, and its
+/// state's place in [`Program::state`].
 #[derive(Clone, Debug)]
 struct Sampled {
     node: usize,
     port: usize,
-    law: SampledLaw,
     x: Range<usize>,
-    src: Vec<usize>,
+}
+
+/// One element of a sampled block's `advance`, when its output port
+/// `port` is new at the step's start: `state[slot]` moves from
+/// `values[src]` as `law` says (never [`SampledLaw::Hold`]).
+#[derive(Clone, Debug)]
+struct Move {
+    port: usize,
+    slot: usize,
+    src: usize,
+    law: SampledLaw,
 }
 
 /// One instruction: an output element is written directly (`Set`,
-/// `Scale`) or summed in an accumulator `s` from `Zero` to `Store`, one
-/// term per instruction, so a sum costs one dispatch per term and no
-/// second table.
+/// `Scale`) or summed in an accumulator `s`, one term per instruction, so
+/// a sum costs one dispatch per term and no second table. A sum's first
+/// term starts the accumulator (`Start*`: `s = 0.0 + term`, the same bits
+/// as `Zero` then the term) and its last term stores it (`*Store`), so a
+/// sum of `n >= 2` terms is `n` dispatches, not `n + 2`
+/// ([`Program::sum`]).
 #[derive(Clone, Copy, Debug)]
 enum Op {
     /// `values[dst] = value`.
@@ -111,6 +123,24 @@ enum Op {
     StateMulAdd { node: usize, state: usize, k: f64 },
     /// `values[dst] = s`.
     Store { dst: usize },
+    /// `s = 0.0 + values[src]`.
+    Start { src: usize },
+    /// `s = 0.0 - values[src]`.
+    StartSub { src: usize },
+    /// `s = 0.0 + k * values[src]`.
+    StartMul { src: usize, k: f64 },
+    /// `s = 0.0 + k * x[state]`, as [`Op::StateMulAdd`].
+    StartState { node: usize, state: usize, k: f64 },
+    /// `values[dst] = s + values[src]`.
+    AddStore { src: usize, dst: usize },
+    /// `values[dst] = s - values[src]`.
+    SubStore { src: usize, dst: usize },
+    /// `values[dst] = s + k * values[src]`.
+    MulAddStore { src: usize, k: f64, dst: usize },
+    /// `values[dst] = (0.0 + values[a]) + values[b]`: a sum of two.
+    AddAdd { dst: usize, a: usize, b: usize },
+    /// `values[dst] = (0.0 + values[a]) - values[b]`: a difference.
+    AddSub { dst: usize, a: usize, b: usize },
     /// A sampled block's due check: unless component `node` is due now,
     /// skip the next `skip` instructions; else mark output port `port`
     /// new and move its next due boundary `period` steps on (as the
@@ -123,8 +153,35 @@ enum Op {
     },
     /// `values[dst] = state[slot]`.
     Load { dst: usize, slot: usize },
+    /// A one-element delay or integrator: [`Op::Due`] (nothing to skip),
+    /// then `values[dst] = state[slot]` when due.
+    DueLoad {
+        node: u32,
+        port: u32,
+        dst: u32,
+        slot: u32,
+        period: u64,
+    },
+    /// A one-element hold: [`Op::Due`], then `values[dst] = values[src]`
+    /// when due.
+    DueCopy {
+        node: u32,
+        port: u32,
+        dst: u32,
+        src: u32,
+        period: u64,
+    },
     /// `values[dst] = values[src]`.
     Copy { dst: usize, src: usize },
+}
+
+/// One term of a lowered sum, in [`Program::sum`].
+#[derive(Clone, Copy)]
+enum Term {
+    Add(usize),
+    Sub(usize),
+    Mul(usize, f64),
+    State(usize, usize, f64),
 }
 
 /// Every lowered component's instructions, in evaluation order, and the
@@ -135,6 +192,13 @@ pub(crate) struct Program {
     /// The sampled blocks' discrete states, one after the other.
     state: Vec<f64>,
     sampled: Vec<Sampled>,
+    /// The sampled blocks' `advance`, element by element.
+    moves: Vec<Move>,
+    /// The last boundary a sampled block was due at, as `run` saw it, so
+    /// that [`advance`](Self::advance) returns at once over the steps
+    /// between samples; `None` after a [`load`](Self::load) (unknown:
+    /// every block's freshness is checked).
+    sampled_at: Option<u64>,
     /// How long `values`, `nodes` and `fresh` must be for every index of
     /// `ops` to fall inside ([`finish`](Self::finish)); `run` checks
     /// these once, then reads and writes without a check per access.
@@ -150,6 +214,49 @@ struct Lens {
 }
 
 impl Program {
+    /// Emits `values[dst] = ((0.0 + terms[0]) + terms[1]) + ...` (a term
+    /// subtracted for [`Term::Sub`]): the first term starts the
+    /// accumulator and the last stores it where they can, the same
+    /// arithmetic in the same order as `Zero`, one op per term, `Store`.
+    fn sum(&mut self, dst: usize, terms: &[Term]) {
+        let Some((first, rest)) = terms.split_first() else {
+            self.ops.extend([Op::Zero, Op::Store { dst }]);
+            return;
+        };
+        match *terms {
+            [Term::Add(a), Term::Add(b)] => return self.ops.push(Op::AddAdd { dst, a, b }),
+            [Term::Add(a), Term::Sub(b)] => return self.ops.push(Op::AddSub { dst, a, b }),
+            _ => {}
+        }
+        self.ops.push(match *first {
+            Term::Add(src) => Op::Start { src },
+            Term::Sub(src) => Op::StartSub { src },
+            Term::Mul(src, k) => Op::StartMul { src, k },
+            Term::State(node, state, k) => Op::StartState { node, state, k },
+        });
+        let (last, middle) = match rest.split_last() {
+            Some((last, middle)) => (Some(*last), middle),
+            None => (None, rest),
+        };
+        for term in middle {
+            self.ops.push(match *term {
+                Term::Add(src) => Op::Add { src },
+                Term::Sub(src) => Op::Sub { src },
+                Term::Mul(src, k) => Op::MulAdd { src, k },
+                Term::State(node, state, k) => Op::StateMulAdd { node, state, k },
+            });
+        }
+        match last {
+            None => self.ops.push(Op::Store { dst }),
+            Some(Term::Add(src)) => self.ops.push(Op::AddStore { src, dst }),
+            Some(Term::Sub(src)) => self.ops.push(Op::SubStore { src, dst }),
+            Some(Term::Mul(src, k)) => self.ops.push(Op::MulAddStore { src, k, dst }),
+            Some(Term::State(node, state, k)) => self
+                .ops
+                .extend([Op::StateMulAdd { node, state, k }, Op::Store { dst }]),
+        }
+    }
+
     /// Compiles `form` for component `node` with `states` continuous
     /// states, whose input element `j` is `values[src[j]]` and whose output
     /// is `values[out]`; returns its instructions' range, or `None` when the
@@ -193,32 +300,33 @@ impl Program {
                 {
                     return None;
                 }
+                let mut terms = Vec::with_capacity(ports);
                 for (e, dst) in out.enumerate() {
-                    self.ops.push(Op::Zero);
-                    for (p, &neg) in negative.iter().enumerate() {
+                    terms.clear();
+                    terms.extend(negative.iter().enumerate().map(|(p, &neg)| {
                         let src = src[in_offsets[p] + e];
-                        self.ops.push(if neg {
-                            Op::Sub { src }
+                        if neg {
+                            Term::Sub(src)
                         } else {
-                            Op::Add { src }
-                        });
-                    }
-                    self.ops.push(Op::Store { dst });
+                            Term::Add(src)
+                        }
+                    }));
+                    self.sum(dst, &terms);
                 }
             }
             Lowered::Matrix { cols, k } => {
                 if src.len() != *cols || k.len() != width * cols {
                     return None;
                 }
+                let mut terms = Vec::with_capacity(*cols);
                 for (i, dst) in out.enumerate() {
-                    self.ops.push(Op::Zero);
-                    for (j, &s) in src.iter().enumerate() {
-                        self.ops.push(Op::MulAdd {
-                            src: s,
-                            k: k[i * cols + j],
-                        });
-                    }
-                    self.ops.push(Op::Store { dst });
+                    terms.clear();
+                    terms.extend(
+                        src.iter()
+                            .enumerate()
+                            .map(|(j, &s)| Term::Mul(s, k[i * cols + j])),
+                    );
+                    self.sum(dst, &terms);
                 }
             }
             Lowered::Sampled { .. } => return None,
@@ -226,22 +334,18 @@ impl Program {
                 if c.len() != width * states || d.len() != width * src.len() {
                     return None;
                 }
+                let mut terms = Vec::with_capacity(states + src.len());
                 for (i, dst) in out.enumerate() {
-                    self.ops.push(Op::Zero);
-                    for state in 0..states {
-                        self.ops.push(Op::StateMulAdd {
-                            node,
-                            state,
-                            k: c[i * states + state],
-                        });
-                    }
-                    for (j, &s) in src.iter().enumerate() {
-                        self.ops.push(Op::MulAdd {
-                            src: s,
-                            k: d[i * src.len() + j],
-                        });
-                    }
-                    self.ops.push(Op::Store { dst });
+                    terms.clear();
+                    terms.extend(
+                        (0..states).map(|state| Term::State(node, state, c[i * states + state])),
+                    );
+                    terms.extend(
+                        src.iter()
+                            .enumerate()
+                            .map(|(j, &s)| Term::Mul(s, d[i * src.len() + j])),
+                    );
+                    self.sum(dst, &terms);
                 }
             }
         }
@@ -268,29 +372,57 @@ impl Program {
             return None;
         }
         let start = self.ops.len();
-        self.ops.push(Op::Due {
-            node: u32::try_from(node).ok()?,
-            port: u32::try_from(port).ok()?,
-            skip: u32::try_from(width).ok()?,
-            period,
-        });
         let slots = self.state.len()..self.state.len() + states;
-        for (e, dst) in out.enumerate() {
+        let (node32, port32) = (u32::try_from(node).ok()?, u32::try_from(port).ok()?);
+        if width == 1 {
+            let dst = u32::try_from(out.start).ok()?;
             self.ops.push(match law {
-                SampledLaw::Hold => Op::Copy { dst, src: src[e] },
-                _ => Op::Load {
+                SampledLaw::Hold => Op::DueCopy {
+                    node: node32,
+                    port: port32,
                     dst,
-                    slot: slots.start + e,
+                    src: u32::try_from(src[0]).ok()?,
+                    period,
+                },
+                _ => Op::DueLoad {
+                    node: node32,
+                    port: port32,
+                    dst,
+                    slot: u32::try_from(slots.start).ok()?,
+                    period,
                 },
             });
+        } else {
+            self.ops.push(Op::Due {
+                node: node32,
+                port: port32,
+                skip: u32::try_from(width).ok()?,
+                period,
+            });
+            for (e, dst) in out.enumerate() {
+                self.ops.push(match law {
+                    SampledLaw::Hold => Op::Copy { dst, src: src[e] },
+                    _ => Op::Load {
+                        dst,
+                        slot: slots.start + e,
+                    },
+                });
+            }
         }
         self.state.extend_from_slice(x);
+        if *law != SampledLaw::Hold {
+            self.moves
+                .extend(slots.clone().zip(src).map(|(slot, &src)| Move {
+                    port,
+                    slot,
+                    src,
+                    law: law.clone(),
+                }));
+        }
         self.sampled.push(Sampled {
             node,
             port,
-            law: law.clone(),
             x: slots,
-            src: src.to_vec(),
         });
         Some(start..self.ops.len())
     }
@@ -307,16 +439,46 @@ impl Program {
                     value(dst);
                     value(src);
                 }
-                Op::Add { src } | Op::Sub { src } | Op::MulAdd { src, .. } => value(src),
+                Op::Add { src }
+                | Op::Sub { src }
+                | Op::MulAdd { src, .. }
+                | Op::Start { src }
+                | Op::StartSub { src }
+                | Op::StartMul { src, .. } => value(src),
+                Op::AddStore { src, dst }
+                | Op::SubStore { src, dst }
+                | Op::MulAddStore { src, dst, .. } => {
+                    value(dst);
+                    value(src);
+                }
+                Op::AddAdd { dst, a, b } | Op::AddSub { dst, a, b } => {
+                    value(dst);
+                    value(a);
+                    value(b);
+                }
+                Op::DueCopy { dst, src, .. } => {
+                    value(dst as usize);
+                    value(src as usize);
+                }
+                Op::DueLoad { dst, slot, .. } => {
+                    value(dst as usize);
+                    assert!(
+                        (slot as usize) < self.state.len(),
+                        "a sampled state slot past the end"
+                    );
+                }
                 Op::Load { dst, slot } => {
                     value(dst);
                     assert!(slot < self.state.len(), "a sampled state slot past the end");
                 }
-                Op::Zero | Op::StateMulAdd { .. } | Op::Due { .. } => {}
+                Op::Zero | Op::StateMulAdd { .. } | Op::StartState { .. } | Op::Due { .. } => {}
             }
         }
         for op in &self.ops {
-            if let Op::Due { node, port, .. } = *op {
+            if let Op::Due { node, port, .. }
+            | Op::DueLoad { node, port, .. }
+            | Op::DueCopy { node, port, .. } = *op
+            {
                 lens.nodes = lens.nodes.max(node as usize + 1);
                 lens.fresh = lens.fresh.max(port as usize + 1);
             }
@@ -334,7 +496,7 @@ impl Program {
     /// fixed at build).
     #[inline]
     pub(crate) fn run(
-        &self,
+        &mut self,
         range: Range<usize>,
         values: &mut [f64],
         nodes: &mut [Node],
@@ -351,6 +513,7 @@ impl Program {
         let ops = &self.ops[range];
         let mut s = 0.0;
         let mut pc = 0;
+        let mut sampled = false;
         // SAFETY (every `get_unchecked` below): each index of a value, a
         // node or a fresh mark in `ops` is below the length `finish`
         // recorded in `lens`, checked above; a state slot is below
@@ -359,6 +522,17 @@ impl Program {
         let v = |i: usize, values: &[f64]| unsafe { *values.get_unchecked(i) };
         let set =
             |i: usize, x: f64, values: &mut [f64]| unsafe { *values.get_unchecked_mut(i) = x };
+        // Whether sampled block `node` is due at `k`; if so, marks its
+        // port new and moves its next due boundary on (as `mark_fresh`).
+        let due = |node: u32, port: u32, period: u64, nodes: &mut [Node], fresh: &mut [u64]| {
+            let n = unsafe { nodes.get_unchecked_mut(node as usize) };
+            if n.next_due != k {
+                return false;
+            }
+            n.next_due = k + period;
+            unsafe { *fresh.get_unchecked_mut(port as usize) = k };
+            true
+        };
         while let Some(op) = ops.get(pc) {
             match *op {
                 Op::Set { dst, value } => set(dst, value, values),
@@ -369,18 +543,50 @@ impl Program {
                 Op::MulAdd { src, k } => s += k * v(src, values),
                 Op::StateMulAdd { node, state, k } => s += k * nodes[node].x[state],
                 Op::Store { dst } => set(dst, s, values),
+                Op::Start { src } => s = 0.0 + v(src, values),
+                Op::StartSub { src } => s = 0.0 - v(src, values),
+                Op::StartMul { src, k } => s = 0.0 + k * v(src, values),
+                Op::StartState { node, state, k } => s = 0.0 + k * nodes[node].x[state],
+                Op::AddStore { src, dst } => set(dst, s + v(src, values), values),
+                Op::SubStore { src, dst } => set(dst, s - v(src, values), values),
+                Op::MulAddStore { src, k, dst } => set(dst, s + k * v(src, values), values),
+                Op::AddAdd { dst, a, b } => set(dst, (0.0 + v(a, values)) + v(b, values), values),
+                Op::AddSub { dst, a, b } => set(dst, (0.0 + v(a, values)) - v(b, values), values),
                 Op::Due {
                     node,
                     port,
                     skip,
                     period,
                 } => {
-                    let n = unsafe { nodes.get_unchecked_mut(node as usize) };
-                    if n.next_due == k {
-                        n.next_due = k + period;
-                        unsafe { *fresh.get_unchecked_mut(port as usize) = k };
+                    if due(node, port, period, nodes, fresh) {
+                        sampled = true;
                     } else {
                         pc += skip as usize;
+                    }
+                }
+                Op::DueLoad {
+                    node,
+                    port,
+                    dst,
+                    slot,
+                    period,
+                } => {
+                    if due(node, port, period, nodes, fresh) {
+                        sampled = true;
+                        let x = unsafe { *self.state.get_unchecked(slot as usize) };
+                        set(dst as usize, x, values);
+                    }
+                }
+                Op::DueCopy {
+                    node,
+                    port,
+                    dst,
+                    src,
+                    period,
+                } => {
+                    if due(node, port, period, nodes, fresh) {
+                        sampled = true;
+                        set(dst as usize, v(src as usize, values), values);
                     }
                 }
                 Op::Load { dst, slot } => {
@@ -389,6 +595,9 @@ impl Program {
                 Op::Copy { dst, src } => set(dst, v(src, values), values),
             }
             pc += 1;
+        }
+        if sampled {
+            self.sampled_at = Some(k);
         }
     }
 
@@ -403,24 +612,19 @@ impl Program {
     /// as `values` hold it after the whole boundary.
     #[inline]
     pub(crate) fn advance(&mut self, k: u64, values: &[f64], fresh: &[u64]) {
-        for s in &self.sampled {
-            if fresh[s.port] != k {
+        if self.sampled_at.is_some_and(|at| at != k) {
+            return;
+        }
+        for m in &self.moves {
+            if fresh[m.port] != k {
                 continue;
             }
-            let x = &mut self.state[s.x.clone()];
-            match s.law {
-                SampledLaw::Delay => {
-                    for (x, &j) in x.iter_mut().zip(&s.src) {
-                        *x = values[j];
-                    }
-                }
-                SampledLaw::Hold => {}
-                SampledLaw::Integrator { k, lower, upper } => {
-                    for (x, &j) in x.iter_mut().zip(&s.src) {
-                        *x = (*x + k * values[j]).clamp(lower, upper);
-                    }
-                }
-            }
+            let (x, u) = (&mut self.state[m.slot], values[m.src]);
+            *x = match m.law {
+                SampledLaw::Delay => u,
+                SampledLaw::Hold => *x,
+                SampledLaw::Integrator { k, lower, upper } => (*x + k * u).clamp(lower, upper),
+            };
         }
     }
 
@@ -453,6 +657,8 @@ impl Program {
     /// # Errors
     /// [`StateMismatch`] for a state of another shape.
     pub(crate) fn load(&mut self, node: usize, from: &SavedState) -> Result<(), StateMismatch> {
+        // The restored freshness decides which block is pending.
+        self.sampled_at = None;
         let Some(i) = self.sampled.iter().position(|s| s.node == node) else {
             return Ok(());
         };
@@ -689,6 +895,43 @@ mod tests {
             // The hand-computed first element: 0 - (-0) + 0 - t.
             assert_eq!(sum[0].to_bits(), (0.0 - -0.0 + 0.0 - t).to_bits());
             g.integrate_step().unwrap();
+        }
+    }
+
+    /// A sum's first term starts the accumulator and its last stores it:
+    /// one instruction per term and element (a one-term sum two, a matrix
+    /// row one per column, `a + b` and `a - b` one), with the bits of the kind's own `output` where
+    /// the start `0.0 + u` or `0.0 - u` matters (signed zeros).
+    #[test]
+    fn sums_take_one_instruction_per_term() {
+        let z = [-0.0, 0.0];
+        for (text, ports, per_element) in [
+            ("kind = \"sum\"\nsigns = \"+\"\nwidth = 2", 1, 2),
+            ("kind = \"sum\"\nsigns = \"-\"\nwidth = 2", 1, 2),
+            ("kind = \"sum\"\nsigns = \"+-\"\nwidth = 2", 2, 1),
+            ("kind = \"sum\"\nsigns = \"++\"\nwidth = 2", 2, 1),
+            ("kind = \"sum\"\nsigns = \"-+\"\nwidth = 2", 2, 2),
+            ("kind = \"sum\"\nsigns = \"-+-\"\nwidth = 2", 3, 3),
+            ("kind = \"gain\"\nk = [[1.0, -0.5], [0.25, 2.0]]", 1, 2),
+        ] {
+            let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+            b.component_keyed("z", "z", block("kind = \"constant\"\nvalue = [-0.0, 0.0]"));
+            b.component_keyed("s", "s", block(text));
+            for p in 0..ports {
+                let port = if text.contains("gain") {
+                    "u".to_string()
+                } else {
+                    format!("u{p}")
+                };
+                b.connect("z.y", &format!("s.{port}"));
+            }
+            let mut g = b.build().unwrap();
+            // The constant's two `Set`s, then the sum's.
+            assert_eq!(g.program.ops.len() - 2, 2 * per_element, "{text}");
+            g.evaluate().unwrap();
+            let u = z.repeat(ports);
+            let own = by_output(text, &u, &vec![2; ports], 2);
+            assert_eq!(bits(g.value("s", "y").unwrap()), bits(&own), "{text}");
         }
     }
 
