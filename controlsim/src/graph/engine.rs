@@ -665,7 +665,12 @@ fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops
     let n = &nodes[i];
     let sampled = match n.schedule {
         Schedule::EveryStep if n.component.needs() == Needs::OUTPUT_ONLY => None,
-        Schedule::Periodic(p) if n.component.needs() == Needs::ADVANCE_WHEN_DUE => {
+        Schedule::Periodic(p)
+            if matches!(
+                n.component.needs(),
+                Needs::ADVANCE_WHEN_DUE | Needs::OUTPUT_ONLY
+            ) =>
+        {
             Some(p.period.get())
         }
         _ => return None,
@@ -685,6 +690,10 @@ fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops
     }
     let out = n.out_base..n.out_base + n.out_len();
     match sampled {
+        // A periodic copy keeps nothing between its samples.
+        Some(period) if n.x.is_empty() && n.component.needs() == Needs::OUTPUT_ONLY => {
+            program.compile_sample(&form, (i, n.port_base, period), &src, out)
+        }
         Some(period) if n.x.is_empty() => {
             program.compile_sampled(&form, (i, n.port_base, period), &src, out)
         }
