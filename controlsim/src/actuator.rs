@@ -88,25 +88,33 @@ impl Actuator {
         (&self.min, &self.max)
     }
 
-    /// Sets channel `i` (index checked by the caller).
+    /// Sets channel `i` (index checked by the caller) and returns the value
+    /// applied, so that a caller passing it on does not read it back.
     #[inline]
-    pub(crate) fn set(&mut self, i: usize, v: f64) {
+    pub(crate) fn set(&mut self, i: usize, v: f64) -> f64 {
         self.held[i] = v;
-        self.refresh(i);
+        let applied = self.saturate(i, v);
+        self.applied[i] = applied;
+        applied
     }
 
-    /// Recomputes `applied[i]` from `held[i]`. NaN passes through unchanged
-    /// (the plant state will then become NaN and the engine reports it).
+    /// Recomputes `applied[i]` from `held[i]`.
     #[inline]
     pub(crate) fn refresh(&mut self, i: usize) {
-        let v = self.held[i];
-        self.applied[i] = if v < self.min[i] {
+        self.applied[i] = self.saturate(i, self.held[i]);
+    }
+
+    /// `v` within channel `i`'s limits. NaN passes through unchanged (the
+    /// plant state will then become NaN and the engine reports it).
+    #[inline]
+    fn saturate(&self, i: usize, v: f64) -> f64 {
+        if v < self.min[i] {
             self.min[i]
         } else if v > self.max[i] {
             self.max[i]
         } else {
             v
-        };
+        }
     }
 }
 

@@ -431,6 +431,43 @@ impl Graph {
         );
     }
 
+    /// Gathers component `i`'s inputs, computes its outputs now and marks
+    /// them new: what a stage of the order does for a due component, with
+    /// the node and the time looked up once (a controller tick runs this
+    /// on its chain from the plant's output to its next step).
+    #[inline]
+    fn serve(&mut self, i: usize) {
+        let (k, now) = (self.k, self.time());
+        let node = &mut self.nodes[i];
+        node.gather(&self.values);
+        let outputs = node.out_base..node.out_base + node.out_len();
+        let mut cx = Ctx {
+            k,
+            now,
+            at: now,
+            step: self.step,
+            solver: self.solver,
+            ws: &mut self.ws,
+        };
+        node.component.output(
+            &mut cx,
+            &node.x,
+            &Inputs {
+                data: &node.inputs,
+                offsets: &node.in_offsets,
+            },
+            &mut Outputs {
+                data: &mut self.values[outputs],
+                offsets: &node.out_offsets,
+            },
+        );
+        let ports = node.port_base..node.port_base + node.decl.outputs.len();
+        self.fresh[ports].fill(k);
+        if let Schedule::Periodic(p) = node.schedule {
+            node.next_due = k + p.period.get();
+        }
+    }
+
     /// Records that component `i` was evaluated at the current boundary.
     pub(crate) fn mark_fresh(&mut self, i: usize) {
         let n = &mut self.nodes[i];
@@ -475,10 +512,7 @@ impl Graph {
                 Stage::One(i) => {
                     let i = *i;
                     if self.due(i) && !(demanded && self.unread(i)) {
-                        let node = &mut self.nodes[i];
-                        node.gather(&self.values);
-                        self.compute(i);
-                        self.mark_fresh(i);
+                        self.serve(i);
                     }
                 }
                 Stage::Lowered { ops, fresh, .. } => {
@@ -665,7 +699,12 @@ fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops
     let n = &nodes[i];
     let sampled = match n.schedule {
         Schedule::EveryStep if n.component.needs() == Needs::OUTPUT_ONLY => None,
-        Schedule::Periodic(p) if n.component.needs() == Needs::ADVANCE_WHEN_DUE => {
+        Schedule::Periodic(p)
+            if matches!(
+                n.component.needs(),
+                Needs::ADVANCE_WHEN_DUE | Needs::OUTPUT_ONLY
+            ) =>
+        {
             Some(p.period.get())
         }
         _ => return None,
@@ -685,6 +724,10 @@ fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops
     }
     let out = n.out_base..n.out_base + n.out_len();
     match sampled {
+        // A periodic copy keeps nothing between its samples.
+        Some(period) if n.x.is_empty() && n.component.needs() == Needs::OUTPUT_ONLY => {
+            program.compile_sample(&form, (i, n.port_base, period), &src, out)
+        }
         Some(period) if n.x.is_empty() => {
             program.compile_sampled(&form, (i, n.port_base, period), &src, out)
         }

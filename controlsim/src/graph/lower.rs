@@ -65,6 +65,11 @@ pub enum Lowered {
     /// the reals of `x`, then one word: 1 when it was sampled at the
     /// current boundary and not yet advanced, else 0.
     Sampled { law: SampledLaw, x: Vec<f64> },
+    /// A periodic kind with [`Needs::OUTPUT_ONLY`](super::Needs::OUTPUT_ONLY)
+    /// whose output at a boundary it is due is its input, `y = u` (an
+    /// exact sensor's sample), and which keeps no state the program must
+    /// hold: its `save` and `load` stay its own.
+    Sample,
 }
 
 /// How a [`Lowered::Sampled`] block's output and state move.
@@ -329,7 +334,7 @@ impl Program {
                     self.sum(dst, &terms);
                 }
             }
-            Lowered::Sampled { .. } => return None,
+            Lowered::Sampled { .. } | Lowered::Sample => return None,
             Lowered::StateSpace { c, d } => {
                 if c.len() != width * states || d.len() != width * src.len() {
                     return None;
@@ -424,6 +429,35 @@ impl Program {
             port,
             x: slots,
         });
+        Some(start..self.ops.len())
+    }
+
+    /// Compiles [`Lowered::Sample`] component `node` (output port `port`,
+    /// due every `period` steps), whose input element `j` is
+    /// `values[src[j]]` and whose output is `values[out]`: its due check,
+    /// then a copy per element; `None` for another form or shape. Unlike
+    /// [`compile_sampled`](Self::compile_sampled) it keeps no state and
+    /// no `advance`.
+    pub(crate) fn compile_sample(
+        &mut self,
+        form: &Lowered,
+        (node, port, period): (usize, usize, u64),
+        src: &[usize],
+        out: Range<usize>,
+    ) -> Option<Range<usize>> {
+        if *form != Lowered::Sample || src.len() != out.len() {
+            return None;
+        }
+        let start = self.ops.len();
+        self.ops.push(Op::Due {
+            node: u32::try_from(node).ok()?,
+            port: u32::try_from(port).ok()?,
+            skip: u32::try_from(out.len()).ok()?,
+            period,
+        });
+        for (dst, &src) in out.zip(src) {
+            self.ops.push(Op::Copy { dst, src });
+        }
         Some(start..self.ops.len())
     }
 

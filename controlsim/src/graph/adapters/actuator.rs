@@ -66,11 +66,13 @@ impl Component for ActuatorComponent {
         y.port(0).copy_from_slice(&self.actuator.applied);
     }
 
+    /// The applied value goes to `y` as it is computed: this is on the
+    /// chain from the controller's output to the plant's next step.
     fn output(&mut self, _cx: &mut Ctx, _x: &[f64], u: &Inputs, y: &mut Outputs) {
-        for (i, &v) in u.port(0).iter().enumerate() {
-            self.actuator.set(i, v);
+        // One port each way: `all` is that port.
+        for (i, (y, &v)) in y.all().iter_mut().zip(u.all()).enumerate() {
+            *y = self.actuator.set(i, v);
         }
-        super::copy_values(y.port(0), &self.actuator.applied);
     }
 
     fn save(&self, into: &mut SavedState) {

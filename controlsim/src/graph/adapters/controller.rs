@@ -215,7 +215,8 @@ impl Component for ControllerComponent {
         } else {
             self.controller.compute(&mut clock, &self.references, cx.at);
         }
-        super::copy_values(y.port(0), &self.controller.output);
+        // One output port: `all` is that port.
+        super::copy_values(y.all(), &self.controller.output);
     }
 
     /// Only a continuous law integrates over the step, only an FMU law

@@ -10,6 +10,7 @@ use crate::graph::component::{
     Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
     StateReader, Timing,
 };
+use crate::graph::Lowered;
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
 use crate::time::StepSize;
 
@@ -99,6 +100,13 @@ impl Component for SensorComponent {
         }
     }
 
+    /// An exact sensor of a plant's outputs samples by copying: the graph
+    /// runs it as a due check and a copy ([`Lowered::Sample`]); its noise
+    /// state, never drawn from, stays its own to save.
+    fn lower(&self) -> Option<Lowered> {
+        (self.exact && self.sensor.source == SensorSource::Plant).then_some(Lowered::Sample)
+    }
+
     fn output(&mut self, _cx: &mut Ctx, _x: &[f64], u: &Inputs, y: &mut Outputs) {
         match self.sensor.source {
             SensorSource::Plant => super::copy_values(&mut self.sensor.sample, u.port(0)),
@@ -144,5 +152,112 @@ impl Component for SensorComponent {
         rng.set_word_pos(pos);
         self.sensor.rng = rng;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use netloop_time::SimTime;
+
+    use super::*;
+    use crate::blocks::{build, BlockConfig, BlockContext};
+    use crate::graph::{Graph, GraphBuilder, Unobserved};
+    use crate::solver::SolverKind;
+
+    const STEP: SimTime = SimTime::from_millis(10);
+
+    /// The sensor served through its own `output` (never lowered).
+    #[derive(Debug)]
+    struct Served(SensorComponent);
+
+    impl Component for Served {
+        fn needs(&self) -> Needs {
+            self.0.needs()
+        }
+        fn declare(&self) -> Declaration {
+            self.0.declare()
+        }
+        fn output(&mut self, cx: &mut Ctx, x: &[f64], u: &Inputs, y: &mut Outputs) {
+            self.0.output(cx, x, u, y);
+        }
+        fn save(&self, into: &mut SavedState) {
+            self.0.save(into);
+        }
+        fn load(&mut self, from: &mut StateReader) -> Result<(), StateMismatch> {
+            self.0.load(from)
+        }
+    }
+
+    fn sensor(text: &str) -> SensorComponent {
+        let config: SensorConfig = toml::from_str(text).unwrap();
+        let step = StepSize::new(STEP).unwrap();
+        SensorComponent::new("sensor", &config, step, &["y".into()], 7, 1).unwrap()
+    }
+
+    /// A clock (a new value at every step) sampled by the sensor every
+    /// other step from the second; `served` runs the sensor's own `output`.
+    fn graph(text: &str, served: bool) -> Graph {
+        let cx = BlockContext {
+            step: StepSize::new(STEP).unwrap(),
+            seed: 1,
+            stream: 0,
+        };
+        let clock: BlockConfig = toml::from_str("kind = \"clock\"").unwrap();
+        let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+        b.component_keyed("clock", "clock", build("clock", &clock, cx).unwrap());
+        match served {
+            true => b.component("sensor", Served(sensor(text))),
+            false => b.component("sensor", sensor(text)),
+        };
+        b.connect("clock.y", "sensor.y");
+        b.build().unwrap()
+    }
+
+    const EXACT: &str = "period = \"20ms\"\nphase = \"10ms\"";
+
+    fn lowered(g: &Graph) -> bool {
+        let sensor = g.component_index("sensor").unwrap();
+        g.lowered.iter().any(|&(i, _)| i == sensor)
+    }
+
+    #[test]
+    fn an_exact_sensor_is_lowered_and_a_noisy_or_quantising_one_is_not() {
+        assert!(lowered(&graph(EXACT, false)));
+        assert!(!lowered(&graph(EXACT, true)));
+        for extra in ["noise_std = 0.1", "quantization = 0.5"] {
+            assert!(
+                !lowered(&graph(&format!("{EXACT}\n{extra}"), false)),
+                "{extra}"
+            );
+        }
+    }
+
+    /// The lowered sample gives the bits and freshness of the sensor's own
+    /// `output` at every boundary, sampled or holding, and its snapshot is
+    /// the sensor's own (its noise stream), so restoring works.
+    #[test]
+    fn a_lowered_sensor_samples_and_holds_as_its_output_does() {
+        let (mut lowered, mut served) = (graph(EXACT, false), graph(EXACT, true));
+        let bits = |g: &Graph| g.values().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let mut at_three = None;
+        for k in 0..9 {
+            lowered.evaluate().unwrap();
+            served.evaluate().unwrap();
+            assert_eq!(bits(&lowered), bits(&served), "k = {k}");
+            assert_eq!(lowered.fresh, served.fresh, "k = {k}");
+            assert!(lowered.snapshot() == served.snapshot(), "k = {k}");
+            if k == 3 {
+                at_three = Some(lowered.snapshot());
+            }
+            lowered.integrate_step().unwrap();
+            served.integrate_step().unwrap();
+        }
+        let end = lowered.snapshot();
+        lowered.restore(&at_three.unwrap()).unwrap();
+        lowered.run_to(9, &mut Unobserved).unwrap();
+        served.run_to(12, &mut Unobserved).unwrap();
+        assert!(lowered.snapshot() == end);
+        lowered.run_to(12, &mut Unobserved).unwrap();
+        assert_eq!(bits(&lowered), bits(&served));
     }
 }
