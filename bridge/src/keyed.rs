@@ -140,12 +140,12 @@ impl ScenarioError {
     }
 }
 
-/// controlsim's errors carry their key as text, the one boundary left where
-/// a key is read from text: the key, and the message without it.
+/// controlsim's errors carry their key as a path already: the key as is,
+/// and the message without it.
 impl From<controlsim::ConfigError> for ScenarioError {
     fn from(e: controlsim::ConfigError) -> Self {
-        let key = KeyPath::parse(e.key()).unwrap_or_else(|_| KeyPath::key(e.key()));
-        ScenarioError::new(key, e.message())
+        let message = e.message();
+        ScenarioError::new(e.into_key(), message)
     }
 }
 

@@ -10,6 +10,7 @@ use crate::graph::component::{
     Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
     StateReader, Timing,
 };
+use crate::key_path::KeyPath;
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
 use crate::time::StepSize;
 
@@ -38,7 +39,7 @@ impl SensorComponent {
     /// As the loop's sensor: a period or phase off the step grid, bad
     /// per-channel settings.
     pub fn new(
-        key: &str,
+        key: &KeyPath,
         config: &SensorConfig,
         step: StepSize,
         channels: &[String],
