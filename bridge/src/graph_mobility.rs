@@ -203,7 +203,7 @@ fn library_plant(
         .components
         .iter()
         .find(|x| graph.component_index(&x.name) == Some(c))?;
-    let model = PlantModel::from_config("plant", scenario.plant.as_ref()?).ok()?;
+    let model = PlantModel::from_config(&KeyPath::key("plant"), scenario.plant.as_ref()?).ok()?;
     let declaration = graph.declaration(c);
     let state = |(_, p, e): Element| {
         let port = &declaration.outputs[p];

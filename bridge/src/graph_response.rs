@@ -8,7 +8,7 @@
 //! each the same way, from the inputs as they stand at that packet.
 
 use controlsim::graph::adapters::ControllerComponent;
-use controlsim::{ConfigError, ControllerConfig};
+use controlsim::{ConfigError, ControllerConfig, KeyPath};
 
 use crate::config::ResponseKind;
 use crate::graph_scenario::ComponentScenario;
@@ -21,7 +21,7 @@ use crate::graph_scenario::ComponentScenario;
 pub fn check_kind(i: usize, c: &ComponentScenario) -> Result<(), ConfigError> {
     if c.response == ResponseKind::Rollback && c.controller.is_none() {
         return Err(ConfigError::Invalid {
-            key: format!("components[{i}].response"),
+            key: KeyPath::key("components").at(i).and("response"),
             reason: format!(
                 "\"rollback\" is for an event-triggered controller component (kind = \"state_space\", \
                  \"transfer_function\" or \"fmu\"), but `{}` is a {}",
@@ -48,7 +48,7 @@ pub fn apply(
     if c.response == ResponseKind::Direct {
         return Ok(component);
     }
-    let key = format!("components[{i}].response");
+    let key = KeyPath::key("components").at(i).and("response");
     let component = component.answer_by_rollback(&key)?;
     if let Some(ControllerConfig::Fmu(f)) = &c.controller {
         if let Some(why) = controlsim::fmu::why_no_rollback(&f.path) {

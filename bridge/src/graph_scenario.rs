@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{NetworkConfig, OnLoss, SyncConfig, TransportKind};
 use crate::graph_flows::{FlowEnds, NetworkSide};
-use crate::scenario_file::{self, LoadError, Override, ScenarioError};
+use crate::scenario_file::{self, KeyPath, LoadError, Override, ScenarioError};
 
 /// A graph scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -490,7 +490,7 @@ impl Sizes {
 /// The ports of a component as far as sizes go: (name, slot, is output).
 fn ports(
     c: &ComponentScenario,
-    key: &str,
+    key: &KeyPath,
     step: StepSize,
     sizes: &mut Sizes,
 ) -> Result<Vec<(String, Slot, bool)>, ConfigError> {
@@ -503,7 +503,7 @@ fn ports(
             .map(|(p, out)| (p.name.clone(), sizes.slot(Some(p.size)), out))
             .collect());
     } else if let Some(p) = &c.plant {
-        let model = PlantModel::from_config(&format!("{key}.plant"), p)?;
+        let model = PlantModel::from_config(&key.child("plant"), p)?;
         let sig = model.as_plant().signature();
         let has_motion = {
             let mut x0 = vec![0.0; sig.states.len()];
@@ -555,16 +555,12 @@ fn ports(
 fn build_block(
     _c: &ComponentScenario,
     b: &BlockConfig,
-    key: &str,
+    key: &KeyPath,
     step: StepSize,
     seed: u64,
     stream: u64,
 ) -> Result<Box<dyn Component>, ConfigError> {
-    controlsim::blocks::build(
-        &format!("{key}.block"),
-        b,
-        BlockContext { step, seed, stream },
-    )
+    controlsim::blocks::build(&key.child("block"), b, BlockContext { step, seed, stream })
 }
 
 /// The measurement and output sizes a controller's own keys fix, if any:
@@ -621,7 +617,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     for (i, c) in s.components.iter().enumerate() {
         if c.subsystem.is_some() {
             return Err(ConfigError::Invalid {
-                key: format!("components[{i}].subsystem"),
+                key: KeyPath::key("components").at(i).and("subsystem"),
                 reason:
                     "a subsystem is expanded when the scenario is loaded (graph_scenario::load)"
                         .into(),
@@ -644,7 +640,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             || (kinds == 1 && c.controller.is_none() && !c.reference.is_empty())
         {
             return Err(ConfigError::Invalid {
-                key: format!("components[{i}]"),
+                key: KeyPath::key("components").at(i),
                 reason: "a component is one of `plant`, `sensor`, `actuator`, `controller` (with an optional \
                          `reference`), `block`, `reference` alone, or a `subsystem` file"
                     .into(),
@@ -655,7 +651,12 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     let mut sizes = Sizes::default();
     let mut port_slots = Vec::with_capacity(s.components.len());
     for (i, c) in s.components.iter().enumerate() {
-        port_slots.push(ports(c, &format!("components[{i}]"), step, &mut sizes)?);
+        port_slots.push(ports(
+            c,
+            &KeyPath::key("components").at(i),
+            step,
+            &mut sizes,
+        )?);
     }
     let index: BTreeMap<&str, usize> = s
         .components
@@ -678,7 +679,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             .find(|(_, c)| !matches!(c.node, Some(NodeName::Index(_))))
         {
             return Err(ConfigError::Invalid {
-                key: format!("components[{i}].node"),
+                key: KeyPath::key("components").at(i).and("node"),
                 reason:
                     "with a [network], every component's node is a network node index (0, 1, ...)"
                         .into(),
@@ -699,7 +700,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
         if s.components[fi].node() != s.components[ti].node() {
             if s.network.is_none() {
                 return Err(ConfigError::Invalid {
-                    key: format!("connections[{j}].to"),
+                    key: KeyPath::key("connections").at(j).and("to"),
                     reason: format!(
                         "`{}` is on node `{}` and `{}` on node `{}`: a connection between nodes is a network flow, \
                          which needs a [network] (and a [sync]) table; or put both on one node",
@@ -713,7 +714,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             flow_connections.push(j);
         } else if let Some(key) = conn.first_flow_key() {
             return Err(ConfigError::Invalid {
-                key: format!("connections[{j}].{key}"),
+                key: KeyPath::key("connections").at(j).and(key),
                 reason: format!(
                     "is a flow key, but `{}` and `{}` are both on node `{}`: only a connection between nodes \
                      is a network flow",
@@ -728,7 +729,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
                 sizes.join(fs, ts);
                 if let Some(p) = &s.components[fi].plant {
                     if from.port == "y" {
-                        if let Ok(m) = PlantModel::from_config("p", p) {
+                        if let Ok(m) = PlantModel::from_config(&KeyPath::key("p"), p) {
                             names_from.insert(ti, m.as_plant().signature().outputs);
                         }
                     }
@@ -755,7 +756,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             .find(|(n, _, o)| n == port && *o == output)
             .map(|p| p.1);
         slot.and_then(|s| sizes.get(s)).ok_or_else(|| ConfigError::Invalid {
-            key: format!("components[{i}]"),
+            key: KeyPath::key("components").at(i),
             reason: format!(
                 "the size of `{}.{port}` is not known: connect it to a port of known size (a plant's, say)",
                 s.components[i].name
@@ -768,7 +769,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     for &j in &flow_connections {
         let conn = &s.connections[j];
         let from = PortAddress::parse(&conn.from).map_err(|reason| ConfigError::Invalid {
-            key: format!("connections[{j}].from"),
+            key: KeyPath::key("connections").at(j).and("from"),
             reason,
         })?;
         let fi = index[from.component.as_str()];
@@ -804,7 +805,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
         (0..s.components.len()).map(|_| None).collect();
     for (i, c) in s.components.iter().enumerate() {
         if let Some(a) = &c.actuator {
-            let key = format!("components[{i}].actuator");
+            let key = KeyPath::key("components").at(i).and("actuator");
             let n = size_of(i, "u", false)?;
             let act = ActuatorComponent::new(&key, a, n)?;
             let (lo, hi) = act.limits();
@@ -813,18 +814,18 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
         }
     }
     for (i, c) in s.components.iter().enumerate() {
-        let key = format!("components[{i}]");
+        let key = KeyPath::key("components").at(i);
         let component: Box<dyn Component> = if let Some(bc) = &c.block {
             build_block(c, bc, &key, step, s.seed, i as u64)?
         } else if let Some(p) = &c.plant {
-            let k = format!("{key}.plant");
+            let k = key.child("plant");
             Box::new(PlantComponent::new(
                 &k,
                 PlantModel::from_config(&k, p)?,
                 step,
             )?)
         } else if let Some(sc) = &c.sensor {
-            let k = format!("{key}.sensor");
+            let k = key.child("sensor");
             let channels = match sc.source {
                 SensorSource::Radar => Vec::new(),
                 SensorSource::Plant => {
@@ -875,7 +876,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
                 }
             }
             let controller = ControllerComponent::new(
-                &format!("{key}.controller"),
+                &key.child("controller"),
                 ctrl,
                 ControllerShape {
                     measurements,
@@ -890,7 +891,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             Box::new(crate::graph_response::apply(i, c, controller)?)
         } else {
             Box::new(ReferenceComponent::new(
-                &format!("{key}.reference"),
+                &key.child("reference"),
                 &c.reference.0,
             )?)
         };
@@ -898,7 +899,7 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     }
     for end in &ends {
         b.component_keyed(
-            format!("connections[{}].name", end.connection),
+            KeyPath::key("connections").at(end.connection).and("name"),
             &end.name,
             Box::new(controlsim::graph::Inlet::new(end.range.len())),
         );
@@ -906,11 +907,11 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
     for (j, conn) in s.connections.iter().enumerate() {
         match ends.iter().find(|e| e.connection == j) {
             Some(end) => b.connect_keyed(
-                format!("connections[{j}]"),
+                KeyPath::key("connections").at(j),
                 &format!("{}.y", end.name),
                 &conn.to,
             ),
-            None => b.connect_keyed(format!("connections[{j}]"), &conn.from, &conn.to),
+            None => b.connect_keyed(KeyPath::key("connections").at(j), &conn.from, &conn.to),
         };
     }
     Ok((b.build()?, ends))

@@ -565,7 +565,7 @@ fn deserialize_table<T: for<'de> Deserialize<'de>>(
     let described = crate::config::take_described_kind(&mut typed);
     let shared = crate::config::take_shared_tables(&mut typed);
     let mut value: T = crate::serde_fault::deserialize(toml::Value::Table(typed))
-        .map_err(|e| locator.serde_error(table, KeyPath::from_serde(e.path()), e.inner()))
+        .map_err(|e| locator.serde_error(table, crate::keyed::path_from_serde(e.path()), e.inner()))
         .map_err(with_shared_tables)?;
     let Some(network) = network_of(&mut value) else {
         return Ok(value);
@@ -1013,8 +1013,9 @@ pub fn deserialize_file<T: for<'de> Deserialize<'de>>(
         text,
         overrides: &[],
     };
-    crate::serde_fault::deserialize(toml::Value::Table(table.clone()))
-        .map_err(|e| locator.serde_error(&table, KeyPath::from_serde(e.path()), e.inner()))
+    crate::serde_fault::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
+        locator.serde_error(&table, crate::keyed::path_from_serde(e.path()), e.inner())
+    })
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::PerChannel;
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 
 /// `[loops.actuator]`; the whole table is optional.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -44,12 +45,12 @@ impl Actuator {
     /// # Errors
     /// [`ConfigError`] for limits of the wrong length, NaN limits, `min > max`,
     /// or a non-finite initial value.
-    pub(crate) fn new(key: &str, c: &ActuatorConfig, dim: usize) -> Result<Self, ConfigError> {
+    pub(crate) fn new(key: &KeyPath, c: &ActuatorConfig, dim: usize) -> Result<Self, ConfigError> {
         let limit = |field: &str,
                      v: &Option<PerChannel>,
                      default: f64|
          -> Result<Vec<f64>, ConfigError> {
-            let key = format!("{key}.{field}");
+            let key = key.child(field);
             match v {
                 None => Ok(vec![default; dim]),
                 Some(PerChannel::All(x)) if !x.is_nan() => Ok(vec![*x; dim]),
@@ -63,13 +64,13 @@ impl Actuator {
         let max = limit("max", &c.max, f64::INFINITY)?;
         if let Some(i) = (0..dim).find(|&i| min[i] > max[i]) {
             return Err(ConfigError::invalid(
-                format!("{key}.min"),
+                key.child("min"),
                 format!("channel {i}: min {} is above max {}", min[i], max[i]),
             ));
         }
         let initial = match &c.initial {
             None => vec![0.0; dim],
-            Some(p) => p.resolve(&format!("{key}.initial"), dim)?,
+            Some(p) => p.resolve(&key.child("initial"), dim)?,
         };
         let mut a = Actuator {
             min,
@@ -126,7 +127,7 @@ mod tests {
     fn holds_and_saturates() {
         let c: ActuatorConfig =
             toml::from_str("min = -1.0\nmax = [2.0, 0.5]\ninitial = 3").unwrap();
-        let mut a = Actuator::new("a", &c, 2).unwrap();
+        let mut a = Actuator::new(&KeyPath::key("a"), &c, 2).unwrap();
         assert_eq!(a.held, [3.0, 3.0]);
         assert_eq!(a.applied, [2.0, 0.5]);
         a.set(0, -7.0);
@@ -138,7 +139,7 @@ mod tests {
     #[test]
     fn rejects_crossed_or_misshapen_limits() {
         let bad = |t: &str| {
-            Actuator::new("a", &toml::from_str(t).unwrap(), 2)
+            Actuator::new(&KeyPath::key("a"), &toml::from_str(t).unwrap(), 2)
                 .unwrap_err()
                 .key()
                 .to_string()

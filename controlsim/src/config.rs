@@ -51,6 +51,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::actuator::ActuatorConfig;
 use crate::controller::ControllerConfig;
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::check_vector;
 use crate::plant::PlantConfig;
 use crate::reference::SignalConfig;
@@ -200,14 +201,14 @@ impl PerChannel {
     /// # Errors
     /// [`ConfigError::Length`] when a list has the wrong length,
     /// [`ConfigError::NotFinite`] for NaN or infinity.
-    pub(crate) fn resolve(&self, key: &str, n: usize) -> Result<Vec<f64>, ConfigError> {
+    pub(crate) fn resolve(&self, key: &KeyPath, n: usize) -> Result<Vec<f64>, ConfigError> {
         let v = match self {
             PerChannel::All(x) => vec![*x; n],
             PerChannel::Each(v) => v.clone(),
         };
         check_vector(key, &v, n).map_err(|e| match (self, e) {
             (PerChannel::All(x), ConfigError::NotFinite { .. }) => ConfigError::NotFinite {
-                key: key.to_string(),
+                key: key.clone(),
                 value: *x,
             },
             (_, e) => e,
@@ -254,14 +255,14 @@ impl<'de> Deserialize<'de> for PerChannel {
 /// Resolves optional names: the given ones (checked for length) or defaults
 /// `prefix0, prefix1, ...`.
 pub(crate) fn names_or_default(
-    key: &str,
+    key: &KeyPath,
     given: &Option<Vec<String>>,
     n: usize,
     prefix: &str,
 ) -> Result<Vec<String>, ConfigError> {
     match given {
         Some(v) if v.len() != n => Err(ConfigError::Length {
-            key: key.to_string(),
+            key: key.clone(),
             expected: n,
             found: v.len(),
         }),
@@ -295,7 +296,14 @@ mod tests {
         assert_eq!(many.a, PerChannel::Each(vec![1.0, 2.5]));
         assert_eq!(many.r.0.len(), 2);
         assert_eq!(many.p, LoopRef::Name("lead".into()));
-        assert_eq!(many.a.resolve("a", 3).unwrap_err().key(), "a");
+        assert_eq!(
+            many.a
+                .resolve(&KeyPath::key("a"), 3)
+                .unwrap_err()
+                .key()
+                .to_string(),
+            "a"
+        );
         // An error inside a single reference table keeps its own message.
         let err =
             toml::from_str::<Probe>("a = 1\np = 0\n[r]\nkind = \"step\"\nfinal = 1.0\nbogus = 1")

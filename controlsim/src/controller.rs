@@ -69,6 +69,7 @@ pub use state_feedback::StateFeedbackConfig;
 
 use crate::config::PerChannel;
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::plant::linear::LinearSystem;
 use crate::reference::Signal;
 use crate::sensor::SensorSource;
@@ -145,9 +146,9 @@ impl ControllerConfig {
 /// What a law needs to know about its loop to validate itself.
 pub(crate) struct BuildContext<'a> {
     /// Key of the controller table, e.g. `loops[0].controller`.
-    pub(crate) key: String,
+    pub(crate) key: KeyPath,
     /// Key of the loop's reference, e.g. `loops[0].reference`.
-    pub(crate) reference_key: String,
+    pub(crate) reference_key: KeyPath,
     /// Number of measured channels (the sensor's output).
     pub(crate) measurements: usize,
     /// Number of plant inputs (= controller outputs).
@@ -164,8 +165,8 @@ pub(crate) struct BuildContext<'a> {
 }
 
 impl BuildContext<'_> {
-    pub(crate) fn k(&self, field: &str) -> String {
-        format!("{}.{field}", self.key)
+    pub(crate) fn k(&self, field: &str) -> KeyPath {
+        self.key.child(field)
     }
 
     /// Checks the number of reference signals against what the law needs.
@@ -272,7 +273,7 @@ impl Limits {
             }
             if let Some(i) = v.iter().position(|x| x.is_nan()) {
                 return Err(ConfigError::NotFinite {
-                    key: format!("{key}[{i}]"),
+                    key: key.clone().at(i),
                     value: v[i],
                 });
             }

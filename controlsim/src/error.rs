@@ -1,7 +1,7 @@
 //! One error enum per concern, each with enough context to act on.
 //!
 //! - [`ConfigError`]: building a [`System`](crate::System) from a config; every
-//!   variant names the offending key as a path (`loops[1].controller.k`).
+//!   variant names the offending key as a [`KeyPath`] (`loops[1].controller.k`).
 //!   Fatal for that config, never a panic.
 //! - [`ApiError`]: a call on a built system with a loop or channel index that
 //!   does not exist, or an operation the loop cannot do. The system is left
@@ -14,6 +14,7 @@
 
 use netloop_time::SimTime;
 
+use crate::key_path::KeyPath;
 use crate::time::TimeError;
 
 /// A config that cannot be turned into a system.
@@ -22,14 +23,14 @@ pub enum ConfigError {
     /// A duration that is zero or off the step grid.
     #[error("`{key}`: {source}")]
     Time {
-        key: String,
+        key: KeyPath,
         #[source]
         source: TimeError,
     },
     /// A matrix with the wrong number of rows or columns.
     #[error("`{key}` must be {expected_rows}x{expected_cols}, found {found_rows}x{found_cols}")]
     Shape {
-        key: String,
+        key: KeyPath,
         expected_rows: usize,
         expected_cols: usize,
         found_rows: usize,
@@ -38,27 +39,27 @@ pub enum ConfigError {
     /// A vector (or per-channel list) of the wrong length.
     #[error("`{key}` must have {expected} entries, found {found}")]
     Length {
-        key: String,
+        key: KeyPath,
         expected: usize,
         found: usize,
     },
     /// A NaN or infinite number where a finite one is needed.
     #[error("`{key}` must be finite, found {value}")]
-    NotFinite { key: String, value: f64 },
+    NotFinite { key: KeyPath, value: f64 },
     /// A name that refers to nothing (an output name, a loop name).
     #[error("`{key}`: unknown name \"{name}\"; expected one of: {}", .known.join(", "))]
     UnknownName {
-        key: String,
+        key: KeyPath,
         name: String,
         known: Vec<String>,
     },
     /// Any other rule, stated in `reason`.
     #[error("`{key}`: {reason}")]
-    Invalid { key: String, reason: String },
+    Invalid { key: KeyPath, reason: String },
 }
 
 impl ConfigError {
-    pub(crate) fn invalid(key: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub(crate) fn invalid(key: impl Into<KeyPath>, reason: impl Into<String>) -> Self {
         ConfigError::Invalid {
             key: key.into(),
             reason: reason.into(),
@@ -66,7 +67,19 @@ impl ConfigError {
     }
 
     /// The key the error is about, e.g. `loops[0].sensor.period`.
-    pub fn key(&self) -> &str {
+    pub fn key(&self) -> &KeyPath {
+        match self {
+            ConfigError::Time { key, .. }
+            | ConfigError::Shape { key, .. }
+            | ConfigError::Length { key, .. }
+            | ConfigError::NotFinite { key, .. }
+            | ConfigError::UnknownName { key, .. }
+            | ConfigError::Invalid { key, .. } => key,
+        }
+    }
+
+    /// The key, taken out (for an error that carries it on).
+    pub fn into_key(self) -> KeyPath {
         match self {
             ConfigError::Time { key, .. }
             | ConfigError::Shape { key, .. }
@@ -221,7 +234,7 @@ mod tests {
     /// every variant: what a reader that prints the key apart must show.
     #[test]
     fn message_is_the_display_form_without_the_key() {
-        let key = "loops[0].plant.a".to_string();
+        let key = KeyPath::key("loops").at(0).and("plant").and("a");
         let all = [
             ConfigError::Time {
                 key: key.clone(),
@@ -260,7 +273,7 @@ mod tests {
                 .or_else(|| rest.strip_prefix(' '))
                 .unwrap();
             assert_eq!(e.message(), rest, "{e:?}");
-            assert_eq!(e.key(), key);
+            assert_eq!(e.key(), &key);
         }
     }
 }

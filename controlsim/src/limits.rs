@@ -13,6 +13,7 @@
 use crate::config::{LoopConfig, PerChannel, SystemConfig};
 use crate::controller::ControllerConfig;
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::plant::PlantConfig;
 
 /// The most entries of any vector a loop has: states of a plant or a
@@ -44,10 +45,15 @@ pub const MAX_FMU_BYTES: u64 = 256 * 1024 * 1024;
 /// (`loops[0].plant.den`, `loops[0].plant.b[0]`, ...).
 pub fn check(config: &SystemConfig) -> Result<(), ConfigError> {
     if config.loops.len() > MAX_LOOPS {
-        return Err(too_many("loops", config.loops.len(), MAX_LOOPS, "loops"));
+        return Err(too_many(
+            &KeyPath::key("loops"),
+            config.loops.len(),
+            MAX_LOOPS,
+            "loops",
+        ));
     }
     for (i, l) in config.loops.iter().enumerate() {
-        check_loop(&format!("loops[{i}]"), l)?;
+        check_loop(&KeyPath::key("loops").at(i), l)?;
     }
     Ok(())
 }
@@ -56,8 +62,8 @@ pub fn check(config: &SystemConfig) -> Result<(), ConfigError> {
 ///
 /// # Errors
 /// As [`check`].
-pub fn check_loop(key: &str, l: &LoopConfig) -> Result<(), ConfigError> {
-    let plant = format!("{key}.plant");
+pub fn check_loop(key: &KeyPath, l: &LoopConfig) -> Result<(), ConfigError> {
+    let plant = key.child("plant");
     match &l.plant {
         PlantConfig::StateSpace(c) | PlantConfig::DiscreteStateSpace(c) => {
             matrix(&plant, "a", &c.a)?;
@@ -92,14 +98,14 @@ pub fn check_loop(key: &str, l: &LoopConfig) -> Result<(), ConfigError> {
         // file (under the input cap) holds.
         PlantConfig::Fmu(_) => {}
     }
-    let sensor = format!("{key}.sensor");
+    let sensor = key.child("sensor");
     per_channel(&sensor, "noise_std", l.sensor.noise_std.as_ref())?;
     per_channel(&sensor, "quantization", l.sensor.quantization.as_ref())?;
-    let actuator = format!("{key}.actuator");
+    let actuator = key.child("actuator");
     per_channel(&actuator, "min", l.actuator.min.as_ref())?;
     per_channel(&actuator, "max", l.actuator.max.as_ref())?;
     per_channel(&actuator, "initial", l.actuator.initial.as_ref())?;
-    let controller = format!("{key}.controller");
+    let controller = key.child("controller");
     match &l.controller {
         ControllerConfig::StateFeedback(c) => {
             matrix(&controller, "k", &c.k)?;
@@ -147,7 +153,7 @@ pub fn check_loop(key: &str, l: &LoopConfig) -> Result<(), ConfigError> {
     list(key, "reference", l.reference.0.len())
 }
 
-fn too_many(key: &str, found: usize, max: usize, what: &str) -> ConfigError {
+fn too_many(key: &KeyPath, found: usize, max: usize, what: &str) -> ConfigError {
     ConfigError::invalid(
         key,
         format!(
@@ -156,27 +162,22 @@ fn too_many(key: &str, found: usize, max: usize, what: &str) -> ConfigError {
     )
 }
 
-fn list(table: &str, name: &str, len: usize) -> Result<(), ConfigError> {
+fn list(table: &KeyPath, name: &str, len: usize) -> Result<(), ConfigError> {
     if len > MAX_DIMENSION {
-        return Err(too_many(
-            &format!("{table}.{name}"),
-            len,
-            MAX_DIMENSION,
-            "entries",
-        ));
+        return Err(too_many(&table.child(name), len, MAX_DIMENSION, "entries"));
     }
     Ok(())
 }
 
-fn opt_list(table: &str, name: &str, len: Option<usize>) -> Result<(), ConfigError> {
+fn opt_list(table: &KeyPath, name: &str, len: Option<usize>) -> Result<(), ConfigError> {
     len.map_or(Ok(()), |len| list(table, name, len))
 }
 
 /// A polynomial of degree at most [`MAX_DIMENSION`]: that many states.
-fn polynomial(table: &str, name: &str, coefficients: usize) -> Result<(), ConfigError> {
+fn polynomial(table: &KeyPath, name: &str, coefficients: usize) -> Result<(), ConfigError> {
     if coefficients > MAX_DIMENSION + 1 {
         return Err(ConfigError::invalid(
-            format!("{table}.{name}"),
+            table.child(name),
             format!(
                 "has degree {}, more than the {MAX_DIMENSION} netloop allows (docs/robustness.md, limits)",
                 coefficients - 1
@@ -187,10 +188,10 @@ fn polynomial(table: &str, name: &str, coefficients: usize) -> Result<(), Config
 }
 
 /// Rows, then every row, at most [`MAX_DIMENSION`] long.
-fn matrix(table: &str, name: &str, rows: &[Vec<f64>]) -> Result<(), ConfigError> {
+fn matrix(table: &KeyPath, name: &str, rows: &[Vec<f64>]) -> Result<(), ConfigError> {
     if rows.len() > MAX_DIMENSION {
         return Err(too_many(
-            &format!("{table}.{name}"),
+            &table.child(name),
             rows.len(),
             MAX_DIMENSION,
             "rows",
@@ -202,7 +203,7 @@ fn matrix(table: &str, name: &str, rows: &[Vec<f64>]) -> Result<(), ConfigError>
         .find(|(_, r)| r.len() > MAX_DIMENSION)
     {
         return Err(too_many(
-            &format!("{table}.{name}[{i}]"),
+            &table.child(name).at(i),
             row.len(),
             MAX_DIMENSION,
             "columns",
@@ -211,11 +212,11 @@ fn matrix(table: &str, name: &str, rows: &[Vec<f64>]) -> Result<(), ConfigError>
     Ok(())
 }
 
-fn opt_matrix(table: &str, name: &str, rows: Option<&[Vec<f64>]>) -> Result<(), ConfigError> {
+fn opt_matrix(table: &KeyPath, name: &str, rows: Option<&[Vec<f64>]>) -> Result<(), ConfigError> {
     rows.map_or(Ok(()), |rows| matrix(table, name, rows))
 }
 
-fn per_channel(table: &str, name: &str, value: Option<&PerChannel>) -> Result<(), ConfigError> {
+fn per_channel(table: &KeyPath, name: &str, value: Option<&PerChannel>) -> Result<(), ConfigError> {
     match value {
         Some(PerChannel::Each(v)) => list(table, name, v.len()),
         Some(PerChannel::All(_)) | None => Ok(()),
@@ -228,9 +229,17 @@ mod tests {
 
     #[test]
     fn the_largest_order_passes_and_one_more_is_refused_naming_den() {
-        assert_eq!(polynomial("p", "den", MAX_DIMENSION + 1), Ok(()));
-        let err = polynomial("loops[2].plant", "den", MAX_DIMENSION + 2).unwrap_err();
-        assert_eq!(err.key(), "loops[2].plant.den");
+        assert_eq!(
+            polynomial(&KeyPath::key("p"), "den", MAX_DIMENSION + 1),
+            Ok(())
+        );
+        let err = polynomial(
+            &KeyPath::key("loops").at(2).and("plant"),
+            "den",
+            MAX_DIMENSION + 2,
+        )
+        .unwrap_err();
+        assert_eq!(err.key().to_string(), "loops[2].plant.den");
         assert_eq!(
             err.to_string(),
             "`loops[2].plant.den`: has degree 1025, more than the 1024 netloop allows (docs/robustness.md, limits)"
@@ -240,9 +249,9 @@ mod tests {
     #[test]
     fn a_row_too_long_is_named_by_its_index() {
         let rows = vec![vec![0.0; 2], vec![0.0; MAX_DIMENSION + 1]];
-        let err = matrix("loops[0].controller", "k", &rows).unwrap_err();
-        assert_eq!(err.key(), "loops[0].controller.k[1]");
+        let err = matrix(&KeyPath::key("loops").at(0).and("controller"), "k", &rows).unwrap_err();
+        assert_eq!(err.key().to_string(), "loops[0].controller.k[1]");
         assert!(err.to_string().contains("has 1025 columns"), "{err}");
-        assert_eq!(matrix("t", "k", &rows[..1]), Ok(()));
+        assert_eq!(matrix(&KeyPath::key("t"), "k", &rows[..1]), Ok(()));
     }
 }

@@ -7,6 +7,7 @@
 //! discretisation) and for the tests' exact solutions.
 
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 
 /// Dense row-major matrix.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,14 +36,14 @@ impl Matrix {
     ///
     /// # Errors
     /// [`ConfigError::NotFinite`], or [`ConfigError::Shape`] for ragged rows.
-    pub(crate) fn from_rows(key: &str, rows: &[Vec<f64>]) -> Result<Self, ConfigError> {
+    pub(crate) fn from_rows(key: &KeyPath, rows: &[Vec<f64>]) -> Result<Self, ConfigError> {
         let r = rows.len();
         let c = rows.first().map_or(0, Vec::len);
         let mut data = Vec::with_capacity(r * c);
         for (i, row) in rows.iter().enumerate() {
             if row.len() != c {
                 return Err(ConfigError::Shape {
-                    key: format!("{key}[{i}]"),
+                    key: key.clone().at(i),
                     expected_rows: 1,
                     expected_cols: c,
                     found_rows: 1,
@@ -52,7 +53,7 @@ impl Matrix {
             for (j, &v) in row.iter().enumerate() {
                 if !v.is_finite() {
                     return Err(ConfigError::NotFinite {
-                        key: format!("{key}[{i}][{j}]"),
+                        key: key.clone().at(i).at(j),
                         value: v,
                     });
                 }
@@ -71,7 +72,7 @@ impl Matrix {
     /// # Errors
     /// As `from_rows`, plus [`ConfigError::Shape`] when the shape differs.
     pub(crate) fn from_rows_shaped(
-        key: &str,
+        key: &KeyPath,
         rows: &[Vec<f64>],
         expected_rows: usize,
         expected_cols: usize,
@@ -81,7 +82,7 @@ impl Matrix {
         let found_cols = if m.rows == 0 { expected_cols } else { m.cols };
         if m.rows != expected_rows || found_cols != expected_cols {
             return Err(ConfigError::Shape {
-                key: key.to_string(),
+                key: key.clone(),
                 expected_rows,
                 expected_cols,
                 found_rows: m.rows,
@@ -185,10 +186,10 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
 ///
 /// # Errors
 /// [`ConfigError::Length`] or [`ConfigError::NotFinite`].
-pub(crate) fn check_vector(key: &str, v: &[f64], expected: usize) -> Result<(), ConfigError> {
+pub(crate) fn check_vector(key: &KeyPath, v: &[f64], expected: usize) -> Result<(), ConfigError> {
     if v.len() != expected {
         return Err(ConfigError::Length {
-            key: key.to_string(),
+            key: key.clone(),
             expected,
             found: v.len(),
         });
@@ -198,10 +199,10 @@ pub(crate) fn check_vector(key: &str, v: &[f64], expected: usize) -> Result<(), 
 
 /// # Errors
 /// [`ConfigError::NotFinite`] naming the first bad element.
-pub(crate) fn check_finite_all(key: &str, v: &[f64]) -> Result<(), ConfigError> {
+pub(crate) fn check_finite_all(key: &KeyPath, v: &[f64]) -> Result<(), ConfigError> {
     match v.iter().position(|x| !x.is_finite()) {
         Some(i) => Err(ConfigError::NotFinite {
-            key: format!("{key}[{i}]"),
+            key: key.clone().at(i),
             value: v[i],
         }),
         None => Ok(()),
@@ -210,12 +211,12 @@ pub(crate) fn check_finite_all(key: &str, v: &[f64]) -> Result<(), ConfigError> 
 
 /// # Errors
 /// [`ConfigError::NotFinite`].
-pub(crate) fn check_finite(key: &str, v: f64) -> Result<(), ConfigError> {
+pub(crate) fn check_finite(key: &KeyPath, v: f64) -> Result<(), ConfigError> {
     if v.is_finite() {
         Ok(())
     } else {
         Err(ConfigError::NotFinite {
-            key: key.to_string(),
+            key: key.clone(),
             value: v,
         })
     }
@@ -223,7 +224,7 @@ pub(crate) fn check_finite(key: &str, v: f64) -> Result<(), ConfigError> {
 
 /// # Errors
 /// [`ConfigError::NotFinite`] or [`ConfigError::Invalid`] unless `v > 0`.
-pub(crate) fn check_positive(key: &str, v: f64) -> Result<(), ConfigError> {
+pub(crate) fn check_positive(key: &KeyPath, v: f64) -> Result<(), ConfigError> {
     check_finite(key, v)?;
     if v > 0.0 {
         Ok(())
@@ -237,7 +238,7 @@ pub(crate) fn check_positive(key: &str, v: f64) -> Result<(), ConfigError> {
 
 /// # Errors
 /// [`ConfigError::NotFinite`] or [`ConfigError::Invalid`] unless `v >= 0`.
-pub(crate) fn check_non_negative(key: &str, v: f64) -> Result<(), ConfigError> {
+pub(crate) fn check_non_negative(key: &KeyPath, v: f64) -> Result<(), ConfigError> {
     check_finite(key, v)?;
     if v >= 0.0 {
         Ok(())
@@ -255,7 +256,11 @@ mod tests {
 
     #[test]
     fn multiplies_row_major() {
-        let m = Matrix::from_rows("m", &[vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0, 6.0]]).unwrap();
+        let m = Matrix::from_rows(
+            &KeyPath::key("m"),
+            &[vec![1.0, 2.0], vec![3.0, 4.0], vec![5.0, 6.0]],
+        )
+        .unwrap();
         let mut y = [0.0; 3];
         m.mul_into(&[1.0, -1.0], &mut y);
         assert_eq!(y, [-1.0, -1.0, -1.0]);
@@ -267,9 +272,9 @@ mod tests {
 
     #[test]
     fn rejects_ragged_and_misshapen_rows() {
-        let e = Matrix::from_rows("a", &[vec![1.0, 2.0], vec![3.0]]).unwrap_err();
-        assert_eq!(e.key(), "a[1]");
-        let e = Matrix::from_rows_shaped("k", &[vec![1.0, 2.0]], 1, 3).unwrap_err();
+        let e = Matrix::from_rows(&KeyPath::key("a"), &[vec![1.0, 2.0], vec![3.0]]).unwrap_err();
+        assert_eq!(e.key().to_string(), "a[1]");
+        let e = Matrix::from_rows_shaped(&KeyPath::key("k"), &[vec![1.0, 2.0]], 1, 3).unwrap_err();
         assert!(
             matches!(
                 e,
@@ -281,7 +286,7 @@ mod tests {
             ),
             "{e}"
         );
-        let e = Matrix::from_rows("a", &[vec![f64::NAN]]).unwrap_err();
-        assert_eq!(e.key(), "a[0][0]");
+        let e = Matrix::from_rows(&KeyPath::key("a"), &[vec![f64::NAN]]).unwrap_err();
+        assert_eq!(e.key().to_string(), "a[0][0]");
     }
 }

@@ -48,6 +48,7 @@ pub use vehicle::{Vehicle, VehicleParams};
 
 use crate::equations::{EquationModel, EquationsConfig};
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::check_vector;
 
 /// Continuous or discrete time.
@@ -222,12 +223,12 @@ impl PlantModel {
     ///
     /// # Errors
     /// [`ConfigError`] naming the first invalid key.
-    pub fn from_config(key: &str, config: &PlantConfig) -> Result<Self, ConfigError> {
+    pub fn from_config(key: &KeyPath, config: &PlantConfig) -> Result<Self, ConfigError> {
         match config {
             PlantConfig::Fmu(c) => match c.step {
                 Some(step) => Self::from_config_at(key, config, step),
                 None => Err(ConfigError::invalid(
-                    format!("{key}.step"),
+                    key.child("step"),
                     "an FMU plant built outside a system needs its communication step",
                 )),
             },
@@ -242,7 +243,7 @@ impl PlantModel {
     /// # Errors
     /// [`ConfigError`] naming the first invalid key.
     pub fn from_config_at(
-        key: &str,
+        key: &KeyPath,
         config: &PlantConfig,
         run_step: SimTime,
     ) -> Result<Self, ConfigError> {
@@ -301,7 +302,7 @@ impl Selection {
     /// [`ConfigError`] for an `x0` of the wrong length or not finite, an
     /// unknown or empty output list.
     pub(crate) fn new(
-        key: &str,
+        key: &KeyPath,
         states: &[&str],
         x0: &Option<Vec<f64>>,
         default_x0: &[f64],
@@ -310,7 +311,7 @@ impl Selection {
     ) -> Result<Self, ConfigError> {
         let x0 = match x0 {
             Some(v) => {
-                check_vector(&format!("{key}.x0"), v, states.len())?;
+                check_vector(&key.child("x0"), v, states.len())?;
                 v.clone()
             }
             None => default_x0.to_vec(),
@@ -321,7 +322,7 @@ impl Selection {
         };
         if names.is_empty() {
             return Err(ConfigError::invalid(
-                format!("{key}.outputs"),
+                key.child("outputs"),
                 "needs at least one output",
             ));
         }
@@ -332,7 +333,7 @@ impl Selection {
                     .iter()
                     .position(|s| s == n)
                     .ok_or_else(|| ConfigError::UnknownName {
-                        key: format!("{key}.outputs"),
+                        key: key.child("outputs"),
                         name: n.clone(),
                         known: states.iter().map(|s| s.to_string()).collect(),
                     })

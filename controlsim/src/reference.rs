@@ -17,6 +17,7 @@ use netloop_time::SimTime;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::check_finite;
 
 /// A signal as written in a scenario file, e.g.
@@ -172,8 +173,8 @@ impl Signal {
     /// [`ConfigError`] naming the key of a non-finite number, a zero square
     /// period, a duty outside `[0, 1]`, or piecewise-linear points that are
     /// missing, decrease in time, or jump more than once at one instant.
-    pub fn new(key: &str, config: &SignalConfig) -> Result<Self, ConfigError> {
-        let k = |field: &str| format!("{key}.{field}");
+    pub fn new(key: &KeyPath, config: &SignalConfig) -> Result<Self, ConfigError> {
+        let k = |field: &str| key.child(field);
         let kind = match *config {
             SignalConfig::Constant { value } => {
                 check_finite(&k("value"), value)?;
@@ -264,19 +265,19 @@ impl Signal {
                 for (i, (p, q)) in points.iter().zip(points.iter().skip(1)).enumerate() {
                     if q.0 < p.0 {
                         return Err(ConfigError::invalid(
-                            format!("{key}.points[{}]", i + 1),
+                            key.child("points").at(i + 1),
                             format!("time {} is before the previous point's {}", q.0, p.0),
                         ));
                     }
                     if i >= 1 && points[i - 1].0 == p.0 && p.0 == q.0 {
                         return Err(ConfigError::invalid(
-                            format!("{key}.points[{}]", i + 1),
+                            key.child("points").at(i + 1),
                             format!("three points at {}; a jump needs exactly two", q.0),
                         ));
                     }
                 }
                 for (i, p) in points.iter().enumerate() {
-                    check_finite(&format!("{key}.points[{i}]"), p.1)?;
+                    check_finite(&key.child("points").at(i), p.1)?;
                 }
                 Kind::PiecewiseLinear {
                     t_ns: points.iter().map(|p| p.0.as_nanos()).collect(),
@@ -387,7 +388,7 @@ mod tests {
 
     fn sig(text: &str) -> Signal {
         let c: SignalConfig = toml::from_str(text).unwrap();
-        Signal::new("r", &c).unwrap()
+        Signal::new(&KeyPath::key("r"), &c).unwrap()
     }
 
     const MS: u64 = 1_000_000;
@@ -436,18 +437,24 @@ mod tests {
     fn invalid_signals_name_their_key() {
         let bad = |text: &str| {
             let c: SignalConfig = toml::from_str(text).unwrap();
-            Signal::new("loops[0].reference", &c).unwrap_err()
+            Signal::new(&KeyPath::key("loops").at(0).and("reference"), &c).unwrap_err()
         };
         assert_eq!(
-            bad("kind = \"square\"\nperiod = \"1s\"\nduty = 1.5").key(),
+            bad("kind = \"square\"\nperiod = \"1s\"\nduty = 1.5")
+                .key()
+                .to_string(),
             "loops[0].reference.duty"
         );
         assert_eq!(
-            bad("kind = \"piecewise_linear\"\npoints = [[\"2s\", 0.0], [\"1s\", 1.0]]").key(),
+            bad("kind = \"piecewise_linear\"\npoints = [[\"2s\", 0.0], [\"1s\", 1.0]]")
+                .key()
+                .to_string(),
             "loops[0].reference.points[1]"
         );
         assert_eq!(
-            bad("kind = \"piecewise_linear\"\npoints = []").key(),
+            bad("kind = \"piecewise_linear\"\npoints = []")
+                .key()
+                .to_string(),
             "loops[0].reference.points"
         );
         assert!(toml::from_str::<SignalConfig>("kind = \"step\"\nfinal = 1.0\ntypo = 2").is_err());

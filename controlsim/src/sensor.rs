@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::PerChannel;
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::check_non_negative;
 use crate::time::{Periodic, StepSize};
 
@@ -85,14 +86,14 @@ impl Sensor {
     /// [`ConfigError`] naming a period or phase off the step grid, a phase not
     /// below the period, or bad per-channel settings.
     pub(crate) fn new(
-        key: &str,
+        key: &KeyPath,
         c: &SensorConfig,
         step: StepSize,
         dim: usize,
         seed: u64,
         stream: u64,
     ) -> Result<Self, ConfigError> {
-        let k = |f: &str| format!("{key}.{f}");
+        let k = |f: &str| key.child(f);
         let period = step
             .period_steps(c.period)
             .map_err(|source| ConfigError::Time {
@@ -114,7 +115,7 @@ impl Sensor {
                 .as_ref()
                 .map_or(Ok(vec![0.0; dim]), |p| p.resolve(&k(field), dim))?;
             for (i, &x) in v.iter().enumerate() {
-                check_non_negative(&format!("{}[{i}]", k(field)), x)?;
+                check_non_negative(&k(field).at(i), x)?;
             }
             Ok(v)
         };
@@ -165,7 +166,7 @@ mod tests {
     fn sensor(text: &str, dim: usize, seed: u64, stream: u64) -> Result<Sensor, ConfigError> {
         let c: SensorConfig = toml::from_str(text).unwrap();
         Sensor::new(
-            "s",
+            &KeyPath::key("s"),
             &c,
             StepSize::new(SimTime::from_millis(1)).unwrap(),
             dim,
@@ -211,29 +212,38 @@ mod tests {
     #[test]
     fn schedule_is_checked_against_the_step() {
         assert_eq!(
-            sensor("period = \"1500us\"", 1, 0, 0).unwrap_err().key(),
+            sensor("period = \"1500us\"", 1, 0, 0)
+                .unwrap_err()
+                .key()
+                .to_string(),
             "s.period"
         );
         assert_eq!(
-            sensor("period = \"0s\"", 1, 0, 0).unwrap_err().key(),
+            sensor("period = \"0s\"", 1, 0, 0)
+                .unwrap_err()
+                .key()
+                .to_string(),
             "s.period"
         );
         assert_eq!(
             sensor("period = \"10ms\"\nphase = \"10ms\"", 1, 0, 0)
                 .unwrap_err()
-                .key(),
+                .key()
+                .to_string(),
             "s.phase"
         );
         assert_eq!(
             sensor("period = \"10ms\"\nnoise_std = [0.1]", 2, 0, 0)
                 .unwrap_err()
-                .key(),
+                .key()
+                .to_string(),
             "s.noise_std"
         );
         assert_eq!(
             sensor("period = \"10ms\"\nnoise_std = -1", 1, 0, 0)
                 .unwrap_err()
-                .key(),
+                .key()
+                .to_string(),
             "s.noise_std[0]"
         );
         let s = sensor("period = \"10ms\"\nphase = \"3ms\"", 1, 0, 0).unwrap();

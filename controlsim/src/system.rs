@@ -50,6 +50,7 @@ use crate::controller::{
 };
 use crate::error::{ApiError, ConfigError, ObserverError, StepError};
 use crate::event::{Event, Guards, ZenoError};
+use crate::key_path::KeyPath;
 use crate::plant::{with_plant, Kinematics, Plant, PlantModel, Signature, TimeDomain};
 use crate::reference::{Signal, SignalConfig};
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
@@ -360,8 +361,11 @@ impl System {
                 controller,
                 reference,
             } = l;
-            let plant =
-                PlantModel::from_config_at(&format!("loops[{i}].plant"), plant, config.step)?;
+            let plant = PlantModel::from_config_at(
+                &KeyPath::key("loops").at(i).and("plant"),
+                plant,
+                config.step,
+            )?;
             builder.add(
                 i,
                 name,
@@ -903,13 +907,13 @@ impl<'a> Builder<'a> {
         for (i, name) in names.iter().enumerate() {
             if name.is_empty() {
                 return Err(ConfigError::invalid(
-                    format!("loops[{i}].name"),
+                    KeyPath::key("loops").at(i).and("name"),
                     "must not be empty",
                 ));
             }
             if let Some(j) = names[..i].iter().position(|n| n == name) {
                 return Err(ConfigError::invalid(
-                    format!("loops[{i}].name"),
+                    KeyPath::key("loops").at(i).and("name"),
                     format!("\"{name}\" is already the name of loops[{j}]"),
                 ));
             }
@@ -924,7 +928,7 @@ impl<'a> Builder<'a> {
     }
 
     fn resolve(&self, i: usize, r: &Option<LoopRef>) -> Result<Option<usize>, ConfigError> {
-        let key = format!("loops[{i}].predecessor");
+        let key = KeyPath::key("loops").at(i).and("predecessor");
         let index = match r {
             None => return Ok(None),
             Some(LoopRef::Index(j)) => {
@@ -971,7 +975,7 @@ impl<'a> Builder<'a> {
         controller: &ControllerConfig,
         reference: &[SignalConfig],
     ) -> Result<(), ConfigError> {
-        let key = format!("loops[{i}]");
+        let key = KeyPath::key("loops").at(i);
         let predecessor = self.resolve(i, predecessor)?;
         let signature = plant.as_plant().signature();
         let (n, m) = (signature.states.len(), signature.inputs.len());
@@ -979,18 +983,18 @@ impl<'a> Builder<'a> {
             TimeDomain::Continuous => None,
             TimeDomain::Discrete { period } => Some(self.step.period_steps(period).map_err(
                 |source| ConfigError::Time {
-                    key: format!("{key}.plant.period"),
+                    key: key.child("plant").and("period"),
                     source,
                 },
             )?),
         };
         let mut x = vec![0.0; n];
         plant.as_plant().initial_state(&mut x);
-        crate::matrix::check_finite_all(&format!("{key}.plant.x0"), &x)?;
+        crate::matrix::check_finite_all(&key.child("plant").and("x0"), &x)?;
         let guard_count = plant.as_plant().guard_count();
         if guard_count > 0 && discrete.is_some() {
             return Err(ConfigError::invalid(
-                format!("{key}.plant"),
+                key.child("plant"),
                 "a discrete plant cannot have guards: events are located in continuous time; \
                  its update can make the jump itself",
             ));
@@ -1002,7 +1006,7 @@ impl<'a> Builder<'a> {
             SensorSource::Radar => {
                 if predecessor.is_none() {
                     return Err(ConfigError::invalid(
-                        format!("{key}.sensor.source"),
+                        key.child("sensor").and("source"),
                         "a radar sensor needs the loop's `predecessor`",
                     ));
                 }
@@ -1010,22 +1014,22 @@ impl<'a> Builder<'a> {
             }
         };
         let sensor_built = Sensor::new(
-            &format!("{key}.sensor"),
+            &key.child("sensor"),
             sensor,
             self.step,
             sensor_channels.len(),
             self.seed,
             i as u64,
         )?;
-        let actuator = Actuator::new(&format!("{key}.actuator"), actuator, m)?;
+        let actuator = Actuator::new(&key.child("actuator"), actuator, m)?;
         let references = reference
             .iter()
             .enumerate()
-            .map(|(j, s)| Signal::new(&format!("{key}.reference[{j}]"), s))
+            .map(|(j, s)| Signal::new(&key.child("reference").at(j), s))
             .collect::<Result<Vec<_>, _>>()?;
         let ctx = BuildContext {
-            key: format!("{key}.controller"),
-            reference_key: format!("{key}.reference"),
+            key: key.child("controller"),
+            reference_key: key.child("reference"),
             measurements: sensor_channels.len(),
             plant_inputs: m,
             references: references.len(),
@@ -1066,7 +1070,7 @@ impl<'a> Builder<'a> {
             for (who, l) in [(i, lp), (p, &self.loops[p])] {
                 if l.kinematics().is_none() {
                     return Err(ConfigError::invalid(
-                        format!("loops[{i}].predecessor"),
+                        KeyPath::key("loops").at(i).and("predecessor"),
                         format!(
                             "loop `{}` (loops[{who}]) has no position and speed; a radar sensor and cacc \
                              need vehicle plants on both loops",

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 use crate::graph::{Declaration, PortSpec, Timing};
+use crate::key_path::KeyPath;
 use crate::time::StepSize;
 use netloop_time::SimTime;
 
@@ -19,7 +20,7 @@ pub enum Values {
 impl Values {
     /// The values for `width` elements: a number repeated, or a list of
     /// exactly `width` numbers.
-    pub(crate) fn resolve(&self, key: &str, width: usize) -> Result<Vec<f64>, ConfigError> {
+    pub(crate) fn resolve(&self, key: &KeyPath, width: usize) -> Result<Vec<f64>, ConfigError> {
         let v = match self {
             Values::One(x) => vec![*x; width],
             Values::Many(v) if v.len() == width => v.clone(),
@@ -61,7 +62,7 @@ pub(crate) fn secs(t: SimTime) -> f64 {
     t.as_secs_f64()
 }
 
-pub(crate) fn finite(key: &str, x: f64) -> Result<f64, ConfigError> {
+pub(crate) fn finite(key: &KeyPath, x: f64) -> Result<f64, ConfigError> {
     if x.is_finite() {
         Ok(x)
     } else {
@@ -72,14 +73,14 @@ pub(crate) fn finite(key: &str, x: f64) -> Result<f64, ConfigError> {
     }
 }
 
-pub(crate) fn finite_all(key: &str, v: &[f64]) -> Result<(), ConfigError> {
+pub(crate) fn finite_all(key: &KeyPath, v: &[f64]) -> Result<(), ConfigError> {
     for (i, &x) in v.iter().enumerate() {
-        finite(&format!("{key}[{i}]"), x)?;
+        finite(&key.clone().at(i), x)?;
     }
     Ok(())
 }
 
-pub(crate) fn positive(key: &str, x: f64) -> Result<f64, ConfigError> {
+pub(crate) fn positive(key: &KeyPath, x: f64) -> Result<f64, ConfigError> {
     if x > 0.0 && x.is_finite() {
         Ok(x)
     } else {
@@ -91,7 +92,7 @@ pub(crate) fn positive(key: &str, x: f64) -> Result<f64, ConfigError> {
 }
 
 /// A width of at least 1 and at most the graph's port limit.
-pub(crate) fn width(key: &str, n: usize) -> Result<usize, ConfigError> {
+pub(crate) fn width(key: &KeyPath, n: usize) -> Result<usize, ConfigError> {
     if n == 0 || n > crate::limits::MAX_DIMENSION {
         return Err(ConfigError::invalid(
             key,
@@ -145,7 +146,7 @@ pub(crate) fn numbered(prefix: &str, count: usize, size: usize) -> Vec<PortSpec>
 
 /// A row-major matrix from rows of equal length; `None` rows means 0 x cols.
 pub(crate) fn matrix(
-    key: &str,
+    key: &KeyPath,
     rows: &[Vec<f64>],
 ) -> Result<(usize, usize, Vec<f64>), ConfigError> {
     let r = rows.len();
@@ -154,11 +155,11 @@ pub(crate) fn matrix(
     for (i, row) in rows.iter().enumerate() {
         if row.len() != c {
             return Err(ConfigError::invalid(
-                format!("{key}[{i}]"),
+                key.clone().at(i),
                 format!("has {} columns, row 0 has {c}", row.len()),
             ));
         }
-        finite_all(&format!("{key}[{i}]"), row)?;
+        finite_all(&key.clone().at(i), row)?;
         flat.extend_from_slice(row);
     }
     Ok((r, c, flat))
@@ -166,7 +167,7 @@ pub(crate) fn matrix(
 
 /// A sample period and phase on the step grid (default: every step).
 pub(crate) fn sample_timing(
-    key: &str,
+    key: &KeyPath,
     step: StepSize,
     period: Option<SimTime>,
     phase: SimTime,
@@ -174,16 +175,16 @@ pub(crate) fn sample_timing(
     let period = period.unwrap_or(step.get());
     step.period_steps(period)
         .map_err(|source| ConfigError::Time {
-            key: format!("{key}.period"),
+            key: key.child("period"),
             source,
         })?;
     step.steps_in(phase).map_err(|source| ConfigError::Time {
-        key: format!("{key}.phase"),
+        key: key.child("phase"),
         source,
     })?;
     if phase >= period {
         return Err(ConfigError::invalid(
-            format!("{key}.phase"),
+            key.child("phase"),
             format!("{phase} must be less than the period {period}"),
         ));
     }

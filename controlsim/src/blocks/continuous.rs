@@ -18,6 +18,7 @@ use crate::graph::{
     Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, SavedState,
     StateMismatch, StateReader, Timing,
 };
+use crate::key_path::KeyPath;
 use crate::solver::{FixedRhs, SolverKind, Workspace};
 
 /// When an `integrator`'s `reset` input resets it.
@@ -74,24 +75,24 @@ pub struct Integrator {
 }
 
 impl Integrator {
-    pub fn new(key: &str, c: &IntegratorConfig) -> Result<Self, ConfigError> {
-        let w = width(&format!("{key}.width"), c.width)?;
-        let initial = c.initial.resolve(&format!("{key}.initial"), w)?;
-        let lower = c.lower.map_or(Ok(f64::NEG_INFINITY), |v| {
-            finite(&format!("{key}.lower"), v)
-        })?;
+    pub fn new(key: &KeyPath, c: &IntegratorConfig) -> Result<Self, ConfigError> {
+        let w = width(&key.child("width"), c.width)?;
+        let initial = c.initial.resolve(&key.child("initial"), w)?;
+        let lower = c
+            .lower
+            .map_or(Ok(f64::NEG_INFINITY), |v| finite(&key.child("lower"), v))?;
         let upper = c
             .upper
-            .map_or(Ok(f64::INFINITY), |v| finite(&format!("{key}.upper"), v))?;
+            .map_or(Ok(f64::INFINITY), |v| finite(&key.child("upper"), v))?;
         if lower > upper {
             return Err(ConfigError::invalid(
-                format!("{key}.upper"),
+                key.child("upper"),
                 "must not be below `lower`",
             ));
         }
         if initial.iter().any(|&v| v < lower || v > upper) {
             return Err(ConfigError::invalid(
-                format!("{key}.initial"),
+                key.child("initial"),
                 "must lie within `lower` and `upper`",
             ));
         }
@@ -222,9 +223,9 @@ pub struct Derivative {
 }
 
 impl Derivative {
-    pub fn new(key: &str, c: &DerivativeConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &DerivativeConfig) -> Result<Self, ConfigError> {
         Ok(Derivative {
-            prev: vec![0.0; width(&format!("{key}.width"), c.width)?],
+            prev: vec![0.0; width(&key.child("width"), c.width)?],
             t_prev: f64::NAN,
         })
     }
@@ -326,26 +327,26 @@ pub(crate) struct LinearModel {
 impl LinearModel {
     /// The controllable canonical form of `num / den` (highest power first).
     pub(crate) fn from_transfer_function(
-        key: &str,
+        key: &KeyPath,
         num: &[f64],
         den: &[f64],
     ) -> Result<Self, ConfigError> {
-        finite_all(&format!("{key}.num"), num)?;
-        finite_all(&format!("{key}.den"), den)?;
+        finite_all(&key.child("num"), num)?;
+        finite_all(&key.child("den"), den)?;
         let lead = den.iter().position(|&v| v != 0.0).ok_or_else(|| {
-            ConfigError::invalid(format!("{key}.den"), "needs a non-zero coefficient")
+            ConfigError::invalid(key.child("den"), "needs a non-zero coefficient")
         })?;
         let den = &den[lead..];
         let num_lead = num.iter().position(|&v| v != 0.0).unwrap_or(num.len());
         let num = &num[num_lead..];
         if num.len() > den.len() {
             return Err(ConfigError::invalid(
-                format!("{key}.num"),
+                key.child("num"),
                 "the transfer function must be proper: `num` no longer than `den` (leading zeros aside)",
             ));
         }
         let n = den.len() - 1;
-        width(&format!("{key}.den"), n.max(1))?;
+        width(&key.child("den"), n.max(1))?;
         let a0 = den[0];
         let a: Vec<f64> = den[1..].iter().map(|v| v / a0).collect();
         let mut b = vec![0.0; n + 1 - num.len()];
@@ -376,35 +377,38 @@ impl LinearModel {
         })
     }
 
-    pub(crate) fn from_state_space(key: &str, c: &StateSpaceConfig) -> Result<Self, ConfigError> {
-        let (n, na, a) = matrix(&format!("{key}.a"), &c.a)?;
+    pub(crate) fn from_state_space(
+        key: &KeyPath,
+        c: &StateSpaceConfig,
+    ) -> Result<Self, ConfigError> {
+        let (n, na, a) = matrix(&key.child("a"), &c.a)?;
         if n != na {
-            return Err(ConfigError::invalid(format!("{key}.a"), "must be square"));
+            return Err(ConfigError::invalid(key.child("a"), "must be square"));
         }
-        let (nb, m, b) = matrix(&format!("{key}.b"), &c.b)?;
+        let (nb, m, b) = matrix(&key.child("b"), &c.b)?;
         if nb != n || m == 0 {
             return Err(ConfigError::invalid(
-                format!("{key}.b"),
+                key.child("b"),
                 format!("must have {n} rows (as `a`) and at least one column"),
             ));
         }
-        let (p, nc, cm) = matrix(&format!("{key}.c"), &c.c)?;
+        let (p, nc, cm) = matrix(&key.child("c"), &c.c)?;
         if nc != n || p == 0 {
             return Err(ConfigError::invalid(
-                format!("{key}.c"),
+                key.child("c"),
                 format!("must have {n} columns (as `a`) and at least one row"),
             ));
         }
-        width(&format!("{key}.a"), n.max(1))?;
-        width(&format!("{key}.b[0]"), m)?;
-        width(&format!("{key}.c"), p)?;
+        width(&key.child("a"), n.max(1))?;
+        width(&key.child("b").at(0), m)?;
+        width(&key.child("c"), p)?;
         let d = match &c.d {
             None => vec![0.0; p * m],
             Some(d) => {
-                let (pd, md, d) = matrix(&format!("{key}.d"), d)?;
+                let (pd, md, d) = matrix(&key.child("d"), d)?;
                 if pd != p || md != m {
                     return Err(ConfigError::invalid(
-                        format!("{key}.d"),
+                        key.child("d"),
                         format!("must be {p} x {m}"),
                     ));
                 }
@@ -414,12 +418,12 @@ impl LinearModel {
         let x0 = match &c.x0 {
             None => vec![0.0; n],
             Some(x) if x.len() == n => {
-                finite_all(&format!("{key}.x0"), x)?;
+                finite_all(&key.child("x0"), x)?;
                 x.clone()
             }
             Some(x) => {
                 return Err(ConfigError::invalid(
-                    format!("{key}.x0"),
+                    key.child("x0"),
                     format!("has {} values for {n} states", x.len()),
                 ))
             }
@@ -540,25 +544,28 @@ pub struct Linear {
 }
 
 impl Linear {
-    pub fn transfer_function(key: &str, c: &TransferFunctionConfig) -> Result<Self, ConfigError> {
+    pub fn transfer_function(
+        key: &KeyPath,
+        c: &TransferFunctionConfig,
+    ) -> Result<Self, ConfigError> {
         Ok(Linear {
             model: LinearModel::from_transfer_function(key, &c.num, &c.den)?,
         })
     }
 
-    pub fn state_space(key: &str, c: &StateSpaceConfig) -> Result<Self, ConfigError> {
+    pub fn state_space(key: &KeyPath, c: &StateSpaceConfig) -> Result<Self, ConfigError> {
         Ok(Linear {
             model: LinearModel::from_state_space(key, c)?,
         })
     }
 
-    pub fn zero_pole_gain(key: &str, c: &ZeroPoleGainConfig) -> Result<Self, ConfigError> {
-        finite_all(&format!("{key}.zeros"), &c.zeros)?;
-        finite_all(&format!("{key}.poles"), &c.poles)?;
-        let gain = finite(&format!("{key}.gain"), c.gain)?;
+    pub fn zero_pole_gain(key: &KeyPath, c: &ZeroPoleGainConfig) -> Result<Self, ConfigError> {
+        finite_all(&key.child("zeros"), &c.zeros)?;
+        finite_all(&key.child("poles"), &c.poles)?;
+        let gain = finite(&key.child("gain"), c.gain)?;
         if c.zeros.len() > c.poles.len() {
             return Err(ConfigError::invalid(
-                format!("{key}.zeros"),
+                key.child("zeros"),
                 "no more zeros than poles (the block must be proper)",
             ));
         }
@@ -673,13 +680,17 @@ pub struct TransportDelay {
 }
 
 impl TransportDelay {
-    pub fn new(key: &str, c: &TransportDelayConfig, cx: BlockContext) -> Result<Self, ConfigError> {
-        let w = width(&format!("{key}.width"), c.width)?;
+    pub fn new(
+        key: &KeyPath,
+        c: &TransportDelayConfig,
+        cx: BlockContext,
+    ) -> Result<Self, ConfigError> {
+        let w = width(&key.child("width"), c.width)?;
         let steps = cx
             .step
             .period_steps(c.delay)
             .map_err(|source| ConfigError::Time {
-                key: format!("{key}.delay"),
+                key: key.child("delay"),
                 source,
             })?
             .get();
@@ -687,13 +698,10 @@ impl TransportDelay {
             .ok()
             .filter(|&s| s.saturating_mul(w) <= crate::limits::MAX_DIMENSION * 1024)
             .ok_or_else(|| {
-                ConfigError::invalid(
-                    format!("{key}.delay"),
-                    "holds too many steps for its memory",
-                )
+                ConfigError::invalid(key.child("delay"), "holds too many steps for its memory")
             })?;
         Ok(TransportDelay {
-            buffer: vec![finite(&format!("{key}.initial"), c.initial)?; steps * w],
+            buffer: vec![finite(&key.child("initial"), c.initial)?; steps * w],
             width: w,
             head: 0,
             steps,
@@ -769,11 +777,13 @@ mod integrate_tests {
         for n in 1..=5 {
             let den: Vec<f64> = (0..=n).map(|i| 1.0 + 0.37 * i as f64).collect();
             let num = vec![0.5, -1.25];
-            models.push(LinearModel::from_transfer_function("tf", &num, &den).unwrap());
+            models.push(
+                LinearModel::from_transfer_function(&KeyPath::key("tf"), &num, &den).unwrap(),
+            );
         }
         models.push(
             LinearModel::from_state_space(
-                "ss",
+                &KeyPath::key("ss"),
                 &StateSpaceConfig {
                     a: vec![vec![0.0, 1.0], vec![-2.0, -0.3]],
                     b: vec![vec![1.0, 0.25], vec![-0.5, 1.0]],

@@ -22,6 +22,7 @@ use super::common::width;
 use crate::equations::Source;
 use crate::error::ConfigError;
 use crate::graph::{Component, Ctx, Declaration, Inputs, Outputs, PortSpec, Timing};
+use crate::key_path::KeyPath;
 
 /// How `from_csv` fills the time between samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,8 +63,8 @@ impl FromCsv {
     /// [`ConfigError`] at `key.file`: unreadable, empty, a row of another
     /// length, a field that is not a finite number, times not increasing;
     /// the message names the file and line.
-    pub fn new(key: &str, c: &FromCsvConfig) -> Result<Self, ConfigError> {
-        let file_key = format!("{key}.file");
+    pub fn new(key: &KeyPath, c: &FromCsvConfig) -> Result<Self, ConfigError> {
+        let file_key = key.child("file");
         let source = match &c.loaded {
             Some(s) => s.clone(),
             None => Source {

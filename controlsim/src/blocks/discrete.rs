@@ -19,6 +19,7 @@ use crate::graph::{
     Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, SampledLaw, SavedState,
     StateMismatch, StateReader, Timing,
 };
+use crate::key_path::KeyPath;
 
 sampled_block! {
     /// `kind = "unit_delay"`.
@@ -115,7 +116,7 @@ pub struct Discrete {
 
 impl Discrete {
     fn new(
-        key: &str,
+        key: &KeyPath,
         cx: BlockContext,
         period: Option<SimTime>,
         phase: SimTime,
@@ -137,45 +138,45 @@ impl Discrete {
     }
 
     pub fn unit_delay(
-        key: &str,
+        key: &KeyPath,
         c: &UnitDelayConfig,
         cx: BlockContext,
     ) -> Result<Self, ConfigError> {
-        let w = width(&format!("{key}.width"), c.width)?;
-        let x = c.initial.resolve(&format!("{key}.initial"), w)?;
+        let w = width(&key.child("width"), c.width)?;
+        let x = c.initial.resolve(&key.child("initial"), w)?;
         Self::new(key, cx, c.period, c.phase, Law::Delay, x, w, w)
     }
 
     pub fn zero_order_hold(
-        key: &str,
+        key: &KeyPath,
         c: &ZeroOrderHoldConfig,
         cx: BlockContext,
     ) -> Result<Self, ConfigError> {
-        let w = width(&format!("{key}.width"), c.width)?;
+        let w = width(&key.child("width"), c.width)?;
         Self::new(key, cx, c.period, c.phase, Law::Hold, Vec::new(), w, w)
     }
 
     pub fn integrator(
-        key: &str,
+        key: &KeyPath,
         c: &DiscreteIntegratorConfig,
         cx: BlockContext,
     ) -> Result<Self, ConfigError> {
-        let w = width(&format!("{key}.width"), c.width)?;
-        let x = c.initial.resolve(&format!("{key}.initial"), w)?;
-        let lower = c.lower.map_or(Ok(f64::NEG_INFINITY), |v| {
-            finite(&format!("{key}.lower"), v)
-        })?;
+        let w = width(&key.child("width"), c.width)?;
+        let x = c.initial.resolve(&key.child("initial"), w)?;
+        let lower = c
+            .lower
+            .map_or(Ok(f64::NEG_INFINITY), |v| finite(&key.child("lower"), v))?;
         let upper = c
             .upper
-            .map_or(Ok(f64::INFINITY), |v| finite(&format!("{key}.upper"), v))?;
+            .map_or(Ok(f64::INFINITY), |v| finite(&key.child("upper"), v))?;
         if lower > upper {
             return Err(ConfigError::invalid(
-                format!("{key}.upper"),
+                key.child("upper"),
                 "must not be below `lower`",
             ));
         }
         let (period, _) = sample_timing(key, cx.step, c.period, c.phase)?;
-        let k = finite(&format!("{key}.gain"), c.gain)? * period.as_secs_f64();
+        let k = finite(&key.child("gain"), c.gain)? * period.as_secs_f64();
         Self::new(
             key,
             cx,
@@ -189,7 +190,7 @@ impl Discrete {
     }
 
     pub fn transfer_function(
-        key: &str,
+        key: &KeyPath,
         c: &DiscreteTransferFunctionConfig,
         cx: BlockContext,
     ) -> Result<Self, ConfigError> {
@@ -198,7 +199,7 @@ impl Discrete {
     }
 
     pub fn state_space(
-        key: &str,
+        key: &KeyPath,
         c: &DiscreteStateSpaceConfig,
         cx: BlockContext,
     ) -> Result<Self, ConfigError> {
@@ -216,7 +217,7 @@ impl Discrete {
     }
 
     fn linear(
-        key: &str,
+        key: &KeyPath,
         cx: BlockContext,
         period: Option<SimTime>,
         phase: SimTime,

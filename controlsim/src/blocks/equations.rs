@@ -32,6 +32,7 @@ use crate::graph::{
     Component, Ctx, Declaration, Inputs, Outputs, PortSpec, SavedState, StateMismatch, StateReader,
     Timing,
 };
+use crate::key_path::KeyPath;
 use crate::plant::Plant;
 
 /// `kind = "equations"`: the model's text (a file or inline), parameter
@@ -84,7 +85,11 @@ impl Equations {
     /// # Errors
     /// [`ConfigError`] at `key.source` / `key.equations` with the located
     /// report, `key.parameters.NAME`, or `key.period` / `key.phase`.
-    pub fn new(key: &str, c: &EquationsBlockConfig, cx: BlockContext) -> Result<Self, ConfigError> {
+    pub fn new(
+        key: &KeyPath,
+        c: &EquationsBlockConfig,
+        cx: BlockContext,
+    ) -> Result<Self, ConfigError> {
         let model = EquationModel::from_config(
             key,
             &EquationsConfig {
@@ -98,7 +103,7 @@ impl Equations {
             Some(period) => Some(sample_timing(key, cx.step, Some(period), c.phase)?),
             None if c.phase != SimTime::ZERO => {
                 return Err(ConfigError::invalid(
-                    format!("{key}.phase"),
+                    key.child("phase"),
                     "needs a `period`: a continuous equations block has no sample instants",
                 ))
             }

@@ -12,6 +12,7 @@ use super::common::{finite, matrix, numbered, one, output_only, port, two, width
 use crate::equations::{CompileError, EquationModel, Source as EqSource};
 use crate::error::ConfigError;
 use crate::graph::{Component, Ctx, Inputs, Lowered, Outputs, PortSpec};
+use crate::key_path::KeyPath;
 use crate::plant::Plant;
 
 /// A gain: a number (element-wise, `width` elements) or a matrix.
@@ -43,18 +44,18 @@ pub struct Gain {
 }
 
 impl Gain {
-    pub fn new(key: &str, c: &GainConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &GainConfig) -> Result<Self, ConfigError> {
         match &c.k {
             GainValue::Scalar(k) => Ok(Gain {
-                rows: width(&format!("{key}.width"), c.width)?,
+                rows: width(&key.child("width"), c.width)?,
                 cols: c.width,
-                k: vec![finite(&format!("{key}.k"), *k)?],
+                k: vec![finite(&key.child("k"), *k)?],
                 scalar: true,
             }),
             GainValue::Matrix(m) => {
-                let (rows, cols, k) = matrix(&format!("{key}.k"), m)?;
-                width(&format!("{key}.k"), rows)?;
-                width(&format!("{key}.k[0]"), cols)?;
+                let (rows, cols, k) = matrix(&key.child("k"), m)?;
+                width(&key.child("k"), rows)?;
+                width(&key.child("k").at(0), cols)?;
                 Ok(Gain {
                     rows,
                     cols,
@@ -119,7 +120,7 @@ pub struct Sum {
 }
 
 impl Sum {
-    pub fn new(key: &str, c: &SumConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &SumConfig) -> Result<Self, ConfigError> {
         let signs = c
             .signs
             .chars()
@@ -127,15 +128,15 @@ impl Sum {
                 '+' => Ok(1.0),
                 '-' => Ok(-1.0),
                 _ => Err(ConfigError::invalid(
-                    format!("{key}.signs"),
+                    key.child("signs"),
                     format!("`{ch}` is not `+` or `-`"),
                 )),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        width(&format!("{key}.signs"), signs.len())?;
+        width(&key.child("signs"), signs.len())?;
         Ok(Sum {
             signs,
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -187,7 +188,7 @@ pub struct Product {
 }
 
 impl Product {
-    pub fn new(key: &str, c: &ProductConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &ProductConfig) -> Result<Self, ConfigError> {
         let divide = c
             .ops
             .chars()
@@ -195,15 +196,15 @@ impl Product {
                 '*' => Ok(false),
                 '/' => Ok(true),
                 _ => Err(ConfigError::invalid(
-                    format!("{key}.ops"),
+                    key.child("ops"),
                     format!("`{ch}` is not `*` or `/`"),
                 )),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        width(&format!("{key}.ops"), divide.len())?;
+        width(&key.child("ops"), divide.len())?;
         Ok(Product {
             divide,
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -311,10 +312,10 @@ pub struct Function {
 }
 
 impl Function {
-    pub fn new(key: &str, c: &FunctionConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &FunctionConfig) -> Result<Self, ConfigError> {
         Ok(Function {
             f: c.function,
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -348,11 +349,11 @@ pub struct MinMax {
 }
 
 impl MinMax {
-    pub fn new(key: &str, c: &MinMaxConfig, max: bool) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &MinMaxConfig, max: bool) -> Result<Self, ConfigError> {
         Ok(MinMax {
             max,
-            inputs: width(&format!("{key}.inputs"), c.inputs)?,
-            width: width(&format!("{key}.width"), c.width)?,
+            inputs: width(&key.child("inputs"), c.inputs)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -389,10 +390,10 @@ pub struct Power {
 }
 
 impl Power {
-    pub fn new(key: &str, c: &PowerConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &PowerConfig) -> Result<Self, ConfigError> {
         Ok(Power {
-            exponent: finite(&format!("{key}.exponent"), c.exponent)?,
-            width: width(&format!("{key}.width"), c.width)?,
+            exponent: finite(&key.child("exponent"), c.exponent)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -455,10 +456,10 @@ pub struct Relational {
 }
 
 impl Relational {
-    pub fn new(key: &str, c: &RelationalConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &RelationalConfig) -> Result<Self, ConfigError> {
         Ok(Relational {
             op: c.op,
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -505,16 +506,16 @@ pub struct Logic {
 }
 
 impl Logic {
-    pub fn new(key: &str, c: &LogicConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &LogicConfig) -> Result<Self, ConfigError> {
         let inputs = if c.op == LogicOp::Not {
             1
         } else {
-            width(&format!("{key}.inputs"), c.inputs)?
+            width(&key.child("inputs"), c.inputs)?
         };
         Ok(Logic {
             op: c.op,
             inputs,
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -583,18 +584,18 @@ impl ExprProgram {
     /// Compiles `exprs` over `inputs` input elements; `key` names the
     /// `expr` key in errors.
     pub(crate) fn new(
-        key: &str,
+        key: &KeyPath,
         exprs: &[String],
         inputs: usize,
         parameters: &BTreeMap<String, f64>,
     ) -> Result<Self, ConfigError> {
         if inputs > 0 {
-            width(&format!("{key}.inputs"), inputs)?;
+            width(&key.child("inputs"), inputs)?;
         }
         width(key, exprs.len())?;
         let mut text = String::new();
         for (name, v) in parameters {
-            finite(&format!("{key}.parameters.{name}"), *v)?;
+            finite(&key.child("parameters").and(name), *v)?;
             text.push_str(&format!("parameter {name} = {v:e};\n"));
         }
         for i in 0..inputs {
@@ -606,7 +607,7 @@ impl ExprProgram {
         for (j, e) in exprs.iter().enumerate() {
             if e.contains(';') {
                 return Err(ConfigError::invalid(
-                    format!("{key}[{j}]"),
+                    key.clone().at(j),
                     "an expression has no `;`",
                 ));
             }
@@ -682,14 +683,9 @@ pub struct Expr {
 }
 
 impl Expr {
-    pub fn new(key: &str, c: &ExprConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &ExprConfig) -> Result<Self, ConfigError> {
         Ok(Expr {
-            program: ExprProgram::new(
-                &format!("{key}.expr"),
-                &c.expr.list(),
-                c.inputs,
-                &c.parameters,
-            )?,
+            program: ExprProgram::new(&key.child("expr"), &c.expr.list(), c.inputs, &c.parameters)?,
         })
     }
 }

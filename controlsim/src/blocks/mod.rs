@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
 use crate::graph::Component;
+use crate::key_path::KeyPath;
 use crate::time::StepSize;
 
 pub use common::Values;
@@ -127,7 +128,7 @@ pub struct BlockContext {
 /// # Errors
 /// [`ConfigError`] keyed `key.<field>` for a bad parameter.
 pub fn build(
-    key: &str,
+    key: &KeyPath,
     c: &BlockConfig,
     cx: BlockContext,
 ) -> Result<Box<dyn Component>, ConfigError> {

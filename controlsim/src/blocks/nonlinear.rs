@@ -11,6 +11,7 @@ use super::common::{
 };
 use crate::error::ConfigError;
 use crate::graph::{Component, Ctx, Inputs, Outputs, SavedState, StateMismatch, StateReader};
+use crate::key_path::KeyPath;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,52 +69,52 @@ pub struct Static {
 }
 
 impl Static {
-    pub fn saturation(key: &str, c: &SaturationConfig) -> Result<Self, ConfigError> {
-        let lower = finite(&format!("{key}.lower"), c.lower)?;
-        let upper = finite(&format!("{key}.upper"), c.upper)?;
+    pub fn saturation(key: &KeyPath, c: &SaturationConfig) -> Result<Self, ConfigError> {
+        let lower = finite(&key.child("lower"), c.lower)?;
+        let upper = finite(&key.child("upper"), c.upper)?;
         if lower > upper {
             return Err(ConfigError::invalid(
-                format!("{key}.upper"),
+                key.child("upper"),
                 "must not be below `lower`",
             ));
         }
         Ok(Static {
             law: StaticLaw::Saturation { lower, upper },
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 
-    pub fn dead_zone(key: &str, c: &DeadZoneConfig) -> Result<Self, ConfigError> {
-        let start = finite(&format!("{key}.start"), c.start)?;
-        let end = finite(&format!("{key}.end"), c.end)?;
+    pub fn dead_zone(key: &KeyPath, c: &DeadZoneConfig) -> Result<Self, ConfigError> {
+        let start = finite(&key.child("start"), c.start)?;
+        let end = finite(&key.child("end"), c.end)?;
         if start > end {
             return Err(ConfigError::invalid(
-                format!("{key}.end"),
+                key.child("end"),
                 "must not be below `start`",
             ));
         }
         Ok(Static {
             law: StaticLaw::DeadZone { start, end },
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 
-    pub fn quantizer(key: &str, c: &QuantizerConfig) -> Result<Self, ConfigError> {
+    pub fn quantizer(key: &KeyPath, c: &QuantizerConfig) -> Result<Self, ConfigError> {
         Ok(Static {
             law: StaticLaw::Quantizer {
-                q: positive(&format!("{key}.interval"), c.interval)?,
+                q: positive(&key.child("interval"), c.interval)?,
             },
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 
-    pub fn friction(key: &str, c: &FrictionConfig) -> Result<Self, ConfigError> {
+    pub fn friction(key: &KeyPath, c: &FrictionConfig) -> Result<Self, ConfigError> {
         Ok(Static {
             law: StaticLaw::Friction {
-                coulomb: finite(&format!("{key}.coulomb"), c.coulomb)?,
-                viscous: finite(&format!("{key}.viscous"), c.viscous)?,
+                coulomb: finite(&key.child("coulomb"), c.coulomb)?,
+                viscous: finite(&key.child("viscous"), c.viscous)?,
             },
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 
@@ -184,21 +185,21 @@ pub struct Relay {
 }
 
 impl Relay {
-    pub fn new(key: &str, c: &RelayConfig) -> Result<Self, ConfigError> {
-        let on_point = finite(&format!("{key}.on_point"), c.on_point)?;
-        let off_point = finite(&format!("{key}.off_point"), c.off_point)?;
+    pub fn new(key: &KeyPath, c: &RelayConfig) -> Result<Self, ConfigError> {
+        let on_point = finite(&key.child("on_point"), c.on_point)?;
+        let off_point = finite(&key.child("off_point"), c.off_point)?;
         if off_point > on_point {
             return Err(ConfigError::invalid(
-                format!("{key}.off_point"),
+                key.child("off_point"),
                 "must not be above `on_point`",
             ));
         }
         Ok(Relay {
             on_point,
             off_point,
-            on_value: finite(&format!("{key}.on_value"), c.on_value)?,
-            off_value: finite(&format!("{key}.off_value"), c.off_value)?,
-            on: vec![c.initially_on; width(&format!("{key}.width"), c.width)?],
+            on_value: finite(&key.child("on_value"), c.on_value)?,
+            off_value: finite(&key.child("off_value"), c.off_value)?,
+            on: vec![c.initially_on; width(&key.child("width"), c.width)?],
         })
     }
 }
@@ -255,19 +256,19 @@ pub struct Backlash {
 }
 
 impl Backlash {
-    pub fn new(key: &str, c: &BacklashConfig) -> Result<Self, ConfigError> {
-        let d = finite(&format!("{key}.deadband"), c.deadband)?;
+    pub fn new(key: &KeyPath, c: &BacklashConfig) -> Result<Self, ConfigError> {
+        let d = finite(&key.child("deadband"), c.deadband)?;
         if d < 0.0 {
             return Err(ConfigError::invalid(
-                format!("{key}.deadband"),
+                key.child("deadband"),
                 "must not be negative",
             ));
         }
         Ok(Backlash {
             half: 0.5 * d,
             y: vec![
-                finite(&format!("{key}.initial"), c.initial)?;
-                width(&format!("{key}.width"), c.width)?
+                finite(&key.child("initial"), c.initial)?;
+                width(&key.child("width"), c.width)?
             ],
         })
     }
@@ -323,19 +324,19 @@ pub struct RateLimiter {
 }
 
 impl RateLimiter {
-    pub fn new(key: &str, c: &RateLimiterConfig) -> Result<Self, ConfigError> {
-        let rising = positive(&format!("{key}.rising"), c.rising)?;
-        let falling = finite(&format!("{key}.falling"), c.falling)?;
+    pub fn new(key: &KeyPath, c: &RateLimiterConfig) -> Result<Self, ConfigError> {
+        let rising = positive(&key.child("rising"), c.rising)?;
+        let falling = finite(&key.child("falling"), c.falling)?;
         if falling >= 0.0 {
             return Err(ConfigError::invalid(
-                format!("{key}.falling"),
+                key.child("falling"),
                 "must be negative",
             ));
         }
         Ok(RateLimiter {
             rising,
             falling,
-            y: vec![0.0; width(&format!("{key}.width"), c.width)?],
+            y: vec![0.0; width(&key.child("width"), c.width)?],
             t: f64::NAN,
         })
     }
@@ -396,14 +397,14 @@ pub struct Lookup1dConfig {
     pub width: usize,
 }
 
-fn check_breakpoints(key: &str, b: &[f64]) -> Result<(), ConfigError> {
+fn check_breakpoints(key: &KeyPath, b: &[f64]) -> Result<(), ConfigError> {
     finite_all(key, b)?;
     if b.len() < 2 {
         return Err(ConfigError::invalid(key, "needs at least two breakpoints"));
     }
     if let Some(i) = b.windows(2).position(|w| w[1] <= w[0]) {
         return Err(ConfigError::invalid(
-            format!("{key}[{}]", i + 1),
+            key.clone().at(i + 1),
             "breakpoints must be strictly increasing",
         ));
     }
@@ -435,12 +436,12 @@ pub struct Lookup1d {
 }
 
 impl Lookup1d {
-    pub fn new(key: &str, c: &Lookup1dConfig) -> Result<Self, ConfigError> {
-        check_breakpoints(&format!("{key}.breakpoints"), &c.breakpoints)?;
-        finite_all(&format!("{key}.table"), &c.table)?;
+    pub fn new(key: &KeyPath, c: &Lookup1dConfig) -> Result<Self, ConfigError> {
+        check_breakpoints(&key.child("breakpoints"), &c.breakpoints)?;
+        finite_all(&key.child("table"), &c.table)?;
         if c.table.len() != c.breakpoints.len() {
             return Err(ConfigError::invalid(
-                format!("{key}.table"),
+                key.child("table"),
                 format!(
                     "has {} values for {} breakpoints",
                     c.table.len(),
@@ -452,7 +453,7 @@ impl Lookup1d {
             b: c.breakpoints.clone(),
             t: c.table.clone(),
             e: c.extrapolation,
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -494,13 +495,13 @@ pub struct Lookup2d {
 }
 
 impl Lookup2d {
-    pub fn new(key: &str, c: &Lookup2dConfig) -> Result<Self, ConfigError> {
-        check_breakpoints(&format!("{key}.rows"), &c.rows)?;
-        check_breakpoints(&format!("{key}.columns"), &c.columns)?;
-        let (nr, nc, t) = matrix(&format!("{key}.table"), &c.table)?;
+    pub fn new(key: &KeyPath, c: &Lookup2dConfig) -> Result<Self, ConfigError> {
+        check_breakpoints(&key.child("rows"), &c.rows)?;
+        check_breakpoints(&key.child("columns"), &c.columns)?;
+        let (nr, nc, t) = matrix(&key.child("table"), &c.table)?;
         if nr != c.rows.len() || nc != c.columns.len() {
             return Err(ConfigError::invalid(
-                format!("{key}.table"),
+                key.child("table"),
                 format!(
                     "must be {} x {} (rows x columns)",
                     c.rows.len(),
@@ -513,7 +514,7 @@ impl Lookup2d {
             c: c.columns.clone(),
             t,
             e: c.extrapolation,
-            width: width(&format!("{key}.width"), c.width)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }

@@ -14,6 +14,7 @@ use super::common::{numbered, one, output_only, port, two, width, Values};
 use super::math::{ExprProgram, Expressions, RelOp};
 use crate::error::ConfigError;
 use crate::graph::{Component, Ctx, Inputs, Outputs, PortSpec};
+use crate::key_path::KeyPath;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -29,12 +30,12 @@ pub struct Mux {
 }
 
 impl Mux {
-    pub fn new(key: &str, c: &MuxConfig) -> Result<Self, ConfigError> {
-        width(&format!("{key}.widths"), c.widths.len())?;
+    pub fn new(key: &KeyPath, c: &MuxConfig) -> Result<Self, ConfigError> {
+        width(&key.child("widths"), c.widths.len())?;
         for (i, &w) in c.widths.iter().enumerate() {
-            width(&format!("{key}.widths[{i}]"), w)?;
+            width(&key.child("widths").at(i), w)?;
         }
-        width(&format!("{key}.widths"), c.widths.iter().sum())?;
+        width(&key.child("widths"), c.widths.iter().sum())?;
         Ok(Mux {
             widths: c.widths.clone(),
         })
@@ -72,7 +73,7 @@ pub struct Demux {
 }
 
 impl Demux {
-    pub fn new(key: &str, c: &DemuxConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &DemuxConfig) -> Result<Self, ConfigError> {
         Mux::new(
             key,
             &MuxConfig {
@@ -117,12 +118,12 @@ pub struct Selector {
 }
 
 impl Selector {
-    pub fn new(key: &str, c: &SelectorConfig) -> Result<Self, ConfigError> {
-        let w = width(&format!("{key}.width"), c.width)?;
-        width(&format!("{key}.indices"), c.indices.len())?;
+    pub fn new(key: &KeyPath, c: &SelectorConfig) -> Result<Self, ConfigError> {
+        let w = width(&key.child("width"), c.width)?;
+        width(&key.child("indices"), c.indices.len())?;
         if let Some(j) = c.indices.iter().position(|&i| i >= w) {
             return Err(ConfigError::invalid(
-                format!("{key}.indices[{j}]"),
+                key.child("indices").at(j),
                 format!("{} is past the input's {w} elements", c.indices[j]),
             ));
         }
@@ -169,11 +170,11 @@ pub struct Switch {
 }
 
 impl Switch {
-    pub fn new(key: &str, c: &SwitchConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &SwitchConfig) -> Result<Self, ConfigError> {
         Ok(Switch {
             op: c.op,
-            threshold: super::common::finite(&format!("{key}.threshold"), c.threshold)?,
-            width: width(&format!("{key}.width"), c.width)?,
+            threshold: super::common::finite(&key.child("threshold"), c.threshold)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }
@@ -220,9 +221,9 @@ pub struct If {
 }
 
 impl If {
-    pub fn new(key: &str, c: &IfConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &IfConfig) -> Result<Self, ConfigError> {
         let program = ExprProgram::new(
-            &format!("{key}.conditions"),
+            &key.child("conditions"),
             &c.conditions.list(),
             c.inputs,
             &c.parameters,
@@ -281,16 +282,12 @@ pub struct IfAction {
 }
 
 impl IfAction {
-    pub fn new(key: &str, c: &IfActionConfig) -> Result<Self, ConfigError> {
-        let program = ExprProgram::new(
-            &format!("{key}.expr"),
-            &c.expr.list(),
-            c.inputs,
-            &c.parameters,
-        )?;
+    pub fn new(key: &KeyPath, c: &IfActionConfig) -> Result<Self, ConfigError> {
+        let program =
+            ExprProgram::new(&key.child("expr"), &c.expr.list(), c.inputs, &c.parameters)?;
         let initial = c
             .initial
-            .resolve(&format!("{key}.initial"), program.outputs())?;
+            .resolve(&key.child("initial"), program.outputs())?;
         Ok(IfAction { program, initial })
     }
 }
@@ -332,10 +329,10 @@ pub struct Merge {
 }
 
 impl Merge {
-    pub fn new(key: &str, c: &MergeConfig) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, c: &MergeConfig) -> Result<Self, ConfigError> {
         Ok(Merge {
-            inputs: width(&format!("{key}.inputs"), c.inputs)?,
-            width: width(&format!("{key}.width"), c.width)?,
+            inputs: width(&key.child("inputs"), c.inputs)?,
+            width: width(&key.child("width"), c.width)?,
         })
     }
 }

@@ -15,6 +15,7 @@ use crate::graph::{
     Component, Ctx, Declaration, Inputs, Lowered, Needs, Outputs, PortSpec, SavedState,
     StateMismatch, StateReader, Timing,
 };
+use crate::key_path::KeyPath;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,74 +199,71 @@ impl Source {
         Ok(Source { wave })
     }
 
-    pub fn constant(key: &str, c: &ConstantConfig) -> Result<Self, ConfigError> {
+    pub fn constant(key: &KeyPath, c: &ConstantConfig) -> Result<Self, ConfigError> {
         let v = c.value.to_vec();
-        width(&format!("{key}.value"), v.len())?;
-        super::common::finite_all(&format!("{key}.value"), &v)?;
+        width(&key.child("value"), v.len())?;
+        super::common::finite_all(&key.child("value"), &v)?;
         Self::of(Wave::Constant(v))
     }
 
-    pub fn step(key: &str, c: &StepConfig) -> Result<Self, ConfigError> {
+    pub fn step(key: &KeyPath, c: &StepConfig) -> Result<Self, ConfigError> {
         Self::of(Wave::Step {
-            time: finite(&format!("{key}.time"), c.time)?,
-            before: finite(&format!("{key}.before"), c.before)?,
-            after: finite(&format!("{key}.after"), c.after)?,
+            time: finite(&key.child("time"), c.time)?,
+            before: finite(&key.child("before"), c.before)?,
+            after: finite(&key.child("after"), c.after)?,
         })
     }
 
-    pub fn ramp(key: &str, c: &RampConfig) -> Result<Self, ConfigError> {
+    pub fn ramp(key: &KeyPath, c: &RampConfig) -> Result<Self, ConfigError> {
         Self::of(Wave::Ramp {
-            slope: finite(&format!("{key}.slope"), c.slope)?,
-            start: finite(&format!("{key}.start"), c.start)?,
-            initial: finite(&format!("{key}.initial"), c.initial)?,
+            slope: finite(&key.child("slope"), c.slope)?,
+            start: finite(&key.child("start"), c.start)?,
+            initial: finite(&key.child("initial"), c.initial)?,
         })
     }
 
-    pub fn sine(key: &str, c: &SineConfig) -> Result<Self, ConfigError> {
+    pub fn sine(key: &KeyPath, c: &SineConfig) -> Result<Self, ConfigError> {
         Self::of(Wave::Sine {
-            amplitude: finite(&format!("{key}.amplitude"), c.amplitude)?,
-            w: 2.0 * std::f64::consts::PI * finite(&format!("{key}.frequency"), c.frequency)?,
-            phase: finite(&format!("{key}.phase"), c.phase)?,
-            bias: finite(&format!("{key}.bias"), c.bias)?,
+            amplitude: finite(&key.child("amplitude"), c.amplitude)?,
+            w: 2.0 * std::f64::consts::PI * finite(&key.child("frequency"), c.frequency)?,
+            phase: finite(&key.child("phase"), c.phase)?,
+            bias: finite(&key.child("bias"), c.bias)?,
         })
     }
 
-    pub fn square(key: &str, c: &SquareConfig) -> Result<Self, ConfigError> {
+    pub fn square(key: &KeyPath, c: &SquareConfig) -> Result<Self, ConfigError> {
         Self::of(Wave::Square {
-            amplitude: finite(&format!("{key}.amplitude"), c.amplitude)?,
-            period: 1.0 / positive(&format!("{key}.frequency"), c.frequency)?,
-            bias: finite(&format!("{key}.bias"), c.bias)?,
+            amplitude: finite(&key.child("amplitude"), c.amplitude)?,
+            period: 1.0 / positive(&key.child("frequency"), c.frequency)?,
+            bias: finite(&key.child("bias"), c.bias)?,
         })
     }
 
-    pub fn pulse(key: &str, c: &PulseConfig) -> Result<Self, ConfigError> {
-        let period = positive(&format!("{key}.period"), c.period)?;
+    pub fn pulse(key: &KeyPath, c: &PulseConfig) -> Result<Self, ConfigError> {
+        let period = positive(&key.child("period"), c.period)?;
         if !(c.duty > 0.0 && c.duty <= 1.0) {
-            return Err(ConfigError::invalid(
-                format!("{key}.duty"),
-                "must be in (0, 1]",
-            ));
+            return Err(ConfigError::invalid(key.child("duty"), "must be in (0, 1]"));
         }
         Self::of(Wave::Pulse {
-            amplitude: finite(&format!("{key}.amplitude"), c.amplitude)?,
+            amplitude: finite(&key.child("amplitude"), c.amplitude)?,
             period,
             high: c.duty * period,
-            delay: finite(&format!("{key}.delay"), c.delay)?,
+            delay: finite(&key.child("delay"), c.delay)?,
         })
     }
 
-    pub fn chirp(key: &str, c: &ChirpConfig) -> Result<Self, ConfigError> {
-        let f0 = finite(&format!("{key}.f0"), c.f0)?;
-        let f1 = finite(&format!("{key}.f1"), c.f1)?;
-        let t1 = positive(&format!("{key}.t1"), c.t1)?;
+    pub fn chirp(key: &KeyPath, c: &ChirpConfig) -> Result<Self, ConfigError> {
+        let f0 = finite(&key.child("f0"), c.f0)?;
+        let f1 = finite(&key.child("f1"), c.f1)?;
+        let t1 = positive(&key.child("t1"), c.t1)?;
         Self::of(Wave::Chirp {
-            amplitude: finite(&format!("{key}.amplitude"), c.amplitude)?,
+            amplitude: finite(&key.child("amplitude"), c.amplitude)?,
             f0,
             rate: (f1 - f0) / t1,
         })
     }
 
-    pub fn clock(_key: &str, _c: &ClockConfig) -> Result<Self, ConfigError> {
+    pub fn clock(_key: &KeyPath, _c: &ClockConfig) -> Result<Self, ConfigError> {
         Self::of(Wave::Clock)
     }
 
@@ -391,27 +389,27 @@ pub struct Random {
 }
 
 impl Random {
-    pub fn new(key: &str, c: &RandomConfig, cx: BlockContext) -> Result<Self, ConfigError> {
-        let width = width(&format!("{key}.width"), c.width)?;
+    pub fn new(key: &KeyPath, c: &RandomConfig, cx: BlockContext) -> Result<Self, ConfigError> {
+        let width = width(&key.child("width"), c.width)?;
         let (period, phase) = sample_timing(key, cx.step, c.period, SimTime::ZERO)?;
         let (normal, a, b, max) = match c.distribution {
             RandomDistribution::Uniform => {
-                let min = finite(&format!("{key}.min"), c.min)?;
-                let max = finite(&format!("{key}.max"), c.max)?;
+                let min = finite(&key.child("min"), c.min)?;
+                let max = finite(&key.child("max"), c.max)?;
                 if max <= min {
                     return Err(ConfigError::invalid(
-                        format!("{key}.max"),
+                        key.child("max"),
                         "must be above `min`",
                     ));
                 }
                 (false, min, max - min, max)
             }
             RandomDistribution::Normal => {
-                let mean = finite(&format!("{key}.mean"), c.mean)?;
-                let std = finite(&format!("{key}.std"), c.std)?;
+                let mean = finite(&key.child("mean"), c.mean)?;
+                let std = finite(&key.child("std"), c.std)?;
                 if std < 0.0 {
                     return Err(ConfigError::invalid(
-                        format!("{key}.std"),
+                        key.child("std"),
                         "must not be negative",
                     ));
                 }

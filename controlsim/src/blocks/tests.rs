@@ -6,6 +6,7 @@ use netloop_time::SimTime;
 
 use super::{build, BlockConfig, BlockContext};
 use crate::graph::{Graph, GraphBuilder};
+use crate::key_path::KeyPath;
 use crate::solver::SolverKind;
 use crate::time::StepSize;
 
@@ -21,11 +22,11 @@ pub(super) fn graph(step_ms: u64, blocks: &[(&str, &str)], connections: &[(&str,
             seed: 1,
             stream: i as u64,
         };
-        let key = format!("components[{i}].block");
+        let key = KeyPath::key("components").at(i);
         b.component_keyed(
-            format!("components[{i}]"),
+            key.clone(),
             name,
-            build(&key, &c, cx).unwrap(),
+            build(&key.child("block"), &c, cx).unwrap(),
         );
     }
     for (from, to) in connections {
@@ -454,9 +455,9 @@ fn an_algebraic_loop_of_blocks_is_reported_naming_its_members() {
             stream: i as u64,
         };
         b.component_keyed(
-            format!("components[{i}]"),
+            KeyPath::key("components").at(i),
             name,
-            build("k", &c, cx).unwrap(),
+            build(&KeyPath::key("k"), &c, cx).unwrap(),
         );
     }
     b.connect("one.y", "a.u0")
@@ -493,8 +494,8 @@ fn bad_parameters_name_their_key() {
             seed: 1,
             stream: 0,
         };
-        let e = build("b", &c, cx).unwrap_err();
-        assert_eq!(e.key(), key, "{text}: {e}");
+        let e = build(&KeyPath::key("b"), &c, cx).unwrap_err();
+        assert_eq!(e.key().to_string(), key, "{text}: {e}");
     }
 }
 

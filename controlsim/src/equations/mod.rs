@@ -63,6 +63,7 @@ pub use model::EquationModel;
 pub use source::{EquationError, Source};
 
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 
 /// `kind = "equations"`: a model in the equation language, from a file
 /// (`source`) or inline (`equations`), with parameter overrides by name.
@@ -94,11 +95,11 @@ impl EquationModel {
     /// [`ConfigError`] naming `key.source` / `key.equations` with the
     /// located report as its reason, or `key.parameters.NAME` for an
     /// override of an unknown parameter.
-    pub fn from_config(key: &str, c: &EquationsConfig) -> Result<Self, ConfigError> {
+    pub fn from_config(key: &KeyPath, c: &EquationsConfig) -> Result<Self, ConfigError> {
         let (text_key, source) = match (&c.source, &c.equations) {
             (Some(_), Some(_)) => {
                 return Err(ConfigError::invalid(
-                    format!("{key}.equations"),
+                    key.child("equations"),
                     "give either `source` (a file) or `equations` (inline text), not both",
                 ))
             }
@@ -119,19 +120,19 @@ impl EquationModel {
                             "one file",
                         )
                         .map_err(|e| {
-                            ConfigError::invalid(format!("{key}.source"), format!("cannot read {path}: {e}"))
+                            ConfigError::invalid(key.child("source"), format!("cannot read {path}: {e}"))
                         })?,
                     },
                 };
-                (format!("{key}.source"), source)
+                (key.child("source"), source)
             }
             (None, Some(text)) => (
-                format!("{key}.equations"),
+                key.child("equations"),
                 match &c.loaded {
                     // Placed in the file that holds it by the loader.
                     Some(s) => s.clone(),
                     None => Source {
-                        name: format!("{key}.equations"),
+                        name: key.child("equations").to_string(),
                         text: text.clone(),
                     },
                 },
@@ -140,7 +141,7 @@ impl EquationModel {
         for (name, v) in &c.parameters {
             if !v.is_finite() {
                 return Err(ConfigError::NotFinite {
-                    key: format!("{key}.parameters.{name}"),
+                    key: key.child("parameters").and(name),
                     value: *v,
                 });
             }
@@ -150,7 +151,7 @@ impl EquationModel {
                 ConfigError::invalid(text_key, format!("{}\n{e}", e.message))
             }
             CompileError::UnknownParameter(u) => ConfigError::UnknownName {
-                key: format!("{key}.parameters.{}", u.name),
+                key: key.child("parameters").and(&u.name),
                 name: u.name,
                 known: u.known,
             },

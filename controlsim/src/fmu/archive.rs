@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ConfigError;
 use crate::fmu::model::{FmiVersion, Model};
+use crate::key_path::KeyPath;
 
 /// An FMU unpacked in the cache.
 #[derive(Clone, Debug)]
@@ -34,7 +35,7 @@ impl Unpacked {
     /// # Errors
     /// [`ConfigError`] at `key` for a file that cannot be read or is not a
     /// ZIP archive, or a cache that cannot be written.
-    pub fn open(key: &str, file: &Path) -> Result<Self, ConfigError> {
+    pub fn open(key: &KeyPath, file: &Path) -> Result<Self, ConfigError> {
         let bytes = crate::input::read_capped(file, crate::limits::MAX_FMU_BYTES, "an FMU")
             .map_err(|e| {
                 ConfigError::invalid(key, format!("cannot read the FMU {}: {e}", file.display()))
@@ -56,7 +57,7 @@ impl Unpacked {
     ///
     /// # Errors
     /// [`ConfigError`] at `key` when the archive has none.
-    pub fn model_description(&self, key: &str) -> Result<String, ConfigError> {
+    pub fn model_description(&self, key: &KeyPath) -> Result<String, ConfigError> {
         crate::input::read_text_capped(
             &self.dir.join("modelDescription.xml"),
             crate::limits::MAX_INPUT_BYTES,
@@ -95,7 +96,7 @@ impl Unpacked {
     ///
     /// # Errors
     /// [`ConfigError`] at `key` naming the missing file.
-    pub fn check_binary(&self, key: &str, model: &Model) -> Result<(), ConfigError> {
+    pub fn check_binary(&self, key: &KeyPath, model: &Model) -> Result<(), ConfigError> {
         let binary = self.binary(model);
         if binary.is_file() {
             return Ok(());
@@ -145,7 +146,7 @@ pub fn cache_root() -> PathBuf {
 }
 
 fn unpack(
-    key: &str,
+    key: &KeyPath,
     file: &Path,
     bytes: &[u8],
     root: &Path,

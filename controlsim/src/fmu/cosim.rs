@@ -14,6 +14,7 @@ use crate::fmu::model::{Model, Variable};
 use crate::fmu::separate;
 use crate::fmu::slave::{FmuCallError, Slave};
 use crate::fmu::{FmuValue, FmuValues};
+use crate::key_path::KeyPath;
 
 /// `process = "in_process" | "separate"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,14 +46,14 @@ impl Placement {
     /// [`ConfigError`] at `key.timeout` for a timeout without a separate
     /// process (an in-process call cannot be abandoned) or a zero one.
     pub(crate) fn new(
-        key: &str,
+        key: &KeyPath,
         process: Option<FmuProcess>,
         timeout: Option<SimTime>,
     ) -> Result<Self, ConfigError> {
         let process = process.unwrap_or_default();
         if timeout.is_some() && process != FmuProcess::Separate {
             return Err(ConfigError::invalid(
-                format!("{key}.timeout"),
+                key.child("timeout"),
                 "a timeout needs process = \"separate\": a call into an FMU in netloop's own \
                  process cannot be abandoned",
             ));
@@ -60,7 +61,7 @@ impl Placement {
         let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
         if timeout == SimTime::ZERO {
             return Err(ConfigError::invalid(
-                format!("{key}.timeout"),
+                key.child("timeout"),
                 "must be positive",
             ));
         }
@@ -86,7 +87,7 @@ impl CoSim {
     /// As [`Slave::start`] and [`separate::Child::start`].
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start(
-        key: &str,
+        key: &KeyPath,
         placement: Placement,
         unpacked: &Unpacked,
         model: &Model,

@@ -48,6 +48,7 @@ use crate::fmu::model::{Model, Variable};
 use crate::fmu::plant::FmuPlantConfig;
 use crate::fmu::slave::{file_name, FmuCallError};
 use crate::fmu::FmuValue;
+use crate::key_path::KeyPath;
 use crate::plant::{Plant, Signature};
 
 /// Event iterations at one instant before netloop gives up on an FMU that
@@ -190,7 +191,7 @@ impl FmuMePlant {
     /// [`ConfigError`] naming the key (and the FMU variable) of the first
     /// problem.
     pub(crate) fn new(
-        key: &str,
+        key: &KeyPath,
         config: &FmuPlantConfig,
         unpacked: &Unpacked,
         model: &Model,
@@ -198,12 +199,12 @@ impl FmuMePlant {
         outputs: &[Variable],
         start_values: &[(Variable, FmuValue)],
     ) -> Result<Self, ConfigError> {
-        let path_key = format!("{key}.path");
+        let path_key = key.child("path");
         let name = file_name(&unpacked.file);
         let fail = |what: String| ConfigError::invalid(&path_key, format!("FMU {name}: {what}"));
         let Some(me) = &model.model_exchange else {
             return Err(ConfigError::invalid(
-                format!("{key}.interface"),
+                key.child("interface"),
                 format!(
                     "the FMU {name} has no {} Model Exchange interface",
                     model.version_text()
@@ -212,7 +213,7 @@ impl FmuMePlant {
         };
         if config.step.is_some() {
             return Err(ConfigError::invalid(
-                format!("{key}.step"),
+                key.child("step"),
                 "a Model Exchange FMU is integrated by the run's solver at the run's step; \
                  `step` is the communication step of interface = \"co_simulation\"",
             ));

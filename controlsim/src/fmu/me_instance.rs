@@ -15,6 +15,7 @@ use fmi::EventFlags;
 use crate::fmu::archive::Unpacked;
 use crate::fmu::model::{FmiVersion, Model, VarType, Variable};
 use crate::fmu::FmuValue;
+use crate::key_path::KeyPath;
 
 /// A failed call: the FMI function and its status.
 pub(crate) struct Failed {
@@ -254,7 +255,7 @@ impl MeInstance {
 /// The binary of the Model Exchange interface, which may differ from the
 /// Co-Simulation one that `fmu::load` checked.
 pub(crate) fn check_me_binary(
-    path_key: &str,
+    path_key: &KeyPath,
     unpacked: &Unpacked,
     model: &Model,
     model_identifier: &str,

@@ -50,6 +50,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::key_path::KeyPath;
+
 pub use cosim::FmuProcess;
 pub use plant::{FmuInterface, FmuPlant, FmuPlantConfig};
 pub use slave::FmuCallError;
@@ -83,7 +85,7 @@ pub type FmuValues = BTreeMap<String, FmuValue>;
 /// restored), or `None` when it can. An FMU that does not load is `None`:
 /// building its component reports that, with its own key.
 pub fn why_no_rollback(path: &std::path::Path) -> Option<String> {
-    let (unpacked, model) = load("", path).ok()?;
+    let (unpacked, model) = load(&KeyPath::default(), path).ok()?;
     let name = slave::file_name(&unpacked.file);
     match model.version {
         model::FmiVersion::V3 => Some(format!(
@@ -102,11 +104,11 @@ pub fn why_no_rollback(path: &std::path::Path) -> Option<String> {
 /// An FMU that the scenario refers to, loaded and checked: see
 /// [`archive::Unpacked`] and [`model::Model`].
 pub(crate) fn load(
-    key: &str,
+    key: &KeyPath,
     path: &std::path::Path,
 ) -> Result<(archive::Unpacked, model::Model), crate::ConfigError> {
-    let unpacked = archive::Unpacked::open(&format!("{key}.path"), path)?;
-    let model = model::Model::read(&format!("{key}.path"), &unpacked)?;
-    unpacked.check_binary(&format!("{key}.path"), &model)?;
+    let unpacked = archive::Unpacked::open(&key.child("path"), path)?;
+    let model = model::Model::read(&key.child("path"), &unpacked)?;
+    unpacked.check_binary(&key.child("path"), &model)?;
     Ok((unpacked, model))
 }

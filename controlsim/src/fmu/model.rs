@@ -11,6 +11,7 @@ use fmi::schema::traits::FmiModelDescription;
 use crate::error::ConfigError;
 use crate::fmu::archive::Unpacked;
 use crate::fmu::{FmuValue, FmuValues};
+use crate::key_path::KeyPath;
 
 /// The FMI major version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +123,7 @@ impl Model {
     /// [`ConfigError`] at `key` for a broken or non-conforming
     /// `modelDescription.xml` or an FMU with neither Co-Simulation nor
     /// Model Exchange.
-    pub fn read(key: &str, unpacked: &Unpacked) -> Result<Self, ConfigError> {
+    pub fn read(key: &KeyPath, unpacked: &Unpacked) -> Result<Self, ConfigError> {
         let xml = unpacked.model_description(key)?;
         let broken = |why: String| {
             ConfigError::invalid(
@@ -192,7 +193,7 @@ impl Model {
     /// [`ConfigError`] at `key` naming the variable.
     pub fn select(
         &self,
-        key: &str,
+        key: &KeyPath,
         names: Option<&[String]>,
         causality: Causality,
         default: Vec<String>,
@@ -207,13 +208,13 @@ impl Model {
             let v = self
                 .variable(name)
                 .ok_or_else(|| ConfigError::UnknownName {
-                    key: format!("{key}[{i}]"),
+                    key: key.clone().at(i),
                     name: name.clone(),
                     known: self.names_of(causality),
                 })?;
             if v.causality != causality {
                 return Err(ConfigError::invalid(
-                    format!("{key}[{i}]"),
+                    key.clone().at(i),
                     format!(
                         "FMU variable \"{name}\" is not an {what} (its causality is {:?})",
                         v.causality
@@ -222,7 +223,7 @@ impl Model {
             }
             if v.ty != VarType::Real || v.array {
                 return Err(ConfigError::invalid(
-                    format!("{key}[{i}]"),
+                    key.clone().at(i),
                     format!(
                         "FMU variable \"{name}\" is {}{}; netloop connects scalar {} variables",
                         v.ty.name(self.version),
@@ -233,7 +234,7 @@ impl Model {
             }
             if out.iter().any(|o| o.name == *name) {
                 return Err(ConfigError::invalid(
-                    format!("{key}[{i}]"),
+                    key.clone().at(i),
                     format!("FMU variable \"{name}\" is named twice"),
                 ));
             }
@@ -262,14 +263,14 @@ impl Model {
     /// and none in the scenario.
     pub fn start_values(
         &self,
-        key: &str,
+        key: &KeyPath,
         parameters: &FmuValues,
         start: &FmuValues,
     ) -> Result<Vec<(Variable, FmuValue)>, ConfigError> {
         let mut out = Vec::new();
         for (table, values) in [("parameters", parameters), ("start", start)] {
             for (name, value) in values {
-                let k = format!("{key}.{table}.{name}");
+                let k = key.child(table).and(name);
                 let v = self
                     .variable(name)
                     .ok_or_else(|| ConfigError::UnknownName {
@@ -376,7 +377,7 @@ impl Model {
                 "start"
             };
             return Err(ConfigError::invalid(
-                format!("{key}.{table}"),
+                key.child(table),
                 format!(
                     "FMU variable \"{}\" ({:?}) has no start value in modelDescription.xml: \
                      give one as `{table}.{}`",

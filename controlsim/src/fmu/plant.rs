@@ -25,6 +25,7 @@ use crate::fmu::cosim::{CoSim, FmuProcess, Placement};
 use crate::fmu::model::{Causality, Variable};
 use crate::fmu::slave::FmuCallError;
 use crate::fmu::FmuValues;
+use crate::key_path::KeyPath;
 use crate::plant::{Plant, Signature, TimeDomain};
 
 /// `[loops.plant] kind = "fmu"`.
@@ -90,7 +91,7 @@ pub enum FmuInterface {
 /// [`ConfigError`] naming the key (and the FMU variable) of the first
 /// problem.
 pub fn build(
-    key: &str,
+    key: &KeyPath,
     config: &FmuPlantConfig,
     step: SimTime,
 ) -> Result<Box<dyn Plant>, ConfigError> {
@@ -110,7 +111,7 @@ pub fn build(
         FmuInterface::ModelExchange => {
             if config.process == Some(FmuProcess::Separate) {
                 return Err(ConfigError::invalid(
-                    format!("{key}.process"),
+                    key.child("process"),
                     "process = \"separate\" runs Co-Simulation FMUs; a Model Exchange FMU is \
                      integrated by netloop's solver in its own process (use interface = \
                      \"co_simulation\" if the FMU has it)",
@@ -135,25 +136,25 @@ pub fn build(
 
 /// The FMU variables of the plant's inputs and outputs (at least one output).
 fn select(
-    key: &str,
+    key: &KeyPath,
     config: &FmuPlantConfig,
     model: &crate::fmu::model::Model,
 ) -> Result<(Vec<Variable>, Vec<Variable>), ConfigError> {
     let inputs = model.select(
-        &format!("{key}.inputs"),
+        &key.child("inputs"),
         config.inputs.as_deref(),
         Causality::Input,
         model.inputs(),
     )?;
     let outputs = model.select(
-        &format!("{key}.outputs"),
+        &key.child("outputs"),
         config.outputs.as_deref(),
         Causality::Output,
         model.outputs(),
     )?;
     if outputs.is_empty() {
         return Err(ConfigError::invalid(
-            format!("{key}.outputs"),
+            key.child("outputs"),
             "an FMU plant needs at least one output; the FMU declares none",
         ));
     }
@@ -194,13 +195,13 @@ impl FmuPlant {
     /// # Errors
     /// [`ConfigError`] naming the key (and the FMU variable) of the first
     /// problem.
-    pub fn new(key: &str, config: &FmuPlantConfig, step: SimTime) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, config: &FmuPlantConfig, step: SimTime) -> Result<Self, ConfigError> {
         let (unpacked, model) = crate::fmu::load(key, &config.path)?;
         let (inputs, outputs) = select(key, config, &model)?;
         let period = config.step.unwrap_or(step);
         if period == SimTime::ZERO || period.as_nanos() % step.as_nanos() != 0 {
             return Err(ConfigError::invalid(
-                format!("{key}.step"),
+                key.child("step"),
                 format!("the communication step {period} must be a positive multiple of the run's step {step}"),
             ));
         }
@@ -220,11 +221,11 @@ impl FmuPlant {
         let output_refs: Vec<u32> = outputs.iter().map(|v| v.value_reference).collect();
         let mut y0 = vec![0.0; outputs.len()];
         slave.get_reals(&output_refs, &mut y0).map_err(|e| {
-            ConfigError::invalid(format!("{key}.path"), format!("initialisation failed: {e}"))
+            ConfigError::invalid(key.child("path"), format!("initialisation failed: {e}"))
         })?;
         if let Some(i) = y0.iter().position(|y| !y.is_finite()) {
             return Err(ConfigError::invalid(
-                format!("{key}.path"),
+                key.child("path"),
                 format!(
                     "FMU output \"{}\" is {} after initialisation",
                     outputs[i].name, y0[i]

@@ -32,6 +32,7 @@ use crate::error::ConfigError;
 use crate::fmu::model::FmiVersion;
 use crate::fmu::slave::{FmuCallError, Slave};
 use crate::fmu::{FmuValue, FmuValues};
+use crate::key_path::KeyPath;
 
 /// The largest frame either side accepts (the protocol crate's limit).
 const MAX_PAYLOAD: usize = 16 * 1024 * 1024;
@@ -50,7 +51,7 @@ pub enum Request {
     /// Load the FMU at `path`, set its start values and initialise it at
     /// `start_time` ([`Slave::start`]); `key` is the component's table.
     Start {
-        key: String,
+        key: KeyPath,
         path: PathBuf,
         instance_name: String,
         parameters: Vec<(String, Value)>,
@@ -126,7 +127,7 @@ pub enum Reply {
     },
     /// `Start` failed: the [`ConfigError`]'s key and reason.
     Config {
-        key: String,
+        key: KeyPath,
         reason: String,
     },
 }
@@ -234,14 +235,14 @@ fn answer(slave: &mut Option<Slave>, request: Request) -> Reply {
                 Reply::Done
             }
             Err(e) => Reply::Config {
-                key: e.key().to_string(),
+                key: e.key().clone(),
                 reason: reason_of(&e),
             },
         };
     }
     let Some(s) = slave.as_mut() else {
         return Reply::Config {
-            key: String::new(),
+            key: KeyPath::default(),
             reason: "a call before the FMU was started".into(),
         };
     };
@@ -333,7 +334,7 @@ impl Child {
     /// when the child fails while starting it.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start(
-        key: &str,
+        key: &KeyPath,
         path: &Path,
         version: FmiVersion,
         instance_name: &str,
@@ -345,7 +346,7 @@ impl Child {
         let name = crate::fmu::slave::file_name(path);
         let program = host_program().ok_or_else(|| {
             ConfigError::invalid(
-                format!("{key}.process"),
+                key.child("process"),
                 format!(
                     "process = \"separate\" runs the FMU in the program {HOST_PROGRAM}, which is \
                      neither beside this executable nor at $NETLOOP_FMU_HOST"
@@ -359,7 +360,7 @@ impl Child {
             .spawn()
             .map_err(|e| {
                 ConfigError::invalid(
-                    format!("{key}.process"),
+                    key.child("process"),
                     format!("cannot start {}: {e}", program.display()),
                 )
             })?;
@@ -378,7 +379,7 @@ impl Child {
             saved_time: None,
         };
         let request = Request::Start {
-            key: key.to_string(),
+            key: key.clone(),
             path: path.to_path_buf(),
             instance_name: instance_name.to_string(),
             parameters: to_wire(parameters),
@@ -386,7 +387,7 @@ impl Child {
             start_time,
         };
         let init = |e: FmuCallError| {
-            ConfigError::invalid(format!("{key}.path"), format!("initialisation failed: {e}"))
+            ConfigError::invalid(key.child("path"), format!("initialisation failed: {e}"))
         };
         match child.ask(&request, "fmi2Instantiate", "fmi3InstantiateCoSimulation") {
             Ok(Reply::Done) => Ok(child),

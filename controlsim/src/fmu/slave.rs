@@ -17,6 +17,7 @@ use crate::error::ConfigError;
 use crate::fmu::archive::{linked_view, Unpacked};
 use crate::fmu::model::{FmiVersion, Model, VarType, Variable};
 use crate::fmu::FmuValue;
+use crate::key_path::KeyPath;
 
 /// A failed FMI call: the FMU (its file), the function, its status and the
 /// simulated time of the call.
@@ -77,7 +78,7 @@ impl Slave {
     /// [`ConfigError`] at `key` (the component's table) when the library
     /// cannot be loaded or a call fails; the message names the call.
     pub(crate) fn start(
-        key: &str,
+        key: &KeyPath,
         unpacked: &Unpacked,
         model: &Model,
         instance_name: &str,
@@ -85,9 +86,8 @@ impl Slave {
         start_time: f64,
     ) -> Result<Self, ConfigError> {
         let name = file_name(&unpacked.file);
-        let fail = |what: String| {
-            ConfigError::invalid(format!("{key}.path"), format!("FMU {name}: {what}"))
-        };
+        let fail =
+            |what: String| ConfigError::invalid(key.child("path"), format!("FMU {name}: {what}"));
         if !model.co_simulation {
             return Err(fail(
                 "has no Co-Simulation interface, only Model Exchange: a plant runs it with \
@@ -130,7 +130,7 @@ impl Slave {
             saved: None,
         };
         let init = |e: FmuCallError| {
-            ConfigError::invalid(format!("{key}.path"), format!("initialisation failed: {e}"))
+            ConfigError::invalid(key.child("path"), format!("initialisation failed: {e}"))
         };
         for (v, value) in start_values {
             slave.set_value(v, value).map_err(init)?;

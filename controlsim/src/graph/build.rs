@@ -19,17 +19,18 @@ use super::order::{evaluation_order, Block};
 use super::port::PortAddress;
 use crate::error::ConfigError;
 use crate::event::Guards;
+use crate::key_path::KeyPath;
 use crate::solver::{SolverKind, Workspace};
 use crate::time::{Periodic, StepSize};
 
 struct Pending {
-    key: String,
+    key: KeyPath,
     name: String,
     component: Box<dyn Component>,
 }
 
 struct PendingConnection {
-    key: String,
+    key: KeyPath,
     from: String,
     to: String,
 }
@@ -67,14 +68,14 @@ impl GraphBuilder {
 
     /// Adds a component called `name` (key `components[i]`).
     pub fn component(&mut self, name: &str, component: impl Component + 'static) -> &mut Self {
-        let key = format!("components[{}]", self.components.len());
+        let key = KeyPath::key("components").at(self.components.len());
         self.component_keyed(key, name, Box::new(component))
     }
 
     /// Adds a component with its own key prefix (for error messages).
     pub fn component_keyed(
         &mut self,
-        key: impl Into<String>,
+        key: impl Into<KeyPath>,
         name: &str,
         component: Box<dyn Component>,
     ) -> &mut Self {
@@ -88,12 +89,12 @@ impl GraphBuilder {
 
     /// Connects output `from` to input `to` (key `connections[j]`).
     pub fn connect(&mut self, from: &str, to: &str) -> &mut Self {
-        let key = format!("connections[{}]", self.connections.len());
+        let key = KeyPath::key("connections").at(self.connections.len());
         self.connect_keyed(key, from, to)
     }
 
     /// Connects with its own key prefix (`<key>.from`, `<key>.to`).
-    pub fn connect_keyed(&mut self, key: impl Into<String>, from: &str, to: &str) -> &mut Self {
+    pub fn connect_keyed(&mut self, key: impl Into<KeyPath>, from: &str, to: &str) -> &mut Self {
         self.connections.push(PendingConnection {
             key: key.into(),
             from: from.to_string(),
@@ -189,7 +190,7 @@ impl GraphBuilder {
             let to = resolve(&c.key, "to", &c.to, &self.components, &decls, false, &find)?;
             if from.2.len() != to.2.len() {
                 return Err(ConfigError::invalid(
-                    format!("{}.to", c.key),
+                    c.key.child("to"),
                     format!(
                         "`{}` has {} element{} but `{}` has {}",
                         c.from,
@@ -206,7 +207,7 @@ impl GraphBuilder {
             for e in 0..trange.len() {
                 if let Some(prev) = driver[tc][dst0 + e] {
                     return Err(ConfigError::invalid(
-                        format!("{}.to", c.key),
+                        c.key.child("to"),
                         format!(
                             "`{}.{}[{}]` is already driven by {}.from (\"{}\"); an input takes exactly one connection",
                             self.components[tc].name,
@@ -270,7 +271,7 @@ impl GraphBuilder {
                             .map(|(_, &j)| j)
                             .min()
                             .map_or_else(
-                                || "connections".to_string(),
+                                || KeyPath::key("connections"),
                                 |j| self.connections[j].key.clone(),
                             );
                         return Err(ConfigError::invalid(
@@ -312,7 +313,7 @@ impl GraphBuilder {
         {
             let mut x = vec![0.0; d.states.len()];
             p.component.initial_state(&mut x);
-            crate::matrix::check_finite_all(&format!("{}.x0", p.key), &x)?;
+            crate::matrix::check_finite_all(&p.key.child("x0"), &x)?;
             max_dim = max_dim.max(x.len());
             let n_out = *out_offsets.last().unwrap_or(&0);
             p.component.initial_outputs(&mut super::Outputs {
@@ -374,7 +375,7 @@ fn check_names(components: &[Pending], decls: &[Declaration]) -> Result<(), Conf
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '/');
         if !ok {
             return Err(ConfigError::invalid(
-                format!("{}.name", p.key),
+                p.key.child("name"),
                 format!(
                     "\"{}\": a component name is letters, digits, `_` and `-`",
                     p.name
@@ -383,7 +384,7 @@ fn check_names(components: &[Pending], decls: &[Declaration]) -> Result<(), Conf
         }
         if let Some(j) = components[..i].iter().position(|q| q.name == p.name) {
             return Err(ConfigError::invalid(
-                format!("{}.name", p.key),
+                p.key.child("name"),
                 format!(
                     "\"{}\" is already the name of {}",
                     p.name, components[j].key
@@ -417,7 +418,7 @@ fn check_names(components: &[Pending], decls: &[Declaration]) -> Result<(), Conf
 }
 
 /// Turns the declared timing into a schedule on the step grid.
-fn schedule(key: &str, step: StepSize, timing: Timing) -> Result<Schedule, ConfigError> {
+fn schedule(key: &KeyPath, step: StepSize, timing: Timing) -> Result<Schedule, ConfigError> {
     Ok(match timing {
         Timing::EveryStep => Schedule::EveryStep,
         Timing::OnInput => Schedule::OnInput,
@@ -425,16 +426,16 @@ fn schedule(key: &str, step: StepSize, timing: Timing) -> Result<Schedule, Confi
             let p = step
                 .period_steps(period)
                 .map_err(|source| ConfigError::Time {
-                    key: format!("{key}.period"),
+                    key: key.child("period"),
                     source,
                 })?;
             let o = step.steps_in(offset).map_err(|source| ConfigError::Time {
-                key: format!("{key}.phase"),
+                key: key.child("phase"),
                 source,
             })?;
             if o >= p.get() {
                 return Err(ConfigError::invalid(
-                    format!("{key}.phase"),
+                    key.child("phase"),
                     format!("{offset} must be less than the period {period}"),
                 ));
             }
@@ -450,7 +451,7 @@ type Resolved = (usize, usize, std::ops::Range<usize>);
 
 /// One end of a connection: (component, port, element range).
 fn resolve(
-    key: &str,
+    key: &KeyPath,
     end: &str,
     text: &str,
     components: &[Pending],
@@ -458,7 +459,7 @@ fn resolve(
     outputs: bool,
     find: &dyn Fn(&PortAddress, bool) -> Option<(usize, usize)>,
 ) -> Result<Resolved, ConfigError> {
-    let key = format!("{key}.{end}");
+    let key = key.child(end);
     let addr = PortAddress::parse(text).map_err(|m| ConfigError::invalid(key.clone(), m))?;
     let Some(c) = components.iter().position(|p| p.name == addr.component) else {
         return Err(ConfigError::UnknownName {

@@ -311,14 +311,16 @@ fn built_in_plants_have_pure_outputs_custom_ones_not() {
     use crate::plant::{PlantConfig, PlantModel};
     let step = crate::time::StepSize::new(STEP).unwrap();
     let config: PlantConfig = toml::from_str("kind = \"dc_servo\"").unwrap();
-    let model = PlantModel::from_config("plant", &config).unwrap();
-    let plant = PlantComponent::new("plant", model, step).unwrap();
+    let model = PlantModel::from_config(&crate::KeyPath::key("plant"), &config).unwrap();
+    let plant = PlantComponent::new(&crate::KeyPath::key("plant"), model, step).unwrap();
     assert!(plant.needs().pure_output);
-    let PlantModel::DcServo(servo) = PlantModel::from_config("plant", &config).unwrap() else {
+    let PlantModel::DcServo(servo) =
+        PlantModel::from_config(&crate::KeyPath::key("plant"), &config).unwrap()
+    else {
         unreachable!("a dc_servo")
     };
     let custom = PlantModel::Custom(Box::new(servo));
-    let plant = PlantComponent::new("plant", custom, step).unwrap();
+    let plant = PlantComponent::new(&crate::KeyPath::key("plant"), custom, step).unwrap();
     assert!(!plant.needs().pure_output);
 }
 
@@ -385,8 +387,8 @@ fn only_plants_that_integrate_without_guards_skip_advance() {
     let step = crate::time::StepSize::new(SimTime::from_millis(1)).unwrap();
     let advanced = |text: &str| {
         let config: PlantConfig = toml::from_str(text).unwrap();
-        let model = PlantModel::from_config("plant", &config).unwrap();
-        PlantComponent::new("plant", model, step)
+        let model = PlantModel::from_config(&crate::KeyPath::key("plant"), &config).unwrap();
+        PlantComponent::new(&crate::KeyPath::key("plant"), model, step)
             .unwrap()
             .needs()
             .advance

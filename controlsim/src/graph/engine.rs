@@ -39,6 +39,7 @@ use super::newton::{Failure, LoopBlock};
 use crate::advance::{self, BadTarget};
 use crate::error::ObserverError;
 use crate::event::Guards;
+use crate::key_path::KeyPath;
 use crate::solver::{SolverKind, Workspace};
 use crate::time::{Periodic, StepSize};
 
@@ -69,7 +70,7 @@ pub(crate) struct Gather {
 #[derive(Debug)]
 pub(crate) struct Node {
     pub(crate) name: String,
-    pub(crate) key: String,
+    pub(crate) key: KeyPath,
     pub(crate) component: Box<dyn Component>,
     pub(crate) decl: Declaration,
     pub(crate) schedule: Schedule,
@@ -371,7 +372,7 @@ impl Graph {
     }
 
     /// The key component `i` was added with (`components[i]`), for errors.
-    pub fn component_key(&self, i: usize) -> &str {
+    pub fn component_key(&self, i: usize) -> &KeyPath {
         &self.nodes[i].key
     }
 

@@ -145,6 +145,7 @@ mod tests {
     use super::*;
     use crate::graph::adapters::ActuatorComponent;
     use crate::graph::GraphBuilder;
+    use crate::key_path::KeyPath;
     use crate::solver::SolverKind;
     use crate::ActuatorConfig;
 
@@ -153,7 +154,8 @@ mod tests {
     fn a_written_inlet_is_new_once_and_holds() {
         let mut b = GraphBuilder::new(SimTime::from_millis(1), SolverKind::Rk4);
         b.component("rx", Inlet::new(1));
-        let act = ActuatorComponent::new("a", &ActuatorConfig::default(), 1).unwrap();
+        let act =
+            ActuatorComponent::new(&KeyPath::key("a"), &ActuatorConfig::default(), 1).unwrap();
         b.component("act", act);
         b.connect("rx.y", "act.u");
         let mut g = b.build().unwrap();
@@ -174,7 +176,7 @@ mod tests {
             toml::from_str("kind = \"pid\"\nkp = 0.0\nki = 1.0\ntrigger = \"event\"").unwrap();
         let step = crate::time::StepSize::new(SimTime::from_millis(1)).unwrap();
         let pid = ControllerComponent::new(
-            "pid",
+            &KeyPath::key("pid"),
             &config,
             ControllerShape {
                 measurements: 1,

@@ -55,6 +55,7 @@ use super::engine::Graph;
 use super::loop_view::{ExpandedLoops, LoopComponents, LoopMap};
 use crate::config::{LoopRef, SystemConfig};
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::plant::PlantModel;
 use crate::sensor::{SensorConfig, SensorSource};
 use crate::time::StepSize;
@@ -83,14 +84,14 @@ pub fn expand_loops(config: &SystemConfig, seed: u64) -> Result<ExpandedLoops, C
     let mut b = GraphBuilder::new(config.step, config.solver);
     let names: Vec<&str> = config.loops.iter().map(|l| l.name.as_str()).collect();
     for (i, l) in config.loops.iter().enumerate() {
-        let key = format!("loops[{i}]");
+        let key = KeyPath::key("loops").at(i);
         let n = &l.name;
-        let model = PlantModel::from_config(&format!("{key}.plant"), &l.plant)?;
+        let model = PlantModel::from_config(&key.child("plant"), &l.plant)?;
         let signature = model.as_plant().signature();
         let m = signature.inputs.len();
-        let actuator = ActuatorComponent::new(&format!("{key}.actuator"), &l.actuator, m)?;
+        let actuator = ActuatorComponent::new(&key.child("actuator"), &l.actuator, m)?;
         let sensor = SensorComponent::new(
-            &format!("{key}.sensor"),
+            &key.child("sensor"),
             &l.sensor,
             step,
             &signature.outputs,
@@ -102,7 +103,7 @@ pub fn expand_loops(config: &SystemConfig, seed: u64) -> Result<ExpandedLoops, C
             SensorSource::Radar => 4,
         };
         let controller = ControllerComponent::new(
-            &format!("{key}.controller"),
+            &key.child("controller"),
             &l.controller,
             ControllerShape {
                 measurements,
@@ -120,26 +121,26 @@ pub fn expand_loops(config: &SystemConfig, seed: u64) -> Result<ExpandedLoops, C
         });
         let extras = controller.declare_extras();
         b.component_keyed(
-            format!("{key}.plant"),
+            key.child("plant"),
             &format!("{n}_plant"),
-            Box::new(PlantComponent::new(&format!("{key}.plant"), model, step)?),
+            Box::new(PlantComponent::new(&key.child("plant"), model, step)?),
         );
         b.component_keyed(
-            format!("{key}.sensor"),
+            key.child("sensor"),
             &format!("{n}_sensor"),
             Box::new(sensor),
         );
         b.component_keyed(
-            format!("{key}.controller"),
+            key.child("controller"),
             &format!("{n}_controller"),
             Box::new(controller),
         );
         b.component_keyed(
-            format!("{key}.actuator"),
+            key.child("actuator"),
             &format!("{n}_actuator"),
             Box::new(actuator),
         );
-        let c = |s: &str| format!("{key}.{s}");
+        let c = |s: &str| key.child(s);
         match l.sensor.source {
             SensorSource::Plant => {
                 b.connect_keyed(

@@ -821,7 +821,7 @@ mod tests {
             seed: 1,
             stream: 0,
         };
-        build("block", &c, cx).unwrap()
+        build(&crate::KeyPath::key("block"), &c, cx).unwrap()
     }
 
     /// What the kind's own `output` computes from `u` (ports of `widths`).

@@ -16,6 +16,7 @@ use netloop_time::SimTime;
 use super::adapters::{ControllerComponent, ControllerShape};
 use super::{Graph, GraphBuilder, Inlet};
 use crate::controller::ControllerConfig;
+use crate::key_path::KeyPath;
 use crate::solver::SolverKind;
 use crate::time::StepSize;
 
@@ -36,10 +37,17 @@ fn integrators(rollback: bool) -> Graph {
         limits: None,
         default_period: Some(STEP),
     };
-    let mut c =
-        ControllerComponent::new("c", &config, shape, StepSize::new(STEP).unwrap()).unwrap();
+    let mut c = ControllerComponent::new(
+        &KeyPath::key("c"),
+        &config,
+        shape,
+        StepSize::new(STEP).unwrap(),
+    )
+    .unwrap();
     if rollback {
-        c = c.answer_by_rollback("components[0].response").unwrap();
+        c = c
+            .answer_by_rollback(&KeyPath::key("components").at(0).and("response"))
+            .unwrap();
     }
     let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
     b.component("central", c);

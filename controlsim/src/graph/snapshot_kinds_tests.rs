@@ -22,6 +22,7 @@ use super::adapters::{ActuatorComponent, PlantComponent, ReferenceComponent, Sen
 use super::component::{Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, Timing};
 use super::{Graph, GraphBuilder, Inlet};
 use crate::blocks::{build, BlockConfig, BlockContext};
+use crate::key_path::KeyPath;
 use crate::plant::{PlantConfig, PlantModel};
 use crate::reference::SignalConfig;
 use crate::sensor::SensorConfig;
@@ -65,11 +66,11 @@ fn graph_of(make: &dyn Fn() -> Box<dyn Component>) -> Graph {
     let c = make();
     let decl = c.declare();
     let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
-    b.component_keyed("components[0]", "c", c);
+    b.component_keyed(KeyPath::key("components").at(0), "c", c);
     for (j, p) in decl.inputs.iter().enumerate() {
         let name = format!("drive{j}");
         b.component_keyed(
-            format!("components[{}]", j + 1),
+            KeyPath::key("components").at(j + 1),
             &name,
             Box::new(Drive { size: p.size }),
         );
@@ -247,7 +248,8 @@ fn every_block_kind_round_trips_through_a_snapshot() {
                 seed: 7,
                 stream: 0,
             };
-            build("components[0].block", &config, cx).unwrap_or_else(|e| panic!("{text}: {e}"))
+            build(&KeyPath::key("components").at(0).and("block"), &config, cx)
+                .unwrap_or_else(|e| panic!("{text}: {e}"))
         };
         round_trip(&text, &make);
     }
@@ -295,8 +297,8 @@ fn every_plant_kind_round_trips_through_a_snapshot() {
         let config: PlantConfig = toml::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
         seen.insert(plant_index(&config));
         let make = || -> Box<dyn Component> {
-            let model = PlantModel::from_config("p", &config).unwrap();
-            Box::new(PlantComponent::new("p", model, step()).unwrap())
+            let model = PlantModel::from_config(&KeyPath::key("p"), &config).unwrap();
+            Box::new(PlantComponent::new(&KeyPath::key("p"), model, step()).unwrap())
         };
         round_trip(text, &make);
     }
@@ -312,16 +314,16 @@ fn sensors_actuators_references_and_inlets_round_trip_through_a_snapshot() {
             .unwrap();
     round_trip("sensor", &|| {
         let names = ["a".to_string(), "b".to_string()];
-        Box::new(SensorComponent::new("s", &sensor, step(), &names, 3, 1).unwrap())
+        Box::new(SensorComponent::new(&KeyPath::key("s"), &sensor, step(), &names, 3, 1).unwrap())
     });
     let actuator: ActuatorConfig = toml::from_str("min = -1.0\nmax = 1.0").unwrap();
     round_trip("actuator", &|| {
-        Box::new(ActuatorComponent::new("a", &actuator, 2).unwrap())
+        Box::new(ActuatorComponent::new(&KeyPath::key("a"), &actuator, 2).unwrap())
     });
     let signals: Vec<SignalConfig> =
         vec![toml::from_str("kind = \"step\"\nat = \"100ms\"\nfinal = 1.0").unwrap()];
     round_trip("reference", &|| {
-        Box::new(ReferenceComponent::new("r", &signals).unwrap())
+        Box::new(ReferenceComponent::new(&KeyPath::key("r"), &signals).unwrap())
     });
     round_trip("inlet", &|| Box::new(Inlet::new(3)));
 }
@@ -350,9 +352,9 @@ fn controllers_answering_by_rollback_round_trip_through_a_snapshot() {
                     limits: None,
                     default_period: Some(STEP),
                 };
-                let c = ControllerComponent::new("c", &config, shape, step()).unwrap();
+                let c = ControllerComponent::new(&KeyPath::key("c"), &config, shape, step()).unwrap();
                 Box::new(if rollback {
-                    c.answer_by_rollback("response").unwrap()
+                    c.answer_by_rollback(&KeyPath::key("response")).unwrap()
                 } else {
                     c
                 })

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Plant, Selection, Signature};
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 2] = ["h", "v"];
@@ -75,8 +76,8 @@ impl BouncingBall {
     /// # Errors
     /// [`ConfigError`] naming a negative gravity, a restitution outside
     /// `[0, 1]`, a non-positive mass, or a bad `x0` / `outputs`.
-    pub fn new(key: &str, p: &BouncingBallParams) -> Result<Self, ConfigError> {
-        let k = |f: &str| format!("{key}.{f}");
+    pub fn new(key: &KeyPath, p: &BouncingBallParams) -> Result<Self, ConfigError> {
+        let k = |f: &str| key.child(f);
         check_non_negative(&k("gravity"), p.gravity)?;
         check_non_negative(&k("restitution"), p.restitution)?;
         if p.restitution > 1.0 {

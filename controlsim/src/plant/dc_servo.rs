@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Plant, Selection, Signature};
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 2] = ["theta", "omega"];
@@ -80,8 +81,8 @@ impl DcServo {
     /// # Errors
     /// [`ConfigError`] naming a non-positive inertia, resistance or smoothing
     /// speed, a negative friction, or a bad `x0` / `outputs`.
-    pub fn new(key: &str, p: &DcServoParams) -> Result<Self, ConfigError> {
-        let k = |f: &str| format!("{key}.{f}");
+    pub fn new(key: &KeyPath, p: &DcServoParams) -> Result<Self, ConfigError> {
+        let k = |f: &str| key.child(f);
         check_positive(&k("inertia"), p.inertia)?;
         check_non_negative(&k("viscous_friction"), p.viscous_friction)?;
         check_non_negative(&k("coulomb_friction"), p.coulomb_friction)?;

@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Plant, Selection, Signature};
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 4] = ["x", "v", "theta", "omega"];
@@ -83,8 +84,8 @@ impl InvertedPendulum {
     /// # Errors
     /// [`ConfigError`] naming a non-positive mass or length, a negative
     /// inertia, friction or gravity, or a bad `x0` / `outputs`.
-    pub fn new(key: &str, p: &InvertedPendulumParams) -> Result<Self, ConfigError> {
-        let k = |f: &str| format!("{key}.{f}");
+    pub fn new(key: &KeyPath, p: &InvertedPendulumParams) -> Result<Self, ConfigError> {
+        let k = |f: &str| key.child(f);
         check_positive(&k("cart_mass"), p.cart_mass)?;
         check_positive(&k("pendulum_mass"), p.pendulum_mass)?;
         check_positive(&k("length"), p.length)?;

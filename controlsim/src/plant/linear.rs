@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 use super::{Plant, Signature, TimeDomain};
 use crate::config::names_or_default;
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::{check_finite_all, check_vector, Matrix};
 
 /// `kind = "state_space"` / `"discrete_state_space"`.
@@ -93,11 +94,11 @@ pub struct TransferFunctionConfig {
 /// [`ConfigError`] naming `{key}.x0` for a wrong length (saying where the
 /// length comes from) or a non-finite entry.
 pub(crate) fn transfer_function_x0(
-    key: &str,
+    key: &KeyPath,
     x0: &Option<Vec<f64>>,
     n: usize,
 ) -> Result<Vec<f64>, ConfigError> {
-    let key = format!("{key}.x0");
+    let key = key.child("x0");
     match x0 {
         None => Ok(vec![0.0; n]),
         Some(v) if v.len() != n => Err(ConfigError::invalid(
@@ -141,7 +142,7 @@ impl LinearSystem {
     /// # Errors
     /// [`ConfigError::Shape`] naming the first inconsistent matrix.
     pub(crate) fn from_config(
-        key: &str,
+        key: &KeyPath,
         a: &[Vec<f64>],
         b: &[Vec<f64>],
         c: &[Vec<f64>],
@@ -150,29 +151,29 @@ impl LinearSystem {
         let n = a.len();
         if n == 0 {
             return Err(ConfigError::invalid(
-                format!("{key}.a"),
+                key.child("a"),
                 "needs at least one state",
             ));
         }
-        let a = Matrix::from_rows_shaped(&format!("{key}.a"), a, n, n)?;
+        let a = Matrix::from_rows_shaped(&key.child("a"), a, n, n)?;
         let m = b.first().map_or(0, Vec::len);
         if m == 0 {
             return Err(ConfigError::invalid(
-                format!("{key}.b"),
+                key.child("b"),
                 "needs at least one input column",
             ));
         }
-        let b = Matrix::from_rows_shaped(&format!("{key}.b"), b, n, m)?;
+        let b = Matrix::from_rows_shaped(&key.child("b"), b, n, m)?;
         let p = c.len();
         if p == 0 {
             return Err(ConfigError::invalid(
-                format!("{key}.c"),
+                key.child("c"),
                 "needs at least one output row",
             ));
         }
-        let c = Matrix::from_rows_shaped(&format!("{key}.c"), c, p, n)?;
+        let c = Matrix::from_rows_shaped(&key.child("c"), c, p, n)?;
         let d = match d {
-            Some(d) => Matrix::from_rows_shaped(&format!("{key}.d"), d, p, m)?,
+            Some(d) => Matrix::from_rows_shaped(&key.child("d"), d, p, m)?,
             None => Matrix::zeros(p, m),
         };
         Ok(LinearSystem { a, b, c, d })
@@ -184,25 +185,25 @@ impl LinearSystem {
     /// [`ConfigError`] for an empty or zero-leading denominator, a static gain
     /// (degree 0), an improper numerator, or non-finite coefficients.
     pub(crate) fn from_transfer_function(
-        key: &str,
+        key: &KeyPath,
         num: &[f64],
         den: &[f64],
     ) -> Result<Self, ConfigError> {
-        check_finite_all(&format!("{key}.num"), num)?;
-        check_finite_all(&format!("{key}.den"), den)?;
+        check_finite_all(&key.child("num"), num)?;
+        check_finite_all(&key.child("den"), den)?;
         let Some(&lead) = den.first() else {
-            return Err(ConfigError::invalid(format!("{key}.den"), "is empty"));
+            return Err(ConfigError::invalid(key.child("den"), "is empty"));
         };
         if lead == 0.0 {
             return Err(ConfigError::invalid(
-                format!("{key}.den"),
+                key.child("den"),
                 "leading coefficient must be non-zero (coefficients are in descending powers)",
             ));
         }
         let n = den.len() - 1;
         if n == 0 {
             return Err(ConfigError::invalid(
-                format!("{key}.den"),
+                key.child("den"),
                 "degree 0 is a static gain, which has no state; use degree >= 1",
             ));
         }
@@ -211,7 +212,7 @@ impl LinearSystem {
         let num = &num[first_nz..];
         if num.len() > n + 1 {
             return Err(ConfigError::invalid(
-                format!("{key}.num"),
+                key.child("num"),
                 format!(
                     "degree {} is above the denominator's {n}: improper",
                     num.len() - 1
@@ -370,7 +371,7 @@ impl LinearPlant {
     /// # Errors
     /// [`ConfigError`] naming the first invalid key.
     pub fn state_space(
-        key: &str,
+        key: &KeyPath,
         c: &StateSpaceConfig,
         discrete: bool,
     ) -> Result<Self, ConfigError> {
@@ -379,21 +380,16 @@ impl LinearPlant {
         let n = sys.states();
         let x0 = match &c.x0 {
             Some(x0) => {
-                check_vector(&format!("{key}.x0"), x0, n)?;
+                check_vector(&key.child("x0"), x0, n)?;
                 x0.clone()
             }
             None => vec![0.0; n],
         };
         let signature = Signature {
-            states: names_or_default(&format!("{key}.state_names"), &c.state_names, n, "x")?,
-            inputs: names_or_default(
-                &format!("{key}.input_names"),
-                &c.input_names,
-                sys.inputs(),
-                "u",
-            )?,
+            states: names_or_default(&key.child("state_names"), &c.state_names, n, "x")?,
+            inputs: names_or_default(&key.child("input_names"), &c.input_names, sys.inputs(), "u")?,
             outputs: names_or_default(
-                &format!("{key}.output_names"),
+                &key.child("output_names"),
                 &c.output_names,
                 sys.outputs(),
                 "y",
@@ -410,7 +406,7 @@ impl LinearPlant {
     /// # Errors
     /// [`ConfigError`] naming the first invalid key.
     pub fn transfer_function(
-        key: &str,
+        key: &KeyPath,
         c: &TransferFunctionConfig,
         discrete: bool,
     ) -> Result<Self, ConfigError> {
@@ -442,17 +438,17 @@ impl LinearPlant {
 }
 
 fn check_period(
-    key: &str,
+    key: &KeyPath,
     period: Option<SimTime>,
     discrete: bool,
 ) -> Result<Option<SimTime>, ConfigError> {
     match (discrete, period) {
         (true, None) => Err(ConfigError::invalid(
-            format!("{key}.period"),
+            key.child("period"),
             "a discrete plant needs a sample period",
         )),
         (false, Some(_)) => Err(ConfigError::invalid(
-            format!("{key}.period"),
+            key.child("period"),
             "a continuous plant has no period; use the discrete_ kind for a sampled plant",
         )),
         _ => Ok(period),
@@ -524,8 +520,14 @@ mod tests {
                         let d = rows(p, m);
                         let x = rows(1, n).remove(0);
                         let u: Vec<f64> = rows(1, m).remove(0).iter().map(|v| -v.abs()).collect();
-                        let s =
-                            LinearSystem::from_config("t", &a, &b, &c, Some(d.as_slice())).unwrap();
+                        let s = LinearSystem::from_config(
+                            &KeyPath::key("t"),
+                            &a,
+                            &b,
+                            &c,
+                            Some(d.as_slice()),
+                        )
+                        .unwrap();
                         let (mut dx, mut dx_any) = (vec![0.0; n], vec![0.0; n]);
                         s.derivative(&x, &u, &mut dx);
                         s.derivative_any(&x, &u, &mut dx_any);
@@ -547,7 +549,12 @@ mod tests {
     /// C = [3, 2], D = 0. Then a proper, non-monic one with b0 != 0.
     #[test]
     fn realisation_is_controllable_canonical() {
-        let s = LinearSystem::from_transfer_function("tf", &[2.0, 3.0], &[1.0, 4.0, 5.0]).unwrap();
+        let s = LinearSystem::from_transfer_function(
+            &KeyPath::key("tf"),
+            &[2.0, 3.0],
+            &[1.0, 4.0, 5.0],
+        )
+        .unwrap();
         assert_eq!(s.a.data(), &[0.0, 1.0, -5.0, -4.0]);
         assert_eq!(s.b.data(), &[0.0, 1.0]);
         assert_eq!(s.c.data(), &[3.0, 2.0]);
@@ -555,8 +562,12 @@ mod tests {
         // (s^2 + 1)/(2 s^2 + 4 s + 2), states z, z' with 2 z'' + 4 z' + 2 z = u:
         // z'' = -z - 2 z' + u / 2, b0 = 1/2, C = [p2 - q2 b0, p1 - q1 b0] =
         // [1 - 1, 0 - 2] = [0, -2].
-        let s =
-            LinearSystem::from_transfer_function("tf", &[1.0, 0.0, 1.0], &[2.0, 4.0, 2.0]).unwrap();
+        let s = LinearSystem::from_transfer_function(
+            &KeyPath::key("tf"),
+            &[1.0, 0.0, 1.0],
+            &[2.0, 4.0, 2.0],
+        )
+        .unwrap();
         assert_eq!(s.a.data(), &[0.0, 1.0, -1.0, -2.0]);
         assert_eq!(s.b.data(), &[0.0, 0.5]);
         assert_eq!(s.c.data(), &[0.0, -2.0]);
@@ -566,14 +577,22 @@ mod tests {
     #[test]
     fn rejects_improper_and_degenerate_transfer_functions() {
         let e =
-            LinearSystem::from_transfer_function("p", &[1.0, 0.0, 0.0], &[1.0, 1.0]).unwrap_err();
-        assert_eq!(e.key(), "p.num");
-        let e = LinearSystem::from_transfer_function("p", &[1.0], &[0.0, 1.0]).unwrap_err();
-        assert_eq!(e.key(), "p.den");
-        let e = LinearSystem::from_transfer_function("p", &[1.0], &[2.0]).unwrap_err();
-        assert_eq!(e.key(), "p.den");
+            LinearSystem::from_transfer_function(&KeyPath::key("p"), &[1.0, 0.0, 0.0], &[1.0, 1.0])
+                .unwrap_err();
+        assert_eq!(e.key().to_string(), "p.num");
+        let e = LinearSystem::from_transfer_function(&KeyPath::key("p"), &[1.0], &[0.0, 1.0])
+            .unwrap_err();
+        assert_eq!(e.key().to_string(), "p.den");
+        let e =
+            LinearSystem::from_transfer_function(&KeyPath::key("p"), &[1.0], &[2.0]).unwrap_err();
+        assert_eq!(e.key().to_string(), "p.den");
         // Leading zeros in the numerator are fine.
-        assert!(LinearSystem::from_transfer_function("p", &[0.0, 0.0, 1.0], &[1.0, 1.0]).is_ok());
+        assert!(LinearSystem::from_transfer_function(
+            &KeyPath::key("p"),
+            &[0.0, 0.0, 1.0],
+            &[1.0, 1.0]
+        )
+        .is_ok());
     }
 
     #[test]
@@ -590,13 +609,15 @@ mod tests {
             output_names: None,
         };
         let e = LinearPlant::state_space(
-            "loops[0].plant",
+            &KeyPath::key("loops").at(0).and("plant"),
             &cfg(vec![vec![0.0], vec![1.0], vec![2.0]]),
             false,
         )
         .unwrap_err();
-        assert_eq!(e.key(), "loops[0].plant.b");
-        let e = LinearPlant::state_space("p", &cfg(vec![vec![0.0], vec![1.0]]), true).unwrap_err();
-        assert_eq!(e.key(), "p.period");
+        assert_eq!(e.key().to_string(), "loops[0].plant.b");
+        let e =
+            LinearPlant::state_space(&KeyPath::key("p"), &cfg(vec![vec![0.0], vec![1.0]]), true)
+                .unwrap_err();
+        assert_eq!(e.key().to_string(), "p.period");
     }
 }

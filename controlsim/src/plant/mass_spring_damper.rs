@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Plant, Selection, Signature};
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::{check_non_negative, check_positive};
 use crate::reference::{Signal, SignalConfig};
 
@@ -71,8 +72,8 @@ impl MassSpringDamper {
     /// # Errors
     /// [`ConfigError`] naming a non-positive mass, a negative damping or
     /// stiffness, an invalid force signal, or a bad `x0` / `outputs`.
-    pub fn new(key: &str, p: &MassSpringDamperParams) -> Result<Self, ConfigError> {
-        let k = |f: &str| format!("{key}.{f}");
+    pub fn new(key: &KeyPath, p: &MassSpringDamperParams) -> Result<Self, ConfigError> {
+        let k = |f: &str| key.child(f);
         check_positive(&k("mass"), p.mass)?;
         check_non_negative(&k("damping"), p.damping)?;
         check_non_negative(&k("stiffness"), p.stiffness)?;

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Kinematics, Plant, Selection, Signature};
 use crate::error::ConfigError;
+use crate::key_path::KeyPath;
 use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 3] = ["p", "v", "a"];
@@ -67,8 +68,8 @@ impl Vehicle {
     /// # Errors
     /// [`ConfigError`] naming a non-positive engine lag, a negative length or
     /// drag, or a bad `x0` / `outputs`.
-    pub fn new(key: &str, p: &VehicleParams) -> Result<Self, ConfigError> {
-        let k = |f: &str| format!("{key}.{f}");
+    pub fn new(key: &KeyPath, p: &VehicleParams) -> Result<Self, ConfigError> {
+        let k = |f: &str| key.child(f);
         check_positive(&k("engine_lag"), p.engine_lag)?;
         check_non_negative(&k("length"), p.length)?;
         check_non_negative(&k("drag"), p.drag)?;

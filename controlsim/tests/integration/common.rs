@@ -5,6 +5,7 @@ use controlsim::graph::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,
 };
 use controlsim::graph::GraphBuilder;
+use controlsim::KeyPath;
 use controlsim::{
     ActuatorConfig, ControllerConfig, PlantModel, SensorConfig, Silent, StepSize, System,
     SystemConfig, Trigger,
@@ -35,18 +36,21 @@ pub fn add_siso_loop(
         limits: None,
         default_period: None,
     };
-    b.component("plant", PlantComponent::new("p", plant, h).unwrap());
+    b.component(
+        "plant",
+        PlantComponent::new(&KeyPath::key("p"), plant, h).unwrap(),
+    );
     b.component(
         "sensor",
-        SensorComponent::new("s", sensor, h, &["y".to_string()], 0, 0).unwrap(),
+        SensorComponent::new(&KeyPath::key("s"), sensor, h, &["y".to_string()], 0, 0).unwrap(),
     );
     b.component(
         controller,
-        ControllerComponent::new("c", config, shape, h).unwrap(),
+        ControllerComponent::new(&KeyPath::key("c"), config, shape, h).unwrap(),
     );
     b.component(
         "actuator",
-        ActuatorComponent::new("a", &ActuatorConfig::default(), 1).unwrap(),
+        ActuatorComponent::new(&KeyPath::key("a"), &ActuatorConfig::default(), 1).unwrap(),
     );
     b.connect("plant.y", "sensor.y")
         .connect("sensor.y", &format!("{controller}.measurement"))

@@ -135,7 +135,11 @@ fn errors_name_the_offending_key() {
     ];
     for (text, key) in cases {
         let err = build_err(&text);
-        assert_eq!(err.key(), key, "{err}\n--- scenario ---\n{text}");
+        assert_eq!(
+            err.key().to_string(),
+            key,
+            "{err}\n--- scenario ---\n{text}"
+        );
         assert!(
             err.to_string().contains(key),
             "the message names the key: {err}"
@@ -177,11 +181,13 @@ kind = "cacc"
         )
     };
     assert_eq!(
-        build_err(&two("kind = \"vehicle\" # dup")).key(),
+        build_err(&two("kind = \"vehicle\" # dup"))
+            .key()
+            .to_string(),
         "loops[1].name"
     );
     let err = build_err(&two("kind = \"vehicle\""));
-    assert_eq!(err.key(), "loops[1].predecessor");
+    assert_eq!(err.key().to_string(), "loops[1].predecessor");
     assert!(err.to_string().contains("vehicle"), "{err}");
 }
 

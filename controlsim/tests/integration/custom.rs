@@ -1,5 +1,6 @@
 //! User-written plants through `System::from_specs`, and API misuse.
 
+use controlsim::KeyPath;
 use controlsim::{
     ApiError, ControllerConfig, LoopSpec, Plant, PlantConfig, PlantModel, SensorConfig, Signature,
     Silent, SimTime, SolverKind, System,
@@ -62,7 +63,7 @@ fn custom_plant_runs_like_the_equivalent_builtin() {
     )
     .unwrap();
     let custom = run(PlantModel::Custom(Box::new(FirstOrder)));
-    let reference = run(PlantModel::from_config("plant", &builtin).unwrap());
+    let reference = run(PlantModel::from_config(&KeyPath::key("plant"), &builtin).unwrap());
     assert_eq!(custom.to_bits(), reference.to_bits());
     assert!(
         (custom - 2.0).abs() < 1e-3,
@@ -126,7 +127,9 @@ fn non_finite_state_is_reported() {
     let mut sys = System::from_specs(
         SimTime::from_millis(1),
         SolverKind::Euler,
-        vec![spec(PlantModel::from_config("plant", &plant).unwrap())],
+        vec![spec(
+            PlantModel::from_config(&KeyPath::key("plant"), &plant).unwrap(),
+        )],
         0,
     )
     .unwrap();

@@ -262,5 +262,9 @@ fn parameter_overrides_by_name() {
     ))
     .unwrap();
     let err = System::from_config(&cfg, 0).unwrap_err();
-    assert_eq!(err.key(), "loops[0].plant.parameters.q", "{err}");
+    assert_eq!(
+        err.key().to_string(),
+        "loops[0].plant.parameters.q",
+        "{err}"
+    );
 }

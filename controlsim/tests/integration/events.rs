@@ -1,6 +1,7 @@
 //! Events located inside a step (guards, resets, Zeno), on the bouncing ball
 //! against its closed form.
 
+use controlsim::KeyPath;
 use controlsim::{
     ControllerConfig, EventKind, LoopSpec, Plant, PlantConfig, PlantModel, SensorConfig, Signature,
     Silent, SimTime, SolverKind, StepError, System,
@@ -391,9 +392,9 @@ fn zeno_without_settle_is_an_error() {
 #[test]
 fn plants_without_guards_have_no_events() {
     let cfg: PlantConfig = toml::from_str("kind = \"mass_spring_damper\"").unwrap();
-    let plant = PlantModel::from_config("p", &cfg).unwrap();
+    let plant = PlantModel::from_config(&KeyPath::key("p"), &cfg).unwrap();
     assert_eq!(plant.as_plant().guard_count(), 0);
     let cfg: PlantConfig = toml::from_str("kind = \"bouncing_ball\"").unwrap();
-    let plant = PlantModel::from_config("p", &cfg).unwrap();
+    let plant = PlantModel::from_config(&KeyPath::key("p"), &cfg).unwrap();
     assert_eq!(plant.as_plant().guard_count(), 1);
 }

@@ -11,6 +11,7 @@ use controlsim::graph::{
     loops, Component, Ctx, Declaration, Graph, GraphBuilder, GraphError, Inputs, NewtonSettings,
     Outputs, PortSpec, SavedState, StateMismatch, StateReader, Timing,
 };
+use controlsim::KeyPath;
 use controlsim::{
     ActuatorConfig, ClosedLoop, ControllerConfig, Delays, PlantConfig, PlantModel, Response,
     SensorConfig, SimTime, SolverKind, StepSize, SystemConfig,
@@ -155,7 +156,7 @@ final = {target}
     let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
     let plant = |x0: &str| {
         let cfg: PlantConfig = toml::from_str(&format!("{SERVO_SF}x0 = {x0}")).unwrap();
-        PlantModel::from_config("p", &cfg).unwrap()
+        PlantModel::from_config(&KeyPath::key("p"), &cfg).unwrap()
     };
     let sensor: SensorConfig = toml::from_str("period = \"10ms\"").unwrap();
     let act: ActuatorConfig = toml::from_str("min = -6.0\nmax = 6.0").unwrap();
@@ -173,24 +174,24 @@ final = {target}
     .collect();
     b.component(
         "a",
-        PlantComponent::new("a", plant("[0.3, 0.0]"), h).unwrap(),
+        PlantComponent::new(&KeyPath::key("a"), plant("[0.3, 0.0]"), h).unwrap(),
     );
     b.component(
         "sa",
-        SensorComponent::new("sa", &sensor, h, &names, 0, 0).unwrap(),
+        SensorComponent::new(&KeyPath::key("sa"), &sensor, h, &names, 0, 0).unwrap(),
     );
     b.component(
         "b",
-        PlantComponent::new("b", plant("[-0.2, 0.5]"), h).unwrap(),
+        PlantComponent::new(&KeyPath::key("b"), plant("[-0.2, 0.5]"), h).unwrap(),
     );
     b.component(
         "sb",
-        SensorComponent::new("sb", &sensor, h, &names, 0, 1).unwrap(),
+        SensorComponent::new(&KeyPath::key("sb"), &sensor, h, &names, 0, 1).unwrap(),
     );
     b.component(
         "central",
         ControllerComponent::new(
-            "central",
+            &KeyPath::key("central"),
             &ctrl,
             ControllerShape {
                 measurements: 4,
@@ -204,8 +205,14 @@ final = {target}
         )
         .unwrap(),
     );
-    b.component("act_a", ActuatorComponent::new("act_a", &act, 1).unwrap());
-    b.component("act_b", ActuatorComponent::new("act_b", &act, 1).unwrap());
+    b.component(
+        "act_a",
+        ActuatorComponent::new(&KeyPath::key("act_a"), &act, 1).unwrap(),
+    );
+    b.component(
+        "act_b",
+        ActuatorComponent::new(&KeyPath::key("act_b"), &act, 1).unwrap(),
+    );
     b.connect("a.y", "sa.y")
         .connect("b.y", "sb.y")
         .connect("sa.y", "central.measurement[0..2]")
@@ -300,7 +307,7 @@ fn affine_loop(solve: bool) -> Result<Graph, controlsim::ConfigError> {
 #[test]
 fn algebraic_loop_is_named_or_solved_to_the_fixed_point() {
     let err = affine_loop(false).unwrap_err();
-    assert_eq!(err.key(), "connections[0]");
+    assert_eq!(err.key().to_string(), "connections[0]");
     let text = err.to_string();
     assert!(
         text.contains("algebraic loop") && text.contains("`first`") && text.contains("`second`"),
@@ -393,11 +400,16 @@ fn multi_rate_graph_matches_the_hand_computed_answer() {
     let ctrl: ControllerConfig =
         toml::from_str("kind = \"state_feedback\"\nk = [[20.0]]\nperiod = \"10ms\"").unwrap();
     let mut b = GraphBuilder::new(ms(1), SolverKind::Euler);
-    let plant = PlantModel::from_config("p", &integrator).unwrap();
+    let plant = PlantModel::from_config(&KeyPath::key("p"), &integrator).unwrap();
     add_siso_loop(&mut b, h, plant, &sensor, ("pid", &ctrl));
     b.component(
         "observer",
-        PlantComponent::new("o", PlantModel::from_config("o", &observer).unwrap(), h).unwrap(),
+        PlantComponent::new(
+            &KeyPath::key("o"),
+            PlantModel::from_config(&KeyPath::key("o"), &observer).unwrap(),
+            h,
+        )
+        .unwrap(),
     );
     b.connect("sensor.y", "observer.u");
     let mut g = b.build().unwrap();
@@ -478,7 +490,10 @@ fn snapshot_restore_round_trip_of_every_kind() {
         let mut b = GraphBuilder::new(ms(1), SolverKind::Rk4);
         let sig: controlsim::SignalConfig =
             toml::from_str("kind = \"sine\"\namplitude = 2.0\nfrequency = 3.0").unwrap();
-        b.component("r", ReferenceComponent::new("r", &[sig]).unwrap());
+        b.component(
+            "r",
+            ReferenceComponent::new(&KeyPath::key("r"), &[sig]).unwrap(),
+        );
         add_affine_pair(&mut b);
         b.component("adder", Affine::new(1.0, 0.0));
         b.connect("r.r", "adder.u");
@@ -653,7 +668,7 @@ fn bad_graphs_are_keyed_errors() {
             b.component("t", Ticker(two, ms(0)));
         }
         let err = b.build().unwrap_err();
-        assert_eq!(err.key(), key, "{err}");
+        assert_eq!(err.key().to_string(), key, "{err}");
         assert!(err.to_string().contains(words), "{err}");
     }
 }
@@ -725,7 +740,7 @@ fn a_users_component_with_a_guard_has_its_events_located_inside_the_step() {
         toml::from_str(&format!("kind = \"constant\"\nvalue = {}", -G)).unwrap();
     b.component(
         "gravity",
-        ReferenceComponent::new("gravity", &[gravity]).unwrap(),
+        ReferenceComponent::new(&KeyPath::key("gravity"), &[gravity]).unwrap(),
     );
     b.component("ball", Ball { e: 0.5 });
     b.connect("gravity.r", "ball.a");

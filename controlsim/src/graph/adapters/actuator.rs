@@ -6,6 +6,7 @@ use crate::graph::component::{
     Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
     StateReader, Timing,
 };
+use crate::key_path::KeyPath;
 
 /// Zero-order hold with saturation: input `u` (the control), output `u`
 /// (the applied value). Evaluated when its input has a new value, so it
@@ -20,7 +21,11 @@ impl ActuatorComponent {
     ///
     /// # Errors
     /// As the loop's actuator: bad limits or initial values.
-    pub fn new(key: &str, config: &ActuatorConfig, channels: usize) -> Result<Self, ConfigError> {
+    pub fn new(
+        key: &KeyPath,
+        config: &ActuatorConfig,
+        channels: usize,
+    ) -> Result<Self, ConfigError> {
         Ok(ActuatorComponent {
             actuator: Actuator::new(key, config, channels)?,
         })

@@ -8,6 +8,7 @@ use crate::graph::component::{
     Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
     StateReader, Timing,
 };
+use crate::key_path::KeyPath;
 use crate::plant::PlantModel;
 use crate::reference::{Signal, SignalConfig};
 use crate::sensor::SensorSource;
@@ -57,7 +58,7 @@ impl ControllerComponent {
     /// [`ConfigError`] as for a loop's controller (keys under `key`), or a
     /// missing `period` when there is no default.
     pub fn new(
-        key: &str,
+        key: &KeyPath,
         config: &ControllerConfig,
         shape: ControllerShape,
         step: StepSize,
@@ -66,7 +67,7 @@ impl ControllerComponent {
             .reference
             .iter()
             .enumerate()
-            .map(|(j, s)| Signal::new(&format!("{key}.reference[{j}]"), s))
+            .map(|(j, s)| Signal::new(&key.child("reference").at(j), s))
             .collect::<Result<Vec<_>, _>>()?;
         let timing = config.timing();
         let default_period = match (shape.default_period, timing.period) {
@@ -74,7 +75,7 @@ impl ControllerComponent {
             (None, Some(p)) => p,
             (None, None) => {
                 return Err(ConfigError::invalid(
-                    format!("{key}.period"),
+                    key.child("period"),
                     "a controller in a graph needs its `period` (or an event trigger with a period to assume)",
                 ))
             }
@@ -84,8 +85,8 @@ impl ControllerComponent {
         let (lo, hi) = shape.limits.unwrap_or((&unlimited_lo, &unlimited_hi));
         let cacc = matches!(config, ControllerConfig::Cacc(_));
         let ctx = BuildContext {
-            key: key.to_string(),
-            reference_key: format!("{key}.reference"),
+            key: key.clone(),
+            reference_key: key.child("reference"),
             measurements: shape.measurements,
             plant_inputs: shape.outputs,
             references: references.len(),
@@ -129,7 +130,7 @@ impl ControllerComponent {
     /// `key` (the scenario's `response`) when the law cannot look ahead and
     /// go back (not `state_space`, `transfer_function` or an FMU), or is not
     /// event-triggered.
-    pub fn answer_by_rollback(mut self, key: &str) -> Result<Self, ConfigError> {
+    pub fn answer_by_rollback(mut self, key: &KeyPath) -> Result<Self, ConfigError> {
         if !self.controller.has_rollback_response() {
             return Err(ConfigError::invalid(
                 key,

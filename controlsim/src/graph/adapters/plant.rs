@@ -9,6 +9,7 @@ use crate::graph::component::{
     Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, SavedState, StateMismatch,
     StateReader, Timing,
 };
+use crate::key_path::KeyPath;
 use crate::plant::{with_plant, Plant, PlantModel, Signature, TimeDomain};
 use crate::solver::{SolverKind, Workspace};
 use crate::time::StepSize;
@@ -55,7 +56,7 @@ impl PlantComponent {
     /// # Errors
     /// [`ConfigError`] for a period off the step grid, a non-finite initial
     /// state or a discrete plant with guards.
-    pub fn new(key: &str, model: PlantModel, step: StepSize) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, model: PlantModel, step: StepSize) -> Result<Self, ConfigError> {
         let p = model.as_plant();
         let signature = p.signature();
         let n = signature.states.len();
@@ -64,7 +65,7 @@ impl PlantComponent {
             TimeDomain::Continuous => None,
             TimeDomain::Discrete { period } => Some(step.period_steps(period).map_err(
                 |source| ConfigError::Time {
-                    key: format!("{key}.period"),
+                    key: key.child("period"),
                     source,
                 },
             )?),
@@ -77,7 +78,7 @@ impl PlantComponent {
         }
         let mut x0 = vec![0.0; n];
         p.initial_state(&mut x0);
-        crate::matrix::check_finite_all(&format!("{key}.x0"), &x0)?;
+        crate::matrix::check_finite_all(&key.child("x0"), &x0)?;
         let motion = p.kinematics(&x0).is_some();
         let (xd, next) = match discrete {
             Some(_) => (x0, vec![0.0; n]),

@@ -4,6 +4,7 @@ use crate::error::ConfigError;
 use crate::graph::component::{
     Component, Ctx, Declaration, Inputs, Needs, Outputs, PortSpec, Timing,
 };
+use crate::key_path::KeyPath;
 use crate::reference::{Signal, SignalConfig};
 
 /// Signals evaluated at every boundary: no inputs, output `r` with one
@@ -18,17 +19,17 @@ pub struct ReferenceComponent {
 impl ReferenceComponent {
     /// # Errors
     /// [`ConfigError`] for a bad signal (keys `key.signals[j]`) or none.
-    pub fn new(key: &str, signals: &[SignalConfig]) -> Result<Self, ConfigError> {
+    pub fn new(key: &KeyPath, signals: &[SignalConfig]) -> Result<Self, ConfigError> {
         if signals.is_empty() {
             return Err(ConfigError::invalid(
-                format!("{key}.signals"),
+                key.child("signals"),
                 "needs at least one signal",
             ));
         }
         let signals = signals
             .iter()
             .enumerate()
-            .map(|(j, s)| Signal::new(&format!("{key}.signals[{j}]"), s))
+            .map(|(j, s)| Signal::new(&key.child("signals").at(j), s))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ReferenceComponent { signals })
     }

@@ -11,6 +11,7 @@ use crate::graph::component::{
     StateReader, Timing,
 };
 use crate::graph::Lowered;
+use crate::key_path::KeyPath;
 use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
 use crate::time::StepSize;
 
@@ -39,7 +40,7 @@ impl SensorComponent {
     /// As the loop's sensor: a period or phase off the step grid, bad
     /// per-channel settings.
     pub fn new(
-        key: &str,
+        key: &KeyPath,
         config: &SensorConfig,
         step: StepSize,
         channels: &[String],
@@ -191,7 +192,7 @@ mod tests {
     fn sensor(text: &str) -> SensorComponent {
         let config: SensorConfig = toml::from_str(text).unwrap();
         let step = StepSize::new(STEP).unwrap();
-        SensorComponent::new("sensor", &config, step, &["y".into()], 7, 1).unwrap()
+        SensorComponent::new(&KeyPath::key("sensor"), &config, step, &["y".into()], 7, 1).unwrap()
     }
 
     /// A clock (a new value at every step) sampled by the sensor every
@@ -204,7 +205,7 @@ mod tests {
         };
         let clock: BlockConfig = toml::from_str("kind = \"clock\"").unwrap();
         let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
-        b.component_keyed("clock", "clock", build("clock", &clock, cx).unwrap());
+        b.component_keyed("clock", "clock", build(&KeyPath::key("clock"), &clock, cx).unwrap());
         match served {
             true => b.component("sensor", Served(sensor(text))),
             false => b.component("sensor", sensor(text)),
