@@ -2,8 +2,9 @@
 //! (`golden/frames.txt`, `golden/bad_frames.txt`) concatenated into scripted
 //! streams, decoded a few bytes at a time as a socket would deliver them.
 
+mod golden_table;
+
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use protocol::client::{Event, Session, SessionError, State};
 use protocol::{
@@ -11,29 +12,22 @@ use protocol::{
     PROTOCOL_VERSION,
 };
 
-/// `case -> frame bytes` of a golden table whose last field is the hex frame.
-fn golden(file: &str) -> HashMap<String, Vec<u8>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("golden")
-        .join(file);
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .map(|l| {
-            let fields: Vec<&str> = l.split_whitespace().collect();
-            (
-                fields[0].to_string(),
-                hex::decode(fields.last().unwrap()).unwrap(),
-            )
+/// `case -> frame bytes` of a golden table of `fields` fields, the last the
+/// hex frame.
+fn golden(file: &str, fields: usize) -> HashMap<String, Vec<u8>> {
+    golden_table::read_table(file, fields)
+        .into_iter()
+        .map(|mut cols| {
+            let frame = hex::decode(cols.pop().unwrap()).unwrap();
+            (cols.swap_remove(0), frame)
         })
         .collect()
 }
 
 /// The server's bytes, concatenated from golden cases.
 fn stream(cases: &[&str]) -> Vec<u8> {
-    let frames = golden("frames.txt");
-    let bad = golden("bad_frames.txt");
+    let frames = golden("frames.txt", 2);
+    let bad = golden("bad_frames.txt", 3);
     cases
         .iter()
         .flat_map(|c| frames.get(*c).or_else(|| bad.get(*c)).unwrap().clone())

@@ -9,13 +9,10 @@
 //! `NETLOOP_BLESS=1 cargo test -p protocol --test golden` and bump
 //! `PROTOCOL_VERSION`.
 
-use std::path::PathBuf;
+mod golden_table;
 
+use golden_table::{golden_dir, read_table};
 use protocol::*;
-
-fn golden_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden")
-}
 
 /// The valid cases. The C++ test `wire_golden_test.cc` builds the same values.
 fn golden_cases() -> Vec<(&'static str, Message)> {
@@ -169,20 +166,6 @@ fn golden_cases() -> Vec<(&'static str, Message)> {
         ),
         ("rules_installed", RulesInstalled { count: 2 }.into()),
     ]
-}
-
-/// Parses `name hex` lines (or `name class hex` with `fields == 3`).
-fn read_table(file: &str, fields: usize) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(golden_dir().join(file)).expect("golden file readable");
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| {
-            let cols: Vec<String> = l.split_whitespace().map(String::from).collect();
-            assert_eq!(cols.len(), fields, "malformed golden line: {l}");
-            cols
-        })
-        .collect()
 }
 
 fn bless() -> bool {

@@ -1,5 +1,0 @@
-state x;
-der(x) = a;
-a = b - x;
-b = 2 * a;
-output x;
