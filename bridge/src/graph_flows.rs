@@ -13,7 +13,7 @@ use std::ops::Range;
 
 use controlsim::graph::{FlowEnd, Graph, LossPolicy, SendRule};
 use controlsim::{StepSize, SystemConfig};
-use protocol::SimTime;
+use protocol::{FlowSpec, SimTime};
 
 use crate::config::{
     bad, resolve_flow, Backend, FlowConfig, KeyPath, OnLoss, Resolved, ResolvedFlow, ResolvedRun,
@@ -62,12 +62,29 @@ pub struct NetworkSide {
     pub flows: Vec<GraphFlow>,
     /// The nodes components move ([`crate::graph_mobility`]).
     pub motions: Vec<crate::graph_mobility::GraphNodeMotion>,
+    /// A `[[loops]]` run's streams; `None` for a graph scenario.
+    pub loops: Option<LoopStreams>,
+}
+
+/// The flows of a `[[loops]]` run as the ledger, `packets.csv` and the
+/// network know them ([`crate::loop_graph`]): the loops' table (uplink,
+/// downlink, feed-forward per loop) and names.
+#[derive(Clone, Debug)]
+pub struct LoopStreams {
+    pub table: FlowTable,
+    pub names: Vec<String>,
+    /// Per loop: whether its controller answers each measurement at once.
+    pub responds: Vec<bool>,
 }
 
 impl NetworkSide {
-    /// The flows as the ledger and the networks see them: flow `id` is
-    /// "loop" `id`, named after the flow.
+    /// The flows as the ledger and the networks see them: a loop run's
+    /// table, or for a graph scenario flow `id` as "loop" `id`, named after
+    /// the flow.
     pub fn table(&self) -> FlowTable {
+        if let Some(l) = &self.loops {
+            return l.table.clone();
+        }
         FlowTable::from_flows(
             self.flows
                 .iter()
@@ -84,7 +101,32 @@ impl NetworkSide {
     }
 
     pub fn names(&self) -> Vec<String> {
+        if let Some(l) = &self.loops {
+            return l.names.clone();
+        }
         self.flows.iter().map(|f| f.name.clone()).collect()
+    }
+
+    /// The flows as the network is told about them: under `event_driven`
+    /// sync a graph's stop the network at every delivery (it moves to the
+    /// boundary where the packet acts); a loop run's stop it at deliveries
+    /// a controller answers at once, as [`FlowTable::specs`] says.
+    pub fn specs(&self, event_driven: bool) -> Vec<FlowSpec> {
+        if let Some(l) = &self.loops {
+            return l.table.specs(&l.responds);
+        }
+        self.table()
+            .all()
+            .iter()
+            .map(|f| FlowSpec {
+                flow: f.id,
+                port: f.config.port,
+                src: f.src,
+                dst: f.dst,
+                transport: f.config.transport.into(),
+                stop_on_delivery: event_driven,
+            })
+            .collect()
     }
 }
 
@@ -360,5 +402,6 @@ pub fn resolve(
         resolved,
         flows,
         motions: Vec::new(),
+        loops: None,
     })
 }

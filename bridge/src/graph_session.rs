@@ -47,7 +47,8 @@ use crate::ledger::FateSink;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use controlsim::graph::{Endpoint, Graph, GraphError, GraphObserver, SendAt};
+use controlsim::graph::{Endpoint, Graph, GraphError, GraphObserver, LoopMap, SendAt, Timing};
+use netloop_cosim::mobility::NodeMotion;
 use protocol::{FlowSpec, SimTime};
 
 use crate::config::SchemeKind;
@@ -88,6 +89,18 @@ pub struct GraphSession<W: FateSink> {
     computation_delay: SimTime,
     /// The nodes components move ([`crate::graph_mobility`]).
     motions: Vec<crate::graph_mobility::GraphNodeMotion>,
+    /// A `[[loops]]` run's: its loops in the graph and the nodes their
+    /// plants move ([`GraphSession::moved_by_loops`]).
+    loop_motions: Option<(LoopMap, Vec<NodeMotion>)>,
+    /// The flows as the network is told about them.
+    specs: Vec<FlowSpec>,
+    /// Whether the boundary at the end is evaluated and observed (a loop
+    /// run's recorder writes it as the loops leave it when it finishes).
+    evaluates_end: bool,
+    /// A loop run's `(period, phase)` of every sensor and time-triggered
+    /// controller: event-driven sync stops where one acts, as the loops'
+    /// session did, not at every boundary an answering flow could send.
+    loop_schedules: Option<Vec<(u64, u64)>>,
 }
 
 /// What a finished session hands back.
@@ -121,6 +134,54 @@ impl<W: FateSink> GraphSession<W> {
             endpoint: Endpoint::new(graph, flows),
             computation_delay: side.resolved.scenario.sync.computation_delay,
             motions: side.motions.clone(),
+            loop_motions: None,
+            evaluates_end: true,
+            loop_schedules: None,
+            specs: side.specs(side.resolved.sync.kind() == SchemeKind::EventDriven),
+        }
+    }
+
+    /// A `[[loops]]` run's session: `motions` (the nodes the plants move,
+    /// [`crate::loop_mobility`]) read the loops of `map` in the graph, and
+    /// the boundary at the end is neither evaluated nor observed: the
+    /// loops' recorder writes it as it stands when it finishes, and their
+    /// metrics end before it.
+    pub fn of_loops(mut self, map: LoopMap, motions: Vec<NodeMotion>) -> Self {
+        self.evaluates_end = false;
+        let step = self.graph().step_size().as_nanos();
+        let schedules = map
+            .loops()
+            .iter()
+            .flat_map(|l| [l.sensor, l.controller])
+            .filter_map(|c| match self.graph().declaration(c).timing {
+                Timing::Periodic { period, offset } => Some((period.0 / step, offset.0 / step)),
+                _ => None,
+            })
+            .collect();
+        self.loop_schedules = Some(schedules);
+        if !motions.is_empty() {
+            self.loop_motions = Some((map, motions));
+        }
+        self
+    }
+
+    /// The first boundary after `k` where the control side sends on its
+    /// own (see [`Endpoint::next_send_boundary`]); a loop run's, where a
+    /// sensor or a time-triggered controller acts.
+    fn next_action(&self, k: u64) -> u64 {
+        match &self.loop_schedules {
+            None => self.endpoint.next_send_boundary(k),
+            Some(schedules) => schedules
+                .iter()
+                .map(|&(period, phase)| {
+                    if k < phase {
+                        phase
+                    } else {
+                        phase + (k + 1 - phase).div_ceil(period) * period
+                    }
+                })
+                .min()
+                .unwrap_or(u64::MAX),
         }
     }
 
@@ -146,28 +207,15 @@ impl<W: FateSink> GraphSession<W> {
     /// # Errors
     /// The first failure, naming the simulated time reached.
     pub fn run<O: GraphObserver>(&mut self, observer: &mut O) -> Result<(), GraphSessionError> {
-        let event_driven = self.driver.clock.scheme.kind() == SchemeKind::EventDriven;
-        let specs: Vec<FlowSpec> = self
-            .driver
-            .flows
-            .all()
-            .iter()
-            .map(|f| FlowSpec {
-                flow: f.id,
-                port: f.config.port,
-                src: f.src,
-                dst: f.dst,
-                transport: f.config.transport.into(),
-                // Event-driven sync moves to the boundary where a packet acts.
-                stop_on_delivery: event_driven,
-            })
-            .collect();
-        self.driver.configure(&specs)?;
+        self.driver.configure(&self.specs)?;
         let scheme = self.driver.clock.scheme;
         run_scheme(scheme, self, observer)?;
         // The last boundary is evaluated and recorded, not served.
         let reached = self.time();
         let graph_error = |source| GraphSessionError::Graph { reached, source };
+        if !self.evaluates_end {
+            return Ok(());
+        }
         self.endpoint.evaluate_unserved().map_err(graph_error)?;
         observer
             .observe(self.endpoint.graph())

@@ -46,6 +46,7 @@ pub mod input;
 pub mod keyed;
 pub mod limits;
 pub mod loaded_scenario;
+pub mod loop_graph;
 pub mod loop_mobility;
 pub mod metrics;
 /// Node motion (netloop-cosim's `mobility`) with the loops' motions settled

@@ -180,21 +180,21 @@ kind = "open_loop"
         let (m, system) =
             motions(SERVO, r#"mobility = { position = "theta", velocity = "omega", origin = [1.0, 2.0, 3.0], heading = [0.0, 2.0, 0.0] }"#)
                 .unwrap();
-        let k = m[0].kinematics(&system.loops()[0]);
+        let k = m[0].kinematics(&system);
         assert_eq!(
             (k.node, k.position, k.velocity),
             (0, [1.0, 2.5, 3.0], [0.0, 2.0, 0.0])
         );
         // Without a velocity state the node rests between syncs.
         let (m, system) = motions(SERVO, r#"mobility = { position = "omega" }"#).unwrap();
-        let k = m[0].kinematics(&system.loops()[0]);
+        let k = m[0].kinematics(&system);
         assert_eq!((k.position, k.velocity), ([2.0, 0.0, 0.0], [0.0; 3]));
     }
 
     #[test]
     fn a_vehicle_brings_its_own_position_and_speed() {
         let (m, system) = motions("kind = \"vehicle\"\nx0 = [7.0, 3.0, 0.0]", "").unwrap();
-        let k = m[0].kinematics(&system.loops()[0]);
+        let k = m[0].kinematics(&system);
         assert_eq!((k.position, k.velocity), ([7.0, 0.0, 0.0], [3.0, 0.0, 0.0]));
         let (m, _) = motions("kind = \"vehicle\"", "mobility = { enabled = false }").unwrap();
         assert!(m.is_empty());
@@ -205,21 +205,21 @@ kind = "open_loop"
         let car = "kind = \"vehicle\"\nx0 = [0.0, 20.0, 0.0]";
         let limited = format!("{car}\n[loops.actuator]\nmin = -5.0\nmax = 3.0");
         let (m, system) = motions(&limited, "").unwrap();
-        let bound = m[0].max_drift(&system.loops()[0], 0.08).unwrap();
+        let bound = m[0].max_drift(&system, 0.08).unwrap();
         // A cruising car (a = 0): 8 m/s^2 of input range through a 0.1 s lag.
         assert!(
             (bound - 8.0 * 0.08f64.powi(3) / 0.6).abs() < 1e-12,
             "{bound}"
         );
         let (m, system) = motions(car, "").unwrap();
-        assert_eq!(m[0].max_drift(&system.loops()[0], 0.08), None);
+        assert_eq!(m[0].max_drift(&system, 0.08), None);
         let (m, system) = motions(SERVO, r#"mobility = { position = "theta" }"#).unwrap();
-        assert_eq!(m[0].max_drift(&system.loops()[0], 0.08), None);
+        assert_eq!(m[0].max_drift(&system, 0.08), None);
         // A servo turning at 2 rad/s whose voltage is limited: resting
         // between syncs, the node drifts with the servo's speed.
         let servo = format!("{SERVO}\n[loops.actuator]\nmin = -1.0\nmax = 1.0");
         let (m, system) = motions(&servo, r#"mobility = { position = "theta" }"#).unwrap();
-        let bound = m[0].max_drift(&system.loops()[0], 0.01).unwrap();
+        let bound = m[0].max_drift(&system, 0.01).unwrap();
         assert!(
             bound >= 2.0 * 0.01 * 0.9 && bound <= 2.0 * 0.01 * 1.1,
             "{bound}"
@@ -230,17 +230,17 @@ kind = "open_loop"
             r#"mobility = { position = "theta", velocity = "omega" }"#,
         )
         .unwrap();
-        assert!(m[0].max_drift(&system.loops()[0], 0.01).unwrap() < bound / 10.0);
+        assert!(m[0].max_drift(&system, 0.01).unwrap() < bound / 10.0);
         // The model's bound needs the position state to be the position.
         let (m, system) = motions(&servo, r#"mobility = { position = "omega" }"#).unwrap();
-        assert_eq!(m[0].max_drift(&system.loops()[0], 0.01), None);
+        assert_eq!(m[0].max_drift(&system, 0.01), None);
         // A declared bound serves any plant.
         let (m, system) = motions(
             SERVO,
             r#"mobility = { position = "omega", max_speed = 3.0 }"#,
         )
         .unwrap();
-        assert_eq!(m[0].max_drift(&system.loops()[0], 0.5), Some(1.5));
+        assert_eq!(m[0].max_drift(&system, 0.5), Some(1.5));
     }
 
     /// `motions` with a tolerance in `[sync]`.

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use controlsim::error::ObserverError;
+use controlsim::graph::{ExpandedLoops, GraphError, GraphLoops, ObserveGraph};
 use controlsim::{LoopObserver, LoopView, Observer, Recorder, System};
 use protocol::SimTime;
 use serde::Serialize;
@@ -29,7 +30,9 @@ use sha2::{Digest, Sha256};
 use crate::built::Built;
 use crate::config::{Backend, DataFormat, Ns3NetworkConfig, Resolved, Scenario, ScenarioError};
 use crate::flows::{Direction, FlowTable};
+use crate::graph_session::{GraphSession, GraphSessionError};
 use crate::ledger::FlowCounts;
+use crate::loop_graph::LoopGraph;
 use crate::metrics::aoi::AgeStats;
 use crate::metrics::loops::{ControlEffort, LoopMetrics, StateMetrics};
 use crate::metrics::platoon::{PlatoonMetrics, PlatoonSummary};
@@ -461,7 +464,7 @@ pub fn run_built(
         Ok(n) => n,
         Err(e) => {
             // Nothing ran: still leave a record of why.
-            let summary = summarise::<_, PacketsCsv<AtomicFile>>(
+            let summary = summarise::<_, PacketsCsv<AtomicFile>, _>(
                 resolved,
                 &system,
                 &flows,
@@ -587,6 +590,207 @@ pub fn run_built(
     }
 }
 
+/// [`run_built`] through the graph session: the loops expanded into a
+/// graph ([`crate::loop_graph`]) and driven by
+/// [`crate::graph_session::GraphSession`].
+///
+/// # Errors
+/// As [`run`].
+pub fn run_through_graph(
+    resolved: &Resolved,
+    built: Built,
+    options: &RunOptions,
+    progress: Option<RunProgress>,
+) -> Result<RunReport, RunError<GraphSessionError>> {
+    let started = Instant::now();
+    let scenario = &resolved.scenario;
+    let Built {
+        system,
+        motions,
+        metrics,
+        stop,
+    } = built;
+    let observation = (metrics, stop);
+    let LoopGraph { expanded, side } =
+        crate::loop_graph::expand(resolved, &system).map_err(RunError::Config)?;
+    drop(system);
+    let ExpandedLoops { graph, map } = expanded;
+    let dir = options.out_dir.clone();
+    let io = |source| RunError::Output {
+        dir: dir.clone(),
+        source,
+    };
+    // One run at a time in a directory, and none of an earlier run's
+    // outputs beside this one's: the old summary goes before anything new is
+    // written (the server writes its traces from the start).
+    let made_dir = !dir.exists();
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let lock = DirLock::acquire(&dir)?;
+    clear_outputs(&dir)?;
+    let trace_dir = dir.join("ns3");
+    // Only the ns-3 server writes traces; a builtin run leaves no `ns3/`.
+    if scenario.network.backend == Backend::Ns3 && scenario.network.wants_traces() {
+        std::fs::create_dir_all(&trace_dir).map_err(io)?;
+    }
+    let started_network = start_network(resolved, options);
+    if let Err(NetworkError::Ns3(Ns3Error::BadArgument {
+        message, argument, ..
+    })) = &started_network
+    {
+        // Bad input, like a scenario that does not resolve: leave nothing.
+        // remove_dir only removes what is still empty.
+        drop(lock);
+        let _ = std::fs::remove_dir(&trace_dir);
+        if made_dir {
+            let _ = std::fs::remove_dir(&dir);
+        }
+        return Err(RunError::NetworkRejected {
+            message: message.clone(),
+            argument: argument.clone(),
+        });
+    }
+
+    let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
+    let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
+    let view = GraphLoops::new(&graph, &map).expect("the map is this graph's");
+    let recorder = Recorder::new(&view, timeseries, scenario.record_every)
+        .map_err(|e| RunError::Config(ScenarioError::new("record_every", e.to_string())))?;
+    let observer = RunObserver::new(resolved, &view, recorder, progress, observation);
+
+    let flows = FlowTable::new(&resolved.loops);
+    let network = match started_network {
+        Ok(n) => n,
+        Err(e) => {
+            // Nothing ran: still leave a record of why.
+            let summary = summarise::<_, PacketsCsv<AtomicFile>, _>(
+                resolved,
+                &view,
+                &flows,
+                &observer,
+                None,
+                0,
+                "",
+                "",
+                Some(e.to_string()),
+            );
+            let _ = observer.recorder.finish(&view).map(AtomicFile::abandon);
+            let _ = write_summary(&dir, &summary);
+            let source = Box::new(GraphSessionError::Network(e));
+            return Err(RunError::Failed {
+                source,
+                reached: SimTime::ZERO,
+                out_dir: dir,
+            });
+        }
+    };
+    let software = network.software();
+    let mut session = GraphSession::new(graph, &side, network, packets, options.cancel.clone())
+        .of_loops(map.clone(), motions);
+
+    // From here on every failure (the network rejecting the flows, a failed
+    // step, losses that cannot be recorded at the end) leaves the partial
+    // files and a summary.json that says what went wrong.
+    let mut observing = ObserveGraph::new(&map, observer);
+    let outcome = session.run(&mut observing);
+    let mut observer = observing.into_inner();
+    if let Some(p) = observer.progress.take() {
+        p.finish();
+    }
+    // A stop condition ends the run as planned: its files are whole.
+    let outcome = match (outcome, &observer.stopped) {
+        (
+            Err(GraphSessionError::Graph {
+                source: GraphError::Observer { .. },
+                ..
+            }),
+            Some(_),
+        ) => Ok(()),
+        (outcome, _) => outcome,
+    };
+    let network_alive = !matches!(outcome, Err(GraphSessionError::Network(_)));
+    let description = session.network_description().to_string();
+    let syncs = session.syncs();
+    let (parts, finished) = session.finish(network_alive);
+    // The first failure is the one to report.
+    let outcome = outcome.and(finished.map(drop));
+    let error = outcome.as_ref().err().map(|e| e.to_string());
+    let view = GraphLoops::new(&parts.graph, &map).expect("the map is this graph's");
+    let mut summary = summarise(
+        resolved,
+        &view,
+        &flows,
+        &observer,
+        Some(&parts.ledger),
+        syncs,
+        &software,
+        &description,
+        error,
+    );
+    let packets_file = parts.ledger.into_inner();
+    let committed = if outcome.is_ok() {
+        commit_data(observer.recorder.finish(&view), packets_file).and_then(|()| {
+            match scenario.output.format {
+                DataFormat::Csv => Ok(()),
+                DataFormat::Parquet => convert_to_parquet(&dir),
+            }
+        })
+    } else {
+        // Keep what was written, under the partial names.
+        if let Ok(ts) = observer.recorder.finish(&view) {
+            ts.abandon();
+        }
+        if let Ok(p) = packets_file {
+            p.abandon();
+        }
+        Ok(())
+    };
+    let wall = started.elapsed();
+    let simulated = view.time().as_secs_f64();
+    let timing = Timing {
+        wall_s: wall.as_secs_f64(),
+        simulated_s: simulated,
+        real_time_factor: if wall.as_secs_f64() > 0.0 {
+            simulated / wall.as_secs_f64()
+        } else {
+            0.0
+        },
+        syncs,
+    };
+    let timed = write_atomically(
+        &dir.join("timing.json"),
+        &serde_json::to_vec_pretty(&timing).expect("serialisable"),
+    )
+    .map_err(|e| named("timing.json", e));
+    // A run whose files could not all be written is not complete, and its
+    // summary (the last file, if it can be written at all) says why.
+    let unwritten = committed.and(timed).err();
+    if let (Some(e), true) = (&unwritten, summary.complete) {
+        summary.complete = false;
+        summary.status = "failed".into();
+        summary.stop = None;
+        summary.error = Some(format!(
+            "cannot write the run directory {}: {e}",
+            dir.display()
+        ));
+    }
+    write_summary(&dir, &summary).map_err(|e| io(named("summary.json", e)))?;
+    if let Some(e) = unwritten {
+        return Err(io(e));
+    }
+    match outcome {
+        Ok(()) => Ok(RunReport {
+            out_dir: dir,
+            summary,
+            wall,
+        }),
+        Err(source) => Err(RunError::Failed {
+            source: Box::new(source),
+            reached: view.time(),
+            out_dir: dir,
+        }),
+    }
+}
+
 /// Renames the finished data files to their final names.
 fn commit_data(
     timeseries: Result<AtomicFile, impl std::fmt::Display>,
@@ -628,9 +832,9 @@ fn write_summary(dir: &Path, summary: &RunSummary) -> std::io::Result<()> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn summarise<W: std::io::Write, P: crate::ledger::FateSink>(
+fn summarise<W: std::io::Write, P: crate::ledger::FateSink, V: LoopView + ?Sized>(
     resolved: &Resolved,
-    system: &System,
+    system: &V,
     flows: &FlowTable,
     observer: &RunObserver<W>,
     ledger: Option<&crate::ledger::Ledger<P>>,
@@ -641,19 +845,18 @@ fn summarise<W: std::io::Write, P: crate::ledger::FateSink>(
 ) -> RunSummary {
     let scenario = &resolved.scenario;
     let reached = system.time();
-    let loops = system
-        .loops()
+    let loops = observer
+        .metrics
         .iter()
-        .zip(&observer.metrics)
         .enumerate()
-        .map(|(i, (lp, m))| {
+        .map(|(i, m)| {
             let report = m.finish(system, i);
             LoopSummary {
-                name: lp.name().to_string(),
+                name: system.loop_name(i).to_string(),
                 outputs: report
                     .outputs
                     .into_iter()
-                    .zip(&lp.signature().outputs)
+                    .zip(&system.signature(i).outputs)
                     .map(|(o, name)| OutputSummary {
                         output: name.clone(),
                         against: o.against,
@@ -661,7 +864,7 @@ fn summarise<W: std::io::Write, P: crate::ledger::FateSink>(
                         metrics: o.metrics,
                     })
                     .collect(),
-                resets: lp.resets(),
+                resets: system.resets(i),
                 states: report.states,
                 controls: report.controls,
                 quadratic_cost: report.quadratic_cost,
@@ -679,7 +882,7 @@ fn summarise<W: std::io::Write, P: crate::ledger::FateSink>(
                 totals += &counts;
                 FlowSummary {
                     flow: f.id,
-                    loop_name: system.loops()[f.loop_index].name().to_string(),
+                    loop_name: system.loop_name(f.loop_index).to_string(),
                     direction: f.direction,
                     src: f.src,
                     dst: f.dst,

@@ -10,7 +10,7 @@
 
 mod drift;
 
-use controlsim::{ActuatorConfig, Loop, PerChannel, PlantModel};
+use controlsim::{ActuatorConfig, LoopView, PerChannel, PlantModel};
 use protocol::NodeKinematics;
 
 use crate::resolved::Mobility;
@@ -175,20 +175,22 @@ impl NodeMotion {
         self.path.is_bounded()
     }
 
-    /// The node's position and velocity for the plant's current state.
-    pub fn kinematics(&self, plant: &Loop) -> NodeKinematics {
-        let (position, speed) = self.along_path(plant);
+    /// The node's position and velocity for the plant's current state, in
+    /// `loops` (a system, or the graph its loops expand into).
+    pub fn kinematics<V: LoopView + ?Sized>(&self, loops: &V) -> NodeKinematics {
+        let (position, speed) = self.along_path(loops);
         self.path.kinematics(position, speed)
     }
 
     /// The position along the heading and the speed the network is given.
-    fn along_path(&self, plant: &Loop) -> (f64, f64) {
+    fn along_path<V: LoopView + ?Sized>(&self, loops: &V) -> (f64, f64) {
+        let i = self.loop_index;
         match self.source {
-            Source::Plant => plant
-                .kinematics()
+            Source::Plant => loops
+                .kinematics(i)
                 .map_or((0.0, 0.0), |k| (k.position, k.velocity)),
             Source::States { position, velocity } => {
-                let x = plant.state();
+                let x = loops.plant_state(i);
                 (x[position], velocity.map_or(0.0, |v| x[v]))
             }
         }
@@ -198,9 +200,10 @@ impl NodeMotion {
     /// network extrapolates from a sync now, within `seconds`; `None` when
     /// nothing bounds the plant's acceleration (then it must sync every
     /// period). See [`drift`] for the bound.
-    pub fn max_drift(&self, plant: &Loop, seconds: f64) -> Option<f64> {
-        let (_, speed) = self.along_path(plant);
-        self.path.max_drift(plant.state(), speed, seconds)
+    pub fn max_drift<V: LoopView + ?Sized>(&self, loops: &V, seconds: f64) -> Option<f64> {
+        let (_, speed) = self.along_path(loops);
+        self.path
+            .max_drift(loops.plant_state(self.loop_index), speed, seconds)
     }
 }
 

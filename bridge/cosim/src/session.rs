@@ -275,10 +275,9 @@ impl<W: FateSink> Session<W> {
 
     /// Positions and velocities of the nodes that plants move.
     fn kinematics(&self) -> Vec<NodeKinematics> {
-        let loops = self.system.loops();
         self.motions
             .iter()
-            .map(|m| m.kinematics(&loops[m.loop_index]))
+            .map(|m| m.kinematics(&self.system))
             .collect()
     }
 

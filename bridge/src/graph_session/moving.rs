@@ -9,6 +9,7 @@
 //! before the network is handed the period, so that the positions it gets
 //! are those of the period's start, as a loop's plant state gives them.
 
+use controlsim::graph::GraphLoops;
 use protocol::NodeKinematics;
 
 #[cfg(test)]
@@ -19,8 +20,12 @@ use crate::ledger::FateSink;
 
 impl<W: FateSink> GraphSession<W> {
     /// Positions and velocities of the moved nodes, from the outputs of the
-    /// boundary evaluated last.
+    /// boundary evaluated last (a loop run's: from its plants' states).
     pub(super) fn kinematics(&self) -> Vec<NodeKinematics> {
+        if let Some((map, motions)) = &self.loop_motions {
+            let loops = GraphLoops::new(self.graph(), map).expect("the map is this graph's");
+            return motions.iter().map(|m| m.kinematics(&loops)).collect();
+        }
         self.motions
             .iter()
             .map(|m| m.kinematics(self.graph()))
@@ -30,9 +35,18 @@ impl<W: FateSink> GraphSession<W> {
     /// Whether no moved node can be farther than `tolerance` from the
     /// network's extrapolation of it from now after `seconds`.
     pub(super) fn drift_within(&self, seconds: f64, tolerance: f64) -> bool {
-        self.motions.iter().all(|m| {
-            m.max_drift(self.graph(), seconds)
-                .is_some_and(|drift| drift <= tolerance)
-        })
+        let within = |drift: Option<f64>| drift.is_some_and(|drift| drift <= tolerance);
+        if let Some((map, motions)) = &self.loop_motions {
+            let loops = GraphLoops::new(self.graph(), map).expect("the map is this graph's");
+            return motions.iter().all(|m| within(m.max_drift(&loops, seconds)));
+        }
+        self.motions
+            .iter()
+            .all(|m| within(m.max_drift(self.graph(), seconds)))
+    }
+
+    /// Whether components or plants move nodes.
+    pub(super) fn has_motions(&self) -> bool {
+        !self.motions.is_empty() || self.loop_motions.is_some()
     }
 }

@@ -106,7 +106,7 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
     /// The next boundary where a flow on a fixed schedule sends, or the
     /// next boundary when some flow has none.
     fn next_action(&self, k: u64) -> u64 {
-        self.endpoint.next_send_boundary(k)
+        GraphSession::next_action(self, k)
     }
 
     fn kinematics(&self) -> Vec<NodeKinematics> {
@@ -114,7 +114,7 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
     }
 
     fn has_motions(&self) -> bool {
-        !self.motions.is_empty()
+        GraphSession::has_motions(self)
     }
 
     fn drift_within(&self, seconds: f64, tolerance: f64) -> bool {

@@ -115,9 +115,8 @@ impl<W: FateSink, O: Observer> ControlSide<O> for Session<W> {
     }
 
     fn drift_within(&self, seconds: f64, tolerance: f64) -> bool {
-        let loops = self.system.loops();
         self.motions.iter().all(|m| {
-            m.max_drift(&loops[m.loop_index], seconds)
+            m.max_drift(&self.system, seconds)
                 .is_some_and(|drift| drift <= tolerance)
         })
     }

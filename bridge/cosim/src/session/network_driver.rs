@@ -168,9 +168,10 @@ pub enum Placement {
     /// packet acts at the boundary it was sent at (phase U2); a loss at its
     /// [`SyncClock::loss_step`] with the actuators.
     Loops,
-    /// Graphs: every event in one class at its [`SyncClock::loss_step`]
-    /// and never at a boundary already served (the boundary a packet was
-    /// sent at was evaluated before it was sent).
+    /// Graphs: every event at its [`SyncClock::loss_step`] and never at a
+    /// boundary already served (the boundary a packet was sent at was
+    /// evaluated before it was sent), in the class of its receiver as for
+    /// loops (a graph scenario's flows are all of one class).
     Graph,
 }
 
@@ -337,24 +338,22 @@ impl<W: FateSink> NetworkDriver<W> {
             Event::Delivery(d) => (d.received, d.sent, d.flow, d.number, d.state_index, false),
             Event::Drop(d) => (d.time, d.sent, d.flow, d.number, d.state_index, true),
         };
-        let (step, class) = match (self.placement, loss) {
-            (Placement::Loops, false) => {
-                let to_controller = self
-                    .flows
-                    .get(flow)
-                    .is_some_and(|f| f.direction.to_controller());
-                let class = if to_controller {
-                    Class::Controller
-                } else {
-                    Class::Actuator
-                };
-                (self.clock.effect_step(time), class)
-            }
-            (Placement::Loops, true) => (self.clock.loss_step(time, sent), Class::Actuator),
-            (Placement::Graph, _) => (
-                self.clock.loss_step(time, sent).max(self.next_serve),
-                Class::Controller,
-            ),
+        // Deliveries to a loop's controller act before those to actuators
+        // and before losses (a graph's flows are all in the second class).
+        let to_controller = !loss
+            && self
+                .flows
+                .get(flow)
+                .is_some_and(|f| f.direction.to_controller());
+        let class = if to_controller {
+            Class::Controller
+        } else {
+            Class::Actuator
+        };
+        let step = match (self.placement, loss) {
+            (Placement::Loops, false) => self.clock.effect_step(time),
+            (Placement::Loops, true) => self.clock.loss_step(time, sent),
+            (Placement::Graph, _) => self.clock.loss_step(time, sent).max(self.next_serve),
         };
         EventKey {
             step,
