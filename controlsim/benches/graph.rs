@@ -39,8 +39,9 @@ use controlsim::graph::adapters::{
 };
 use controlsim::graph::{loops, Graph, GraphBuilder, Unobserved};
 use controlsim::{
-    ActuatorConfig, ClosedLoop, ControllerConfig, Delays, PlantConfig, PlantModel, Response,
-    SensorConfig, SignalConfig, Silent, SimTime, SolverKind, StepSize, System, SystemConfig,
+    ActuatorConfig, ClosedLoop, ControllerConfig, Delays, KeyPath, PlantConfig, PlantModel,
+    Response, SensorConfig, SignalConfig, Silent, SimTime, SolverKind, StepSize, System,
+    SystemConfig,
 };
 
 const STEPS: u64 = 2_000_000;
@@ -83,9 +84,10 @@ fn parse<T: serde::de::DeserializeOwned>(text: &str) -> T {
 fn graph() -> Graph {
     let ms = SimTime::from_millis(1);
     let h = StepSize::new(ms).expect("step");
-    let model = PlantModel::from_config("plant", &parse::<PlantConfig>(PLANT)).expect("plant");
+    let model = PlantModel::from_config(&KeyPath::key("plant"), &parse::<PlantConfig>(PLANT))
+        .expect("plant");
     let sensor = SensorComponent::new(
-        "sensor",
+        &KeyPath::key("sensor"),
         &parse::<SensorConfig>(SENSOR),
         h,
         &["y".to_string()],
@@ -93,11 +95,11 @@ fn graph() -> Graph {
         0,
     )
     .expect("sensor");
-    let actuator =
-        ActuatorComponent::new("actuator", &ActuatorConfig::default(), 1).expect("actuator");
+    let actuator = ActuatorComponent::new(&KeyPath::key("actuator"), &ActuatorConfig::default(), 1)
+        .expect("actuator");
     let reference = [parse::<SignalConfig>(REFERENCE_SIGNAL)];
     let pid = ControllerComponent::new(
-        "pid",
+        &KeyPath::key("pid"),
         &parse::<ControllerConfig>(PID),
         ControllerShape {
             measurements: 1,
@@ -113,7 +115,7 @@ fn graph() -> Graph {
     let mut b = GraphBuilder::new(ms, SolverKind::Rk4);
     b.component(
         "plant",
-        PlantComponent::new("plant", model, h).expect("plant"),
+        PlantComponent::new(&KeyPath::key("plant"), model, h).expect("plant"),
     )
     .component("sensor", sensor)
     .component("pid", pid)
@@ -233,11 +235,12 @@ fn run_only(which: &str, steps: u64) {
             let ms = SimTime::from_millis(1);
             let h = StepSize::new(ms).expect("step");
             let model =
-                PlantModel::from_config("plant", &parse::<PlantConfig>(PLANT)).expect("plant");
+                PlantModel::from_config(&KeyPath::key("plant"), &parse::<PlantConfig>(PLANT))
+                    .expect("plant");
             let mut b = GraphBuilder::new(ms, SolverKind::Rk4);
             b.component(
                 "plant",
-                PlantComponent::new("plant", model, h).expect("plant"),
+                PlantComponent::new(&KeyPath::key("plant"), model, h).expect("plant"),
             )
             .component("rx", controlsim::graph::Inlet::new(1))
             .connect("rx.y", "plant.u");
