@@ -103,9 +103,9 @@ mod tests {
     fn outcomes_read_back_as_recorded() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("runs/abc");
-        assert_eq!(read(&dir, "abc"), Outcome::NotRun);
+        assert_eq!(read(&dir, "abc", None), Outcome::NotRun);
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(read(&dir, "abc"), Outcome::Incomplete);
+        assert_eq!(read(&dir, "abc", None), Outcome::Incomplete);
         for outcome in [
             Outcome::Failed {
                 error: "the ns-3 server died\nat 1 s".into(),
