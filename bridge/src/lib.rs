@@ -33,6 +33,7 @@
 pub mod app;
 pub mod built;
 pub mod config;
+pub mod config_hash;
 // The co-simulation core's modules (bridge/cosim), at their old paths.
 pub use netloop_cosim::{flows, ledger, network, session, sync_scheme};
 pub mod fmu_checks;

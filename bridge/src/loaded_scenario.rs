@@ -6,9 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-use sha2::{Digest, Sha256};
-
 use crate::config::{Backend, Resolved};
 use crate::graph_scenario::{self, LoadedGraph};
 use crate::input::read_input;
@@ -67,25 +64,29 @@ impl LoadedScenario {
     }
 
     /// The hash of the scenario as loaded (overrides applied): the name of
-    /// a sweep run's directory and what `summary.json` records. A loop
-    /// scenario's is [`crate::run::config_hash`], unchanged.
+    /// a sweep run's directory and what `summary.json` records.
     pub fn config_hash(&self) -> String {
         match self {
             LoadedScenario::Loops(l) => crate::run::config_hash(&l.resolved.scenario),
             LoadedScenario::Graph(g) => graph_config_hash(&g.scenario),
         }
     }
+
+    /// The hash earlier versions gave the scenario
+    /// ([`crate::config_hash::legacy_of_loops`]): how `sweep --resume` finds
+    /// the runs of a sweep they wrote.
+    pub fn legacy_config_hash(&self) -> String {
+        match self {
+            LoadedScenario::Loops(l) => crate::config_hash::legacy_of_loops(&l.resolved.scenario),
+            LoadedScenario::Graph(g) => crate::config_hash::legacy_of_graph(&g.scenario),
+        }
+    }
 }
 
-/// The config hash of a graph scenario, as for loop scenarios: the first
-/// 8 bytes of the SHA-256 of its JSON form, in hex.
+/// The config hash of a graph scenario, as for loop scenarios: of its
+/// canonical form ([`crate::config_hash`]).
 pub fn graph_config_hash(scenario: &graph_scenario::GraphScenario) -> String {
-    hash_of(scenario)
-}
-
-fn hash_of(value: &impl Serialize) -> String {
-    let json = serde_json::to_vec(value).expect("a scenario always serialises");
-    hex::encode(&Sha256::digest(&json)[..8])
+    crate::config_hash::of_graph(scenario)
 }
 
 /// Whether a parsed scenario file is a graph scenario: it has `components`.

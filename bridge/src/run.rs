@@ -25,7 +25,6 @@ use controlsim::graph::{ExpandedLoops, GraphError, GraphLoops, ObserveGraph};
 use controlsim::{LoopObserver, LoopView, Observer, Recorder, System};
 use protocol::SimTime;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use crate::built::Built;
 use crate::config::{Backend, DataFormat, Ns3NetworkConfig, Resolved, Scenario, ScenarioError};
@@ -330,10 +329,10 @@ impl<W: std::io::Write> Observer for RunObserver<W> {
     }
 }
 
-/// The short hash that names a resolved config: SHA-256 of its JSON form.
+/// The short hash that names a resolved config, of its canonical form
+/// ([`crate::config_hash`]).
 pub fn config_hash(scenario: &Scenario) -> String {
-    let json = serde_json::to_vec(scenario).expect("a scenario always serialises");
-    hex::encode(&Sha256::digest(&json)[..8])
+    crate::config_hash::of_loops(scenario)
 }
 
 pub(crate) fn start_network(

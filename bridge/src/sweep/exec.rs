@@ -138,8 +138,9 @@ impl ExecReport {
     }
 }
 
-/// Whether `dir` holds a complete run of the config with `hash`.
-pub fn is_complete(dir: &Path, hash: &str) -> bool {
+/// Whether `dir` holds a complete run of the config with `hash`, or with
+/// `legacy`, the hash an earlier version gave it (docs/sweeps.md).
+pub fn is_complete(dir: &Path, hash: &str, legacy: Option<&str>) -> bool {
     let Ok(text) = read_input(&dir.join("summary.json")) else {
         return false;
     };
@@ -147,7 +148,9 @@ pub fn is_complete(dir: &Path, hash: &str) -> bool {
         return false;
     };
     summary["complete"] == serde_json::Value::Bool(true)
-        && summary["config_hash"].as_str() == Some(hash)
+        && summary["config_hash"]
+            .as_str()
+            .is_some_and(|h| h == hash || Some(h) == legacy)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,7 +187,7 @@ pub fn execute(plan: &Plan, options: &ExecOptions) -> Result<ExecReport, SweepEr
     for &i in &selected {
         let run = &plan.runs[i];
         let dir = plan.out_dir.join(&run.dir);
-        if options.resume && is_complete(&dir, &run.hash) {
+        if options.resume && is_complete(&dir, &run.hash, run.legacy_hash.as_deref()) {
             outcomes[i] = Outcome::Skipped;
             continue;
         }
@@ -247,6 +250,7 @@ async fn supervise(
                 args: run.args.clone(),
                 dir: plan.out_dir.join(&run.dir),
                 hash: run.hash.clone(),
+                legacy_hash: run.legacy_hash.clone(),
                 timeout: plan.timeout(),
                 grace: options.grace,
                 stop: stop_rx.clone(),
@@ -311,6 +315,7 @@ struct RunTask {
     args: Vec<String>,
     dir: PathBuf,
     hash: String,
+    legacy_hash: Option<String>,
     timeout: Duration,
     grace: Duration,
     stop: watch::Receiver<Stop>,
@@ -407,7 +412,7 @@ impl RunTask {
     /// A run that was told to stop may have finished just before: what its
     /// `summary.json` says wins, as it does for `--resume`.
     fn stopped(&self, reason: Outcome, wall: Duration) -> Outcome {
-        if is_complete(&self.dir, &self.hash) {
+        if is_complete(&self.dir, &self.hash, self.legacy_hash.as_deref()) {
             Outcome::Complete { wall }
         } else {
             reason
@@ -417,7 +422,7 @@ impl RunTask {
     /// The outcome of a run that exited by itself.
     fn judge(&self, status: std::process::ExitStatus, wall: Duration) -> Outcome {
         if status.success() {
-            if is_complete(&self.dir, &self.hash) {
+            if is_complete(&self.dir, &self.hash, self.legacy_hash.as_deref()) {
                 return Outcome::Complete { wall };
             }
             return Outcome::Failed {

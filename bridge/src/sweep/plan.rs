@@ -55,7 +55,13 @@ pub struct PlannedRun {
     pub seed: u64,
     /// `config_hash` of the resolved scenario; also the directory name.
     pub hash: String,
-    /// Relative to the sweep's output directory: `runs/<hash>`.
+    /// The hash an earlier version gave the run, when its directory is
+    /// that version's: `runs/<legacy_hash>` holds the run complete and
+    /// `runs/<hash>` does not exist, so the run is resumed there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_hash: Option<String>,
+    /// Relative to the sweep's output directory: `runs/<hash>`, or
+    /// `runs/<legacy_hash>`.
     pub dir: PathBuf,
     /// The `netloop` arguments that run it (after the program name).
     pub args: Vec<String>,
@@ -79,6 +85,20 @@ pub struct Plan {
     pub timeout_s: f64,
     pub points: Vec<Point>,
     pub runs: Vec<PlannedRun>,
+}
+
+/// The directory of the run with `hash`: `runs/<hash>`, unless only the
+/// directory an earlier version named by the run's `legacy` hash exists
+/// and holds the run complete, which is then the run's (and `legacy` the
+/// hash its summary may have).
+fn run_dir(out_dir: &Path, hash: &str, legacy: String) -> (PathBuf, Option<String>) {
+    let dir = PathBuf::from("runs").join(hash);
+    let old = PathBuf::from("runs").join(&legacy);
+    if !out_dir.join(&dir).exists() && super::exec::is_complete(&out_dir.join(&old), &legacy, None)
+    {
+        return (old, Some(legacy));
+    }
+    (dir, None)
 }
 
 /// One axis of the product: a list of assignments per position.
@@ -295,7 +315,7 @@ impl Plan {
                         point.label()
                     )));
                 }
-                let dir = PathBuf::from("runs").join(&hash);
+                let (dir, legacy_hash) = run_dir(out_dir, &hash, loaded.legacy_config_hash());
                 let mut args = vec![
                     "run".to_string(),
                     scenario.display().to_string(),
@@ -315,6 +335,7 @@ impl Plan {
                     run,
                     seed,
                     hash,
+                    legacy_hash,
                     dir,
                     args,
                     server,
@@ -378,8 +399,10 @@ impl Plan {
         let path = self.out_dir.join(PLAN_FILE);
         if path.exists() {
             let existing = Plan::read(&self.out_dir)?;
-            let hashes = |p: &Plan| p.runs.iter().map(|r| r.hash.clone()).collect::<Vec<_>>();
-            if hashes(&existing) != hashes(self) {
+            // By directory: a run resumed in an earlier version's directory
+            // has that version's hash in the earlier plan.
+            let dirs = |p: &Plan| p.runs.iter().map(|r| r.dir.clone()).collect::<Vec<_>>();
+            if dirs(&existing) != dirs(self) {
                 return Err(SweepError::Input(format!(
                     "{} holds the plan of another sweep ({} runs; this one has {}, or their scenarios differ): \
                      the sweep file or its scenario changed since that plan was written; \

@@ -56,11 +56,12 @@ pub fn record(dir: &Path, outcome: &Outcome) -> std::io::Result<()> {
     write_atomically(&dir.join(OUTCOME_FILE), &json)
 }
 
-/// The state of the run planned with `hash` in `dir`, as an [`Outcome`]:
+/// The state of the run planned with `hash` (or `legacy`, see
+/// [`is_complete`]) in `dir`, as an [`Outcome`]:
 /// [`Outcome::Skipped`] for a complete run, [`Outcome::Incomplete`] for a
 /// directory without an outcome, [`Outcome::NotRun`] for no directory.
-pub fn read(dir: &Path, hash: &str) -> Outcome {
-    if is_complete(dir, hash) {
+pub fn read(dir: &Path, hash: &str, legacy: Option<&str>) -> Outcome {
+    if is_complete(dir, hash, legacy) {
         return Outcome::Skipped;
     }
     if let Ok(text) = std::fs::read_to_string(dir.join(OUTCOME_FILE)) {
@@ -102,9 +103,9 @@ mod tests {
     fn outcomes_read_back_as_recorded() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("runs/abc");
-        assert_eq!(read(&dir, "abc"), Outcome::NotRun);
+        assert_eq!(read(&dir, "abc", None), Outcome::NotRun);
         std::fs::create_dir_all(&dir).unwrap();
-        assert_eq!(read(&dir, "abc"), Outcome::Incomplete);
+        assert_eq!(read(&dir, "abc", None), Outcome::Incomplete);
         for outcome in [
             Outcome::Failed {
                 error: "the ns-3 server died\nat 1 s".into(),
@@ -115,7 +116,7 @@ mod tests {
             Outcome::Interrupted,
         ] {
             record(&dir, &outcome).unwrap();
-            assert_eq!(read(&dir, "abc"), outcome);
+            assert_eq!(read(&dir, "abc", None), outcome);
         }
         // A complete summary with the planned hash wins over any record.
         std::fs::write(
@@ -123,7 +124,8 @@ mod tests {
             r#"{"complete": true, "config_hash": "abc"}"#,
         )
         .unwrap();
-        assert_eq!(read(&dir, "abc"), Outcome::Skipped);
-        assert_eq!(read(&dir, "other"), Outcome::Interrupted);
+        assert_eq!(read(&dir, "abc", None), Outcome::Skipped);
+        assert_eq!(read(&dir, "new", Some("abc")), Outcome::Skipped);
+        assert_eq!(read(&dir, "other", None), Outcome::Interrupted);
     }
 }

@@ -14,7 +14,13 @@ use super::slurm::{JobRecord, QueueState};
 pub fn outcomes(plan: &Plan) -> Vec<Outcome> {
     plan.runs
         .iter()
-        .map(|r| run_state::read(&plan.out_dir.join(&r.dir), &r.hash))
+        .map(|r| {
+            run_state::read(
+                &plan.out_dir.join(&r.dir),
+                &r.hash,
+                r.legacy_hash.as_deref(),
+            )
+        })
         .collect()
 }
 
