@@ -205,7 +205,11 @@ mod tests {
         };
         let clock: BlockConfig = toml::from_str("kind = \"clock\"").unwrap();
         let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
-        b.component_keyed("clock", "clock", build(&KeyPath::key("clock"), &clock, cx).unwrap());
+        b.component_keyed(
+            "clock",
+            "clock",
+            build(&KeyPath::key("clock"), &clock, cx).unwrap(),
+        );
         match served {
             true => b.component("sensor", Served(sensor(text))),
             false => b.component("sensor", sensor(text)),
