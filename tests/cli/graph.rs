@@ -329,7 +329,7 @@ solve = true
     let err = stderr(&o);
     assert!(
         err.contains("algebraic loop f -> sum -> g -> f at t = 5ms")
-            && err.contains("did not converge"),
+            && err.contains("did not converge in 1 iteration ("),
         "{err}"
     );
     let (_, rows) = read_csv(&out.join("timeseries.csv"));

@@ -630,8 +630,10 @@ impl Graph {
                 time: self.time(),
                 reason: match failure {
                     Failure::NoConvergence { residual } => format!(
-                        "Newton iteration did not converge in {} steps (residual {residual:e}, tolerance {:e})",
-                        settings.max_iterations, settings.tolerance
+                        "Newton iteration did not converge in {} iteration{} (residual {residual:e}, tolerance {:e})",
+                        settings.max_iterations,
+                        if settings.max_iterations == 1 { "" } else { "s" },
+                        settings.tolerance
                     ),
                     Failure::Singular => "the Newton Jacobian is singular: the loop has no unique solution".into(),
                     Failure::NotFinite => "the loop's values are not finite".into(),
