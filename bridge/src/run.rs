@@ -513,7 +513,7 @@ pub fn run_built(
     // The first failure is the one to report.
     let outcome = outcome.and(finished.map(drop));
     let error = outcome.as_ref().err().map(|e| e.to_string());
-    let mut summary = summarise(
+    let summary = summarise(
         resolved,
         &parts.system,
         &flows,
@@ -524,69 +524,21 @@ pub fn run_built(
         &description,
         error,
     );
-    let packets_file = parts.ledger.into_inner();
-    let committed = if outcome.is_ok() {
-        commit_data(observer.recorder.finish(&parts.system), packets_file).and_then(|()| {
-            match scenario.output.format {
-                DataFormat::Csv => Ok(()),
-                DataFormat::Parquet => convert_to_parquet(&dir),
-            }
-        })
-    } else {
-        // Keep what was written, under the partial names.
-        if let Ok(ts) = observer.recorder.finish(&parts.system) {
-            ts.abandon();
-        }
-        if let Ok(p) = packets_file {
-            p.abandon();
-        }
-        Ok(())
-    };
-    let wall = started.elapsed();
-    let simulated = parts.system.time().as_secs_f64();
-    let timing = Timing {
-        wall_s: wall.as_secs_f64(),
-        simulated_s: simulated,
-        real_time_factor: if wall.as_secs_f64() > 0.0 {
-            simulated / wall.as_secs_f64()
-        } else {
-            0.0
+    let timeseries = observer.recorder.finish(&parts.system);
+    let reached = parts.system.time();
+    close_run(
+        CloseRun {
+            dir,
+            started,
+            format: scenario.output.format,
+            syncs,
+            reached,
         },
-        syncs,
-    };
-    let timed = write_atomically(
-        &dir.join("timing.json"),
-        &serde_json::to_vec_pretty(&timing).expect("serialisable"),
+        timeseries,
+        parts.ledger.into_inner(),
+        outcome,
+        summary,
     )
-    .map_err(|e| named("timing.json", e));
-    // A run whose files could not all be written is not complete, and its
-    // summary (the last file, if it can be written at all) says why.
-    let unwritten = committed.and(timed).err();
-    if let (Some(e), true) = (&unwritten, summary.complete) {
-        summary.complete = false;
-        summary.status = "failed".into();
-        summary.stop = None;
-        summary.error = Some(format!(
-            "cannot write the run directory {}: {e}",
-            dir.display()
-        ));
-    }
-    write_summary(&dir, &summary).map_err(|e| io(named("summary.json", e)))?;
-    if let Some(e) = unwritten {
-        return Err(io(e));
-    }
-    match outcome {
-        Ok(()) => Ok(RunReport {
-            out_dir: dir,
-            summary,
-            wall,
-        }),
-        Err(source) => Err(RunError::Failed {
-            source: Box::new(source),
-            reached: parts.system.time(),
-            out_dir: dir,
-        }),
-    }
 }
 
 /// [`run_built`] through the graph session: the loops expanded into a
@@ -714,7 +666,7 @@ pub fn run_through_graph(
     let outcome = outcome.and(finished.map(drop));
     let error = outcome.as_ref().err().map(|e| e.to_string());
     let view = GraphLoops::new(&parts.graph, &map).expect("the map is this graph's");
-    let mut summary = summarise(
+    let summary = summarise(
         resolved,
         &view,
         &flows,
@@ -725,26 +677,71 @@ pub fn run_through_graph(
         &description,
         error,
     );
-    let packets_file = parts.ledger.into_inner();
+    let timeseries = observer.recorder.finish(&view);
+    close_run(
+        CloseRun {
+            dir,
+            started,
+            format: scenario.output.format,
+            syncs,
+            reached: view.time(),
+        },
+        timeseries,
+        parts.ledger.into_inner(),
+        outcome,
+        summary,
+    )
+}
+
+/// What [`close_run`] needs to know of a run that has ended.
+struct CloseRun {
+    dir: PathBuf,
+    started: Instant,
+    format: DataFormat,
+    syncs: u64,
+    /// The simulated time the run reached.
+    reached: SimTime,
+}
+
+/// The end of every run, whichever session drove it: the data files
+/// committed under their final names (and converted to Parquet) if the run
+/// succeeded, else kept under their partial names; `timing.json`; and the
+/// summary, written last, marked failed if any file could not be written.
+fn close_run<S>(
+    run: CloseRun,
+    timeseries: Result<AtomicFile, impl std::fmt::Display>,
+    packets: Result<AtomicFile, impl std::fmt::Display>,
+    outcome: Result<(), S>,
+    mut summary: RunSummary,
+) -> Result<RunReport, RunError<S>> {
+    let CloseRun {
+        dir,
+        started,
+        format,
+        syncs,
+        reached,
+    } = run;
+    let io = |source| RunError::Output {
+        dir: dir.clone(),
+        source,
+    };
     let committed = if outcome.is_ok() {
-        commit_data(observer.recorder.finish(&view), packets_file).and_then(|()| {
-            match scenario.output.format {
-                DataFormat::Csv => Ok(()),
-                DataFormat::Parquet => convert_to_parquet(&dir),
-            }
+        commit_data(timeseries, packets).and_then(|()| match format {
+            DataFormat::Csv => Ok(()),
+            DataFormat::Parquet => convert_to_parquet(&dir),
         })
     } else {
         // Keep what was written, under the partial names.
-        if let Ok(ts) = observer.recorder.finish(&view) {
+        if let Ok(ts) = timeseries {
             ts.abandon();
         }
-        if let Ok(p) = packets_file {
+        if let Ok(p) = packets {
             p.abandon();
         }
         Ok(())
     };
     let wall = started.elapsed();
-    let simulated = view.time().as_secs_f64();
+    let simulated = reached.as_secs_f64();
     let timing = Timing {
         wall_s: wall.as_secs_f64(),
         simulated_s: simulated,
@@ -784,7 +781,7 @@ pub fn run_through_graph(
         }),
         Err(source) => Err(RunError::Failed {
             source: Box::new(source),
-            reached: view.time(),
+            reached,
             out_dir: dir,
         }),
     }
