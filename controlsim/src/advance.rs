@@ -75,6 +75,92 @@ pub(crate) fn integrate_plant(
     }
 }
 
+/// `n` steps of a continuous plant from step `k` with the input `u` held
+/// (a graph's stretch of quiet boundaries): the bits of `n` calls of
+/// [`integrate_plant`] with each step's [`interval`], the plant's, the
+/// size's and the solver's dispatch made once for the stretch rather than
+/// once per step. Stops after the first step that leaves a state
+/// non-finite: `Err(j)`, `j` the steps done (the states are those after
+/// step `j`).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn integrate_plant_stretch(
+    plant: &PlantModel,
+    solver: SolverKind,
+    ws: &mut Workspace,
+    step: StepSize,
+    k: u64,
+    n: u64,
+    x: &mut [f64],
+    u: &[f64],
+) -> Result<(), u64> {
+    macro_rules! fixed {
+        ($n:literal) => {
+            if let Some(x) = x.first_chunk_mut::<$n>() {
+                return with_plant!(plant, p => stretch_fixed(p, solver, step, k, n, x, u));
+            }
+        };
+    }
+    match x.len() {
+        0 => return Ok(()),
+        1 => fixed!(1),
+        2 => fixed!(2),
+        3 => fixed!(3),
+        4 => fixed!(4),
+        _ => {}
+    }
+    for j in 0..n {
+        let (t, h) = interval(step, k + j);
+        integrate_plant(plant, solver, ws, t, h, x, u);
+        if !all_finite(x) {
+            return Err(j + 1);
+        }
+    }
+    Ok(())
+}
+
+/// [`integrate_plant_stretch`] for `N` states: the states in a local array
+/// for the whole stretch, one solver dispatch.
+#[inline]
+fn stretch_fixed<P: Plant + ?Sized, const N: usize>(
+    p: &P,
+    solver: SolverKind,
+    step: StepSize,
+    k: u64,
+    n: u64,
+    x: &mut [f64; N],
+    u: &[f64],
+) -> Result<(), u64> {
+    let mut local = *x;
+    macro_rules! steps {
+        ($solver:expr) => {
+            for j in 0..n {
+                let (t, h) = interval(step, k + j);
+                integrate_fixed(p, $solver, t, h, &mut local, u);
+                if !all_finite(&local) {
+                    *x = local;
+                    return Err(j + 1);
+                }
+            }
+        };
+    }
+    match solver {
+        SolverKind::Euler => steps!(SolverKind::Euler),
+        SolverKind::Heun => steps!(SolverKind::Heun),
+        SolverKind::Rk4 => steps!(SolverKind::Rk4),
+    }
+    *x = local;
+    Ok(())
+}
+
+/// Whether every element of `x` is finite: `v - v` is 0 for a finite `v`
+/// and NaN otherwise, so the sum is 0 exactly when all are (one test, no
+/// branch per element).
+#[inline]
+pub(crate) fn all_finite(x: &[f64]) -> bool {
+    x.iter().fold(0.0, |sum, &v| sum + (v - v)) == 0.0
+}
+
 /// One step of a continuous plant with guards: events are located inside
 /// the step ([`event`](crate::event)); returns the number of resets.
 ///

@@ -383,6 +383,34 @@ pub trait Component: fmt::Debug + Send {
         solver.step(ws, t, h, x, |t, x, dx| self.derivative(t, x, u, dx));
     }
 
+    /// Integrates `n` steps from boundary `k` with the inputs held, for a
+    /// stretch of quiet boundaries where nothing reads or changes this
+    /// component's inputs: the bits of `n` calls of
+    /// [`integrate`](Self::integrate), each over its step's interval. Stops
+    /// after the first step that leaves a state non-finite and returns
+    /// `Err(j)`, `j` the steps done. A kind overrides it only to take the
+    /// per-step dispatch out of the loop (a plant does).
+    #[allow(clippy::too_many_arguments)]
+    fn integrate_stretch(
+        &self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        step: StepSize,
+        k: u64,
+        n: u64,
+        x: &mut [f64],
+        u: &Inputs,
+    ) -> Result<(), u64> {
+        for j in 0..n {
+            let (t, h) = crate::advance::interval(step, k + j);
+            self.integrate(solver, ws, t, h, x, u);
+            if !crate::advance::all_finite(x) {
+                return Err(j + 1);
+            }
+        }
+        Ok(())
+    }
+
     /// Discrete bookkeeping for step `cx.k` (from `cx.now` to the next
     /// boundary), after the continuous states were integrated over it.
     fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {

@@ -50,6 +50,7 @@
 //! [`Graph::evaluate`], [`Graph::integrate_step`] and the bridge's session,
 //! which reads outputs after every evaluation, always evaluate in full.
 
+use super::component::Inputs;
 use super::engine::{AdvanceWhen, Graph, GraphObserver, Node, Schedule, Stage};
 use super::GraphError;
 use crate::error::ObserverError;
@@ -68,6 +69,11 @@ pub(crate) struct Demand {
     /// Whether quiet boundaries can be integrated as a stretch
     /// ([`Graph::run_quiet`]): no stepping component has guards.
     pub(crate) plain_steps: bool,
+    /// Whether a stretch can integrate each component over all its steps
+    /// at once ([`Component::integrate_stretch`](super::Component::integrate_stretch)):
+    /// no step of it advances a component or can report a fault, so the
+    /// components do not interact between its boundaries.
+    pub(crate) whole_stretches: bool,
 }
 
 impl Demand {
@@ -80,6 +86,7 @@ impl Demand {
         stages: &[Stage],
         lowered: &[(usize, usize)],
         stepping: &[(usize, AdvanceWhen)],
+        faulting: &[usize],
     ) -> Self {
         // Each component's stage and whether it is a stage of its own.
         let mut position = vec![(usize::MAX, false); nodes.len()];
@@ -148,11 +155,19 @@ impl Demand {
             .filter(|&i| matches!(nodes[i].schedule, Schedule::Periodic(_)))
             .collect();
         let plain_steps = stepping.iter().all(|&(i, _)| nodes[i].guards.is_none());
+        // Inside a stretch nothing is evaluated, so no port is new and a
+        // component advanced when due is not advanced.
+        let whole_stretches = plain_steps
+            && faulting.is_empty()
+            && stepping
+                .iter()
+                .all(|&(_, when)| when != AdvanceWhen::Always);
         Demand {
             lazy,
             periodic,
             quiet,
             plain_steps,
+            whole_stretches,
         }
     }
 }
@@ -219,6 +234,13 @@ impl Graph {
             let node = &mut self.nodes[i];
             node.gather(&self.values);
         }
+        if self.demand.whole_stretches {
+            let mut stop = self.k + 1;
+            while stop < end && !observer.observes(stop) {
+                stop += 1;
+            }
+            return self.integrate_stretch(stop);
+        }
         loop {
             // No component is due, so one advanced when due is not here.
             self.step_plain::<false>()?;
@@ -226,6 +248,74 @@ impl Graph {
                 return Ok(());
             }
         }
+    }
+
+    /// Integrates every stepping component from the current boundary to
+    /// `end` with its gathered inputs held, one component at a time
+    /// ([`Demand::whole_stretches`]): the bits of the step-by-step
+    /// stretch. Where a state turns non-finite, every component is put
+    /// back and integrated only up to the earliest such step, so the run
+    /// stops where, and naming what, the step-by-step stretch would.
+    ///
+    /// # Errors
+    /// As [`run_to`](Graph::run_to), at the boundary after the failing step.
+    fn integrate_stretch(&mut self, end: u64) -> Result<(), GraphError> {
+        let (k, solver, step) = (self.k, self.solver, self.step);
+        let mut steps = end - k;
+        let with_states = self
+            .stepping
+            .iter()
+            .filter(|&&(i, _)| !self.nodes[i].x.is_empty());
+        // Only a second component with states can have gone past the
+        // earliest non-finite step and need putting back.
+        let mut put_back = with_states.clone().nth(1).is_some();
+        if put_back {
+            self.stretch_start.clear();
+            for &(i, _) in with_states {
+                self.stretch_start.extend_from_slice(&self.nodes[i].x);
+            }
+        }
+        let mut finite = true;
+        loop {
+            for &(i, _) in &self.stepping {
+                let node = &mut self.nodes[i];
+                if node.x.is_empty() {
+                    continue;
+                }
+                let u = Inputs {
+                    data: &node.inputs,
+                    offsets: &node.in_offsets,
+                };
+                if let Err(done) = node.component.integrate_stretch(
+                    solver,
+                    &mut self.ws,
+                    step,
+                    k,
+                    steps,
+                    &mut node.x,
+                    &u,
+                ) {
+                    finite = false;
+                    steps = steps.min(done);
+                }
+            }
+            if finite || !put_back {
+                break;
+            }
+            // Once more from the start, every component to the earliest
+            // non-finite step (where at least one stops again).
+            let mut at = 0;
+            for &(i, _) in &self.stepping {
+                let x = &mut self.nodes[i].x;
+                let len = x.len();
+                x.copy_from_slice(&self.stretch_start[at..at + len]);
+                at += len;
+            }
+            put_back = false;
+        }
+        self.k = k + steps;
+        self.evaluated = false;
+        self.after_step(finite)
     }
 }
 

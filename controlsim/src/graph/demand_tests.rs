@@ -329,6 +329,33 @@ fn built_in_plants_have_pure_outputs_custom_ones_not() {
 #[derive(Debug)]
 struct Blowup;
 
+impl Blowup {
+    const AT: f64 = 0.055;
+}
+
+/// [`Blowup`]'s state turning infinite from `at` seconds on (never for an
+/// infinite `at`).
+#[derive(Debug)]
+struct BlowupAt(f64);
+
+impl Component for BlowupAt {
+    fn declare(&self) -> Declaration {
+        Blowup.declare()
+    }
+
+    fn needs(&self) -> Needs {
+        Needs::OUTPUT_ONLY
+    }
+
+    fn output(&mut self, cx: &mut Ctx, x: &[f64], u: &Inputs, y: &mut Outputs) {
+        Blowup.output(cx, x, u, y);
+    }
+
+    fn derivative(&self, t: f64, _x: &[f64], _u: &Inputs, dx: &mut [f64]) {
+        dx[0] = if t >= self.0 { f64::INFINITY } else { 1.0 };
+    }
+}
+
 impl Component for Blowup {
     fn declare(&self) -> Declaration {
         Declaration {
@@ -349,7 +376,7 @@ impl Component for Blowup {
     }
 
     fn derivative(&self, t: f64, _x: &[f64], _u: &Inputs, dx: &mut [f64]) {
-        dx[0] = if t >= 0.055 { f64::INFINITY } else { 1.0 };
+        dx[0] = if t >= Self::AT { f64::INFINITY } else { 1.0 };
     }
 }
 
@@ -374,6 +401,46 @@ fn a_quiet_stretch_stops_where_a_state_turns_non_finite() {
     );
     assert_eq!(lazy.k(), 6);
     assert_eq!(lazy.snapshot(), full.snapshot());
+}
+
+/// Several components with states in one stretch are integrated one at a
+/// time over the whole stretch: where one turns non-finite, the run stops
+/// at the earliest such step, naming the first component (in declaration
+/// order) non-finite there, every state left as after that step, exactly
+/// as a run observed at every boundary (each step of every component in
+/// turn). Boundaries 1, 4 and 7 are due; the others quiet.
+#[test]
+fn a_stretch_of_several_components_stops_at_the_earliest_non_finite_step() {
+    let never = f64::INFINITY;
+    // (blow-up times in declaration order, the component named, its step)
+    let cases: [(&[f64], &str, u64); 5] = [
+        (&[never, 0.055], "c1", 6),
+        (&[0.055, never], "c0", 6),
+        (&[never, 0.055, 0.025], "c2", 3),
+        (&[0.025, never, 0.025], "c0", 3),
+        (&[never, 0.045, never], "c1", 5),
+    ];
+    for (n, (at, named, step)) in cases.into_iter().enumerate() {
+        let build = || {
+            let mut b = GraphBuilder::new(STEP, SolverKind::Rk4);
+            for (i, &t) in at.iter().enumerate() {
+                b.component(&format!("c{i}"), BlowupAt(t));
+            }
+            b.build().unwrap()
+        };
+        let (mut lazy, mut full) = (build(), build());
+        let e = lazy.run_to(10, &mut Unobserved).unwrap_err();
+        let f = full.run_to(10, &mut |_: &Graph| {}).unwrap_err();
+        assert_eq!(format!("{e:?}"), format!("{f:?}"), "case {n}");
+        match e {
+            super::GraphError::NonFinite {
+                component, step: s, ..
+            } => assert_eq!((component.as_str(), s), (named, step), "case {n}"),
+            other => panic!("case {n}: {other:?}"),
+        }
+        assert_eq!(lazy.k(), step, "case {n}");
+        assert_eq!(lazy.snapshot(), full.snapshot(), "case {n}");
+    }
 }
 
 /// A continuous plant without guards takes its held input (what its

@@ -181,6 +181,9 @@ pub struct Graph {
     pub(crate) ws: Workspace,
     /// Scratch for restore's shape check.
     pub(crate) scratch: SavedState,
+    /// The continuous states at the start of a stretch
+    /// ([`run_quiet`](Self::run_quiet)), kept to put them back.
+    pub(crate) stretch_start: Vec<f64>,
     /// Components the step serves (continuous states or an `advance`), in
     /// declaration order, with when to call `advance`.
     pub(crate) stepping: Vec<(usize, AdvanceWhen)>,
@@ -238,7 +241,7 @@ impl Graph {
         let (program, lowered, lowered_fresh) = lower_stages(&nodes, &mut stages);
         // The program does a lowered sampled block's `advance`.
         stepping.retain(|&(i, _)| !program.is_sampled(i));
-        let demand = Demand::new(&nodes, &stages, &lowered, &stepping);
+        let demand = Demand::new(&nodes, &stages, &lowered, &stepping, &faulting);
         let answered = vec![NEVER; nodes.len()];
         let mut graph = Graph {
             step,
@@ -253,6 +256,7 @@ impl Graph {
             port_names,
             ws,
             scratch: SavedState::default(),
+            stretch_start: Vec::new(),
             stepping,
             faulting,
             program,
@@ -739,14 +743,6 @@ fn lower_one(program: &mut Program, nodes: &[Node], i: usize) -> Option<std::ops
     }
 }
 
-/// Whether every element of `x` is finite: `v - v` is 0 for a finite `v`
-/// and NaN otherwise, so the sum is 0 exactly when all are (one test, no
-/// branch per element).
-#[inline]
-fn all_finite(x: &[f64]) -> bool {
-    x.iter().fold(0.0, |sum, &v| sum + (v - v)) == 0.0
-}
-
 /// A component seen by the event locator: its inputs arrive as the flat
 /// slice `u`, cut into ports by `offsets`.
 struct Hybrid<'a> {
@@ -908,7 +904,7 @@ impl Graph {
                     }
                     None => component.integrate(self.solver, &mut self.ws, t, h, &mut node.x, &u),
                 }
-                finite &= all_finite(&node.x);
+                finite &= advance::all_finite(&node.x);
             }
             if advance {
                 let mut cx = Ctx {
@@ -966,7 +962,7 @@ impl Graph {
             if !node.x.is_empty() {
                 node.component
                     .integrate(solver, &mut self.ws, t, h, &mut node.x, &u);
-                finite &= all_finite(&node.x);
+                finite &= advance::all_finite(&node.x);
             }
             if advance {
                 let mut cx = Ctx {

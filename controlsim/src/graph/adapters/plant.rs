@@ -232,6 +232,23 @@ impl Component for PlantComponent {
         self.latch(u);
     }
 
+    #[inline]
+    fn integrate_stretch(
+        &self,
+        solver: SolverKind,
+        ws: &mut Workspace,
+        step: StepSize,
+        k: u64,
+        n: u64,
+        x: &mut [f64],
+        u: &Inputs,
+    ) -> Result<(), u64> {
+        let u = u.port(0);
+        let done = advance::integrate_plant_stretch(&self.model, solver, ws, step, k, n, x, u);
+        self.latch(u);
+        done
+    }
+
     fn advance(&mut self, cx: &mut Ctx, u: &Inputs) {
         let u = u.port(0);
         if let Some(m) = self.discrete {
