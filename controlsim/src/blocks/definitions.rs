@@ -467,3 +467,69 @@ fn discrete_state_space_steps_at_its_samples_and_holds() {
         assert!(close(*v, *e, 1e-12), "at k = {k}: {v} vs {e}");
     }
 }
+
+/// `pulse` against its row of docs/scenario.md ("`amplitude` while high,
+/// else 0; 0 before `delay`"): high on `[delay + n period, delay + n period
+/// + duty period)`. The expected values are integer arithmetic on the
+/// boundary index, in hundredths or thousandths of a second. Three cases:
+/// edges exactly on boundaries (all of them exact binary fractions, so a
+/// pulse starts at its edge and ends at the next), the defaults (duty 0.5,
+/// delay 0, amplitude 1) with some edges on boundaries, and edges between
+/// boundaries (a period and delay that are not binary fractions); and duty 1,
+/// high from `delay` on.
+#[test]
+fn pulse_is_high_for_its_duty_from_its_delay_on() {
+    let cases: &[(u64, &str, fn(u64) -> bool, f64)] = &[
+        // h = 50 ms; high on [0.5 + n, 0.75 + n): t = 5k hundredths.
+        (
+            50,
+            r#"kind = "pulse"
+               amplitude = 2.0
+               period = 1.0
+               duty = 0.25
+               delay = 0.5"#,
+            |k| 5 * k >= 50 && (5 * k - 50) % 100 < 25,
+            2.0,
+        ),
+        // h = 100 ms; high on [0.75 n, 0.75 n + 0.375): t = 100k thousandths.
+        (
+            100,
+            r#"kind = "pulse"
+               period = 0.75"#,
+            |k| (100 * k) % 750 < 375,
+            1.0,
+        ),
+        // h = 100 ms; high on [0.13 + 0.7 n, 0.34 + 0.7 n): t = 10k hundredths.
+        (
+            100,
+            r#"kind = "pulse"
+               amplitude = -1.5
+               period = 0.7
+               duty = 0.3
+               delay = 0.13"#,
+            |k| 10 * k >= 13 && (10 * k - 13) % 70 < 21,
+            -1.5,
+        ),
+        // h = 100 ms; duty 1: high from 0.25 s on.
+        (
+            100,
+            r#"kind = "pulse"
+               amplitude = 3.0
+               period = 0.3
+               duty = 1.0
+               delay = 0.25"#,
+            |k| k >= 3,
+            3.0,
+        ),
+    ];
+    for &(step_ms, text, high, amplitude) in cases {
+        let mut g = graph(step_ms, &[("p", text)], &[]);
+        let y = scalar(trace(&mut g, "p.y", 80));
+        for (k, &v) in y.iter().enumerate() {
+            let want = if high(k as u64) { amplitude } else { 0.0 };
+            assert_eq!(v, want, "{text}\nat k = {k}");
+        }
+        // Both levels are seen (the case is not all one level).
+        assert!(y.contains(&amplitude) && y.contains(&0.0), "{text}: {y:?}");
+    }
+}
