@@ -533,3 +533,93 @@ fn pulse_is_high_for_its_duty_from_its_delay_on() {
         assert!(y.contains(&amplitude) && y.contains(&0.0), "{text}: {y:?}");
     }
 }
+
+/// The `function` block against Rust's `f64` functions, bit for bit, for
+/// every function docs/scenario.md lists (read from its row, so a function
+/// added there is tested here; an unknown name fails to parse, a new
+/// [`FunctionKind`] fails to compile in [`reference`]). The inputs include
+/// signed zeros, halves (for the rounding functions) and values outside
+/// some domains (NaN results must be the same NaN). `sign` has no `f64`
+/// method of that meaning (`signum(0) = 1`): its definition is -1, 0 or 1
+/// (a zero keeps its sign, NaN stays NaN).
+#[test]
+fn every_function_is_the_f64_function_bit_for_bit() {
+    use super::math::{FunctionConfig, FunctionKind};
+    use std::hint::black_box;
+
+    fn reference(f: FunctionKind) -> fn(f64) -> f64 {
+        use FunctionKind as F;
+        match f {
+            F::Abs => f64::abs,
+            F::Sign => |x| {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    x
+                }
+            },
+            F::Sqrt => f64::sqrt,
+            F::Exp => f64::exp,
+            F::Log => f64::ln,
+            F::Log10 => f64::log10,
+            F::Sin => f64::sin,
+            F::Cos => f64::cos,
+            F::Tan => f64::tan,
+            F::Asin => f64::asin,
+            F::Acos => f64::acos,
+            F::Atan => f64::atan,
+            F::Sinh => f64::sinh,
+            F::Cosh => f64::cosh,
+            F::Tanh => f64::tanh,
+            F::Square => |x| x * x,
+            F::Reciprocal => |x| 1.0 / x,
+            F::Floor => f64::floor,
+            F::Ceil => f64::ceil,
+            F::Round => f64::round,
+        }
+    }
+
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/scenario.md"))
+        .unwrap();
+    let row = doc
+        .lines()
+        .find(|l| l.starts_with("| `function` |"))
+        .expect("docs/scenario.md has a `function` row");
+    let names: Vec<&str> = row
+        .split("`function` is one of `")
+        .nth(1)
+        .and_then(|s| s.split('`').next())
+        .expect("the row lists the functions")
+        .split_whitespace()
+        .collect();
+    assert_eq!(names.len(), 20, "{names:?}");
+
+    let u = [
+        -2.5, -1.0, -0.5, -0.0, 0.0, 1e-300, 0.3, 0.5, 1.0, 1.5, 2.5, 7.0, 710.0, -1e308,
+    ];
+    let input = format!("kind = \"constant\"\nvalue = {u:?}");
+    for name in names {
+        let c: FunctionConfig = toml::from_str(&format!("function = \"{name}\""))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let f = reference(c.function);
+        let text = format!(
+            "kind = \"function\"\nfunction = \"{name}\"\nwidth = {}",
+            u.len()
+        );
+        let mut g = graph(10, &[("u", &input), ("f", &text)], &[("u.y", "f.u")]);
+        g.evaluate().unwrap();
+        let y = g.value("f", "y").unwrap();
+        for (&x, &v) in u.iter().zip(y) {
+            let want = f(black_box(x));
+            assert_eq!(
+                v.to_bits(),
+                want.to_bits(),
+                "{name}({x:e}) = {v:e} ({:#x}), f64 gives {want:e} ({:#x})",
+                v.to_bits(),
+                want.to_bits()
+            );
+        }
+    }
+}
