@@ -623,3 +623,149 @@ fn every_function_is_the_f64_function_bit_for_bit() {
         }
     }
 }
+
+/// Boundaries `0..=steps` of a graph: at each, the first element of every
+/// `component.port` in `probes`.
+fn rows(g: &mut Graph, probes: &[&str], steps: u64) -> Vec<Vec<f64>> {
+    let read = |g: &Graph| -> Vec<f64> {
+        probes
+            .iter()
+            .map(|p| {
+                let (c, port) = p.split_once('.').unwrap();
+                g.value(c, port).unwrap()[0]
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    g.run_to(steps, &mut |g: &Graph| out.push(read(g))).unwrap();
+    g.evaluate().unwrap();
+    out.push(read(g));
+    out
+}
+
+/// `merge` (docs/scenario.md: "`y` is the input whose `action` is set (the
+/// first), held when none is"), driven by an `action` that is not an `if`'s
+/// so that no element or two can be set: u0 = t, u1 = -t at h = 100 ms,
+/// with action [1, 0] before 0.5 s, [0, 0] to 1 s (y holds t(0.4)), [0, 1]
+/// to 1.5 s, [1, 1] to 2 s (the first: u0) and [0, 0] after (y holds
+/// t(1.9)); bit for bit the clock's values.
+#[test]
+fn merge_passes_the_first_set_input_and_holds_when_none_is_set() {
+    let mut g = graph(
+        100,
+        &[
+            ("clock", r#"kind = "clock""#),
+            (
+                "minus",
+                r#"kind = "gain"
+                   k = -1.0"#,
+            ),
+            (
+                "action",
+                r#"kind = "expr"
+                   inputs = 0
+                   expr = [
+                       "if time < 0.5 or (time >= 1.5 and time < 2) then 1 else 0",
+                       "if time >= 1 and time < 2 then 1 else 0",
+                   ]"#,
+            ),
+            ("m", r#"kind = "merge""#),
+        ],
+        &[
+            ("clock.y", "minus.u"),
+            ("clock.y", "m.u0"),
+            ("minus.y", "m.u1"),
+            ("action.y", "m.action"),
+        ],
+    );
+    let r = rows(&mut g, &["clock.y", "m.y"], 25);
+    let t = |k: usize| r[k][0];
+    for (k, row) in r.iter().enumerate() {
+        let want = match k {
+            0..=4 | 15..=19 => t(k),
+            5..=9 => t(4),
+            10..=14 => -t(k),
+            _ => t(19),
+        };
+        assert_eq!(row[1].to_bits(), want.to_bits(), "k = {k}: {row:?}");
+    }
+    assert_eq!(t(20), 2.0);
+}
+
+/// The If/IfAction/Merge pattern (docs/scenario.md): an `if` with
+/// conditions `u < 0.5` and `u < 1.2` of the clock (h = 100 ms) sets the
+/// first that holds, else its last element; three `if_action` branches
+/// (`2 u`, `u * u`, `u + 10`, each `initial = -1`) compute only while their
+/// element is set and hold their output otherwise (the initial one before
+/// they first run); the merge passes the branch taken. The held values
+/// survive a snapshot and restore.
+#[test]
+fn if_action_branches_run_only_when_taken_and_hold_otherwise() {
+    let branch = |expr: &str| format!("kind = \"if_action\"\nexpr = \"{expr}\"\ninitial = -1.0");
+    let (double, square, late) = (branch("2 * u"), branch("u * u"), branch("u + 10"));
+    let make = || {
+        graph(
+            100,
+            &[
+                ("clock", r#"kind = "clock""#),
+                (
+                    "branch",
+                    r#"kind = "if"
+                       conditions = ["u < 0.5", "u < 1.2"]"#,
+                ),
+                ("double", &double),
+                ("square", &square),
+                ("late", &late),
+                (
+                    "m",
+                    r#"kind = "merge"
+                       inputs = 3"#,
+                ),
+            ],
+            &[
+                ("clock.y", "branch.u"),
+                ("branch.action[0]", "double.action"),
+                ("branch.action[1]", "square.action"),
+                ("branch.action[2]", "late.action"),
+                ("clock.y", "double.u"),
+                ("clock.y", "square.u"),
+                ("clock.y", "late.u"),
+                ("double.y", "m.u0"),
+                ("square.y", "m.u1"),
+                ("late.y", "m.u2"),
+                ("branch.action", "m.action"),
+            ],
+        )
+    };
+    let probes = ["clock.y", "double.y", "square.y", "late.y", "m.y"];
+    let r = rows(&mut make(), &probes, 20);
+    let t = |k: usize| r[k][0];
+    for (k, row) in r.iter().enumerate() {
+        // Taken: `double` before 0.5 s, `square` to 1.2 s, then `late`.
+        let taken = match k {
+            0..=4 => 0,
+            5..=11 => 1,
+            _ => 2,
+        };
+        let double = 2.0 * t(k.min(4));
+        let square = if k < 5 {
+            -1.0
+        } else {
+            t(k.min(11)) * t(k.min(11))
+        };
+        let late = if k < 12 { -1.0 } else { t(k) + 10.0 };
+        let want = [double, square, late, [double, square, late][taken]];
+        assert_eq!(row[1..], want, "k = {k}: {row:?}");
+    }
+    assert_eq!(t(12), 1.2);
+    // From a snapshot at k = 8 (`double` holding, `late` at its initial
+    // value), the same boundaries again.
+    let mut g = make();
+    g.run_to(8, &mut |_: &Graph| {}).unwrap();
+    let snap = g.snapshot();
+    let first = rows(&mut g, &probes, 20);
+    g.restore(&snap).unwrap();
+    let again = rows(&mut g, &probes, 20);
+    assert_eq!(first, r[8..]);
+    assert_eq!(again, r[8..]);
+}
