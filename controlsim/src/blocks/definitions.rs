@@ -1,8 +1,9 @@
 //! Known-answer tests of the blocks `tests.rs` does not cover (issue 13,
 //! Tests: "each block against its definition"): the step, ramp, sine,
-//! square and chirp sources, min / max / power / relational / logic,
-//! derivative, zero-order hold, discrete integrator and backlash, each
-//! against the formula of its row in docs/scenario.md.
+//! square, pulse and chirp sources, every `function`, min / max / power /
+//! relational / logic, derivative, zero-order hold, discrete integrator,
+//! backlash, random, from_csv, discrete state space and if / if_action /
+//! merge, each against the formula of its row in docs/scenario.md.
 
 use super::tests::{close, graph, scalar, trace};
 use crate::graph::Graph;
