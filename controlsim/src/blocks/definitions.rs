@@ -480,7 +480,9 @@ fn discrete_state_space_steps_at_its_samples_and_holds() {
 /// high from `delay` on.
 #[test]
 fn pulse_is_high_for_its_duty_from_its_delay_on() {
-    let cases: &[(u64, &str, fn(u64) -> bool, f64)] = &[
+    // (step in ms, block, high at boundary k, amplitude)
+    type Case = (u64, &'static str, fn(u64) -> bool, f64);
+    let cases: &[Case] = &[
         // h = 50 ms; high on [0.5 + n, 0.75 + n): t = 5k hundredths.
         (
             50,
