@@ -1,7 +1,7 @@
 //! The docs stay true: every key the scenario format accepts is documented
 //! in its own table of docs/scenario.md (and every sweep-file key in
-//! docs/sweeps.md), the files the tutorial names exist and work, and the
-//! example files check.
+//! docs/sweeps.md), the files the tutorial names exist and work, the
+//! example files check, and the test files their comments name exist.
 //!
 //! The keys come from the loader `netloop check` uses, not from a list kept
 //! by hand. Every table rejects unknown keys, and the loader's error for one
@@ -806,6 +806,162 @@ fn the_tutorial_names_only_existing_examples_and_its_sweep_runs() {
         .iter()
         .all(|r| r[column(&header, "status")] == "complete"));
     assert!(dir.path().join("plots/servo.theta.iae.png").exists());
+}
+
+/// The comments of a TOML text, with their line numbers: what follows a `#`
+/// that is not inside a string (basic, literal or multi-line).
+fn toml_comments(text: &str) -> Vec<(usize, &str)> {
+    let mut comments = Vec::new();
+    // The delimiter of the multi-line string a line starts inside, if any.
+    let mut open: Option<&str> = None;
+    for (n, line) in text.lines().enumerate() {
+        let mut rest = line;
+        loop {
+            if let Some(end) = open {
+                match rest.find(end) {
+                    Some(i) => {
+                        rest = &rest[i + 3..];
+                        open = None;
+                    }
+                    None => break,
+                }
+            }
+            let Some(i) = rest.find(['#', '"', '\'']) else {
+                break;
+            };
+            let tail = &rest[i..];
+            if tail.starts_with('#') {
+                comments.push((n + 1, &tail[1..]));
+                break;
+            }
+            if let Some(d) = ["\"\"\"", "'''"].into_iter().find(|d| tail.starts_with(d)) {
+                open = Some(d);
+                rest = &tail[3..];
+                continue;
+            }
+            // A one-line string: to its closing quote (`\"` escapes in "...").
+            let quote = tail.as_bytes()[0];
+            let mut j = 1;
+            while j < tail.len() && tail.as_bytes()[j] != quote {
+                j += if quote == b'"' && tail.as_bytes()[j] == b'\\' {
+                    2
+                } else {
+                    1
+                };
+            }
+            rest = tail.get(j + 1..).unwrap_or("");
+        }
+    }
+    comments
+}
+
+/// The repository paths into a test directory that `comment` names:
+/// `tests/...`, `bridge/tests/...`, `controlsim/tests/...` (any
+/// `<dir>/tests/...`), without the punctuation of the sentence around them.
+fn test_paths_named(comment: &str) -> Vec<String> {
+    comment
+        .split(|c: char| !(c.is_ascii_alphanumeric() || "/_.-".contains(c)))
+        .map(|word| word.trim_end_matches(['.', '-']))
+        .filter(|word| {
+            word.starts_with("tests/")
+                || word
+                    .split_once("/tests/")
+                    .is_some_and(|(dir, _)| !dir.is_empty() && !dir.starts_with('.'))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every `.toml` file under `dir`, recursively, sorted.
+fn toml_files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            out.extend(toml_files_under(&path));
+        } else if path.extension().is_some_and(|e| e == "toml") {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// The test files an example's comments name ("Expected (checked by
+/// bridge/tests/blocks.rs)") that are not in the repository, as
+/// `file:line: path`.
+fn missing_test_paths(file: &str, text: &str) -> Vec<String> {
+    let mut missing = Vec::new();
+    for (line, comment) in toml_comments(text) {
+        for path in test_paths_named(comment) {
+            if !root().join(&path).exists() {
+                missing.push(format!("{file}:{line}: {path}"));
+            }
+        }
+    }
+    missing
+}
+
+/// An example's comment that says which test checks it must name a test
+/// file that exists, so that moving or renaming the test cannot leave the
+/// example pointing nowhere (as it did for the block examples).
+#[test]
+fn every_test_file_an_example_names_exists() {
+    let (mut named, mut missing) = (0, Vec::new());
+    for path in toml_files_under(&root().join("examples")) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = path.strip_prefix(root()).unwrap().display().to_string();
+        named += toml_comments(&text)
+            .iter()
+            .map(|(_, c)| test_paths_named(c).len())
+            .sum::<usize>();
+        missing.extend(missing_test_paths(&file, &text));
+    }
+    assert!(
+        named >= 15,
+        "only {named} test paths found in the examples' comments: does the scan miss some?"
+    );
+    assert!(
+        missing.is_empty(),
+        "examples name test files that do not exist:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// The check above reads comments only (whole-line and after a value, not
+/// inside a string), finds every form of test path, and reports one that
+/// does not exist.
+#[test]
+fn the_example_test_path_check_notices_a_missing_file() {
+    let text = "# Expected (checked by bridge/tests/blocks.rs): fine.\n\
+                # and tests/cli/nonexistent_check.rs, wrapped\n\
+                # (see controlsim/tests/integration/equations.rs).\n\
+                name = \"tests/cli/in_a_string.rs\" # but controlsim/tests/gone.rs\n\
+                text = \"\"\"\n# tests/e2e/inside_a_multiline_string.rs\n\"\"\"\n\
+                path = 'tests/a#b' # tests/e2e/blocks_over_ns3.rs, tests/fmu/.\n";
+    let named: Vec<(usize, String)> = toml_comments(text)
+        .into_iter()
+        .flat_map(|(line, c)| test_paths_named(c).into_iter().map(move |p| (line, p)))
+        .collect();
+    let expected = [
+        (1, "bridge/tests/blocks.rs"),
+        (2, "tests/cli/nonexistent_check.rs"),
+        (3, "controlsim/tests/integration/equations.rs"),
+        (4, "controlsim/tests/gone.rs"),
+        (8, "tests/e2e/blocks_over_ns3.rs"),
+        (8, "tests/fmu/"),
+    ];
+    assert_eq!(named, expected.map(|(l, p)| (l, p.to_string())));
+    assert_eq!(
+        missing_test_paths("x.toml", text),
+        [
+            "x.toml:2: tests/cli/nonexistent_check.rs",
+            "x.toml:4: controlsim/tests/gone.rs"
+        ]
+    );
 }
 
 /// The design page that code comments and docs cite as `docs/design.md §4.2`.

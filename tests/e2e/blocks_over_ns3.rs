@@ -63,6 +63,12 @@ fn cruise_control_with_the_pid_over_ns3_is_the_one_step_delayed_local_loop() {
         // The last one is in flight when the run ends.
         assert_eq!(f["accepted"], 99_999, "{f}");
         assert_eq!(f["in_flight"], 1, "{f}");
+        // Each packet 1.0752 ms on the link: 1 ms of propagation and 94
+        // bytes (64 of payload, UDP, IP and PPP headers) at 10 Mbit/s.
+        for stat in ["mean_s", "p50_s", "max_s"] {
+            let d = f["delay"][stat].as_f64().unwrap();
+            assert!((d - 1.0752e-3).abs() < 1e-9, "delay {stat} {d}: {f}");
+        }
     }
     let n = columns(&net, &["time", "vehicle.y", "pid/force.y"]);
     let d = columns(&delayed, &["time", "vehicle.y", "pid/force.y"]);

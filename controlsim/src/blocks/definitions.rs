@@ -1,8 +1,9 @@
 //! Known-answer tests of the blocks `tests.rs` does not cover (issue 13,
 //! Tests: "each block against its definition"): the step, ramp, sine,
-//! square and chirp sources, min / max / power / relational / logic,
-//! derivative, zero-order hold, discrete integrator and backlash, each
-//! against the formula of its row in docs/scenario.md.
+//! square, pulse and chirp sources, every `function`, min / max / power /
+//! relational / logic, derivative, zero-order hold, discrete integrator,
+//! backlash, random, from_csv, discrete state space and if / if_action /
+//! merge, each against the formula of its row in docs/scenario.md.
 
 use super::tests::{close, graph, scalar, trace};
 use crate::graph::Graph;
@@ -466,4 +467,308 @@ fn discrete_state_space_steps_at_its_samples_and_holds() {
     for (k, (v, e)) in y.iter().zip(&expected).enumerate() {
         assert!(close(*v, *e, 1e-12), "at k = {k}: {v} vs {e}");
     }
+}
+
+/// `pulse` against its row of docs/scenario.md ("`amplitude` while high,
+/// else 0; 0 before `delay`"): high on `[delay + n period, delay + n period
+/// + duty period)`. The expected values are integer arithmetic on the
+/// boundary index, in hundredths or thousandths of a second. Three cases:
+/// edges exactly on boundaries (all of them exact binary fractions, so a
+/// pulse starts at its edge and ends at the next), the defaults (duty 0.5,
+/// delay 0, amplitude 1) with some edges on boundaries, and edges between
+/// boundaries (a period and delay that are not binary fractions); and duty 1,
+/// high from `delay` on.
+#[test]
+fn pulse_is_high_for_its_duty_from_its_delay_on() {
+    // (step in ms, block, high at boundary k, amplitude)
+    type Case = (u64, &'static str, fn(u64) -> bool, f64);
+    let cases: &[Case] = &[
+        // h = 50 ms; high on [0.5 + n, 0.75 + n): t = 5k hundredths.
+        (
+            50,
+            r#"kind = "pulse"
+               amplitude = 2.0
+               period = 1.0
+               duty = 0.25
+               delay = 0.5"#,
+            |k| 5 * k >= 50 && (5 * k - 50) % 100 < 25,
+            2.0,
+        ),
+        // h = 100 ms; high on [0.75 n, 0.75 n + 0.375): t = 100k thousandths.
+        (
+            100,
+            r#"kind = "pulse"
+               period = 0.75"#,
+            |k| (100 * k) % 750 < 375,
+            1.0,
+        ),
+        // h = 100 ms; high on [0.13 + 0.7 n, 0.34 + 0.7 n): t = 10k hundredths.
+        (
+            100,
+            r#"kind = "pulse"
+               amplitude = -1.5
+               period = 0.7
+               duty = 0.3
+               delay = 0.13"#,
+            |k| 10 * k >= 13 && (10 * k - 13) % 70 < 21,
+            -1.5,
+        ),
+        // h = 100 ms; duty 1: high from 0.25 s on.
+        (
+            100,
+            r#"kind = "pulse"
+               amplitude = 3.0
+               period = 0.3
+               duty = 1.0
+               delay = 0.25"#,
+            |k| k >= 3,
+            3.0,
+        ),
+    ];
+    for &(step_ms, text, high, amplitude) in cases {
+        let mut g = graph(step_ms, &[("p", text)], &[]);
+        let y = scalar(trace(&mut g, "p.y", 80));
+        for (k, &v) in y.iter().enumerate() {
+            let want = if high(k as u64) { amplitude } else { 0.0 };
+            assert_eq!(v, want, "{text}\nat k = {k}");
+        }
+        // Both levels are seen (the case is not all one level).
+        assert!(y.contains(&amplitude) && y.contains(&0.0), "{text}: {y:?}");
+    }
+}
+
+/// The `function` block against Rust's `f64` functions, bit for bit, for
+/// every function docs/scenario.md lists (read from its row, so a function
+/// added there is tested here; an unknown name fails to parse, a new
+/// [`FunctionKind`] fails to compile in [`reference`]). The inputs include
+/// signed zeros, halves (for the rounding functions) and values outside
+/// some domains (NaN results must be the same NaN). `sign` has no `f64`
+/// method of that meaning (`signum(0) = 1`): its definition is -1, 0 or 1
+/// (a zero keeps its sign, NaN stays NaN).
+#[test]
+fn every_function_is_the_f64_function_bit_for_bit() {
+    use super::math::{FunctionConfig, FunctionKind};
+    use std::hint::black_box;
+
+    fn reference(f: FunctionKind) -> fn(f64) -> f64 {
+        use FunctionKind as F;
+        match f {
+            F::Abs => f64::abs,
+            F::Sign => |x| {
+                if x > 0.0 {
+                    1.0
+                } else if x < 0.0 {
+                    -1.0
+                } else {
+                    x
+                }
+            },
+            F::Sqrt => f64::sqrt,
+            F::Exp => f64::exp,
+            F::Log => f64::ln,
+            F::Log10 => f64::log10,
+            F::Sin => f64::sin,
+            F::Cos => f64::cos,
+            F::Tan => f64::tan,
+            F::Asin => f64::asin,
+            F::Acos => f64::acos,
+            F::Atan => f64::atan,
+            F::Sinh => f64::sinh,
+            F::Cosh => f64::cosh,
+            F::Tanh => f64::tanh,
+            F::Square => |x| x * x,
+            F::Reciprocal => |x| 1.0 / x,
+            F::Floor => f64::floor,
+            F::Ceil => f64::ceil,
+            F::Round => f64::round,
+        }
+    }
+
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/scenario.md"))
+        .unwrap();
+    let row = doc
+        .lines()
+        .find(|l| l.starts_with("| `function` |"))
+        .expect("docs/scenario.md has a `function` row");
+    let names: Vec<&str> = row
+        .split("`function` is one of `")
+        .nth(1)
+        .and_then(|s| s.split('`').next())
+        .expect("the row lists the functions")
+        .split_whitespace()
+        .collect();
+    assert_eq!(names.len(), 20, "{names:?}");
+
+    let u = [
+        -2.5, -1.0, -0.5, -0.0, 0.0, 1e-300, 0.3, 0.5, 1.0, 1.5, 2.5, 7.0, 710.0, -1e308,
+    ];
+    let input = format!("kind = \"constant\"\nvalue = {u:?}");
+    for name in names {
+        let c: FunctionConfig = toml::from_str(&format!("function = \"{name}\""))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let f = reference(c.function);
+        let text = format!(
+            "kind = \"function\"\nfunction = \"{name}\"\nwidth = {}",
+            u.len()
+        );
+        let mut g = graph(10, &[("u", &input), ("f", &text)], &[("u.y", "f.u")]);
+        g.evaluate().unwrap();
+        let y = g.value("f", "y").unwrap();
+        for (&x, &v) in u.iter().zip(y) {
+            let want = f(black_box(x));
+            assert_eq!(
+                v.to_bits(),
+                want.to_bits(),
+                "{name}({x:e}) = {v:e} ({:#x}), f64 gives {want:e} ({:#x})",
+                v.to_bits(),
+                want.to_bits()
+            );
+        }
+    }
+}
+
+/// Boundaries `0..=steps` of a graph: at each, the first element of every
+/// `component.port` in `probes`.
+fn rows(g: &mut Graph, probes: &[&str], steps: u64) -> Vec<Vec<f64>> {
+    let read = |g: &Graph| -> Vec<f64> {
+        probes
+            .iter()
+            .map(|p| {
+                let (c, port) = p.split_once('.').unwrap();
+                g.value(c, port).unwrap()[0]
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    g.run_to(steps, &mut |g: &Graph| out.push(read(g))).unwrap();
+    g.evaluate().unwrap();
+    out.push(read(g));
+    out
+}
+
+/// `merge` (docs/scenario.md: "`y` is the input whose `action` is set (the
+/// first), held when none is"), driven by an `action` that is not an `if`'s
+/// so that no element or two can be set: u0 = t, u1 = -t at h = 100 ms,
+/// with action [1, 0] before 0.5 s, [0, 0] to 1 s (y holds t(0.4)), [0, 1]
+/// to 1.5 s, [1, 1] to 2 s (the first: u0) and [0, 0] after (y holds
+/// t(1.9)); bit for bit the clock's values.
+#[test]
+fn merge_passes_the_first_set_input_and_holds_when_none_is_set() {
+    let mut g = graph(
+        100,
+        &[
+            ("clock", r#"kind = "clock""#),
+            (
+                "minus",
+                r#"kind = "gain"
+                   k = -1.0"#,
+            ),
+            (
+                "action",
+                r#"kind = "expr"
+                   inputs = 0
+                   expr = [
+                       "if time < 0.5 or (time >= 1.5 and time < 2) then 1 else 0",
+                       "if time >= 1 and time < 2 then 1 else 0",
+                   ]"#,
+            ),
+            ("m", r#"kind = "merge""#),
+        ],
+        &[
+            ("clock.y", "minus.u"),
+            ("clock.y", "m.u0"),
+            ("minus.y", "m.u1"),
+            ("action.y", "m.action"),
+        ],
+    );
+    let r = rows(&mut g, &["clock.y", "m.y"], 25);
+    let t = |k: usize| r[k][0];
+    for (k, row) in r.iter().enumerate() {
+        let want = match k {
+            0..=4 | 15..=19 => t(k),
+            5..=9 => t(4),
+            10..=14 => -t(k),
+            _ => t(19),
+        };
+        assert_eq!(row[1].to_bits(), want.to_bits(), "k = {k}: {row:?}");
+    }
+    assert_eq!(t(20), 2.0);
+}
+
+/// The If/IfAction/Merge pattern (docs/scenario.md): an `if` with
+/// conditions `u < 0.5` and `u < 1.2` of the clock (h = 100 ms) sets the
+/// first that holds, else its last element; three `if_action` branches
+/// (`2 u`, `u * u`, `u + 10`, each `initial = -1`) compute only while their
+/// element is set and hold their output otherwise (the initial one before
+/// they first run); the merge passes the branch taken. The held values
+/// survive a snapshot and restore.
+#[test]
+fn if_action_branches_run_only_when_taken_and_hold_otherwise() {
+    let branch = |expr: &str| format!("kind = \"if_action\"\nexpr = \"{expr}\"\ninitial = -1.0");
+    let (double, square, late) = (branch("2 * u"), branch("u * u"), branch("u + 10"));
+    let make = || {
+        graph(
+            100,
+            &[
+                ("clock", r#"kind = "clock""#),
+                (
+                    "branch",
+                    r#"kind = "if"
+                       conditions = ["u < 0.5", "u < 1.2"]"#,
+                ),
+                ("double", &double),
+                ("square", &square),
+                ("late", &late),
+                (
+                    "m",
+                    r#"kind = "merge"
+                       inputs = 3"#,
+                ),
+            ],
+            &[
+                ("clock.y", "branch.u"),
+                ("branch.action[0]", "double.action"),
+                ("branch.action[1]", "square.action"),
+                ("branch.action[2]", "late.action"),
+                ("clock.y", "double.u"),
+                ("clock.y", "square.u"),
+                ("clock.y", "late.u"),
+                ("double.y", "m.u0"),
+                ("square.y", "m.u1"),
+                ("late.y", "m.u2"),
+                ("branch.action", "m.action"),
+            ],
+        )
+    };
+    let probes = ["clock.y", "double.y", "square.y", "late.y", "m.y"];
+    let r = rows(&mut make(), &probes, 20);
+    let t = |k: usize| r[k][0];
+    for (k, row) in r.iter().enumerate() {
+        // Taken: `double` before 0.5 s, `square` to 1.2 s, then `late`.
+        let taken = match k {
+            0..=4 => 0,
+            5..=11 => 1,
+            _ => 2,
+        };
+        let double = 2.0 * t(k.min(4));
+        let square = if k < 5 {
+            -1.0
+        } else {
+            t(k.min(11)) * t(k.min(11))
+        };
+        let late = if k < 12 { -1.0 } else { t(k) + 10.0 };
+        let want = [double, square, late, [double, square, late][taken]];
+        assert_eq!(row[1..], want, "k = {k}: {row:?}");
+    }
+    assert_eq!(t(12), 1.2);
+    // From a snapshot at k = 8 (`double` holding, `late` at its initial
+    // value), the same boundaries again.
+    let mut g = make();
+    g.run_to(8, &mut |_: &Graph| {}).unwrap();
+    let snap = g.snapshot();
+    let first = rows(&mut g, &probes, 20);
+    g.restore(&snap).unwrap();
+    let again = rows(&mut g, &probes, 20);
+    assert_eq!(first, r[8..]);
+    assert_eq!(again, r[8..]);
 }

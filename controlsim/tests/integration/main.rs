@@ -19,6 +19,7 @@ mod graph_step;
 mod linear;
 #[path = "../support/linear4.rs"]
 mod linear4;
+mod linear_forms;
 mod loop_view;
 mod plants;
 mod record;
