@@ -156,6 +156,7 @@ fn stretch_fixed<P: Plant + ?Sized, const N: usize>(
 /// Whether every element of `x` is finite: `v - v` is 0 for a finite `v`
 /// and NaN otherwise, so the sum is 0 exactly when all are (one test, no
 /// branch per element).
+#[allow(clippy::eq_op)]
 #[inline]
 pub(crate) fn all_finite(x: &[f64]) -> bool {
     x.iter().fold(0.0, |sum, &v| sum + (v - v)) == 0.0
