@@ -89,8 +89,8 @@ fn main() {
         s
     });
     let per = |s: f64| s * 1e9 / steps as f64;
-    println!("blocks_diagram_ns_per_step {:.1}", per(diagram));
-    println!("blocks_observed_ns_per_step {:.1}", per(observed));
-    println!("blocks_hand_ns_per_step {:.1}", per(hand));
-    println!("blocks_ratio {:.2}", diagram / hand);
+    println!("blocks_diagram_ns_per_step={:.1}", per(diagram));
+    println!("blocks_observed_ns_per_step={:.1}", per(observed));
+    println!("blocks_hand_ns_per_step={:.1}", per(hand));
+    println!("blocks_ratio={:.3}", diagram / hand);
 }
