@@ -9,9 +9,9 @@
 use std::path::Path;
 
 use crate::graph_flows::{
-    assert_graph_equals_loops, file, packets, run_into, scheme_cases, LOSSY_CHANNEL, SERVO_COLUMNS,
+    assert_graph_equals_loops, file, run_into, scheme_cases, LOSSY_CHANNEL, SERVO_COLUMNS,
 };
-use crate::support::{column, read_csv, summary};
+use crate::support::{column, packets, read_csv, summary};
 
 /// One column of packets.csv for one stream, in packet-number order.
 fn packet_column(dir: &Path, stream: &str, name: &str) -> Vec<u64> {

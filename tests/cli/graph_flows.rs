@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{assert_exit, column, read_csv, root, run, stderr, stdout, summary};
+use crate::support::{assert_exit, packets, root, run, series, stderr, stdout, summary};
 
 pub(crate) fn file(name: &str) -> PathBuf {
     root().join("tests/cli/graph_flows").join(name)
@@ -27,28 +27,6 @@ pub(crate) fn run_into(scenario: &Path, out: &Path, sets: &[&str]) {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = run(&args);
     assert_exit(&o, 0);
-}
-
-/// One column of a time series, as written.
-pub(crate) fn series(dir: &Path, name: &str) -> Vec<String> {
-    let (header, rows) = read_csv(&dir.join("timeseries.csv"));
-    let c = column(&header, name);
-    rows.into_iter().map(|r| r[c].clone()).collect()
-}
-
-/// packets.csv rows of one flow (by the `loop` column), without the flow
-/// id, loop and direction, which name the stream differently.
-pub(crate) fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
-    let (header, rows) = read_csv(&dir.join("packets.csv"));
-    let l = column(&header, "loop");
-    let d = column(&header, "direction");
-    let mut rows: Vec<Vec<String>> = rows
-        .into_iter()
-        .filter(|r| r[l] == stream || format!("{}:{}", r[l], r[d]) == stream)
-        .map(|r| r[3..].to_vec())
-        .collect();
-    rows.sort();
-    rows
 }
 
 /// A random, lossy builtin channel (uniform 1–15 ms delay, 20 % loss).

@@ -9,8 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::fmu::{column, fmus};
-use crate::graph_flows::{packets, scheme_cases, series};
-use crate::support::{assert_exit, netloop, read_csv};
+use crate::graph_flows::scheme_cases;
+use crate::support::{assert_exit, netloop, packets, read_csv, series};
 
 /// The header shared by both forms: 1 s at 1 ms, master-slave every
 /// 10 ms, a 2.752 ms channel (arrivals inside a step).

@@ -6,10 +6,9 @@
 //! back is refused at check, naming the key and line.
 
 use crate::graph_flows::{
-    assert_graph_equals_loops, file, packets, run_into, scheme_cases, series, LOSSY_CHANNEL,
-    SERVO_COLUMNS,
+    assert_graph_equals_loops, file, run_into, scheme_cases, LOSSY_CHANNEL, SERVO_COLUMNS,
 };
-use crate::support::{assert_exit, run, stderr, summary};
+use crate::support::{assert_exit, packets, run, series, stderr, summary};
 
 /// Every scheme (all three take rollback), with computation delays, and
 /// over a random, lossy channel.

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub use test_support::process::{assert_exit, assert_exit_saying, assert_success, stderr, stdout};
-pub use test_support::tables::{column_index as column, read_csv, summary};
+pub use test_support::tables::{
+    column_index as column, packets, read_csv, summary, timeseries_text as series,
+};
 
 /// The `netloop` binary under test.
 pub fn netloop() -> Command {

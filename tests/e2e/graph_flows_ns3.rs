@@ -7,27 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{root, run_scenario as netloop, server_set, summary};
-
-/// One column of a time series.
-pub(crate) fn series(dir: &Path, name: &str) -> Vec<String> {
-    let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
-    let c = r.headers().unwrap().iter().position(|h| h == name).unwrap();
-    r.records().map(|x| x.unwrap()[c].to_string()).collect()
-}
-
-/// packets.csv rows whose `loop` (and `direction`) match, from `number` on.
-pub(crate) fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
-    let mut r = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
-    let mut rows: Vec<Vec<String>> = r
-        .records()
-        .map(|x| x.unwrap().iter().map(str::to_string).collect::<Vec<_>>())
-        .filter(|x| x[1] == stream || format!("{}:{}", x[1], x[2]) == stream)
-        .map(|x| x[3..].to_vec())
-        .collect();
-    rows.sort();
-    rows
-}
+use crate::support::{
+    packet_rows, packets, root, run_scenario as netloop, series, server_set, summary,
+};
 
 /// Runs the `[[loops]]` file and the graph file of tests/cli/graph_flows
 /// with the `sync` settings over the same ns-3 point-to-point link (1 Mbit/s,
@@ -204,21 +186,6 @@ fn the_cascade_example_holds_its_outer_loop_over_ns3() {
     );
 }
 
-/// The rows of packets.csv, each as `column -> value`, in file order.
-fn packet_rows(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
-    let mut r = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
-    let header: Vec<String> = r.headers().unwrap().iter().map(str::to_string).collect();
-    r.records()
-        .map(|x| {
-            header
-                .iter()
-                .cloned()
-                .zip(x.unwrap().iter().map(str::to_string))
-                .collect()
-        })
-        .collect()
-}
-
 /// examples/two_sensor_paths_graph.toml over Wi-Fi: the angle samples go
 /// straight from the servo's node to the controller's, the speed samples
 /// by the relay's node, which sends each one it accepts on at the first
@@ -257,7 +224,7 @@ fn the_two_sensor_example_sends_its_samples_by_two_paths() {
     // The relay forwards every accepted speed sample, in the order they
     // arrive, at the first sync point at or after its arrival.
     let ns =
-        |r: &std::collections::HashMap<String, String>, c: &str| -> u64 { r[c].parse().unwrap() };
+        |r: &std::collections::BTreeMap<String, String>, c: &str| -> u64 { r[c].parse().unwrap() };
     let mut accepted: Vec<_> = of("speed_hop1")
         .into_iter()
         .filter(|r| r["fate"] == "accepted")

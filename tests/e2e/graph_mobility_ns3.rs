@@ -7,38 +7,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{run_scenario, server_set};
+use crate::support::{packets_in_file_order, run_scenario, series, server_set, summary};
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cli/graph_mobility")
 }
 
-/// One column of a time series.
-fn series(dir: &Path, name: &str) -> Vec<String> {
-    let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
-    let headers = r.headers().unwrap().clone();
-    let c = headers
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name} in {headers:?}"));
-    r.records().map(|x| x.unwrap()[c].to_string()).collect()
-}
-
-/// packets.csv rows of one stream (`loop:direction` or a flow's name),
-/// from `number` on.
-fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
-    let mut r = csv::Reader::from_path(dir.join("packets.csv")).unwrap();
-    r.records()
-        .map(|x| x.unwrap().iter().map(str::to_string).collect::<Vec<_>>())
-        .filter(|x| x[1] == stream || format!("{}:{}", x[1], x[2]) == stream)
-        .map(|x| x[3..].to_vec())
-        .collect()
-}
-
 fn syncs(dir: &Path) -> u64 {
-    let s: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
-    s["sync"]["syncs"].as_u64().unwrap()
+    summary(dir)["sync"]["syncs"].as_u64().unwrap()
 }
 
 #[test]
@@ -75,12 +51,16 @@ fn a_moving_cart_as_a_graph_equals_the_same_loop_over_wave() {
             x.last().unwrap() > &0.5,
             "{scheme} {tolerance}: the cart moves"
         );
-        let up = packets(&l, "cart:uplink");
+        let up = packets_in_file_order(&l, "cart:uplink");
         assert!(up.len() >= 190, "{scheme}: {} uplink rows", up.len());
-        assert_eq!(up, packets(&g, "uplink"), "{scheme} {tolerance}: uplink");
         assert_eq!(
-            packets(&l, "cart:downlink"),
-            packets(&g, "downlink"),
+            up,
+            packets_in_file_order(&g, "uplink"),
+            "{scheme} {tolerance}: uplink"
+        );
+        assert_eq!(
+            packets_in_file_order(&l, "cart:downlink"),
+            packets_in_file_order(&g, "downlink"),
             "{scheme} {tolerance}: downlink"
         );
         if scheme != "event_driven" {
@@ -145,9 +125,9 @@ fn a_moving_cart_as_a_graph_keeps_a_tolerance_from_its_model_as_the_loop_does() 
         assert_eq!(series(&tolerant[0], a), series(&tolerant[1], b), "{a}");
     }
     for (l, g) in [("cart:uplink", "uplink"), ("cart:downlink", "downlink")] {
-        let rows = packets(&tolerant[0], l);
+        let rows = packets_in_file_order(&tolerant[0], l);
         assert!(rows.len() >= 190, "{l}: {} rows", rows.len());
-        assert_eq!(rows, packets(&tolerant[1], g), "{l}");
+        assert_eq!(rows, packets_in_file_order(&tolerant[1], g), "{l}");
     }
     assert_eq!(syncs(&tolerant[0]), syncs(&tolerant[1]), "syncs");
     assert_eq!(syncs(&exact[0]), syncs(&exact[1]), "exact syncs");
@@ -191,7 +171,7 @@ fn the_positions_a_graph_hands_ns3_set_the_propagation_delay() {
     let expected = 30.0 / 299_792_458.0 * 1e9;
     for flow in ["uplink", "downlink"] {
         let delays = |run: &Path| -> std::collections::BTreeMap<String, f64> {
-            packets(run, flow)
+            packets_in_file_order(run, flow)
                 .into_iter()
                 // number .. delay_ns: packets.csv from its `number` column
                 .filter(|r| !r[8].is_empty())
@@ -244,9 +224,9 @@ fn a_subsystem_component_moves_its_node_as_the_flat_graph_does() {
         assert_eq!(series(&flat, a), series(&sub, b), "{a}");
     }
     for flow in ["uplink", "downlink"] {
-        let rows = packets(&flat, flow);
+        let rows = packets_in_file_order(&flat, flow);
         assert!(rows.len() >= 190, "{flow}: {} rows", rows.len());
-        assert_eq!(rows, packets(&sub, flow), "{flow}");
+        assert_eq!(rows, packets_in_file_order(&sub, flow), "{flow}");
     }
     assert_eq!(syncs(&flat), syncs(&sub));
 }

@@ -4,8 +4,7 @@
 //! an ns-3 point-to-point link under every sync scheme, with and without a
 //! computation delay.
 
-use crate::graph_flows_ns3::{packets, series};
-use crate::support::{root, run_scenario as netloop, server_binary, summary};
+use crate::support::{packets, root, run_scenario as netloop, series, server_binary, summary};
 
 #[test]
 fn a_graph_controller_answering_by_rollback_over_ns3_equals_the_loop_form() {

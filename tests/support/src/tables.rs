@@ -26,6 +26,28 @@ pub fn packet_rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
     csv_rows(std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
+/// The `packets.csv` rows of one stream, sorted: those whose `loop` column
+/// is `stream` (a graph's flow) or whose `loop:direction` is (a loop's
+/// uplink or downlink), from the `number` column on, without the flow id,
+/// loop and direction, which name the same stream differently in a loop and
+/// in a graph.
+pub fn packets(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+    let mut rows = packets_in_file_order(dir, stream);
+    rows.sort();
+    rows
+}
+
+/// As [`packets`], in the order of the file.
+pub fn packets_in_file_order(dir: &Path, stream: &str) -> Vec<Vec<String>> {
+    let (header, rows) = read_csv(&dir.join("packets.csv"));
+    let l = column_index(&header, "loop");
+    let d = column_index(&header, "direction");
+    rows.into_iter()
+        .filter(|r| r[l] == stream || format!("{}:{}", r[l], r[d]) == stream)
+        .map(|r| r[3..].to_vec())
+        .collect()
+}
+
 /// An integer cell of a row, `None` when empty.
 pub fn num(row: &BTreeMap<String, String>, column: &str) -> Option<u64> {
     let text = &row[column];
@@ -37,9 +59,18 @@ pub fn num(row: &BTreeMap<String, String>, column: &str) -> Option<u64> {
 
 /// One column of a run's `timeseries.csv` as numbers.
 pub fn timeseries_column(dir: &Path, name: &str) -> Vec<f64> {
+    timeseries_text(dir, name)
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+/// One column of a run's `timeseries.csv` as written, for bit-exact
+/// comparisons.
+pub fn timeseries_text(dir: &Path, name: &str) -> Vec<String> {
     let (header, rows) = read_csv(&dir.join("timeseries.csv"));
     let index = column_index(&header, name);
-    rows.iter().map(|r| r[index].parse().unwrap()).collect()
+    rows.into_iter().map(|mut r| r.swap_remove(index)).collect()
 }
 
 /// A CSV file (`sweep.csv`, ...) as its header and records.
