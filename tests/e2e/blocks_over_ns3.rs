@@ -6,26 +6,15 @@
 
 use std::path::Path;
 
-use crate::support::{root, run_scenario as netloop, server_set, summary};
+use crate::support::{column_index, read_csv, root, run_scenario as netloop, server_set, summary};
 
 /// The columns `names` of a time series, as text (bit-exact comparisons)
 /// and numbers.
 fn columns(dir: &Path, names: &[&str]) -> Vec<Vec<String>> {
-    let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
-    let h = r.headers().unwrap().clone();
-    let idx: Vec<usize> = names
-        .iter()
-        .map(|n| {
-            h.iter()
-                .position(|x| x == *n)
-                .unwrap_or_else(|| panic!("{n} not in {h:?}"))
-        })
-        .collect();
-    r.records()
-        .map(|x| {
-            let x = x.unwrap();
-            idx.iter().map(|&i| x[i].to_string()).collect()
-        })
+    let (header, rows) = read_csv(&dir.join("timeseries.csv"));
+    let idx: Vec<usize> = names.iter().map(|n| column_index(&header, n)).collect();
+    rows.iter()
+        .map(|r| idx.iter().map(|&i| r[i].clone()).collect())
         .collect()
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use protocol::SimTime;
 
-use crate::support::{assert_success, server_binary};
+use crate::support::{assert_success, read_csv, server_binary};
 use test_support::fixtures::{ServoPid, PID_GAINS};
 
 /// A servo loop over a 1 Mbps, 2 ms point-to-point link; the builtin
@@ -140,13 +140,7 @@ fn simultaneous_sends_queue_in_ns3_but_not_in_the_builtin_channel() {
 /// channel does not model. Fates and trajectories still agree, and the
 /// difference is exactly the queueing delay.
 fn assert_same_fates_with_queueing(ns3: &Path, builtin: &Path, label: &str) {
-    let rows = |dir: &Path| -> Vec<csv::StringRecord> {
-        csv::Reader::from_path(dir.join("packets.csv"))
-            .unwrap()
-            .records()
-            .map(Result::unwrap)
-            .collect()
-    };
+    let rows = |dir: &Path| read_csv(&dir.join("packets.csv")).1;
     let (a, b) = (rows(ns3), rows(builtin));
     assert_eq!(a.len(), b.len(), "{label}");
     let mut queued = 0;
@@ -282,18 +276,13 @@ fn killing_the_server_fails_the_run_and_keeps_partial_results(sync: &str) {
         !out.join("timeseries.csv").exists() && !out.join("packets.csv").exists(),
         "looks complete"
     );
-    let mut rows = csv::Reader::from_path(out.join("timeseries.csv.partial")).unwrap();
-    let width = rows.headers().unwrap().len();
-    let mut count = 0;
-    for row in rows.records() {
-        assert_eq!(row.unwrap().len(), width, "a torn row");
-        count += 1;
+    let (header, rows) = read_csv(&out.join("timeseries.csv.partial"));
+    for row in &rows {
+        assert_eq!(row.len(), header.len(), "a torn row");
     }
+    let count = rows.len();
     assert!(count > 100, "only {count} rows kept");
-    let packets = csv::Reader::from_path(out.join("packets.csv.partial"))
-        .unwrap()
-        .into_records()
-        .count();
+    let packets = read_csv(&out.join("packets.csv.partial")).1.len();
     assert!(packets > 100);
 }
 

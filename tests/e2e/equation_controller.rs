@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{run_scenario_with, server_set};
+use crate::support::{read_csv, run_scenario_with, server_set};
 
 fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/servo_equation_pi_p2p.toml")
@@ -25,21 +25,13 @@ fn with_builtin_pid(dir: &Path) -> PathBuf {
     path
 }
 
-/// The time series as (header, rows of text).
-fn table(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut r = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
-    let h = r.headers().unwrap().iter().map(str::to_string).collect();
-    let rows = r
-        .records()
-        .map(|x| x.unwrap().iter().map(str::to_string).collect())
-        .collect();
-    (h, rows)
-}
-
 /// The columns both runs record (the plant's, the controls; not the
 /// controllers' own states, which are named differently), as text.
 fn shared_columns(a: &Path, b: &Path) -> (Vec<String>, Vec<Vec<String>>, Vec<Vec<String>>) {
-    let ((ha, ra), (hb, rb)) = (table(a), table(b));
+    let ((ha, ra), (hb, rb)) = (
+        read_csv(&a.join("timeseries.csv")),
+        read_csv(&b.join("timeseries.csv")),
+    );
     let names: Vec<String> = ha.iter().filter(|n| hb.contains(n)).cloned().collect();
     let pick = |h: &[String], rows: &[Vec<String>]| -> Vec<Vec<String>> {
         let idx: Vec<usize> = names

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::support::assert_success;
+use crate::support::{assert_success, read_csv};
 
 fn examples() -> Vec<PathBuf> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
@@ -78,10 +78,7 @@ fn every_example_sweep_runs() {
             .output()
             .unwrap();
         assert_success(&result, &name);
-        let rows = csv::Reader::from_path(dir.join("sweep.csv"))
-            .unwrap()
-            .into_records()
-            .count();
+        let rows = read_csv(&dir.join("sweep.csv")).1.len();
         assert!(rows >= 4, "{name}: {rows} runs");
     }
 }

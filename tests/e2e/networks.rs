@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use bridge::config::Scenario;
 use bridge::run::{run, RunOptions, RunReport};
 
-use crate::support::server_binary;
+use crate::support::{server_binary, table_rows};
 use test_support::fixtures::ServoPid;
 
 /// A DC servo on node 0 with a time-triggered PID on node 1, sampled every
@@ -489,20 +489,17 @@ fn the_drop_log_says_where_each_lost_packet_died() {
             lost.len() > 5,
             "the scenario should lose packets: {network}"
         );
-        let mut log = csv::Reader::from_path(run.join("ns3/drops.csv")).unwrap();
-        let h = log.headers().unwrap().clone();
-        let col = |name: &str| h.iter().position(|c| c == name).unwrap();
-        let reported: BTreeMap<(String, String), (String, String)> = log
-            .records()
-            .map(Result::unwrap)
-            .filter(|r| &r[col("reported")] == "1")
-            .map(|r| {
-                (
-                    (r[col("flow")].to_string(), r[col("number")].to_string()),
-                    (r[col("reason")].to_lowercase(), r[col("node")].to_string()),
-                )
-            })
-            .collect();
+        let reported: BTreeMap<(String, String), (String, String)> =
+            table_rows(&run.join("ns3/drops.csv"))
+                .into_iter()
+                .filter(|r| r["reported"] == "1")
+                .map(|r| {
+                    (
+                        (r["flow"].clone(), r["number"].clone()),
+                        (r["reason"].to_lowercase(), r["node"].clone()),
+                    )
+                })
+                .collect();
         assert_eq!(reported, lost, "{network}");
     }
 }

@@ -4,10 +4,9 @@
 //! clocked at the arrivals computes it: the ns-3 version of
 //! `bridge/tests/cosim/event_time.rs`, with the same oracle.
 
-use std::path::Path;
 use std::process::Command;
 
-use crate::support::{assert_success, packet_rows, server_binary};
+use crate::support::{assert_success, packet_rows, server_binary, timeseries_column};
 
 #[path = "../../bridge/tests/cosim/pid_oracle.rs"]
 mod pid_oracle;
@@ -35,20 +34,6 @@ binary = "{server}"
         server = server_binary().display(),
         loop_ = pid_oracle::SERVO_LOOP
     )
-}
-
-fn column(dir: &Path, name: &str) -> Vec<f64> {
-    let mut reader = csv::Reader::from_path(dir.join("timeseries.csv")).unwrap();
-    let index = reader
-        .headers()
-        .unwrap()
-        .iter()
-        .position(|h| h == name)
-        .unwrap_or_else(|| panic!("no column {name}"));
-    reader
-        .records()
-        .map(|r| r.unwrap()[index].parse().unwrap())
-        .collect()
 }
 
 #[test]
@@ -89,10 +74,10 @@ fn over_a_p2p_link_the_event_triggered_pid_is_clocked_at_the_arrivals() {
         let (checked, across) = pid_oracle::check(
             scheme,
             &uplink,
-            &column(&out, "servo.y.theta"),
-            &column(&out, "servo.uc.voltage"),
-            &column(&out, "servo.xc.integral"),
-            &column(&out, "servo.xc.derivative"),
+            &timeseries_column(&out, "servo.y.theta"),
+            &timeseries_column(&out, "servo.uc.voltage"),
+            &timeseries_column(&out, "servo.xc.integral"),
+            &timeseries_column(&out, "servo.xc.derivative"),
         );
         assert!(checked > 250, "{scheme}: {checked} answers checked");
         assert_eq!(

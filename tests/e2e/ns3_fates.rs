@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::packet_rows;
+use crate::support::{packet_rows, table_rows};
 
 /// `examples/servo_wifi_interference.toml` with 16 background nodes, a
 /// time-triggered controller and master-slave sync every 10 ms: with seed 1
@@ -50,18 +50,14 @@ fn count(v: &serde_json::Value, key: &str) -> u64 {
 /// Per flow: the rows of `ns3/drops.csv` the server reported to netloop
 /// (`reported = 1`), as (number, time).
 fn reported_drops(run: &Path) -> BTreeMap<String, Vec<(String, String)>> {
-    let mut log = csv::Reader::from_path(run.join("ns3/drops.csv")).unwrap();
-    let h = log.headers().unwrap().clone();
-    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
     let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for r in log
-        .records()
-        .map(Result::unwrap)
-        .filter(|r| &r[col("reported")] == "1")
+    for r in table_rows(&run.join("ns3/drops.csv"))
+        .into_iter()
+        .filter(|r| r["reported"] == "1")
     {
-        out.entry(r[col("flow")].to_string())
+        out.entry(r["flow"].clone())
             .or_default()
-            .push((r[col("number")].to_string(), r[col("time_ns")].to_string()));
+            .push((r["number"].clone(), r["time_ns"].clone()));
     }
     out
 }

@@ -6,7 +6,8 @@ pub use test_support::ns3::{options, send, server_binary, step, udp_flow};
 pub use test_support::process::{assert_success, child_named, process_alive, process_exists};
 pub use test_support::root;
 pub use test_support::tables::{
-    packet_rows, packets, packets_in_file_order, summary, timeseries_text as series,
+    column_index, packet_rows, packets, packets_in_file_order, read_csv, summary, table_rows,
+    timeseries_column, timeseries_text as series,
 };
 pub use test_support::tapped::{Tap, Tapped};
 

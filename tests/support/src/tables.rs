@@ -20,10 +20,14 @@ pub fn csv_rows(table: impl std::io::Read) -> Vec<BTreeMap<String, String>> {
         .collect()
 }
 
+/// A CSV file as one map per row, column name to text.
+pub fn table_rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    csv_rows(std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
 /// `packets.csv` of a run directory as one map per row.
 pub fn packet_rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
-    let path = dir.join("packets.csv");
-    csv_rows(std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+    table_rows(&dir.join("packets.csv"))
 }
 
 /// The `packets.csv` rows of one stream, sorted: those whose `loop` column
