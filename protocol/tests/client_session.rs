@@ -2,8 +2,6 @@
 //! (`golden/frames.txt`, `golden/bad_frames.txt`) concatenated into scripted
 //! streams, decoded a few bytes at a time as a socket would deliver them.
 
-mod golden_table;
-
 use std::collections::HashMap;
 
 use protocol::client::{Event, Session, SessionError, State};
@@ -11,23 +9,18 @@ use protocol::{
     decode, ErrorCode, FrameError, MessageKind, SimTime, Step, DEFAULT_MAX_PAYLOAD,
     PROTOCOL_VERSION,
 };
-
-/// `case -> frame bytes` of a golden table of `fields` fields, the last the
-/// hex frame.
-fn golden(file: &str, fields: usize) -> HashMap<String, Vec<u8>> {
-    golden_table::read_table(file, fields)
-        .into_iter()
-        .map(|mut cols| {
-            let frame = hex::decode(cols.pop().unwrap()).unwrap();
-            (cols.swap_remove(0), frame)
-        })
-        .collect()
-}
+use test_support::golden;
 
 /// The server's bytes, concatenated from golden cases.
 fn stream(cases: &[&str]) -> Vec<u8> {
-    let frames = golden("frames.txt", 2);
-    let bad = golden("bad_frames.txt", 3);
+    let frames: HashMap<String, Vec<u8>> = golden::frames()
+        .into_iter()
+        .map(|f| (f.case, f.bytes))
+        .collect();
+    let bad: HashMap<String, Vec<u8>> = golden::bad_frames()
+        .into_iter()
+        .map(|f| (f.case, f.bytes))
+        .collect();
     cases
         .iter()
         .flat_map(|c| frames.get(*c).or_else(|| bad.get(*c)).unwrap().clone())

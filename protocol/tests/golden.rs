@@ -9,10 +9,8 @@
 //! `NETLOOP_BLESS=1 cargo test -p protocol --test golden` and bump
 //! `PROTOCOL_VERSION`.
 
-mod golden_table;
-
-use golden_table::{golden_dir, read_table};
 use protocol::*;
+use test_support::golden::{bad_frames, frames, golden_dir};
 
 /// The valid cases. The C++ test `wire_golden_test.cc` builds the same values.
 fn golden_cases() -> Vec<(&'static str, Message)> {
@@ -197,21 +195,21 @@ fn golden_frames_match_byte_for_byte() {
         }
         std::fs::write(golden_dir().join("frames.txt"), text).unwrap();
     }
-    let table = read_table("frames.txt", 2);
+    let table = frames();
     assert_eq!(
         table.len(),
         cases.len(),
         "frames.txt and golden_cases() disagree on the case list"
     );
-    for ((name, msg), row) in cases.iter().zip(&table) {
-        assert_eq!(name, &row[0]);
-        let bytes = hex::decode(&row[1]).unwrap();
+    for ((name, msg), frame) in cases.iter().zip(&table) {
+        assert_eq!(name, &frame.case);
+        let bytes = &frame.bytes;
         assert_eq!(
             hex::encode(encode(msg).unwrap()),
-            row[1],
+            hex::encode(bytes),
             "encoding of {name} changed"
         );
-        match decode(&bytes, DEFAULT_MAX_PAYLOAD).unwrap() {
+        match decode(bytes, DEFAULT_MAX_PAYLOAD).unwrap() {
             Decoded::Frame { message, consumed } => {
                 assert_eq!(consumed, bytes.len(), "{name}");
                 assert_eq!(&message, msg, "{name}");
@@ -305,12 +303,16 @@ fn bad_frames_give_the_right_error_variant() {
         }
         std::fs::write(golden_dir().join("bad_frames.txt"), text).unwrap();
     }
-    let table = read_table("bad_frames.txt", 3);
+    let table = bad_frames();
     assert_eq!(table.len(), cases.len());
-    for row in &table {
-        let bytes = hex::decode(&row[2]).unwrap();
-        let err = decode(&bytes, DEFAULT_MAX_PAYLOAD).expect_err(&row[0]);
-        assert_eq!(FrameError::class(&err), row[1], "{}: {err}", row[0]);
+    for frame in &table {
+        let err = decode(&frame.bytes, DEFAULT_MAX_PAYLOAD).expect_err(&frame.case);
+        assert_eq!(
+            FrameError::class(&err),
+            frame.class,
+            "{}: {err}",
+            frame.case
+        );
         // The message names what is wrong, for the user.
         assert!(!err.to_string().is_empty());
     }

@@ -1,6 +1,20 @@
-//! The golden tables of wire frames in `protocol/golden/`, for suites
-//! outside the protocol crate (the protocol crate's own golden test writes
-//! and checks them).
+//! The golden tables of wire frames in `protocol/golden/`: `frames.txt`,
+//! one valid frame per message kind, and `bad_frames.txt`, malformed frames
+//! with the error each decoder must report. The protocol crate's golden
+//! test writes and checks them; every suite (that one too) reads them here.
+
+use std::path::PathBuf;
+
+/// `protocol/golden/`.
+pub fn golden_dir() -> PathBuf {
+    crate::root().join("protocol/golden")
+}
+
+/// A valid frame from `frames.txt`: the case's name and the bytes.
+pub struct Frame {
+    pub case: String,
+    pub bytes: Vec<u8>,
+}
 
 /// A malformed frame from `bad_frames.txt`: the case's name, the
 /// [`protocol::FrameError::class`] a decoder must report, and the bytes.
@@ -10,20 +24,46 @@ pub struct BadFrame {
     pub bytes: Vec<u8>,
 }
 
-/// Every row of `protocol/golden/bad_frames.txt`.
+/// Every row of `protocol/golden/frames.txt`, in file order.
+pub fn frames() -> Vec<Frame> {
+    rows("frames.txt", 2)
+        .into_iter()
+        .map(|row| Frame {
+            bytes: hex_decode(&row[1]),
+            case: row[0].clone(),
+        })
+        .collect()
+}
+
+/// Every row of `protocol/golden/bad_frames.txt`, in file order.
 pub fn bad_frames() -> Vec<BadFrame> {
-    let path = crate::root().join("protocol/golden/bad_frames.txt");
+    rows("bad_frames.txt", 3)
+        .into_iter()
+        .map(|row| BadFrame {
+            bytes: hex_decode(&row[2]),
+            class: row[1].clone(),
+            case: row[0].clone(),
+        })
+        .collect()
+}
+
+/// The rows of a golden table, each of `fields` whitespace-separated fields;
+/// blank lines and `#` comments are skipped.
+fn rows(file: &str, fields: usize) -> Vec<Vec<String>> {
+    let path = golden_dir().join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|l| match l.split_whitespace().collect::<Vec<_>>()[..] {
-            [case, class, hex] => BadFrame {
-                case: case.to_string(),
-                class: class.to_string(),
-                bytes: hex_decode(hex),
-            },
-            _ => panic!("malformed line in {}: {l}", path.display()),
+        .map(|l| {
+            let row: Vec<String> = l.split_whitespace().map(String::from).collect();
+            assert_eq!(
+                row.len(),
+                fields,
+                "malformed line in {}: {l}",
+                path.display()
+            );
+            row
         })
         .collect()
 }

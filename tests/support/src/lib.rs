@@ -1,8 +1,9 @@
 //! Test scaffolding shared by netloop's test binaries (`tests/cli`,
-//! `tests/e2e`, `bridge/tests/cosim`), so that a fixture or a reader is
-//! written once and every suite reads outputs the same way. (The protocol
-//! and time crates read their golden tables in their own tests: this crate
-//! depends on them.)
+//! `tests/e2e`, `bridge/tests/cosim`, `protocol/tests`), so that a fixture
+//! or a reader is written once and every suite reads outputs the same way.
+//! (The protocol crate dev-depends on this one, which depends on it: Cargo
+//! allows that cycle for dev-dependencies. The time crate reads its one
+//! golden table, `durations.txt`, in its own test.)
 //!
 //! # Lifecycle
 //! 1. **Build a scenario** from [`fixtures`] (the DC servo loop most tests
