@@ -1,9 +1,11 @@
 //! Network kinds are described once, by the server (`netloop-server
-//! --describe`): the bridge's typed kinds agree with that schema (keys,
-//! argument names, defaults), every limit it declares is enforced and
-//! reported at the scenario key, and a kind that only the C++ test suite
-//! adds (`toy`, ns3-scenarios/tests/toy-kind-server.cc) is checked, run and
-//! overridden by `netloop` without any Rust of its own.
+//! --describe`), and the bridge has no Rust of its own for any of them: the
+//! schema committed for the standard kinds is the server's, every kind's
+//! command line comes from its schema (keys, argument names, defaults),
+//! every limit it declares is enforced and reported at the scenario key, and
+//! a kind that only the C++ test suite adds (`toy`,
+//! ns3-scenarios/tests/toy-kind-server.cc) is checked, run and overridden by
+//! `netloop` like the others.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -13,11 +13,12 @@
 //! plans all its points with at most one `--describe`.
 //!
 //! # What it decides
-//! - A kind the bridge has no type for (any `kind` but p2p, wifi, wave, lte
-//!   and custom) is checked key by key and turned into server arguments from
-//!   the schema alone (`bridge::config::DescribedConfig`).
-//! - The limits of every argument (of typed kinds too) are checked here,
-//!   before a run starts, and reported at the scenario key.
+//! - Every kind but `custom` (p2p, wifi, wave, lte and any kind a server
+//!   adds) is checked key by key and turned into server arguments from the
+//!   schema alone (`bridge::config::DescribedConfig`): none of them has
+//!   Rust of its own.
+//! - The limits of every argument are checked here, before a run starts,
+//!   and reported at the scenario key.
 //! - docs/scenario.md's kind tables are checked against it (tests/cli/docs.rs).
 
 use std::collections::HashMap;
