@@ -28,9 +28,9 @@ pub struct BadFrame {
 pub fn frames() -> Vec<Frame> {
     rows("frames.txt", 2)
         .into_iter()
-        .map(|row| Frame {
-            bytes: hex_decode(&row[1]),
-            case: row[0].clone(),
+        .map(|(names, bytes)| Frame {
+            case: names[0].clone(),
+            bytes,
         })
         .collect()
 }
@@ -39,31 +39,33 @@ pub fn frames() -> Vec<Frame> {
 pub fn bad_frames() -> Vec<BadFrame> {
     rows("bad_frames.txt", 3)
         .into_iter()
-        .map(|row| BadFrame {
-            bytes: hex_decode(&row[2]),
-            class: row[1].clone(),
-            case: row[0].clone(),
+        .map(|(names, bytes)| BadFrame {
+            case: names[0].clone(),
+            class: names[1].clone(),
+            bytes,
         })
         .collect()
 }
 
-/// The rows of a golden table, each of `fields` whitespace-separated fields;
-/// blank lines and `#` comments are skipped.
-fn rows(file: &str, fields: usize) -> Vec<Vec<String>> {
+/// The rows of a golden table, each of `fields` whitespace-separated
+/// fields, the last a frame in hex: the fields before it, and the frame.
+/// Blank lines and `#` comments are skipped.
+fn rows(file: &str, fields: usize) -> Vec<(Vec<String>, Vec<u8>)> {
     let path = golden_dir().join(file);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
-            let row: Vec<String> = l.split_whitespace().map(String::from).collect();
+            let mut row: Vec<String> = l.split_whitespace().map(String::from).collect();
             assert_eq!(
                 row.len(),
                 fields,
                 "malformed line in {}: {l}",
                 path.display()
             );
-            row
+            let hex = row.pop().unwrap();
+            (row, hex_decode(&hex))
         })
         .collect()
 }
