@@ -5,7 +5,10 @@
 
 use std::path::PathBuf;
 
-use crate::support::{assert_exit, column, read_csv, root, run, run_scenario, stderr, stdout};
+use crate::support::{
+    assert_check_and_run_refuse, assert_exit, column, read_csv, root, run, run_scenario, stderr,
+    stdout,
+};
 
 fn cascade() -> String {
     std::fs::read_to_string(root().join("examples/cascade_servo_graph.toml")).unwrap()
@@ -187,15 +190,8 @@ fn bad_graphs_exit_2_naming_key_and_line() {
                     .0
             }
         } + 1;
-        for cmd in ["check", "run"] {
-            let out = _dir.path().join("out");
-            let o = match cmd {
-                "run" => run(&[cmd, path.to_str().unwrap(), "--out", out.to_str().unwrap()]),
-                _ => run(&[cmd, path.to_str().unwrap()]),
-            };
-            assert_exit(&o, 2);
-            let err = stderr(&o);
-            assert!(err.contains(&format!("`{key}`")), "{key}:\n{err}");
+        let out = _dir.path().join("out");
+        for err in assert_check_and_run_refuse(&path, &out, key) {
             assert!(
                 err.contains(&format!("graph.toml:{line}:")),
                 "{key} at line {line}:\n{err}"

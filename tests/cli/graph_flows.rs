@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{assert_exit, packets, root, run, series, stderr, stdout, summary};
+use crate::support::{
+    assert_check_and_run_refuse, assert_exit, packets, root, run, series, stdout, summary,
+};
 
 pub(crate) fn file(name: &str) -> PathBuf {
     root().join("tests/cli/graph_flows").join(name)
@@ -343,15 +345,8 @@ fn bad_flows_exit_2_naming_key_and_line() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("graph.toml");
         std::fs::write(&path, &text).unwrap();
-        for cmd in ["check", "run"] {
-            let out = dir.path().join("out");
-            let o = match cmd {
-                "run" => run(&[cmd, path.to_str().unwrap(), "--out", out.to_str().unwrap()]),
-                _ => run(&[cmd, path.to_str().unwrap()]),
-            };
-            assert_exit(&o, 2);
-            let err = stderr(&o);
-            assert!(err.contains(&format!("`{key}`")), "{key}:\n{err}");
+        let out = dir.path().join("out");
+        for err in assert_check_and_run_refuse(&path, &out, key) {
             if !line_text.is_empty() {
                 let line = text
                     .lines()

@@ -8,7 +8,7 @@
 use crate::graph_flows::{
     assert_graph_equals_loops, file, run_into, scheme_cases, LOSSY_CHANNEL, SERVO_COLUMNS,
 };
-use crate::support::{assert_exit, packets, run, series, stderr, summary};
+use crate::support::{assert_check_and_run_refuse, packets, series, summary};
 
 /// Every scheme (all three take rollback), with computation delays, and
 /// over a random, lossy channel.
@@ -145,15 +145,8 @@ fn rollback_that_cannot_work_is_refused_naming_the_key() {
             .position(|l| l == "response = \"rollback\"")
             .unwrap()
             + 1;
-        for cmd in ["check", "run"] {
-            let out = dir.path().join("out");
-            let o = match cmd {
-                "run" => run(&[cmd, path.to_str().unwrap(), "--out", out.to_str().unwrap()]),
-                _ => run(&[cmd, path.to_str().unwrap()]),
-            };
-            assert_exit(&o, 2);
-            let err = stderr(&o);
-            assert!(err.contains(&format!("`{key}`")), "{key}:\n{err}");
+        let out = dir.path().join("out");
+        for err in assert_check_and_run_refuse(&path, &out, key) {
             assert!(err.contains(why), "{key}: {why}\n{err}");
             assert!(
                 err.contains(&format!("graph.toml:{line}:")),

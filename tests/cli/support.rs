@@ -33,6 +33,19 @@ pub fn run(args: &[&str]) -> Output {
         .expect("the netloop binary runs")
 }
 
+/// `netloop check SCENARIO` and `netloop run SCENARIO --out OUT`: both
+/// must exit 2 naming `key`. Returns their stderr, check's then run's.
+pub fn assert_check_and_run_refuse(scenario: &Path, out: &Path, key: &str) -> [String; 2] {
+    let (scenario, out) = (scenario.to_str().unwrap(), out.to_str().unwrap());
+    [vec!["check", scenario], vec!["run", scenario, "--out", out]].map(|args| {
+        let o = run(&args);
+        assert_exit(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(&format!("`{key}`")), "{key}:\n{err}");
+        err
+    })
+}
+
 /// `netloop run SCENARIO --out OUT` and then `extra`.
 pub fn run_scenario(scenario: &Path, out: &Path, extra: &[&str]) -> Output {
     netloop()
