@@ -15,7 +15,7 @@ use crate::support::{
 /// with the `sync` settings over the same ns-3 point-to-point link (1 Mbit/s,
 /// 2 ms, 100 packets of queue). Returns the folder holding both runs and
 /// their run directories (loops, graph).
-fn run_over_p2p(
+pub(crate) fn run_over_p2p(
     loops_file: &str,
     graph_file: &str,
     sync: &[String],
@@ -40,7 +40,7 @@ fn run_over_p2p(
 /// series, and the servo loop's uplink and downlink rows of packets.csv.
 /// Returns the number of (uplink, downlink) rows, for the caller to check
 /// that traffic flowed. `what` labels the failure.
-fn assert_graph_equals_loops(
+pub(crate) fn assert_graph_equals_loops(
     loops: &Path,
     graph: &Path,
     columns: &[(&str, &str)],
@@ -83,45 +83,72 @@ fn a_graph_flow_over_ns3_equals_the_same_loop_over_ns3() {
 /// measurement at its arrival over an ns-3 point-to-point link, as the
 /// `[[loops]]` form does: the same bits under every scheme, with a
 /// computation delay.
-#[test]
-fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
-    for (scheme, delay) in [
+/// The `sync` settings an answering controller's graph is checked against
+/// its `[[loops]]` form under over ns-3: every scheme, master-slave and
+/// event-driven also with a computation delay; labelled for the failure
+/// messages.
+pub(crate) fn schemes_with_delays() -> Vec<(String, Vec<String>)> {
+    [
         ("master_slave", "0s"),
         ("master_slave", "3ms"),
         ("time_stepping", "0s"),
         ("event_driven", "0s"),
         ("event_driven", "1500us"),
-    ] {
-        let sync = [
-            format!("sync.scheme=\"{scheme}\""),
-            format!("sync.computation_delay=\"{delay}\""),
-        ];
+    ]
+    .map(|(scheme, delay)| {
+        (
+            format!("{scheme} {delay}"),
+            vec![
+                format!("sync.scheme=\"{scheme}\""),
+                format!("sync.computation_delay=\"{delay}\""),
+            ],
+        )
+    })
+    .to_vec()
+}
+
+#[test]
+fn an_event_triggered_graph_over_ns3_equals_the_same_loop_over_ns3() {
+    for (what, sync) in schemes_with_delays() {
         let (_out, l, g) = run_over_p2p("servo_event_loops.toml", "servo_event_graph.toml", &sync);
-        assert_eq!(summary(&g)["complete"], true, "{scheme} {delay}");
+        assert_eq!(summary(&g)["complete"], true, "{what}");
         let columns = [
             ("servo.x.theta", "servo.x.theta"),
             ("servo.u.voltage", "motor.u"),
         ];
-        let what = format!("{scheme} {delay}");
         let (_, down) = assert_graph_equals_loops(&l, &g, &columns, &what);
         assert!(down >= 95, "{what}: {down} answers");
     }
 }
 
-#[test]
-fn the_central_controller_stabilises_two_servos_over_wifi() {
+/// Runs `examples/NAME` over ns-3 and checks that it completes with the
+/// flows `flows`, in order. Returns its folder and its summary.
+fn run_example(name: &str, flows: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
     let out = tempfile::tempdir().unwrap();
     netloop(
-        &root().join("examples/central_servos_wifi_graph.toml"),
+        &root().join("examples").join(name),
         out.path(),
         &[server_set()],
     );
     let s = summary(out.path());
     assert_eq!(s["complete"], true);
-    let flows = s["flows"].as_array().unwrap();
-    let names: Vec<&str> = flows.iter().map(|f| f["loop"].as_str().unwrap()).collect();
-    assert_eq!(names, ["up_a", "up_b", "down_a", "down_b"]);
-    for f in flows {
+    let names: Vec<&str> = s["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["loop"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, flows);
+    (out, s)
+}
+
+#[test]
+fn the_central_controller_stabilises_two_servos_over_wifi() {
+    let (out, s) = run_example(
+        "central_servos_wifi_graph.toml",
+        &["up_a", "up_b", "down_a", "down_b"],
+    );
+    for f in s["flows"].as_array().unwrap() {
         assert!(f["sent"].as_u64().unwrap() >= 299, "{f}");
         assert!(f["delivery_ratio"].as_f64().unwrap() > 0.9, "{f}");
         // Over Wi-Fi a packet takes time: never zero, well under a period.
@@ -192,17 +219,10 @@ fn the_cascade_example_holds_its_outer_loop_over_ns3() {
 /// sync point after its arrival (master-slave, 10 ms); the servo settles.
 #[test]
 fn the_two_sensor_example_sends_its_samples_by_two_paths() {
-    let out = tempfile::tempdir().unwrap();
-    netloop(
-        &root().join("examples/two_sensor_paths_graph.toml"),
-        out.path(),
-        &[server_set()],
+    let (out, _) = run_example(
+        "two_sensor_paths_graph.toml",
+        &["angle", "speed_hop1", "speed_hop2", "control"],
     );
-    let s = summary(out.path());
-    assert_eq!(s["complete"], true);
-    let flows = s["flows"].as_array().unwrap();
-    let names: Vec<&str> = flows.iter().map(|f| f["loop"].as_str().unwrap()).collect();
-    assert_eq!(names, ["angle", "speed_hop1", "speed_hop2", "control"]);
     let rows = packet_rows(out.path());
     let of = |flow: &str| -> Vec<_> { rows.iter().filter(|r| r["loop"] == flow).collect() };
     for (flow, src, dst) in [
