@@ -58,21 +58,10 @@ fn linear_builtin() -> System {
 }
 
 fn linear_equations() -> System {
-    scenario(
-        r#"kind = "equations"
-equations = """
-input u;
-state x1(start = 0.3);
-state x2(start = -0.2);
-state x3(start = 0.1);
-state x4(start = 0);
-der(x1) = x2;
-der(x2) = -2*x1 - 0.6*x2 + x3 + u;
-der(x3) = x4;
-der(x4) = 0.5*x1 - 10*x3 - 2.4*x4 + 0.5*u;
-output x1;
-""""#,
-    )
+    scenario(&format!(
+        "kind = \"equations\"\nequations = \"\"\"{}\"\"\"",
+        linear4::EQUATIONS
+    ))
 }
 
 const G: f64 = 9.81;

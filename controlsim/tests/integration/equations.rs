@@ -183,19 +183,7 @@ fn van_der_pol_converges_at_order_four_to_the_reference() {
 /// every state at every step has the built-in `state_space` plant's bits.
 #[test]
 fn linear_equations_equal_the_state_space_plant_bit_for_bit() {
-    let text = "
-input u;
-state x1(start = 0.3);
-state x2(start = -0.2);
-state x3(start = 0.1);
-state x4(start = 0);
-der(x1) = x2;
-der(x2) = -2*x1 - 0.6*x2 + x3 + u;
-der(x3) = x4;
-der(x4) = 0.5*x1 - 10*x3 - 2.4*x4 + 0.5*u;
-output x1;
-";
-    let mut eq = equations(text, "1ms", "[loops.actuator]\ninitial = 1.0");
+    let mut eq = equations(linear4::EQUATIONS, "1ms", "[loops.actuator]\ninitial = 1.0");
     let text = format!(
         "step = \"1ms\"\n{}",
         linear4::open_loop("ss", true, "1ms", linear4::HOLD_ONE)

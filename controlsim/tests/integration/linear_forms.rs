@@ -26,21 +26,7 @@ use controlsim::graph::{Graph, GraphBuilder};
 use controlsim::{KeyPath, PlantConfig, PlantModel, SimTime, SolverKind, StepSize};
 
 use crate::common::{exact_linear, max_err};
-use crate::linear4::{self, A, B, X0};
-
-/// The plant as equations, each row in the order `A` and `B` are summed.
-const EQUATIONS: &str = "
-input u;
-state x1(start = 0.3);
-state x2(start = -0.2);
-state x3(start = 0.1);
-state x4(start = 0);
-der(x1) = x2;
-der(x2) = -2*x1 - 0.6*x2 + x3 + u;
-der(x3) = x4;
-der(x4) = 0.5*x1 - 10*x3 - 2.4*x4 + 0.5*u;
-output x1;
-";
+use crate::linear4::{self, A, B, EQUATIONS, X0};
 
 /// The forms integrated by RK4, by component name.
 const RK4_FORMS: [&str; 4] = ["plant", "eq_plant", "eq_block", "ss_block"];

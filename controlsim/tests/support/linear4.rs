@@ -15,6 +15,22 @@ pub const B: [f64; 4] = [0.0, 1.0, 0.0, 0.5];
 /// The non-zero initial state of the step-response tests.
 pub const X0: [f64; 4] = [0.3, -0.2, 0.1, 0.0];
 
+/// The plant as text equations from [`X0`], every row written in the order
+/// the built-in plant sums it (`A` left to right, then `B`), so that both
+/// give the same bits.
+pub const EQUATIONS: &str = "
+input u;
+state x1(start = 0.3);
+state x2(start = -0.2);
+state x3(start = 0.1);
+state x4(start = 0);
+der(x1) = x2;
+der(x2) = -2*x1 - 0.6*x2 + x3 + u;
+der(x3) = x4;
+der(x4) = 0.5*x1 - 10*x3 - 2.4*x4 + 0.5*u;
+output x1;
+";
+
 /// The plant's `[loops.plant]` keys: from [`X0`] when `from_x0`, else from
 /// rest.
 pub fn plant_keys(from_x0: bool) -> String {
