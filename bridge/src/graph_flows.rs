@@ -77,6 +77,22 @@ pub struct LoopStreams {
     pub responds: Vec<bool>,
 }
 
+impl LoopStreams {
+    /// Per flow, the flow whose accepted packets it answers one for one:
+    /// an event-triggered controller's downlink answers its uplink. `None`
+    /// when such a controller answers samples that reach it locally (its
+    /// answers then follow no network delivery).
+    pub fn answer_triggers(&self) -> Option<Vec<Option<usize>>> {
+        let mut triggers = vec![None; self.table.all().len()];
+        for (i, _) in self.responds.iter().enumerate().filter(|(_, r)| **r) {
+            if let Some(answer) = self.table.downlink(i) {
+                triggers[answer as usize] = Some(self.table.uplink(i)? as usize);
+            }
+        }
+        Some(triggers)
+    }
+}
+
 impl NetworkSide {
     /// The flows as the ledger and the networks see them: a loop run's
     /// table, or for a graph scenario flow `id` as "loop" `id`, named after

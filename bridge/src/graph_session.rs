@@ -40,6 +40,7 @@
 //! [`crate::session::control_side::ControlSide`]; `side.rs` says how a
 //! graph serves and integrates the boundaries they ask for.
 
+mod answer_rules;
 mod moving;
 mod side;
 
@@ -56,7 +57,7 @@ use crate::graph_flows::NetworkSide;
 use crate::ledger::{Ledger, LedgerError, Verdict};
 use crate::network::{Network, NetworkError};
 use crate::session::control_side::{run_scheme, Sends};
-use crate::session::network_driver::{Event, NetworkDriver, Placement, SyncClock};
+use crate::session::network_driver::{Class, Event, NetworkDriver, Placement, SyncClock};
 use crate::sync_scheme::SyncScheme;
 
 /// Why a graph co-simulation stopped before its end.
@@ -101,6 +102,11 @@ pub struct GraphSession<W: FateSink> {
     /// controller: event-driven sync stops where one acts, as the loops'
     /// session did, not at every boundary an answering flow could send.
     loop_schedules: Option<Vec<(u64, u64)>>,
+    /// Per flow, the flow whose accepted packets it answers one for one
+    /// (see `answer_rules.rs`); `None` when some answer cannot be a rule.
+    answer_triggers: Option<Vec<Option<usize>>>,
+    /// Event-driven: the network took those answers as rules.
+    rules_active: bool,
 }
 
 /// What a finished session hands back.
@@ -129,9 +135,16 @@ impl<W: FateSink> GraphSession<W> {
         };
         let ledger = Ledger::new(table.clone(), side.names(), packets_out);
         let flows = side.flows.iter().map(|f| f.control.clone()).collect();
+        let endpoint = Endpoint::new(graph, flows);
+        let answer_triggers = match &side.loops {
+            Some(loops) => loops.answer_triggers(),
+            None => Some(endpoint.answer_triggers()),
+        };
         GraphSession {
             driver: NetworkDriver::new(network, ledger, table, clock, Placement::Graph, cancel),
-            endpoint: Endpoint::new(graph, flows),
+            endpoint,
+            answer_triggers,
+            rules_active: false,
             computation_delay: side.resolved.scenario.sync.computation_delay,
             motions: side.motions.clone(),
             loop_motions: None,
@@ -182,6 +195,26 @@ impl<W: FateSink> GraphSession<W> {
                 })
                 .min()
                 .unwrap_or(u64::MAX),
+        }
+    }
+
+    /// Whether a period's first boundary can wait for the replay under
+    /// master-slave (see `side.rs`, `serve_before_sync`): a loop run's
+    /// always (its unscheduled sends go at the period's end, its positions
+    /// are plant states); a graph's when every flow has a schedule and no
+    /// component moves a node.
+    fn evaluated_in_replay(&self) -> bool {
+        self.loop_schedules.is_some() || (self.endpoint.all_scheduled() && self.motions.is_empty())
+    }
+
+    /// The events received as they come and before the sync point (phase
+    /// U): a loop run's controllers' (its actuators' wait for phase D); a
+    /// graph's every inlet's, all of one class.
+    fn answering_class(&self) -> Class {
+        if self.loop_schedules.is_some() {
+            Class::Controller
+        } else {
+            Class::Actuator
         }
     }
 
@@ -271,16 +304,19 @@ impl<W: FateSink> GraphSession<W> {
         if k < self.driver.next_serve {
             return Ok(());
         }
-        self.receive(k)?;
+        self.receive(k, Class::Actuator)?;
         self.evaluate_and_send(k, unscheduled_time, announced)
     }
 
-    /// Receive: every packet event queued for boundary `k`, in canonical
-    /// order, handed to the endpoint; the answers it computes at once go
-    /// out at once.
-    fn receive(&mut self, k: u64) -> Result<(), GraphSessionError> {
+    /// Receive: every packet event queued for boundary `k` in the classes
+    /// up to `last`, in canonical order, handed to the endpoint; the
+    /// answers it computes at once go out at once (under answer rules, the
+    /// reports of an answer join the queue as it is computed, and are
+    /// received here in their place). A graph's flows are all of one
+    /// class; a loop run's controllers receive before its actuators.
+    fn receive(&mut self, k: u64, last: Class) -> Result<(), GraphSessionError> {
         debug_assert_eq!(self.graph().k(), k);
-        for key in self.driver.keys_at(k, None, None) {
+        while let Some(key) = self.driver.first_at(k, last) {
             let event = self.driver.take(&key);
             match event {
                 Event::Delivery(d) => {
@@ -301,7 +337,7 @@ impl<W: FateSink> GraphSession<W> {
                             };
                             let first = component.map_or(0, usize::from);
                             self.endpoint.accept(f, first, &values, d.received, at);
-                            self.transmit(None);
+                            self.transmit(None)?;
                         }
                         Verdict::Drop(_) => self.endpoint.lose(f, usize::from(d.state_index)),
                     }
@@ -335,18 +371,24 @@ impl<W: FateSink> GraphSession<W> {
         self.transmit(Some(Sends {
             unscheduled: unscheduled_time,
             announced,
-        }));
-        Ok(())
+        }))
     }
 
     /// Sends every sample the endpoint produced, in its order: answers at
     /// [`Self::answer_send_time`], scheduled ones at
     /// [`Self::scheduled_send_time`] (only their values recorded when they
     /// were announced), the rest as `sends` says. A receive (`sends` is
-    /// `None`) produces answers only.
-    fn transmit(&mut self, sends: Option<Sends>) {
+    /// `None`) produces answers only; under answer rules the network sent
+    /// those already, and the ledger only learns their values.
+    fn transmit(&mut self, sends: Option<Sends>) -> Result<(), GraphSessionError> {
         while let Some(t) = self.endpoint.poll_transmit() {
             let (time, announced) = match (t.at, sends) {
+                (SendAt::Answer { arrival }, _) if self.answers_by_rule(t.flow) => {
+                    let time = self.answer_send_time(arrival);
+                    self.driver
+                        .answer_by_rule(t.flow as u32, t.number, &t.values, time)?;
+                    continue;
+                }
                 (SendAt::Answer { arrival }, _) => (self.answer_send_time(arrival), false),
                 (SendAt::Scheduled { boundary }, _) => (
                     self.scheduled_send_time(boundary),
@@ -360,6 +402,7 @@ impl<W: FateSink> GraphSession<W> {
             self.driver
                 .send(t.flow as u32, t.number, &t.values, time, announced);
         }
+        Ok(())
     }
 
     /// When an answer to a packet that arrived at `arrival` enters the

@@ -14,6 +14,7 @@ mod fmu_examples;
 mod graph_flows_ns3;
 mod graph_mobility_ns3;
 mod graph_rollback_ns3;
+mod loops_through_graph_ns3;
 mod network_check;
 mod network_schema;
 mod networks;

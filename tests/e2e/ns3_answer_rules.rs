@@ -17,7 +17,12 @@ use test_support::fixtures::{ServoPid, PID_GAINS};
 
 /// A DC servo on node 0 whose event-triggered PID on node 1 answers every
 /// accepted measurement `computation_delay` later, over `network`.
-fn event_triggered_servo(network: &str, duration: &str, delay: &str, flows: &str) -> String {
+pub(crate) fn event_triggered_servo(
+    network: &str,
+    duration: &str,
+    delay: &str,
+    flows: &str,
+) -> String {
     format!(
         r#"
 duration = "{duration}"
@@ -46,7 +51,7 @@ const LOSSY_P2P: &str =
 
 /// 802.11a at 15 m with four interferers loading the channel: delays vary,
 /// frames collide and are retried or lost.
-const BUSY_WIFI: &str = r#"[network]
+pub(crate) const BUSY_WIFI: &str = r#"[network]
 backend = "ns3"
 [network.ns3]
 kind = "wifi"
@@ -81,7 +86,7 @@ positions = [[100.0, 0.0, 0.0]]
 
 /// Receive policies on both links, and multi-packet samples (angle and
 /// speed, one packet each) answered per accepted packet.
-fn policies(max_delay: &str) -> String {
+pub(crate) fn policies(max_delay: &str) -> String {
     format!(
         "uplink = {{ size = 64, max_delay = \"{max_delay}\", drop_stale = true, multi_packet = true }}\n\
          downlink = {{ size = 48, max_delay = \"{max_delay}\", drop_stale = true, multi_packet = true, on_loss = \"zero\" }}"
@@ -90,7 +95,7 @@ fn policies(max_delay: &str) -> String {
 
 /// The servo measuring angle and speed, under state feedback: two values
 /// per sample, for multi-packet samples.
-fn measuring_speed(text: String) -> String {
+pub(crate) fn measuring_speed(text: String) -> String {
     let text = text
         .replace(
             "resistance = 1.0\n",

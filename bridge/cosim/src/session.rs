@@ -44,7 +44,8 @@
 #[doc(hidden)]
 pub mod control_side;
 mod event_driven;
-mod event_rules;
+#[doc(hidden)]
+pub mod event_rules;
 mod loop_side;
 pub(crate) mod master_slave;
 #[doc(hidden)]
@@ -564,7 +565,7 @@ impl<W: FateSink> Session<W> {
                 self.response_numbers[i] += 1;
                 let time = self.response_send_time(arrival);
                 if self.rules_active {
-                    self.answer_by_rule(flow, number, &u, time)?;
+                    self.driver.answer_by_rule(flow, number, &u, time)?;
                 } else {
                     self.send(flow, number, &u, time, false);
                 }

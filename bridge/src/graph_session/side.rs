@@ -8,7 +8,8 @@ use protocol::NodeKinematics;
 use super::{GraphSession, GraphSessionError};
 use crate::ledger::FateSink;
 use crate::session::control_side::{begin_network_step, moves_nodes, time_of, ControlSide, Sends};
-use crate::session::network_driver::NetworkDriver;
+use crate::session::network_driver::{Class, Event, NetworkDriver};
+use crate::sync_scheme::EventDriven;
 
 impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
     type Sink = W;
@@ -48,9 +49,17 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
         Ok(k + 1)
     }
 
-    /// The whole boundary: its sends go at the sync point itself, and the
-    /// positions it evaluates are the ones the network is given.
+    /// What arrived before the sync point and acts at it is received, so
+    /// that its answers go at this sync point. The boundary is evaluated
+    /// now too only when evaluating it gives the network something: a
+    /// packet without a schedule (sent at the sync point itself), or the
+    /// positions of the nodes components move. Otherwise it is evaluated in
+    /// the replay, with every packet that arrives exactly at the sync
+    /// point received first, as syncing ahead receives it.
     fn serve_before_sync(&mut self, k: u64) -> Result<(), GraphSessionError> {
+        if self.evaluated_in_replay() {
+            return GraphSession::receive(self, k, self.answering_class());
+        }
         let t = self.time_of(k);
         GraphSession::serve(self, k, t, false)
     }
@@ -89,12 +98,17 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
         Ok(start + 1)
     }
 
+    /// Event-driven phase U: what reaches the answering side as the
+    /// network brings it.
     fn receive(&mut self, k: u64) -> Result<(), GraphSessionError> {
-        GraphSession::receive(self, k)
+        GraphSession::receive(self, k, self.answering_class())
     }
 
-    /// Evaluates the boundary and sends every flow due there.
+    /// The packets at actuators (a loop run's phase D, received before the
+    /// one-pass evaluation), then the boundary evaluated and every flow due
+    /// there sent.
     fn sample(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
+        GraphSession::receive(self, k, Class::Actuator)?;
         self.evaluate_and_send(k, sends.unscheduled, sends.announced)
     }
 
@@ -119,5 +133,13 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
 
     fn drift_within(&self, seconds: f64, tolerance: f64) -> bool {
         GraphSession::drift_within(self, seconds, tolerance)
+    }
+
+    fn install_answer_rules(&mut self, scheme: EventDriven) -> Result<bool, GraphSessionError> {
+        GraphSession::install_answer_rules(self, scheme)
+    }
+
+    fn holds(&self) -> impl Fn(&Event) -> bool + 'static {
+        GraphSession::holds(self)
     }
 }

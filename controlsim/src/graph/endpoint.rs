@@ -252,6 +252,26 @@ impl Endpoint {
         self.flows.iter().all(|f| f.schedule.is_some())
     }
 
+    /// Per flow, the flow whose accepted packets it answers one for one,
+    /// when that is all it sends: an `arrival` flow whose source answers
+    /// its trigger at the arrival. A network can then send its packets by
+    /// rule, without the control side (event-driven answer rules).
+    pub fn answer_triggers(&self) -> Vec<Option<usize>> {
+        self.flows
+            .iter()
+            .map(|f| match f.rule {
+                SendRule::Arrival(g) if self.responders[g].contains(&f.component) => Some(g),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// How many packets `flow` (one without a schedule) has numbered: the
+    /// number its next packet gets.
+    pub fn numbered(&self, flow: usize) -> u64 {
+        self.counters[flow]
+    }
+
     /// The first boundary after `k` where some flow may send on its own:
     /// the next scheduled instant when every flow has a schedule, else
     /// `k + 1`; `u64::MAX` when there are no flows.

@@ -184,7 +184,7 @@ pub fn expand_networked(
         let key = KeyPath::key("loops").at(i);
         let n = &prefixes[i];
         let link = links.get(i).copied().unwrap_or_default();
-        let model = PlantModel::from_config(&key.child("plant"), &l.plant)?;
+        let model = PlantModel::from_config_at(&key.child("plant"), &l.plant, config.step)?;
         let signature = model.as_plant().signature();
         let m = signature.inputs.len();
         let actuator = ActuatorComponent::new(&key.child("actuator"), &l.actuator, m)?;

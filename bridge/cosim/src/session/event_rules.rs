@@ -38,22 +38,93 @@ use crate::ledger::FateSink;
 
 use protocol::{AnswerRule, SimTime};
 
-use super::network_driver::Event;
+use super::network_driver::{Event, NetworkDriver};
 use super::{Session, SessionError};
 use crate::flows::Direction;
+use crate::network::NetworkError;
 use crate::sync_scheme::EventDriven;
+
+impl<W: FateSink> NetworkDriver<W> {
+    /// When the run may hand its answers to the network as rules (see the
+    /// module docs): the instant of the last boundary a delivery can be
+    /// answered at, or `None` when the run must stop at every answer.
+    /// `moves_nodes`: the control side moves a node.
+    pub fn rules_allowed(&self, scheme: EventDriven, moves_nodes: bool) -> Option<SimTime> {
+        if !scheme.rules || self.network.may_deliver_instantly() {
+            return None;
+        }
+        if self.network.uses_kinematics() && moves_nodes {
+            return None;
+        }
+        // A delivery acting at the end boundary is never served, so it is
+        // never answered.
+        Some(self.clock.time_of(self.clock.end_step.checked_sub(1)?))
+    }
+
+    /// The rule "each delivery of `trigger` the receiver accepts is
+    /// answered by a packet of `answer` `delay` later", for answers of
+    /// `width` values; the trigger's receive policies decide acceptance.
+    pub fn answer_rule(
+        &self,
+        (trigger, answer): (u32, u32),
+        delay: SimTime,
+        width: usize,
+        last_trigger: SimTime,
+    ) -> AnswerRule {
+        let uplink = &self.flows.get(trigger).expect("known flow").config;
+        let downlink = &self.flows.get(answer).expect("known flow").config;
+        AnswerRule {
+            trigger_flow: trigger,
+            answer_flow: answer,
+            delay,
+            size: downlink.size,
+            state_count: self.state_count(answer, width),
+            max_delay: uplink.max_delay.unwrap_or(SimTime::MAX),
+            drop_stale: uplink.drop_stale,
+            last_trigger,
+        }
+    }
+
+    /// Records an answer the network sent by rule: the ledger learns of it
+    /// and its values, then takes the reports of it that came in before.
+    ///
+    /// # Errors
+    /// A parked report the ledger refuses.
+    pub fn answer_by_rule(
+        &mut self,
+        flow: u32,
+        number: u64,
+        values: &[f64],
+        time: SimTime,
+    ) -> Result<(), NetworkError> {
+        let size = self.flows.get(flow).expect("known flow").config.size;
+        let count = self.state_count(flow, values.len());
+        self.ledger.announce(flow, number, count, time, size);
+        self.ledger.set_values(flow, number, values);
+        self.release(flow, number)
+    }
+}
+
+/// Which reports to hold back under rules: per flow, the first answer
+/// number the replay has not computed yet (`None`: not an answer flow).
+pub fn hold_unknown_answers(first_unknown: Vec<Option<u64>>) -> impl Fn(&Event) -> bool + 'static {
+    move |event: &Event| {
+        let (flow, number) = event.packet();
+        first_unknown
+            .get(flow as usize)
+            .copied()
+            .flatten()
+            .is_some_and(|first| number >= first)
+    }
+}
 
 impl<W: FateSink> Session<W> {
     /// The rules of this run's event-triggered answers, or `None` when the
     /// run must stop at every answer instead (see the module docs).
     fn answer_rules(&self, scheme: EventDriven) -> Option<Vec<AnswerRule>> {
-        if !scheme.rules || self.driver.network.may_deliver_instantly() {
-            return None;
-        }
-        if self.driver.network.uses_kinematics() && !self.kinematics().is_empty() {
-            return None;
-        }
-        let last_trigger = self.time_of(self.driver.clock.end_step.checked_sub(1)?);
+        let last_trigger = self
+            .driver
+            .rules_allowed(scheme, !self.kinematics().is_empty())?;
         let mut rules = Vec::new();
         for (i, lp) in self.system.loops().iter().enumerate() {
             let Some(answer) = self.flows.downlink(i) else {
@@ -63,20 +134,12 @@ impl<W: FateSink> Session<W> {
                 continue;
             }
             let trigger = self.flows.uplink(i)?;
-            let uplink = &self.flows.get(trigger).expect("known flow").config;
-            let downlink = &self.flows.get(answer).expect("known flow").config;
-            rules.push(AnswerRule {
-                trigger_flow: trigger,
-                answer_flow: answer,
-                delay: self.computation_delay,
-                size: downlink.size,
-                state_count: self.driver.state_count(answer, lp.held_control().len()),
-                max_delay: uplink.max_delay.unwrap_or(SimTime::MAX),
-                drop_stale: uplink.drop_stale,
-                // A delivery acting at the end boundary is never served, so
-                // it is never answered.
+            rules.push(self.driver.answer_rule(
+                (trigger, answer),
+                self.computation_delay,
+                lp.held_control().len(),
                 last_trigger,
-            });
+            ));
         }
         Some(rules)
     }
@@ -112,29 +175,6 @@ impl<W: FateSink> Session<W> {
         } else {
             Vec::new()
         };
-        move |event: &Event| {
-            let (flow, number) = event.packet();
-            first_unknown
-                .get(flow as usize)
-                .copied()
-                .flatten()
-                .is_some_and(|first| number >= first)
-        }
-    }
-
-    /// Records an answer the network sent by rule: the ledger learns of it
-    /// and its values, then takes the reports of it that came in before.
-    pub(super) fn answer_by_rule(
-        &mut self,
-        flow: u32,
-        number: u64,
-        values: &[f64],
-        time: SimTime,
-    ) -> Result<(), SessionError> {
-        let size = self.flows.get(flow).expect("known flow").config.size;
-        let count = self.driver.state_count(flow, values.len());
-        self.driver.ledger.announce(flow, number, count, time, size);
-        self.driver.ledger.set_values(flow, number, values);
-        Ok(self.driver.release(flow, number)?)
+        hold_unknown_answers(first_unknown)
     }
 }

@@ -405,6 +405,16 @@ impl<W: FateSink> NetworkDriver<W> {
             .collect()
     }
 
+    /// The first of boundary `k`'s events still queued in the classes up
+    /// to `last`, in canonical order; a report released while `k` is
+    /// served (an answer by rule) joins in its place.
+    pub fn first_at(&self, k: u64, last: Class) -> Option<EventKey> {
+        self.queue
+            .range(EventKey::range(k, Class::Controller, last))
+            .next()
+            .map(|(key, _)| *key)
+    }
+
     pub fn take(&mut self, key: &EventKey) -> Event {
         self.queue.remove(key).expect("key taken from the queue")
     }
