@@ -268,3 +268,59 @@ fn the_two_sensor_example_sends_its_samples_by_two_paths() {
         .unwrap();
     assert!((theta - 1.0).abs() < 0.01, "theta {theta}");
 }
+
+/// A graph flow that answers each accepted packet of another (`trigger =
+/// "arrival"` from the component that answers it) goes to ns-3 as an
+/// answer rule under event-driven sync: the same bytes as stopping at every
+/// answer, over a lossy link, in one sync instead of one per answer.
+#[test]
+fn arrival_answers_over_ns3_are_rules_that_change_nothing_but_the_syncs() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("tests/cli/graph_flows/servo_event_graph.toml"))
+        .unwrap()
+        .replace(
+            "name = \"downlink\"\n",
+            "name = \"downlink\"\ntrigger = \"arrival\"\non_arrival_of = \"uplink\"\n",
+        );
+    assert!(text.contains("on_arrival_of"));
+    let path = dir.path().join("answers.toml");
+    std::fs::write(&path, text).unwrap();
+    let run = |rules: &str| {
+        let out = dir.path().join(format!("rules_{rules}"));
+        let sets = [
+            "network.backend=\"ns3\"",
+            "network.ns3={ kind = \"p2p\", data_rate = \"1Mbps\", delay = \"2ms\", queue_size = 100, loss_rate = 0.1 }",
+            "sync.scheme=\"event_driven\"",
+            "sync.computation_delay=\"300us\"",
+            &format!("sync.rules={rules}"),
+        ];
+        let sets: Vec<String> = sets
+            .iter()
+            .map(|s| s.to_string())
+            .chain([server_set()])
+            .collect();
+        netloop(&path, &out, &sets);
+        out
+    };
+    let (ahead, every) = (run("true"), run("false"));
+    for file in ["timeseries.csv", "packets.csv"] {
+        let read = |d: &Path| std::fs::read(d.join(file)).unwrap();
+        assert!(read(&ahead) == read(&every), "{file} differs with rules");
+    }
+    let syncs = |d: &Path| summary(d)["sync"]["syncs"].as_u64().unwrap();
+    assert_eq!(syncs(&ahead), 1, "one network step for the 1 s run");
+    assert!(
+        syncs(&every) > 500,
+        "{} syncs at every answer",
+        syncs(&every)
+    );
+    let rows = packet_rows(&ahead);
+    assert!(
+        rows.iter().any(|r| r["fate"].starts_with("lost_")),
+        "losses"
+    );
+    assert!(
+        rows.iter().filter(|r| r["loop"] == "downlink").count() > 50,
+        "answers"
+    );
+}
