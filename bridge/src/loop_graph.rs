@@ -15,6 +15,7 @@
 
 use controlsim::graph::loops::{expand_networked, LinkKind, LoopLink, LoopLinks};
 use controlsim::graph::{ExpandedLoops, FlowEnd, Graph, LossPolicy, SendRule, Timing};
+use controlsim::sensor::SensorSource;
 use controlsim::{System, Trigger};
 
 use crate::config::{OnLoss, Resolved, ResponseKind, ScenarioError};
@@ -79,6 +80,122 @@ pub fn expand(resolved: &Resolved, system: &System) -> Result<LoopGraph, Scenari
         },
         expanded,
     })
+}
+
+/// `netloop check --graph` of a `[[loops]]` file: the graph its loops
+/// expand into, as Graphviz DOT in the form a graph scenario's is drawn
+/// ([`crate::graph_scenario::dot`]): components grouped by network node,
+/// labelled with their place in the evaluation order and their role; the
+/// links the network carries drawn bold and blue with their flow, trigger
+/// and port; the evaluation order as a dashed line.
+pub fn dot(resolved: &Resolved, graph: &LoopGraph) -> String {
+    use std::collections::BTreeMap;
+    use std::fmt::Write;
+
+    let g = &graph.expanded.graph;
+    let name = |i: usize| g.component_names().nth(i).unwrap_or("?").to_string();
+    let mut position = BTreeMap::new();
+    for (n, block) in g.order().iter().enumerate() {
+        for c in block {
+            position.insert(c.to_string(), n + 1);
+        }
+    }
+    // (component, role, node), and edges (from, to, label, flow index).
+    let mut members: Vec<(usize, &str, u32)> = Vec::new();
+    let mut edges: Vec<(usize, usize, &str, Option<u32>)> = Vec::new();
+    let table = graph.side.loops.as_ref().map(|l| &l.table);
+    let loops = graph.expanded.map.loops();
+    for (i, l) in loops.iter().enumerate() {
+        let net = &resolved.loops[i];
+        let (plant_node, controller_node) = (net.plant_node, net.controller_node);
+        let flow = |f: Option<Option<u32>>| f.flatten();
+        members.push((l.plant, "plant", plant_node));
+        members.push((l.sensor, "sensor", plant_node));
+        members.push((l.controller, "controller", controller_node));
+        members.push((l.actuator, "actuator", plant_node));
+        let radar = resolved.system.loops[i].sensor.source == SensorSource::Radar;
+        let sampled = if radar { "motion -> own" } else { "y -> y" };
+        edges.push((l.plant, l.sensor, sampled, None));
+        if let Some(p) = l.predecessor {
+            edges.push((loops[p].plant, l.sensor, "motion -> ahead", None));
+        }
+        edges.push((
+            l.sensor,
+            l.controller,
+            "y -> measurement",
+            flow(table.map(|t| t.uplink(i))),
+        ));
+        if let (Some(extra), Some(p)) = (l.extra, l.predecessor) {
+            let feedforward = flow(table.map(|t| t.feedforward(i)));
+            let node = if feedforward.is_some() {
+                resolved.loops[p].plant_node
+            } else {
+                plant_node
+            };
+            members.push((extra, "predecessor's acceleration", node));
+            edges.push((loops[p].plant, extra, "motion[2] -> y", None));
+            let carried = feedforward.or(flow(table.map(|t| t.uplink(i))));
+            edges.push((extra, l.controller, "y -> extra", carried));
+        }
+        edges.push((
+            l.controller,
+            l.actuator,
+            "u -> u",
+            flow(table.map(|t| t.downlink(i))),
+        ));
+        edges.push((l.actuator, l.plant, "u -> u", None));
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph netloop {{");
+    let _ = writeln!(out, "  rankdir=LR;");
+    let _ = writeln!(out, "  node [shape=box, fontname=\"Helvetica\"];");
+    let mut nodes: BTreeMap<u32, Vec<(usize, &str)>> = BTreeMap::new();
+    for &(c, role, node) in &members {
+        nodes.entry(node).or_default().push((c, role));
+    }
+    for (k, (node, here)) in nodes.iter().enumerate() {
+        let _ = writeln!(out, "  subgraph cluster_{k} {{");
+        let _ = writeln!(out, "    label=\"node {node}\";");
+        for &(c, role) in here {
+            let n = name(c);
+            let at = position.get(&n).copied().unwrap_or(0);
+            let _ = writeln!(out, "    \"{n}\" [label=\"#{at} {n}\\n{role}\"];");
+        }
+        let _ = writeln!(out, "  }}");
+    }
+    for (from, to, ports, flow) in edges {
+        let (from, to) = (name(from), name(to));
+        match flow.and_then(|f| graph.side.flows.get(f as usize)) {
+            Some(f) => {
+                // As packets.csv names it: the loop and the direction.
+                let direction = f.name.split_once(':').map_or("", |d| d.1);
+                let _ = writeln!(
+                    out,
+                    "  \"{from}\" -> \"{to}\" [label=\"{} {direction}: {ports}\\n{}, port {}\", style=bold, color=blue, fontcolor=blue];",
+                    resolved.scenario.loops[f.connection].name, f.trigger_text, f.config.port
+                );
+            }
+            None => {
+                let _ = writeln!(out, "  \"{from}\" -> \"{to}\" [label=\"{ports}\"];");
+            }
+        }
+    }
+    let drawn: Vec<String> = members.iter().map(|&(c, _, _)| name(c)).collect();
+    let order: Vec<String> = g
+        .order()
+        .iter()
+        .filter(|b| drawn.iter().any(|d| d == b[0]))
+        .map(|b| format!("\"{}\"", b[0]))
+        .collect();
+    if order.len() > 1 {
+        let _ = writeln!(
+            out,
+            "  {} [style=dashed, color=gray, constraint=false, label=\"\"];",
+            order.join(" -> ")
+        );
+    }
+    let _ = writeln!(out, "}}");
+    out
 }
 
 /// Flow `f` of the loops' table, carried by `link` of the graph.

@@ -114,13 +114,25 @@ fn check_prints_the_order_and_the_graph_as_dot() {
         "{}",
         stdout(&o)
     );
-    // A loops scenario has no graph to show yet.
+    // A loops scenario shows the graph its loops expand into: plant,
+    // sensor and actuator on the plant's node, the controller on its own,
+    // the networked links as flows, and the five-phase order.
     let o = run(&[
         "check",
         root().join("examples/dc_servo_p2p.toml").to_str().unwrap(),
         "--graph",
     ]);
-    assert_exit(&o, 2);
+    assert_exit(&o, 0);
+    let dot = stdout(&o);
+    for line in [
+        "label=\"node 0\";\n    \"servo_plant\" [label=\"#1 servo_plant\\nplant\"];\n    \"servo_sensor\" [label=\"#2 servo_sensor\\nsensor\"];\n    \"servo_actuator\" [label=\"#6 servo_actuator\\nactuator\"];",
+        "label=\"node 1\";\n    \"servo_controller\" [label=\"#4 servo_controller\\ncontroller\"];",
+        "\"servo_sensor\" -> \"servo_controller\" [label=\"servo uplink: y -> measurement\\nperiodic, port 9000\", style=bold, color=blue, fontcolor=blue];",
+        "\"servo_actuator\" -> \"servo_plant\" [label=\"u -> u\"];",
+        "\"servo_plant\" -> \"servo_sensor\" -> \"servo_controller\" -> \"servo_actuator\" [style=dashed",
+    ] {
+        assert!(dot.contains(line), "{line}\nnot in\n{dot}");
+    }
 }
 
 /// (what to replace, with what, the key named, the text of the line named).

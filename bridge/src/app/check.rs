@@ -5,6 +5,7 @@ use super::cli::CheckArgs;
 use super::{overrides, Failure};
 use crate::graph_scenario::{self, LoadedGraph};
 use crate::loaded_scenario::{self, LoadedScenario};
+use crate::scenario_file::Loaded;
 
 /// `netloop check` on a graph scenario: the order, or the DOT with --graph.
 fn check_graph(args: CheckArgs, loaded: LoadedGraph, quiet: bool) -> Result<(), Failure> {
@@ -52,10 +53,17 @@ pub fn check(args: CheckArgs, quiet: bool) -> Result<(), Failure> {
         LoadedScenario::Loops(loaded) => loaded,
     };
     if args.graph {
-        return Err(Failure::BadInput(format!(
-            "{}: --graph shows a graph scenario ([[components]] and [[connections]]); this file has [[loops]]",
-            args.scenario.scenario.display()
-        )));
+        // The graph the loops expand into, as `run` builds it.
+        let Loaded {
+            resolved,
+            built,
+            source,
+            ..
+        } = *loaded;
+        let graph = crate::loop_graph::expand(&resolved, &built.system)
+            .map_err(|e| Failure::BadInput(source.locate(e).to_string()))?;
+        print!("{}", crate::loop_graph::dot(&resolved, &graph));
+        return Ok(());
     }
     if let Some(note) = loaded.check_network(args.with_server)? {
         tracing::warn!("{note}");

@@ -143,7 +143,8 @@ pub struct CheckArgs {
     /// it; without, a program the scenario names is not run.
     #[arg(long)]
     pub with_server: bool,
-    /// Print the resolved component graph as Graphviz DOT (graph scenarios).
+    /// Print the resolved component graph as Graphviz DOT (a `[[loops]]`
+    /// file: the graph its loops expand into).
     #[arg(long)]
     pub graph: bool,
 }

@@ -43,9 +43,16 @@
 //! characters that no other loop has: they are internal to the run.
 //!
 //! # What is left
-//! `run` still drives loop scenarios with the bridge's loop `Session`;
-//! switching `run_built` to the graph session and deleting the loop-only
-//! session code is the next step (see the bridge's `loop_graph`).
+//! `run` still drives loop scenarios with the bridge's loop `Session`. The
+//! graph session equals it bit for bit over the builtin channel and over
+//! ns-3 (answer rules, controllers' packets before actuators', a
+//! master-slave period's first boundary evaluated in the replay) but for
+//! one case: a packet delivered at its send instant (a zero-delay builtin
+//! channel) acts at its send boundary in a loop (phase U2, then the
+//! ticks) and one step later in a graph, which evaluates a boundary in one
+//! pass. Evaluating a boundary in stages around such deliveries is what
+//! the switch of `run_built` to the graph session, and deleting the
+//! loop-only session code, waits for (see the bridge's `loop_graph`).
 
 use super::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,
