@@ -107,6 +107,10 @@ pub struct GraphSession<W: FateSink> {
     answer_triggers: Option<Vec<Option<usize>>>,
     /// Event-driven: the network took those answers as rules.
     rules_active: bool,
+    /// A loop run over a network that may deliver a packet at its send
+    /// instant: boundaries are evaluated in parts around such deliveries
+    /// ([`Self::serve_in_parts`]).
+    instant: bool,
 }
 
 /// What a finished session hands back.
@@ -136,13 +140,22 @@ impl<W: FateSink> GraphSession<W> {
         let ledger = Ledger::new(table.clone(), side.names(), packets_out);
         let flows = side.flows.iter().map(|f| f.control.clone()).collect();
         let endpoint = Endpoint::new(graph, flows);
+        // A loop's packet delivered at its send instant acts at once, at
+        // the boundary it was sent at (see `serve_in_parts`).
+        let instant = side.loops.is_some() && network.may_deliver_instantly();
+        let placement = if instant {
+            Placement::Loops
+        } else {
+            Placement::Graph
+        };
         let answer_triggers = match &side.loops {
             Some(loops) => loops.answer_triggers(),
             None => Some(endpoint.answer_triggers()),
         };
         GraphSession {
-            driver: NetworkDriver::new(network, ledger, table, clock, Placement::Graph, cancel),
+            driver: NetworkDriver::new(network, ledger, table, clock, placement, cancel),
             endpoint,
+            instant,
             answer_triggers,
             rules_active: false,
             computation_delay: side.resolved.scenario.sync.computation_delay,
@@ -304,8 +317,66 @@ impl<W: FateSink> GraphSession<W> {
         if k < self.driver.next_serve {
             return Ok(());
         }
+        if self.instant {
+            return self.serve_in_parts(k, unscheduled_time, announced);
+        }
         self.receive(k, Class::Actuator)?;
         self.evaluate_and_send(k, unscheduled_time, announced)
+    }
+
+    /// A loop run over a network that may deliver a packet at its send
+    /// instant serves a boundary as the loops do (`netloop_cosim::session`,
+    /// "What happens at a step boundary"), its graph evaluated in parts
+    /// ([`Endpoint::evaluate_part`]): U1 the controllers' packets sent
+    /// before, S the plants and sensors, U2 the controllers' packets sent
+    /// now, T the controllers, D every actuator's packet, then the
+    /// actuators. Every packet event of the boundary is known (master-slave
+    /// replays a period the network ran).
+    fn serve_in_parts(
+        &mut self,
+        k: u64,
+        unscheduled: SimTime,
+        announced: bool,
+    ) -> Result<(), GraphSessionError> {
+        let sends = Sends {
+            unscheduled,
+            announced,
+        };
+        let now = self.time_of(k);
+        self.receive_sent_before(k, Class::Controller, Some(now))?;
+        self.driver.next_serve = k + 1;
+        for part in 0..self.endpoint.parts() {
+            self.receive_before_part(k, part)?;
+            self.evaluate_part(part, sends)?;
+        }
+        self.receive_rest(k)
+    }
+
+    /// What is left of boundary `k` after its last part: the losses of
+    /// packets whose receivers come in earlier parts (a loop's uplink when
+    /// its downlink is local), received as the loops' phase D receives them.
+    fn receive_rest(&mut self, k: u64) -> Result<(), GraphSessionError> {
+        self.receive(k, Class::Actuator)
+    }
+
+    /// What a part of a boundary evaluated in parts receives first: the
+    /// controllers' packets before the controllers (part 1), the rest
+    /// before the actuators (parts 2 on).
+    fn receive_before_part(&mut self, k: u64, part: usize) -> Result<(), GraphSessionError> {
+        match part {
+            0 => Ok(()),
+            1 => self.receive(k, Class::Controller),
+            _ => self.receive(k, Class::Actuator),
+        }
+    }
+
+    /// Evaluates part `part` of the boundary and sends what it produced.
+    fn evaluate_part(&mut self, part: usize, sends: Sends) -> Result<(), GraphSessionError> {
+        let reached = self.time();
+        self.endpoint
+            .evaluate_part(part)
+            .map_err(|source| GraphSessionError::Graph { reached, source })?;
+        self.transmit(Some(sends))
     }
 
     /// Receive: every packet event queued for boundary `k` in the classes
@@ -315,8 +386,19 @@ impl<W: FateSink> GraphSession<W> {
     /// received here in their place). A graph's flows are all of one
     /// class; a loop run's controllers receive before its actuators.
     fn receive(&mut self, k: u64, last: Class) -> Result<(), GraphSessionError> {
+        self.receive_sent_before(k, last, None)
+    }
+
+    /// [`Self::receive`], deliveries only of packets sent before
+    /// `sent_before` (where given).
+    fn receive_sent_before(
+        &mut self,
+        k: u64,
+        last: Class,
+        sent_before: Option<SimTime>,
+    ) -> Result<(), GraphSessionError> {
         debug_assert_eq!(self.graph().k(), k);
-        while let Some(key) = self.driver.first_at(k, last) {
+        while let Some(key) = self.driver.first_at(k, last, sent_before) {
             let event = self.driver.take(&key);
             match event {
                 Event::Delivery(d) => {

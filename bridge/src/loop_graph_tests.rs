@@ -142,6 +142,41 @@ fn event_triggered_and_rollback_loops_through_the_graph_session() {
     }
 }
 
+/// A zero delay: a packet acts at the boundary it was sent at (the loops'
+/// phases U2 and D), under every scheme, with losses and receive policies,
+/// and with event-triggered and rollback answers.
+#[test]
+fn zero_delay_loops_through_the_graph_session() {
+    let zero = "network.builtin.delay={ kind = \"constant\", value = \"0s\" }";
+    let lossy = "network.builtin.loss={ kind = \"bernoulli\", p = 0.2 }";
+    for file in [
+        "servo_loops.toml",
+        "servo_event_loops.toml",
+        "servo_rollback_loops.toml",
+        "two_loops_a.toml",
+    ] {
+        let path = root().join("tests/cli/graph_flows").join(file);
+        for (name, sets) in schemes() {
+            // The schemes' own channel, its delay made zero.
+            let mut sets: Vec<&str> = sets
+                .into_iter()
+                .filter(|s| !s.starts_with("network.builtin.delay"))
+                .collect();
+            sets.push(zero);
+            assert_same(
+                &format!("{file} zero delay {name}"),
+                file_case(path.clone(), &sets, false),
+            );
+            sets.push(lossy);
+            sets.push("sync.computation_delay=\"0s\"");
+            assert_same(
+                &format!("{file} zero delay, lossy {name}"),
+                file_case(path.clone(), &sets, false),
+            );
+        }
+    }
+}
+
 #[test]
 fn moving_nodes_through_the_graph_session() {
     let path = root().join("tests/cli/graph_mobility/cart_loops.toml");

@@ -379,7 +379,10 @@ pub(crate) fn start_network(
 /// [`RunError::Output`] when the directory cannot be written, and
 /// [`RunError::Failed`] when the run started and stopped early; its partial
 /// results and `summary.json` are on disk then.
-pub fn run(resolved: &Resolved, options: &RunOptions) -> Result<RunReport, RunError> {
+pub fn run(
+    resolved: &Resolved,
+    options: &RunOptions,
+) -> Result<RunReport, RunError<GraphSessionError>> {
     run_with_progress(resolved, options, None)
 }
 
@@ -392,9 +395,9 @@ pub fn run_with_progress(
     resolved: &Resolved,
     options: &RunOptions,
     progress: Option<RunProgress>,
-) -> Result<RunReport, RunError> {
+) -> Result<RunReport, RunError<GraphSessionError>> {
     let built = Built::new(resolved).map_err(RunError::Config)?;
-    run_built(resolved, built, options, progress)
+    run_through_graph(resolved, built, options, progress)
 }
 
 /// [`run_with_progress`] of a scenario already built from `resolved` (as

@@ -108,8 +108,42 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
     /// one-pass evaluation), then the boundary evaluated and every flow due
     /// there sent.
     fn sample(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
+        if self.instant {
+            // Phases S, T and D: parts 0, 1 and the rest.
+            self.driver.next_serve = k + 1;
+            return self.evaluate_part(0, sends);
+        }
         GraphSession::receive(self, k, Class::Actuator)?;
         self.evaluate_and_send(k, sends.unscheduled, sends.announced)
+    }
+
+    fn tick(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
+        if self.instant && self.endpoint.parts() > 1 {
+            self.receive_before_part(k, 1)?;
+            self.evaluate_part(1, sends)?;
+        }
+        Ok(())
+    }
+
+    fn actuate(&mut self, k: u64) -> Result<(), GraphSessionError> {
+        if !self.instant {
+            return Ok(());
+        }
+        // Actuators send nothing; their part sends at the boundary.
+        let sends = Sends {
+            unscheduled: self.time_of(k),
+            announced: false,
+        };
+        for part in 2..self.endpoint.parts() {
+            self.receive_before_part(k, part)?;
+            self.evaluate_part(part, sends)?;
+        }
+        self.receive_rest(k)
+    }
+
+    /// A loop run's packet delivered at its send instant acts there.
+    fn acts_at_send_boundary(&self) -> bool {
+        self.instant
     }
 
     /// The graph is evaluated at every boundary, events or not.

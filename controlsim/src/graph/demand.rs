@@ -209,7 +209,7 @@ impl Graph {
         if self.evaluated {
             return Ok(());
         }
-        self.evaluate_stages(true)?;
+        self.evaluate_stages(true, None)?;
         *busy = self.busy_from();
         Ok(())
     }

@@ -189,6 +189,9 @@ pub struct Endpoint {
     /// alone).
     answered: Vec<bool>,
     outbox: VecDeque<Transmit>,
+    /// Per part of a boundary evaluated in parts, its components (empty
+    /// until [`Endpoint::parts`] or [`Endpoint::evaluate_part`] asks).
+    parts: Vec<Vec<bool>>,
 }
 
 impl Endpoint {
@@ -231,6 +234,7 @@ impl Endpoint {
             arrived: vec![None; n],
             answered: vec![false; n],
             outbox: VecDeque::new(),
+            parts: Vec::new(),
         }
     }
 
@@ -393,10 +397,89 @@ impl Endpoint {
     pub fn evaluate(&mut self) -> Result<(), GraphError> {
         self.begin_boundary();
         self.graph.evaluate()?;
+        self.queue_due(None);
+        Ok(())
+    }
+
+    /// How many parts [`Endpoint::evaluate_part`] splits a boundary into:
+    /// part 0 is everything no flow's packet reaches within the boundary;
+    /// part `n + 1` what is reached through one more flow from part `n`
+    /// (a flow's inlet is one part after its source). For `[[loops]]`:
+    /// plants and sensors, then controllers, then actuators.
+    ///
+    /// # Panics
+    /// When flows close a cycle in which every connection is direct
+    /// feedthrough (no part would be first).
+    pub fn parts(&mut self) -> usize {
+        self.part_masks().len()
+    }
+
+    /// Evaluates part `part` of the current boundary (see
+    /// [`Endpoint::parts`]) and queues the flows due from its components:
+    /// a driver whose network may deliver a packet at the instant it is
+    /// sent hands in those deliveries between the parts, so that they act
+    /// at the boundary they were sent at. Parts are evaluated in order;
+    /// the last completes the boundary as [`Endpoint::evaluate`] does.
+    ///
+    /// # Errors
+    /// As [`Graph::evaluate`].
+    pub fn evaluate_part(&mut self, part: usize) -> Result<(), GraphError> {
+        self.begin_boundary();
+        let mask = self.part_masks()[part].clone();
+        let last = part + 1 == self.parts.len();
+        self.graph.evaluate_part(&mask, last)?;
+        self.queue_due(Some(part));
+        Ok(())
+    }
+
+    /// Per part, which components it holds (computed once).
+    fn part_masks(&mut self) -> &mut Vec<Vec<bool>> {
+        if self.parts.is_empty() {
+            let levels = self.levels();
+            let count = levels.iter().max().map_or(1, |m| m + 1);
+            self.parts = (0..count)
+                .map(|p| levels.iter().map(|&l| l == p).collect())
+                .collect();
+        }
+        &mut self.parts
+    }
+
+    /// Per component, its part: the most flows on a path to it.
+    fn levels(&self) -> Vec<usize> {
+        let n = self.graph.component_names().count();
+        let sources: Vec<Vec<usize>> = (0..n).map(|c| self.graph.ordering_sources(c)).collect();
+        let mut level = vec![0; n];
+        for _ in 0..=n {
+            let mut changed = false;
+            for c in 0..n {
+                let mut l = sources[c].iter().map(|&s| level[s]).max().unwrap_or(0);
+                for f in self.flows.iter().filter(|f| f.inlet == c) {
+                    l = l.max(level[f.component] + 1);
+                }
+                if l > level[c] {
+                    level[c] = l;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return level;
+            }
+        }
+        panic!("flows close a cycle of direct feedthrough: no part comes first")
+    }
+
+    /// Queues every flow due at the current boundary that did not send an
+    /// answer, in flow order; with `part`, only those whose source is in it.
+    fn queue_due(&mut self, part: Option<usize>) {
         let k = self.graph.k();
         for f in 0..self.flows.len() {
             if self.answered[f] {
                 continue;
+            }
+            if let Some(p) = part {
+                if !self.parts[p][self.flows[f].component] {
+                    continue;
+                }
             }
             let flow = &self.flows[f];
             let due = match flow.rule {
@@ -420,7 +503,6 @@ impl Endpoint {
             };
             self.queue(f, number, at);
         }
-        Ok(())
     }
 
     /// The boundary at the end of the run: evaluated for the record,

@@ -504,15 +504,74 @@ impl Graph {
         if self.evaluated {
             return Ok(());
         }
-        self.evaluate_stages(false)
+        self.evaluate_stages(false, None)
+    }
+
+    /// Evaluates the part of boundary `k` whose components `part` marks,
+    /// in the evaluation order; `last`: the boundary is evaluated once
+    /// this part is. A driver that delivers packets at the instant they are
+    /// sent evaluates a boundary in parts around those deliveries (see
+    /// [`Endpoint::evaluate_part`](super::Endpoint::evaluate_part)). An
+    /// algebraic loop or a lowered run of components belongs to the part
+    /// of its first member.
+    ///
+    /// # Errors
+    /// As [`Graph::evaluate`].
+    pub fn evaluate_part(&mut self, part: &[bool], last: bool) -> Result<(), GraphError> {
+        if self.evaluated {
+            return Ok(());
+        }
+        self.evaluate_stages(false, Some(part))?;
+        self.evaluated = last;
+        Ok(())
+    }
+
+    /// The components whose outputs order component `c` after them within
+    /// a boundary: they drive an input of `c` that is direct feedthrough,
+    /// or that triggers `c` when it is evaluated on new inputs.
+    pub fn ordering_sources(&self, c: usize) -> Vec<usize> {
+        let node = &self.nodes[c];
+        let on_input = node.decl.timing == super::Timing::OnInput;
+        let mut sources: Vec<usize> = node
+            .gathers
+            .iter()
+            .filter(|g| {
+                let port = node.in_offsets.partition_point(|&o| o <= g.dst) - 1;
+                let input = &node.decl.inputs[port];
+                input.direct || (input.trigger && on_input)
+            })
+            .filter_map(|g| {
+                self.nodes.iter().position(|n| {
+                    (n.port_base..n.port_base + n.decl.outputs.len()).contains(&g.src_port)
+                })
+            })
+            .collect();
+        sources.sort_unstable();
+        sources.dedup();
+        sources
     }
 
     /// Evaluates boundary `k` stage by stage; with `demanded`, leaves out
-    /// the lazy outputs no component reads there ([`demand`](super::demand)).
-    pub(crate) fn evaluate_stages(&mut self, demanded: bool) -> Result<(), GraphError> {
+    /// the lazy outputs no component reads there ([`demand`](super::demand));
+    /// with `part`, only the stages of the components it marks.
+    pub(crate) fn evaluate_stages(
+        &mut self,
+        demanded: bool,
+        part: Option<&[bool]>,
+    ) -> Result<(), GraphError> {
         let mut stages = std::mem::take(&mut self.stages);
         let mut result = Ok(());
         for stage in &mut stages {
+            if let Some(part) = part {
+                let first = match stage {
+                    Stage::One(i) => *i,
+                    Stage::Loop(block) => block.members[0],
+                    Stage::Lowered { lowered, .. } => self.lowered[lowered.start].0,
+                };
+                if !part[first] {
+                    continue;
+                }
+            }
             match stage {
                 Stage::One(i) => {
                     let i = *i;

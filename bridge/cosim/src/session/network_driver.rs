@@ -406,12 +406,16 @@ impl<W: FateSink> NetworkDriver<W> {
     }
 
     /// The first of boundary `k`'s events still queued in the classes up
-    /// to `last`, in canonical order; a report released while `k` is
-    /// served (an answer by rule) joins in its place.
-    pub fn first_at(&self, k: u64, last: Class) -> Option<EventKey> {
+    /// to `last`, in canonical order, deliveries only when sent before
+    /// `sent_before` (where given); a report released while `k` is served
+    /// (an answer by rule) joins in its place.
+    pub fn first_at(&self, k: u64, last: Class, sent_before: Option<SimTime>) -> Option<EventKey> {
         self.queue
             .range(EventKey::range(k, Class::Controller, last))
-            .next()
+            .find(|(_, e)| match (e, sent_before) {
+                (Event::Delivery(d), Some(limit)) => d.sent < limit,
+                _ => true,
+            })
             .map(|(key, _)| *key)
     }
 
