@@ -16,7 +16,9 @@
 //! 2. **Build**: the control system, the nodes its plants move
 //!    ([`loop_mobility`]) and what the run observes ([`built::Built`]); the
 //!    network is started (builtin, or the ns-3 server through
-//!    [`ns3`]) and a [`session::Session`] made over them.
+//!    [`ns3`]) and a [`graph_session::GraphSession`] made over them (a
+//!    `[[loops]]` scenario as the graph its loops expand into,
+//!    [`loop_graph`]).
 //! 3. **Run** the session, recording the time series and writing each
 //!    packet's fate as the ledger emits it ([`packets_csv`]).
 //! 4. **Finish**: the session's summary and the run directory ([`run`],

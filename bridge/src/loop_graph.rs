@@ -18,9 +18,18 @@ use controlsim::graph::{ExpandedLoops, FlowEnd, Graph, LossPolicy, SendRule, Tim
 use controlsim::sensor::SensorSource;
 use controlsim::{System, Trigger};
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use controlsim::graph::LoopMap;
+use netloop_cosim::mobility::NodeMotion;
+
 use crate::config::{OnLoss, Resolved, ResponseKind, ScenarioError};
 use crate::flows::{Direction, FlowTable};
 use crate::graph_flows::{GraphFlow, LoopStreams, NetworkSide};
+use crate::graph_session::GraphSession;
+use crate::ledger::FateSink;
+use crate::network::Network;
 
 /// The graph of a loop scenario and what its session needs besides.
 pub struct LoopGraph {
@@ -80,6 +89,29 @@ pub fn expand(resolved: &Resolved, system: &System) -> Result<LoopGraph, Scenari
         },
         expanded,
     })
+}
+
+/// The session of a `[[loops]]` run: `system`'s loops expanded into a
+/// graph, their networked links over `network`, the nodes in `motions`
+/// moved by their plants; with the map of the loops in the graph, which
+/// the loops' observers read through
+/// ([`controlsim::graph::ObserveGraph`]).
+///
+/// # Errors
+/// A keyed error of the expansion (the same checks as building `system`).
+pub fn session<W: FateSink>(
+    resolved: &Resolved,
+    system: &System,
+    motions: Vec<NodeMotion>,
+    network: Box<dyn Network>,
+    packets: W,
+    cancel: Option<Arc<AtomicBool>>,
+) -> Result<(GraphSession<W>, LoopMap), ScenarioError> {
+    let LoopGraph { expanded, side } = expand(resolved, system)?;
+    let map = expanded.map;
+    let session = GraphSession::new(expanded.graph, &side, network, packets, cancel)
+        .of_loops(map.clone(), motions);
+    Ok((session, map))
 }
 
 /// `netloop check --graph` of a `[[loops]]` file: the graph its loops

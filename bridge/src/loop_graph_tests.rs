@@ -1,5 +1,5 @@
-//! A `[[loops]]` run through the graph session equals the loop session's
-//! bit for bit: `timeseries.csv`, `packets.csv` and `summary.json`, under
+//! A `[[loops]]` run through the graph session gives the bytes the loops'
+//! own session gave (recorded before it was deleted): `timeseries.csv`, `packets.csv` and `summary.json`, under
 //! every sync scheme, over a lossy channel with receive policies, with
 //! rollback answers, a CACC platoon, moving nodes and loop names that are
 //! not component names.

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use controlsim::error::ObserverError;
 use controlsim::graph::{ExpandedLoops, GraphError, GraphLoops, ObserveGraph};
-use controlsim::{LoopObserver, LoopView, Observer, Recorder, System};
+use controlsim::{LoopObserver, LoopView, Recorder};
 use protocol::SimTime;
 use serde::Serialize;
 
@@ -43,7 +43,6 @@ use crate::packets_csv::PacketsCsv;
 use crate::run_dir::{clear_outputs, DirLock, RunDirError};
 use crate::run_progress::RunProgress;
 use crate::server_command::ns3_options;
-use crate::session::{Session, SessionError};
 use crate::stop::{StopConditions, Stopped};
 
 /// Where and how to run.
@@ -62,7 +61,7 @@ pub struct RunOptions {
 /// [`crate::graph_session::GraphSessionError`]). One type, so that the
 /// application maps both to the same exit codes and messages.
 #[derive(Debug, thiserror::Error)]
-pub enum RunError<S = SessionError> {
+pub enum RunError<S = GraphSessionError> {
     /// The scenario cannot be built (bad input: exit code 2): the key and
     /// what is wrong there.
     #[error("`{}`: {}", .0.key, .0.message)]
@@ -323,12 +322,6 @@ impl<W: std::io::Write> LoopObserver for RunObserver<W> {
     }
 }
 
-impl<W: std::io::Write> Observer for RunObserver<W> {
-    fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
-        self.observe_loops(system)
-    }
-}
-
 /// The short hash that names a resolved config, of its canonical form
 /// ([`crate::config_hash`]).
 pub fn config_hash(scenario: &Scenario) -> String {
@@ -395,162 +388,19 @@ pub fn run_with_progress(
     resolved: &Resolved,
     options: &RunOptions,
     progress: Option<RunProgress>,
-) -> Result<RunReport, RunError<GraphSessionError>> {
+) -> Result<RunReport, RunError> {
     let built = Built::new(resolved).map_err(RunError::Config)?;
-    run_through_graph(resolved, built, options, progress)
+    run_built(resolved, built, options, progress)
 }
 
 /// [`run_with_progress`] of a scenario already built from `resolved` (as
-/// [`crate::scenario_file::load`] builds it), so that nothing is built twice.
+/// [`crate::scenario_file::load`] builds it), so that nothing is built
+/// twice: the loops expanded into a graph ([`crate::loop_graph`]) and
+/// driven by [`crate::graph_session::GraphSession`].
 ///
 /// # Errors
 /// As [`run`].
 pub fn run_built(
-    resolved: &Resolved,
-    built: Built,
-    options: &RunOptions,
-    progress: Option<RunProgress>,
-) -> Result<RunReport, RunError> {
-    let started = Instant::now();
-    let scenario = &resolved.scenario;
-    let Built {
-        system,
-        motions,
-        metrics,
-        stop,
-    } = built;
-    let observation = (metrics, stop);
-    let dir = options.out_dir.clone();
-    let io = |source| RunError::Output {
-        dir: dir.clone(),
-        source,
-    };
-    // One run at a time in a directory, and none of an earlier run's
-    // outputs beside this one's: the old summary goes before anything new is
-    // written (the server writes its traces from the start).
-    let made_dir = !dir.exists();
-    std::fs::create_dir_all(&dir).map_err(io)?;
-    let lock = DirLock::acquire(&dir)?;
-    clear_outputs(&dir)?;
-    let trace_dir = dir.join("ns3");
-    // Only the ns-3 server writes traces; a builtin run leaves no `ns3/`.
-    if scenario.network.backend == Backend::Ns3 && scenario.network.wants_traces() {
-        std::fs::create_dir_all(&trace_dir).map_err(io)?;
-    }
-    let started_network = start_network(resolved, options);
-    if let Err(NetworkError::Ns3(Ns3Error::BadArgument {
-        message, argument, ..
-    })) = &started_network
-    {
-        // Bad input, like a scenario that does not resolve: leave nothing.
-        // remove_dir only removes what is still empty.
-        drop(lock);
-        let _ = std::fs::remove_dir(&trace_dir);
-        if made_dir {
-            let _ = std::fs::remove_dir(&dir);
-        }
-        return Err(RunError::NetworkRejected {
-            message: message.clone(),
-            argument: argument.clone(),
-        });
-    }
-
-    let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
-    let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
-    let recorder = Recorder::new(&system, timeseries, scenario.record_every)
-        .map_err(|e| RunError::Config(ScenarioError::new("record_every", e.to_string())))?;
-    let mut observer = RunObserver::new(resolved, &system, recorder, progress, observation);
-
-    let flows = FlowTable::new(&resolved.loops);
-    let network = match started_network {
-        Ok(n) => n,
-        Err(e) => {
-            // Nothing ran: still leave a record of why.
-            let summary = summarise::<_, PacketsCsv<AtomicFile>, _>(
-                resolved,
-                &system,
-                &flows,
-                &observer,
-                None,
-                0,
-                "",
-                "",
-                Some(e.to_string()),
-            );
-            let _ = observer.recorder.finish(&system).map(AtomicFile::abandon);
-            let _ = write_summary(&dir, &summary);
-            let source = Box::new(SessionError::Network(e));
-            return Err(RunError::Failed {
-                source,
-                reached: SimTime::ZERO,
-                out_dir: dir,
-            });
-        }
-    };
-    let software = network.software();
-    let mut session = Session::new(
-        resolved,
-        system,
-        motions,
-        network,
-        packets,
-        options.cancel.clone(),
-    );
-
-    // From here on every failure (the network rejecting the flows, a failed
-    // step, losses that cannot be recorded at the end) leaves the partial
-    // files and a summary.json that says what went wrong.
-    let outcome = session.run(&mut observer);
-    if let Some(p) = observer.progress.take() {
-        p.finish();
-    }
-    // A stop condition ends the run as planned: its files are whole.
-    let outcome = match (outcome, &observer.stopped) {
-        (Err(SessionError::Step { .. }), Some(_)) => Ok(()),
-        (outcome, _) => outcome,
-    };
-    let network_alive = !matches!(outcome, Err(SessionError::Network(_)));
-    let description = session.network_description().to_string();
-    let syncs = session.syncs();
-    let (parts, finished) = session.finish(network_alive);
-    // The first failure is the one to report.
-    let outcome = outcome.and(finished.map(drop));
-    let error = outcome.as_ref().err().map(|e| e.to_string());
-    let summary = summarise(
-        resolved,
-        &parts.system,
-        &flows,
-        &observer,
-        Some(&parts.ledger),
-        syncs,
-        &software,
-        &description,
-        error,
-    );
-    let timeseries = observer.recorder.finish(&parts.system);
-    let reached = parts.system.time();
-    close_run(
-        CloseRun {
-            dir,
-            started,
-            format: scenario.output.format,
-            syncs,
-            reached,
-        },
-        timeseries,
-        parts.ledger.into_inner(),
-        outcome,
-        summary,
-    )
-}
-
-/// [`run_built`] through the graph session: the loops expanded into a
-/// graph ([`crate::loop_graph`]) and driven by
-/// [`crate::graph_session::GraphSession`].
-///
-/// # Errors
-/// As [`run`].
-pub fn run_through_graph(
     resolved: &Resolved,
     built: Built,
     options: &RunOptions,

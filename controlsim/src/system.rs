@@ -78,6 +78,16 @@ impl Observer for Silent {
     }
 }
 
+impl crate::view::LoopObserver for Silent {
+    #[inline]
+    fn observe_loops<V: crate::view::LoopView + ?Sized>(
+        &mut self,
+        _: &V,
+    ) -> Result<(), ObserverError> {
+        Ok(())
+    }
+}
+
 impl<F: FnMut(&System)> Observer for F {
     #[inline]
     fn observe(&mut self, system: &System) -> Result<(), ObserverError> {

@@ -10,11 +10,14 @@ use std::process::Command;
 use std::rc::Rc;
 
 use bridge::config::Scenario;
+use bridge::loop_graph;
 use bridge::mobility::node_motions;
 use bridge::network::Ns3Network;
 use bridge::packets_csv::PacketsCsv;
 use bridge::server_command::ns3_options;
-use bridge::session::Session;
+use controlsim::error::ObserverError;
+use controlsim::graph::ObserveGraph;
+use controlsim::view::{LoopObserver, LoopView};
 use controlsim::System;
 use protocol::{NodeKinematics, SimTime, Step};
 
@@ -250,20 +253,16 @@ impl Tap for Recorded {
 /// returns the steps the network saw, the plants' true positions at every
 /// step boundary, and the sync count.
 fn run_recorded(sync: &str) -> (Vec<StepSeen>, Vec<(SimTime, Vec<f64>)>, u64) {
-    run_recorded_scenario(&platoon(sync, ""), |system| {
-        system
-            .loops()
-            .iter()
-            .map(|l| l.kinematics().unwrap().position)
-            .collect()
+    run_recorded_scenario(&platoon(sync, ""), |plants| {
+        plants.iter().map(|p| p.position.unwrap()).collect()
     })
 }
 
 /// As [`run_recorded`] for any scenario; `truth` gives the nodes' true x
-/// positions (by node index) from the system at each step boundary.
+/// positions (by node index) from the plants at each step boundary.
 fn run_recorded_scenario(
     text: &str,
-    truth_of: impl Fn(&System) -> Vec<f64>,
+    truth_of: impl Fn(&[PlantAt]) -> Vec<f64>,
 ) -> (Vec<StepSeen>, Vec<(SimTime, Vec<f64>)>, u64) {
     let dir = tempfile::tempdir().unwrap();
     let resolved = Scenario::from_toml(text).unwrap().resolve().unwrap();
@@ -277,24 +276,55 @@ fn run_recorded_scenario(
             steps: Rc::clone(&steps),
         },
     };
-    let mut session = Session::new(
+    let (mut session, map) = loop_graph::session(
         &resolved,
-        system,
+        &system,
         motions,
         Box::new(network),
         PacketsCsv::new(Vec::new()),
         None,
-    );
-    let mut truth = Vec::new();
-    let mut observer = |system: &System| {
-        truth.push((system.time(), truth_of(system)));
+    )
+    .unwrap();
+    let mut truth = Truth {
+        of: truth_of,
+        seen: Vec::new(),
     };
-    session.run(&mut observer).unwrap();
+    session
+        .run(&mut ObserveGraph::new(&map, &mut truth))
+        .unwrap();
+    let truth = truth.seen;
     let syncs = session.syncs();
     let (_, finished) = session.finish(true);
     finished.unwrap();
     let steps = steps.borrow().clone();
     (steps, truth, syncs)
+}
+
+/// What the truth of a boundary is made of, per loop: the plant's
+/// position as its kinematics give it, and its first state.
+#[derive(Clone, Copy)]
+struct PlantAt {
+    position: Option<f64>,
+    first_state: f64,
+}
+
+/// The nodes' true positions at every boundary, as `of` reads them.
+struct Truth<F> {
+    of: F,
+    seen: Vec<(SimTime, Vec<f64>)>,
+}
+
+impl<F: Fn(&[PlantAt]) -> Vec<f64>> LoopObserver for Truth<F> {
+    fn observe_loops<V: LoopView + ?Sized>(&mut self, view: &V) -> Result<(), ObserverError> {
+        let plants: Vec<PlantAt> = (0..view.loop_count())
+            .map(|i| PlantAt {
+                position: view.kinematics(i).map(|k| k.position),
+                first_state: view.plant_state(i)[0],
+            })
+            .collect();
+        self.seen.push((view.time(), (self.of)(&plants)));
+        Ok(())
+    }
 }
 
 /// The farthest any node was, at any step boundary, from the straight line
@@ -408,8 +438,8 @@ final = 1.0
 }
 
 /// The cart's true node position, `5 + x`, at node 0.
-fn cart_truth(system: &System) -> Vec<f64> {
-    vec![5.0 + system.loops()[0].state()[0]]
+fn cart_truth(plants: &[PlantAt]) -> Vec<f64> {
+    vec![5.0 + plants[0].first_state]
 }
 
 #[test]

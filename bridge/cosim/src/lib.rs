@@ -16,19 +16,21 @@
 //!    becomes a [`mobility::NodeMotion`]; every problem is the
 //!    application's keyed error before anything runs.
 //! 2. **Build a session**: the application starts a [`network::Network`]
-//!    (builtin or ns-3) and hands it, the built system, the motions and a
-//!    [`ledger::FateSink`] to [`session::Session::new`], which makes the
-//!    [`flows::FlowTable`] and the [`ledger::Ledger`] over it.
-//! 3. **Run**: [`session::Session::run`] installs the flows in the network
-//!    and drives both sides to the end under the scheme; each step the
-//!    packets sent are announced to the ledger, the network is stepped, and
-//!    every delivery and loss it reports is settled by the ledger, which
-//!    emits each packet's fate to the sink.
-//! 4. **Finish**: [`session::Session::finish`] closes the packets still in
-//!    flight and finishes the network (its summary); the parts it hands
-//!    back (the system, the network, the ledger's counts, [`delay_stats`]
-//!    and [`aoi`] statistics) go into the run's summary, which the
-//!    application writes.
+//!    (builtin or ns-3) and hands it, the [`ledger::Ledger`] over the
+//!    [`flows::FlowTable`] and a [`ledger::FateSink`] to a
+//!    [`session::network_driver::NetworkDriver`]; its control side (bridge's
+//!    graph session, for graph scenarios and the graphs `[[loops]]` expand
+//!    into) implements [`session::control_side::ControlSide`].
+//! 3. **Run**: [`session::control_side::run_scheme`] drives both sides to
+//!    the end under the scheme; each step the packets sent are announced to
+//!    the ledger, the network is stepped, and every delivery and loss it
+//!    reports is settled by the ledger, which emits each packet's fate to
+//!    the sink.
+//! 4. **Finish**: the driver closes the packets still in flight
+//!    ([`session::network_driver::NetworkDriver::resolve_leftovers`]) and the
+//!    network is finished (its summary); the network, the ledger's counts,
+//!    [`delay_stats`] and [`aoi`] statistics go into the run's summary,
+//!    which the application writes.
 
 pub mod aoi;
 pub mod delay_stats;

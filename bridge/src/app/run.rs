@@ -10,7 +10,7 @@ use super::{out_dir_or_default, overrides, read_scenario, Failure};
 use crate::config::Resolved;
 use crate::graph_scenario::{self, LoadedGraph};
 use crate::loaded_scenario::{LoadedScenario, ScenarioBase};
-use crate::run::{run_through_graph, RunError, RunOptions};
+use crate::run::{run_built, RunError, RunOptions};
 use crate::run_progress::RunProgress;
 use crate::scenario_file::{LoadError, Loaded, Override, ScenarioError};
 use crate::server_command::key_of_problem;
@@ -51,7 +51,7 @@ pub fn run(args: RunArgs, quiet: bool, cancel: Arc<AtomicBool>) -> Result<(), Fa
         cancel: Some(cancel),
     };
     let progress = RunProgress::for_terminal(resolved.scenario.duration, quiet);
-    let outcome = run_through_graph(&resolved, built, &options, progress);
+    let outcome = run_built(&resolved, built, &options, progress);
     if let (Ok(report), false) = (&outcome, quiet) {
         super::report::print_summary(&report.summary, &report.out_dir);
     }

@@ -8,8 +8,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use bridge::graph_session::GraphSessionError;
 use bridge::network::{NetworkError, Violation};
-use bridge::session::SessionError;
 use controlsim::Silent;
 use protocol::{AnswerRule, Delivery, SimTime, Step, StepDone};
 
@@ -52,7 +52,7 @@ impl Tap for TakesRules {
     }
 }
 
-fn run_with(extra: Option<Delivery>) -> (Rc<RefCell<Asked>>, Result<(), SessionError>) {
+fn run_with(extra: Option<Delivery>) -> (Rc<RefCell<Asked>>, Result<(), GraphSessionError>) {
     let header = "duration = \"2500ms\"\nstep = \"1ms\"\nseed = 9\n[sync]\nscheme = \"event_driven\"\ncomputation_delay = \"250us\"\n";
     let text = scenario(
         header,
@@ -118,7 +118,7 @@ fn a_reported_answer_the_replay_never_computed_is_a_violation() {
     };
     let (_, outcome) = run_with(Some(stranger));
     match outcome {
-        Err(SessionError::Network(NetworkError::Violation {
+        Err(GraphSessionError::Network(NetworkError::Violation {
             violation:
                 Violation::UnknownPacket {
                     flow: 1,

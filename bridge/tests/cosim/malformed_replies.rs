@@ -3,8 +3,8 @@
 //! panic. Found by the `server_replies` fuzz target (tests/fuzz): a delivery
 //! on an unknown flow used to panic ("queued flows exist").
 
+use bridge::graph_session::GraphSessionError;
 use bridge::network::{NetworkError, Violation};
-use bridge::session::SessionError;
 use controlsim::Silent;
 use protocol::{Delivery, DropEvent, DropReason, SimTime, StepDone};
 
@@ -35,7 +35,7 @@ impl Tap for ReportsStrangers {
     }
 }
 
-fn run_with(scheme: &str, extra: StepDone) -> Result<(), SessionError> {
+fn run_with(scheme: &str, extra: StepDone) -> Result<(), GraphSessionError> {
     let header = format!("duration = \"200ms\"\nstep = \"1ms\"\nseed = 9\n[sync]\nscheme = \"{scheme}\"\nperiod = \"10ms\"\n");
     let text = scenario(
         &header,
@@ -97,7 +97,7 @@ fn a_delivery_or_drop_on_a_flow_that_does_not_exist_is_an_error_not_a_panic() {
             assert!(
                 matches!(
                     err,
-                    SessionError::Network(NetworkError::Violation {
+                    GraphSessionError::Network(NetworkError::Violation {
                         violation: Violation::UnknownFlow {
                             flow: 99,
                             number: 1,

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use bridge::flows::FlowTable;
 use controlsim::error::ObserverError;
-use controlsim::{Observer, System};
+use controlsim::view::{LoopObserver, LoopView};
 use protocol::{DropEvent, DropReason, SimTime, Step, StepDone};
 
 use crate::support::*;
@@ -170,14 +170,9 @@ impl Tap for SenderQueueDrops {
 /// The applied control at every boundary.
 struct Applied(Vec<f64>);
 
-impl Observer for Applied {
-    fn observe(&mut self, system: &System) -> Result<(), ObserverError> {
-        assert_eq!(
-            system.k(),
-            self.0.len() as u64,
-            "every boundary once, in order"
-        );
-        self.0.push(system.loops()[0].applied_control()[0]);
+impl LoopObserver for Applied {
+    fn observe_loops<V: LoopView + ?Sized>(&mut self, view: &V) -> Result<(), ObserverError> {
+        self.0.push(view.applied_control(0)[0]);
         Ok(())
     }
 }

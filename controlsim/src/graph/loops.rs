@@ -35,24 +35,18 @@
 //! (uplink, downlink, CACC feed-forward) on the network: each becomes an
 //! [`Inlet`] that drives the receiver in the connection's place, listed in
 //! flow-table order ([`LoopLink`]) for the bridge's graph session, which
-//! runs a loop scenario through it (`bridge/src/loop_graph.rs`; it equals
-//! the loops' session bit for bit, tested there). `response = "rollback"`
+//! runs a loop scenario through it (`bridge/src/loop_graph.rs`; its
+//! outputs are the bytes the loops' own session gave before it was
+//! deleted, tested there). `response = "rollback"`
 //! makes the controller with
 //! [`ControllerComponent::answer_by_rollback`]. A loop name that is not a
 //! component name (a space, a dot) gets component names of its allowed
 //! characters that no other loop has: they are internal to the run.
 //!
-//! # What is left
-//! `run` still drives loop scenarios with the bridge's loop `Session`. The
-//! graph session equals it bit for bit over the builtin channel and over
-//! ns-3 (answer rules, controllers' packets before actuators', a
-//! master-slave period's first boundary evaluated in the replay) but for
-//! one case: a packet delivered at its send instant (a zero-delay builtin
-//! channel) acts at its send boundary in a loop (phase U2, then the
-//! ticks) and one step later in a graph, which evaluates a boundary in one
-//! pass. Evaluating a boundary in stages around such deliveries is what
-//! the switch of `run_built` to the graph session, and deleting the
-//! loop-only session code, waits for (see the bridge's `loop_graph`).
+//! A packet delivered at its send instant (a zero-delay builtin channel)
+//! acts at its send boundary in a loop (phase U2, then the ticks): the
+//! graph session then evaluates the boundary in parts around such
+//! deliveries ([`Endpoint::evaluate_part`](super::Endpoint::evaluate_part)).
 
 use super::adapters::{
     ActuatorComponent, ControllerComponent, ControllerShape, PlantComponent, SensorComponent,

@@ -7,7 +7,7 @@
 //! stream is cut into reads, and its end is `Closed`). The handshake and
 //! the Configure are answered by the script itself, so that every input
 //! reaches the steps. The session must end with a result or an error, never
-//! a panic or a hang, and still account for every packet (`Session::finish`).
+//! a panic or a hang, and still account for every packet (`GraphSession::finish`).
 //!
 //! Input: byte 0 picks the sync scheme, byte 1 how the stream is cut into
 //! reads; the rest is what the "server" sends.
@@ -22,7 +22,8 @@ use bridge::network::{Network, NetworkError};
 use bridge::ns3::{session_error, Ns3Error};
 use bridge::packets_csv::PacketsCsv;
 use bridge::scenario_file::{load_text, Override};
-use bridge::session::Session;
+use bridge::loop_graph;
+use controlsim::graph::ObserveGraph;
 use controlsim::{Silent, System};
 use libfuzzer_sys::fuzz_target;
 use protocol::client::{self, Event};
@@ -143,8 +144,8 @@ fuzz_target!(|data: &[u8]| {
     let system = System::from_config(&resolved.system, resolved.scenario.control_seed()).unwrap();
     let motions = node_motions(resolved, &system).unwrap();
     let server = ScriptedServer { stream: stream.to_vec(), read: 0, chunk: 1 + *chunk as usize * 16, inbox: Vec::new(), session: client::Session::new() };
-    let mut session = Session::new(resolved, system, motions, Box::new(server), PacketsCsv::new(std::io::sink()), None);
-    let outcome = session.run(&mut Silent);
+    let (mut session, map) = loop_graph::session(resolved, &system, motions, Box::new(server), PacketsCsv::new(std::io::sink()), None).unwrap();
+    let outcome = session.run(&mut ObserveGraph::new(&map, Silent));
     let alive = outcome.is_ok();
     let _ = session.finish(alive);
 });

@@ -1,6 +1,6 @@
-//! What a sync scheme needs from the control side, so that each scheme is
-//! written once for `[[loops]]` ([`super::Session`]) and graph scenarios
-//! (bridge's `graph_session::GraphSession`).
+//! What a sync scheme needs from the control side (bridge's
+//! `graph_session::GraphSession`, for graph scenarios and the graphs
+//! `[[loops]]` expand into), so that each scheme is written once.
 //!
 //! A scheme decides when the network runs and when boundaries are served
 //! ([`Scheme`], one driver per scheme in `time_stepping.rs`,

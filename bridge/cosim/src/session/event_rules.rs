@@ -39,8 +39,6 @@ use crate::ledger::FateSink;
 use protocol::{AnswerRule, SimTime};
 
 use super::network_driver::{Event, NetworkDriver};
-use super::{Session, SessionError};
-use crate::flows::Direction;
 use crate::network::NetworkError;
 use crate::sync_scheme::EventDriven;
 
@@ -115,66 +113,5 @@ pub fn hold_unknown_answers(first_unknown: Vec<Option<u64>>) -> impl Fn(&Event) 
             .copied()
             .flatten()
             .is_some_and(|first| number >= first)
-    }
-}
-
-impl<W: FateSink> Session<W> {
-    /// The rules of this run's event-triggered answers, or `None` when the
-    /// run must stop at every answer instead (see the module docs).
-    fn answer_rules(&self, scheme: EventDriven) -> Option<Vec<AnswerRule>> {
-        let last_trigger = self
-            .driver
-            .rules_allowed(scheme, !self.kinematics().is_empty())?;
-        let mut rules = Vec::new();
-        for (i, lp) in self.system.loops().iter().enumerate() {
-            let Some(answer) = self.flows.downlink(i) else {
-                continue;
-            };
-            if !self.event_triggered[i] {
-                continue;
-            }
-            let trigger = self.flows.uplink(i)?;
-            rules.push(self.driver.answer_rule(
-                (trigger, answer),
-                self.computation_delay,
-                lp.held_control().len(),
-                last_trigger,
-            ));
-        }
-        Some(rules)
-    }
-
-    /// Hands the answer rules to the network; whether it took them, and the
-    /// run can go ahead.
-    pub(super) fn install_answer_rules(
-        &mut self,
-        scheme: EventDriven,
-    ) -> Result<bool, SessionError> {
-        let Some(rules) = self.answer_rules(scheme) else {
-            return Ok(false);
-        };
-        if !self.driver.network.install_rules(&rules)? {
-            return Ok(false);
-        }
-        self.rules_active = true;
-        Ok(true)
-    }
-
-    /// Which reports to hold back: under rules, those of answers the
-    /// replay has not computed yet (per flow, the first such number).
-    pub(super) fn holds(&self) -> impl Fn(&Event) -> bool + 'static {
-        let first_unknown: Vec<Option<u64>> = if self.rules_active {
-            self.flows
-                .all()
-                .iter()
-                .map(|f| {
-                    (f.direction == Direction::Downlink && self.event_triggered[f.loop_index])
-                        .then(|| self.response_numbers[f.loop_index])
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
-        hold_unknown_answers(first_unknown)
     }
 }

@@ -1,5 +1,6 @@
-//! The network half of a co-simulation, one for `[[loops]]`
-//! ([`super::Session`]) and graph scenarios (bridge's `graph_session`).
+//! The network half of a co-simulation, whose control side is bridge's
+//! `graph_session` (graph scenarios, and the graphs `[[loops]]` expand
+//! into).
 //!
 //! Whatever the control side is, the network side is the same: a
 //! [`Network`] stepped synchronously (or begun and ended around the control
@@ -379,30 +380,6 @@ impl<W: FateSink> NetworkDriver<W> {
     /// A report still parked: one the control side never released.
     pub fn first_parked(&self) -> Option<&Event> {
         self.parked.values().flatten().next()
-    }
-
-    /// The keys of boundary `k`'s events in `class` (both classes when
-    /// none), in canonical order; deliveries only when sent before
-    /// `sent_before`, where given. Take each with [`NetworkDriver::take`]
-    /// when it is served, so that what is not served yet stays queued.
-    pub fn keys_at(
-        &self,
-        k: u64,
-        class: Option<Class>,
-        sent_before: Option<SimTime>,
-    ) -> Vec<EventKey> {
-        let (first, last) = match class {
-            Some(c) => (c, c),
-            None => (Class::Controller, Class::Actuator),
-        };
-        self.queue
-            .range(EventKey::range(k, first, last))
-            .filter(|(_, e)| match (e, sent_before) {
-                (Event::Delivery(d), Some(limit)) => d.sent < limit,
-                _ => true,
-            })
-            .map(|(key, _)| *key)
-            .collect()
     }
 
     /// The first of boundary `k`'s events still queued in the classes up

@@ -9,7 +9,9 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::rc::Rc;
 
-use controlsim::graph::Graph;
+use controlsim::error::ObserverError;
+use controlsim::graph::{Graph, ObserveGraph};
+use controlsim::view::{LoopObserver, LoopView};
 use controlsim::System;
 use protocol::{Configured, FlowSpec, NodeKinematics, SimTime, Step, StepDone, Summary};
 
@@ -17,7 +19,6 @@ use crate::config::Scenario;
 use crate::graph_session::GraphSession;
 use crate::network::{BuiltinNetwork, Network, NetworkError};
 use crate::packets_csv::PacketsCsv;
-use crate::session::Session;
 
 /// One step request as the network got it.
 #[derive(Clone, Debug, PartialEq)]
@@ -213,6 +214,18 @@ fn run_loops(sync: &str) -> Run {
     run_loops_over(sync, true)
 }
 
+/// The cart's position at every boundary a loop run observes.
+struct Positions(Vec<f64>);
+
+impl LoopObserver for Positions {
+    fn observe_loops<V: LoopView + ?Sized>(&mut self, view: &V) -> Result<(), ObserverError> {
+        self.0.push(view.plant_state(0)[0]);
+        Ok(())
+    }
+}
+
+/// Runs the `[[loops]]` form as `run` does: expanded into a graph, its
+/// plants moving their nodes ([`crate::loop_mobility`]).
 fn run_loops_over(sync: &str, positions_matter: bool) -> Run {
     let resolved = Scenario::from_toml(&text(sync, LOOPS))
         .unwrap()
@@ -222,24 +235,23 @@ fn run_loops_over(sync: &str, positions_matter: bool) -> Run {
     let motions = crate::mobility::node_motions(&resolved, &system).unwrap();
     let builtin = resolved.scenario.network.builtin.clone().unwrap();
     let (network, seen) = watched(&builtin, resolved.scenario.seed, positions_matter);
-    let mut session = Session::new(
+    let (mut session, map) = crate::loop_graph::session(
         &resolved,
-        system,
+        &system,
         motions,
         Box::new(network),
         PacketsCsv::new(Vec::new()),
         None,
-    );
-    let mut positions = Vec::new();
-    session
-        .run(&mut |s: &System| positions.push(s.loops()[0].state()[0]))
-        .unwrap();
+    )
+    .unwrap();
+    let mut positions = ObserveGraph::new(&map, Positions(Vec::new()));
+    session.run(&mut positions).unwrap();
     let syncs = session.syncs();
     session.finish(true).1.unwrap();
     let seen = seen.borrow().clone();
     Run {
         seen,
-        positions,
+        positions: positions.into_inner().0,
         syncs,
     }
 }
