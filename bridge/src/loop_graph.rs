@@ -1,6 +1,6 @@
 //! A `[[loops]]` scenario as the graph session runs it (issue 11 items 6
 //! and 7): the loops expanded into a graph
-//! ([`controlsim::graph::loops::expand_networked`]) whose networked links
+//! ([`controlsim::graph::loops::expand_built`]) whose networked links
 //! (uplink, downlink, CACC feed-forward) are graph flows with the loops'
 //! flow table, so that their ports, numbers, tags, receive policies and
 //! `packets.csv` rows are the loops' own.
@@ -13,7 +13,7 @@
 //! inlet; an uplink or feed-forward loss changes nothing (the controller
 //! holds its input), as for loops.
 
-use controlsim::graph::loops::{expand_networked, LinkKind, LoopLink, LoopLinks};
+use controlsim::graph::loops::{expand_built, LinkKind, LoopLink, LoopLinks};
 use controlsim::graph::{ExpandedLoops, FlowEnd, Graph, LossPolicy, SendRule, Timing};
 use controlsim::sensor::SensorSource;
 use controlsim::{System, Trigger};
@@ -64,7 +64,7 @@ pub fn expand(resolved: &Resolved, system: &System) -> Result<LoopGraph, Scenari
         })
         .collect();
     let (expanded, carried) =
-        expand_networked(&resolved.system, resolved.scenario.control_seed(), &links)?;
+        expand_built(&resolved.system, resolved.scenario.control_seed(), &links)?;
     let flows = table
         .all()
         .iter()
@@ -240,7 +240,7 @@ fn flow(graph: &Graph, f: &crate::flows::Flow, link: &LoopLink) -> GraphFlow {
     assert_eq!(
         (link.loop_index, link.kind),
         (f.loop_index, kind),
-        "expand_networked lists the links in flow-table order"
+        "expand_built lists the links in flow-table order"
     );
     let step = graph.step_size().as_nanos();
     let rule = match graph.declaration(link.timed_by).timing {

@@ -172,6 +172,20 @@ pub fn expand_networked(
     // The checks of a System (names, predecessors, vehicles) come first,
     // with the same keys.
     crate::System::from_config(config, seed)?;
+    expand_built(config, seed, links)
+}
+
+/// [`expand_networked`] of a configuration already built into a
+/// [`System`](crate::System) (so already checked as one): the system is
+/// not built again, and an FMU not instantiated twice.
+///
+/// # Errors
+/// As [`expand_networked`], but for the checks only building a system makes.
+pub fn expand_built(
+    config: &SystemConfig,
+    seed: u64,
+    links: &[LoopLinks],
+) -> Result<(ExpandedLoops, Vec<LoopLink>), ConfigError> {
     let step = StepSize::new(config.step).map_err(|source| ConfigError::Time {
         key: "step".into(),
         source,
