@@ -1021,30 +1021,44 @@ pub fn dot(loaded: &LoadedGraph) -> String {
             .network
             .as_ref()
             .and_then(|n| n.flows.iter().find(|f| f.connection == j));
-        match flow {
-            // A flow is a network edge: bold, blue, named, with its trigger.
-            Some(f) => {
-                let _ = writeln!(
-                    out,
-                    "  \"{}\" -> \"{}\" [label=\"{}: {ports}\\n{}, port {}\", style=bold, color=blue, fontcolor=blue];",
-                    from.component, to.component, f.name, f.trigger_text, f.config.port
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    out,
-                    "  \"{}\" -> \"{}\" [label=\"{ports}\"];",
-                    from.component, to.component
-                );
-            }
-        }
+        let flow = flow.map(|f| (f.name.as_str(), f));
+        dot_edge(&mut out, (&from.component, &to.component), &ports, flow);
     }
     // The order of the scenario's own components (a flow's receiving end is
     // drawn as its edge).
+    dot_order(&mut out, g, |name| {
+        s.components.iter().any(|c| c.name == name)
+    });
+    let _ = writeln!(out, "}}");
+    out
+}
+
+/// One edge of a `check --graph` drawing: a flow is a network edge, bold
+/// and blue, labelled `name: ports` with its trigger and port; a local
+/// connection is labelled with its ports.
+pub(crate) fn dot_edge(
+    out: &mut String,
+    (from, to): (&str, &str),
+    ports: &str,
+    flow: Option<(&str, &crate::graph_flows::GraphFlow)>,
+) {
+    let _ = match flow {
+        Some((name, f)) => writeln!(
+            out,
+            "  \"{from}\" -> \"{to}\" [label=\"{name}: {ports}\\n{}, port {}\", style=bold, color=blue, fontcolor=blue];",
+            f.trigger_text, f.config.port
+        ),
+        None => writeln!(out, "  \"{from}\" -> \"{to}\" [label=\"{ports}\"];"),
+    };
+}
+
+/// The evaluation order of the drawn components (`drawn` says which) as a
+/// dashed line.
+pub(crate) fn dot_order(out: &mut String, g: &Graph, drawn: impl Fn(&str) -> bool) {
     let order: Vec<String> = g
         .order()
         .iter()
-        .filter(|b| s.components.iter().any(|c| c.name == b[0]))
+        .filter(|b| drawn(b[0]))
         .map(|b| format!("\"{}\"", b[0]))
         .collect();
     if order.len() > 1 {
@@ -1054,6 +1068,4 @@ pub fn dot(loaded: &LoadedGraph) -> String {
             order.join(" -> ")
         );
     }
-    let _ = writeln!(out, "}}");
-    out
 }

@@ -121,6 +121,7 @@ pub fn session<W: FateSink>(
 /// links the network carries drawn bold and blue with their flow, trigger
 /// and port; the evaluation order as a dashed line.
 pub fn dot(resolved: &Resolved, graph: &LoopGraph) -> String {
+    use crate::graph_scenario::{dot_edge, dot_order};
     use std::collections::BTreeMap;
     use std::fmt::Write;
 
@@ -197,35 +198,19 @@ pub fn dot(resolved: &Resolved, graph: &LoopGraph) -> String {
     }
     for (from, to, ports, flow) in edges {
         let (from, to) = (name(from), name(to));
-        match flow.and_then(|f| graph.side.flows.get(f as usize)) {
-            Some(f) => {
+        let flow = flow
+            .and_then(|f| graph.side.flows.get(f as usize))
+            .map(|f| {
                 // As packets.csv names it: the loop and the direction.
                 let direction = f.name.split_once(':').map_or("", |d| d.1);
-                let _ = writeln!(
-                    out,
-                    "  \"{from}\" -> \"{to}\" [label=\"{} {direction}: {ports}\\n{}, port {}\", style=bold, color=blue, fontcolor=blue];",
-                    resolved.scenario.loops[f.connection].name, f.trigger_text, f.config.port
-                );
-            }
-            None => {
-                let _ = writeln!(out, "  \"{from}\" -> \"{to}\" [label=\"{ports}\"];");
-            }
-        }
+                let name = &resolved.scenario.loops[f.connection].name;
+                (format!("{name} {direction}"), f)
+            });
+        let flow = flow.as_ref().map(|(name, f)| (name.as_str(), *f));
+        dot_edge(&mut out, (&from, &to), ports, flow);
     }
     let drawn: Vec<String> = members.iter().map(|&(c, _, _)| name(c)).collect();
-    let order: Vec<String> = g
-        .order()
-        .iter()
-        .filter(|b| drawn.iter().any(|d| d == b[0]))
-        .map(|b| format!("\"{}\"", b[0]))
-        .collect();
-    if order.len() > 1 {
-        let _ = writeln!(
-            out,
-            "  {} [style=dashed, color=gray, constraint=false, label=\"\"];",
-            order.join(" -> ")
-        );
-    }
+    dot_order(&mut out, g, |n| drawn.iter().any(|d| d == n));
     let _ = writeln!(out, "}}");
     out
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::config::Backend;
 use crate::run::{run_built, RunOptions};
 use crate::scenario_file::{backend_override, load, load_text, Loaded, Override};
+use test_support::pinned::assert_pinned;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -70,11 +71,6 @@ fn outputs(dir: &Path) -> [String; 3] {
 /// and file: `case<TAB>file<TAB>hash`.
 const LOOP_SESSION_OUTPUTS: &str = include_str!("loop_graph_tests/loop_session_outputs.sha256");
 
-fn sha256(bytes: &[u8]) -> String {
-    use sha2::{Digest, Sha256};
-    hex::encode(Sha256::digest(bytes))
-}
-
 /// Runs `load()` through the graph session and compares its outputs with
 /// the loops' session's, recorded.
 fn assert_same(what: &str, load: impl Fn() -> Loaded) {
@@ -94,19 +90,7 @@ fn assert_same(what: &str, load: impl Fn() -> Loaded) {
     );
     let names = ["timeseries.csv", "packets.csv", "summary.json"];
     for (bytes, name) in outputs(&out).iter().zip(names) {
-        let recorded = LOOP_SESSION_OUTPUTS
-            .lines()
-            .find_map(|l| {
-                let mut f = l.split('\t');
-                (f.next() == Some(what) && f.next() == Some(name)).then(|| f.next())
-            })
-            .flatten()
-            .unwrap_or_else(|| panic!("{what}: no recorded {name}"));
-        assert_eq!(
-            sha256(bytes.as_bytes()),
-            recorded,
-            "{what}: {name} differs from the loops' session's"
-        );
+        assert_pinned(LOOP_SESSION_OUTPUTS, what, name, bytes.as_bytes());
     }
 }
 

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 
 use bridge::run::{run_built, RunOptions};
 use bridge::scenario_file::{load, load_text, Loaded, Override};
-use sha2::{Digest, Sha256};
 
 use crate::ns3_answer_rules::{event_triggered_servo, measuring_speed, policies, BUSY_WIFI};
 use crate::support::{root, server_set};
+use test_support::pinned::assert_pinned;
 
 /// `examples/servo_wifi_interference.toml` measuring angle and speed under
 /// state feedback, each value its own packet, with a delay limit that
@@ -74,19 +74,7 @@ fn assert_same_loaded(what: &str, loaded: impl Fn() -> Loaded) -> u64 {
         .iter()
         .zip(&files)
     {
-        let hash = hex::encode(Sha256::digest(bytes));
-        let recorded = LOOP_SESSION_OUTPUTS
-            .lines()
-            .find_map(|l| {
-                let mut f = l.split('\t');
-                (f.next() == Some(what) && f.next() == Some(name)).then(|| f.next())
-            })
-            .flatten()
-            .unwrap_or_else(|| panic!("{what}: no recorded {name}"));
-        assert_eq!(
-            hash, recorded,
-            "{what}: {name} differs from the loops' session's"
-        );
+        assert_pinned(LOOP_SESSION_OUTPUTS, what, name, bytes);
     }
     syncs
 }

@@ -23,6 +23,7 @@ pub mod fixtures;
 pub mod fmu;
 pub mod golden;
 pub mod ns3;
+pub mod pinned;
 pub mod process;
 pub mod tables;
 pub mod tapped;
