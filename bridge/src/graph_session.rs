@@ -217,14 +217,19 @@ impl<W: FateSink> GraphSession<W> {
     /// are plant states); a graph's when every flow has a schedule and no
     /// component moves a node.
     fn evaluated_in_replay(&self) -> bool {
-        self.loop_schedules.is_some() || (self.endpoint.all_scheduled() && self.motions.is_empty())
+        self.is_loop_run() || (self.endpoint.all_scheduled() && self.motions.is_empty())
+    }
+
+    /// Whether this is a `[[loops]]` run ([`Self::of_loops`]).
+    fn is_loop_run(&self) -> bool {
+        self.loop_schedules.is_some()
     }
 
     /// The events received as they come and before the sync point (phase
     /// U): a loop run's controllers' (its actuators' wait for phase D); a
     /// graph's every inlet's, all of one class.
     fn answering_class(&self) -> Class {
-        if self.loop_schedules.is_some() {
+        if self.is_loop_run() {
             Class::Controller
         } else {
             Class::Actuator

@@ -425,9 +425,8 @@ impl Endpoint {
     /// As [`Graph::evaluate`].
     pub fn evaluate_part(&mut self, part: usize) -> Result<(), GraphError> {
         self.begin_boundary();
-        let mask = self.part_masks()[part].clone();
-        let last = part + 1 == self.parts.len();
-        self.graph.evaluate_part(&mask, last)?;
+        let last = part + 1 == self.part_masks().len();
+        self.graph.evaluate_part(&self.parts[part], last)?;
         self.queue_due(Some(part));
         Ok(())
     }

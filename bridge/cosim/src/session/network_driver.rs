@@ -164,13 +164,15 @@ impl Event {
 /// The rule a control side follows for where its packets take effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// `[[loops]]`: a delivery at its [`SyncClock::effect_step`], in the
-    /// class of its receiver (controller or actuator), so a zero-delay
-    /// packet acts at the boundary it was sent at (phase U2); a loss at its
+    /// A `[[loops]]` run over a network that may deliver a packet at its
+    /// send instant (its boundaries are evaluated in parts): a delivery at
+    /// its [`SyncClock::effect_step`], in the class of its receiver
+    /// (controller or actuator), so a zero-delay packet acts at the
+    /// boundary it was sent at (phase U2); a loss at its
     /// [`SyncClock::loss_step`] with the actuators.
     Loops,
-    /// Graphs: every event at its [`SyncClock::loss_step`] and never at a
-    /// boundary already served (the boundary a packet was sent at was
+    /// Every other run: every event at its [`SyncClock::loss_step`] and
+    /// never at a boundary already served (the boundary a packet was sent at was
     /// evaluated before it was sent), in the class of its receiver as for
     /// loops (a graph scenario's flows are all of one class).
     Graph,
