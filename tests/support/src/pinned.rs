@@ -19,8 +19,13 @@ pub fn assert_pinned(table: &str, case: &str, file: &str, bytes: &[u8]) {
         .flatten()
         .unwrap_or_else(|| panic!("{case}: no recorded {file}"));
     assert_eq!(
-        hex::encode(Sha256::digest(bytes)),
+        sha256_hex(bytes),
         recorded,
         "{case}: {file} differs from the recorded one"
     );
+}
+
+/// The SHA-256 of `bytes` in hex, as the tables record it.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
 }
