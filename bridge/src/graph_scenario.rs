@@ -697,7 +697,22 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
             continue;
         };
         let (fi, ti) = (index[from.component.as_str()], index[to.component.as_str()]);
-        if s.components[fi].node() != s.components[ti].node() {
+        // A sensor measures what it reads where it is (a roadside radar, a
+        // camera beside the plant): its input is never a flow, whichever
+        // node the sensor's radio is on; its samples leave from there.
+        let measured = s.network.is_some() && s.components[ti].sensor.is_some();
+        if measured {
+            if let Some(key) = conn.first_flow_key() {
+                return Err(ConfigError::Invalid {
+                    key: KeyPath::key("connections").at(j).and(key),
+                    reason: format!(
+                        "is a flow key, but `{}` is a sensor: what it reads is its measurement, taken \
+                         where it is, not a network flow (its outputs' connections to other nodes are)",
+                        to.component
+                    ),
+                });
+            }
+        } else if s.components[fi].node() != s.components[ti].node() {
             if s.network.is_none() {
                 return Err(ConfigError::Invalid {
                     key: KeyPath::key("connections").at(j).and("to"),

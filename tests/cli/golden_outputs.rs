@@ -83,7 +83,7 @@ const PINNED: &[(&str, &str, &str)] = &[
     (
         "examples/two_sensor_paths_graph",
         "5d1e1d4d0edd1398",
-        "a86532e0380ac627",
+        "5c80a26bd761aed1",
     ),
     (
         "examples/van_der_pol_equations",

@@ -262,6 +262,73 @@ fn check_draws_flows_as_network_edges() {
     );
 }
 
+/// A sensor measures where it is: put on a node of its own (a roadside
+/// camera with its own radio), it reads the servo as it did beside it, and
+/// only its samples travel. Under every sync scheme, with losses too, the
+/// time series is the same bits and every packet the same row but for the
+/// uplink's source node.
+#[test]
+fn a_sensor_on_another_node_measures_the_plant_and_sends_from_its_node() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, sets) in scheme_cases() {
+        let (beside, apart) = (
+            dir.path().join(what),
+            dir.path().join(format!("{what}_apart")),
+        );
+        run_into(&file("servo_graph.toml"), &beside, &sets);
+        let moved = [&sets[..], &["components[1].node=2"]].concat();
+        run_into(&file("servo_graph.toml"), &apart, &moved);
+        assert_eq!(
+            std::fs::read(beside.join("timeseries.csv")).unwrap(),
+            std::fs::read(apart.join("timeseries.csv")).unwrap(),
+            "{what}"
+        );
+        assert_eq!(
+            packets(&beside, "downlink"),
+            packets(&apart, "downlink"),
+            "{what}"
+        );
+        // Columns from `number` on: src is the fourth.
+        let from_node_2 = |mut r: Vec<String>| {
+            assert_eq!(r[3], "0", "{what}: {r:?}");
+            r[3] = "2".into();
+            r
+        };
+        let up: Vec<_> = packets(&beside, "uplink")
+            .into_iter()
+            .map(from_node_2)
+            .collect();
+        assert!(up.len() >= 99, "{what}: {} uplink packets", up.len());
+        assert_eq!(up, packets(&apart, "uplink"), "{what}");
+        assert_eq!(
+            summary(&apart)["flows"].as_array().unwrap().len(),
+            2,
+            "{what}"
+        );
+    }
+}
+
+/// A sensor's input is its measurement, never a flow: flow keys on it are
+/// refused, naming the key, wherever the sensor is.
+#[test]
+fn flow_keys_on_a_sensors_measurement_are_refused() {
+    let base = std::fs::read_to_string(file("servo_graph.toml")).unwrap();
+    let text = base
+        .replacen(
+            "name = \"sensor\"\nnode = 0",
+            "name = \"sensor\"\nnode = 2",
+            1,
+        )
+        .replacen("to = \"sensor.y\"\n", "to = \"sensor.y\"\nsize = 32\n", 1);
+    assert!(text.contains("node = 2") && text.contains("size = 32"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("graph.toml");
+    std::fs::write(&path, &text).unwrap();
+    for err in assert_check_and_run_refuse(&path, &dir.path().join("out"), "connections[0].size") {
+        assert!(err.contains("is a sensor"), "{err}");
+    }
+}
+
 /// (what to replace, with what, the key named, the text of the line named).
 const BAD: &[(&str, &str, &str, &str)] = &[
     // Flow keys on a connection within one node.

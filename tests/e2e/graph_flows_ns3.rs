@@ -215,8 +215,9 @@ fn the_cascade_example_holds_its_outer_loop_over_ns3() {
 
 /// examples/two_sensor_paths_graph.toml over Wi-Fi: the angle samples go
 /// straight from the servo's node to the controller's, the speed samples
-/// by the relay's node, which sends each one it accepts on at the first
-/// sync point after its arrival (master-slave, 10 ms); the servo settles.
+/// from the camera's node (3) by the relay's node, which sends each one it
+/// accepts on at the first sync point after its arrival (master-slave,
+/// 10 ms); the servo settles.
 #[test]
 fn the_two_sensor_example_sends_its_samples_by_two_paths() {
     let (out, _) = run_example(
@@ -227,7 +228,7 @@ fn the_two_sensor_example_sends_its_samples_by_two_paths() {
     let of = |flow: &str| -> Vec<_> { rows.iter().filter(|r| r["loop"] == flow).collect() };
     for (flow, src, dst) in [
         ("angle", "0", "1"),
-        ("speed_hop1", "0", "2"),
+        ("speed_hop1", "3", "2"),
         ("speed_hop2", "2", "1"),
         ("control", "1", "0"),
     ] {

@@ -376,7 +376,7 @@ fn a_kind_added_on_the_cpp_side_carries_a_graph_scenarios_flows() {
         serde_json::from_slice(&std::fs::read(dir.path().join("out/summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["complete"], true);
-    assert_eq!(summary["network"]["description"], "toy bus of 3 nodes");
+    assert_eq!(summary["network"]["description"], "toy bus of 4 nodes");
     let flows = summary["flows"].as_array().unwrap();
     assert_eq!(flows.len(), 4);
     for f in flows {
