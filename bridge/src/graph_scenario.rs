@@ -1037,7 +1037,7 @@ pub fn dot(loaded: &LoadedGraph) -> String {
             .as_ref()
             .and_then(|n| n.flows.iter().find(|f| f.connection == j));
         let flow = flow.map(|f| (f.name.as_str(), f));
-        dot_edge(&mut out, (&from.component, &to.component), &ports, flow);
+        dot_edge(&mut out, g, (&from.component, &to.component), &ports, flow);
     }
     // The order of the scenario's own components (a flow's receiving end is
     // drawn as its edge).
@@ -1050,13 +1050,16 @@ pub fn dot(loaded: &LoadedGraph) -> String {
 
 /// One edge of a `check --graph` drawing: a flow is a network edge, bold
 /// and blue, labelled `name: ports` with its trigger and port; a local
-/// connection is labelled with its ports.
+/// connection is labelled with its ports. The source port's units, where
+/// `g` declares them, follow it ([`with_source_units`]).
 pub(crate) fn dot_edge(
     out: &mut String,
+    g: &Graph,
     (from, to): (&str, &str),
     ports: &str,
     flow: Option<(&str, &crate::graph_flows::GraphFlow)>,
 ) {
+    let ports = with_source_units(g, from, ports);
     let _ = match flow {
         Some((name, f)) => writeln!(
             out,
@@ -1065,6 +1068,30 @@ pub(crate) fn dot_edge(
         ),
         None => writeln!(out, "  \"{from}\" -> \"{to}\" [label=\"{ports}\"];"),
     };
+}
+
+/// `ports` (`"y[1] -> y"`, source first) with the units of the source's
+/// elements that `g` declares: `"y[1] (rad/s) -> y"`, `-` for an element
+/// without one; as it is when none has a unit.
+fn with_source_units(g: &Graph, from: &str, ports: &str) -> String {
+    let Some((source, rest)) = ports.split_once(" -> ") else {
+        return ports.to_string();
+    };
+    let units = PortAddress::parse(&format!("{from}.{source}"))
+        .ok()
+        .and_then(|a| {
+            let c = g.component_index(&a.component)?;
+            let spec = &g.declaration(c).outputs[g.output_index(c, &a.port)?];
+            let units: Vec<Option<&str>> = a.range(spec.size)?.map(|i| spec.unit(i)).collect();
+            units
+                .iter()
+                .any(Option::is_some)
+                .then(|| units.iter().map(|u| u.unwrap_or("-")).collect::<Vec<_>>())
+        });
+    match units {
+        Some(units) => format!("{source} ({}) -> {rest}", units.join(", ")),
+        None => ports.to_string(),
+    }
 }
 
 /// The evaluation order of the drawn components (`drawn` says which) as a

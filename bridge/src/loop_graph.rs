@@ -207,7 +207,7 @@ pub fn dot(resolved: &Resolved, graph: &LoopGraph) -> String {
                 (format!("{name} {direction}"), f)
             });
         let flow = flow.as_ref().map(|(name, f)| (name.as_str(), *f));
-        dot_edge(&mut out, (&from, &to), ports, flow);
+        dot_edge(&mut out, g, (&from, &to), ports, flow);
     }
     let drawn: Vec<String> = members.iter().map(|&(c, _, _)| name(c)).collect();
     dot_order(&mut out, g, |n| drawn.iter().any(|d| d == n));

@@ -46,6 +46,29 @@ pub use linear::{LinearPlant, StateSpaceConfig, TransferFunctionConfig};
 pub use mass_spring_damper::{MassSpringDamper, MassSpringDamperParams};
 pub use vehicle::{Vehicle, VehicleParams};
 
+/// The units of a built-in plant kind's states and inputs, by name (an
+/// output is a state and has its unit); empty for kinds whose signals the
+/// user names (`state_space`, `transfer_function`, FMUs, equations). The
+/// one table [`Plant::unit`] and the plots read.
+pub fn units_of_kind(kind: &str) -> &'static [(&'static str, &'static str)] {
+    match kind {
+        "dc_servo" => &dc_servo::UNITS,
+        "inverted_pendulum" => &inverted_pendulum::UNITS,
+        "vehicle" => &vehicle::UNITS,
+        "mass_spring_damper" => &mass_spring_damper::UNITS,
+        "bouncing_ball" => &bouncing_ball::UNITS,
+        _ => &[],
+    }
+}
+
+/// `signal`'s unit in a table of [`units_of_kind`].
+fn unit_in(table: &[(&str, &str)], signal: &str) -> Option<String> {
+    table
+        .iter()
+        .find(|(name, _)| *name == signal)
+        .map(|(_, unit)| unit.to_string())
+}
+
 use crate::equations::{EquationModel, EquationsConfig};
 use crate::error::ConfigError;
 use crate::key_path::KeyPath;
@@ -113,6 +136,15 @@ pub trait Plant: fmt::Debug + Send {
 
     /// `y = g(t, x, u)`.
     fn output(&self, t: f64, x: &[f64], u: &[f64], y: &mut [f64]);
+
+    /// The unit of a state, input or output, by its name (`rad`, `V`),
+    /// where the kind knows it: the graph's ports carry it (shown on
+    /// `check --graph`'s edges) and plots label their axes with it.
+    /// Default: none.
+    fn unit(&self, signal: &str) -> Option<String> {
+        let _ = signal;
+        None
+    }
 
     /// Number of guard functions of a continuous plant. Default: 0, no events
     /// (and no event handling cost in the solver).

@@ -129,6 +129,8 @@ fn check_prints_the_order_and_the_graph_as_dot() {
         "label=\"node 1\";\n    \"servo_controller\" [label=\"#4 servo_controller\\ncontroller\"];",
         "\"servo_sensor\" -> \"servo_controller\" [label=\"servo uplink: y -> measurement\\nperiodic, port 9000\", style=bold, color=blue, fontcolor=blue];",
         "\"servo_actuator\" -> \"servo_plant\" [label=\"u -> u\"];",
+        // The plant's kind declares its units.
+        "\"servo_plant\" -> \"servo_sensor\" [label=\"y (rad) -> y\"];",
         "\"servo_plant\" -> \"servo_sensor\" -> \"servo_controller\" -> \"servo_actuator\" [style=dashed",
     ] {
         assert!(dot.contains(line), "{line}\nnot in\n{dot}");

@@ -241,7 +241,8 @@ fn a_block_diagonal_central_controller_equals_two_independent_loops() {
 }
 
 /// `check --graph` draws a flow as a network edge, named, with its trigger
-/// and port, between the node clusters.
+/// and port, between the node clusters; an edge from a plant carries the
+/// units its kind declares.
 #[test]
 fn check_draws_flows_as_network_edges() {
     let o = run(&[
@@ -257,7 +258,7 @@ fn check_draws_flows_as_network_edges() {
     );
     assert!(dot.contains("label=\"node 1\";"), "{dot}");
     assert!(
-        dot.contains("\"servo\" -> \"sensor\" [label=\"y -> y\"];"),
+        dot.contains("\"servo\" -> \"sensor\" [label=\"y (rad) -> y\"];"),
         "{dot}"
     );
 }

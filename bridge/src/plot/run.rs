@@ -111,27 +111,6 @@ fn corrupt(path: &Path, place: &str, what: String) -> PlotError {
     ))
 }
 
-/// The unit of each state and of the input of a built-in plant kind
-/// (docs/scenario.md), for axis labels.
-fn plant_units(kind: &str) -> Option<(&'static [(&'static str, &'static str)], &'static str)> {
-    Some(match kind {
-        "dc_servo" => (&[("theta", "rad"), ("omega", "rad/s")], "V"),
-        "inverted_pendulum" => (
-            &[
-                ("x", "m"),
-                ("v", "m/s"),
-                ("theta", "rad"),
-                ("omega", "rad/s"),
-            ],
-            "N",
-        ),
-        "vehicle" => (&[("p", "m"), ("v", "m/s"), ("a", "m/s²")], "m/s²"),
-        "mass_spring_damper" => (&[("x", "m"), ("v", "m/s")], "N"),
-        "bouncing_ball" => (&[("h", "m"), ("v", "m/s")], "N"),
-        _ => return None,
-    })
-}
-
 /// The axis label of lines with these units: the unit when they share it,
 /// each line's when they do not.
 fn axis_label(what: &str, lines: &[&Line]) -> String {
@@ -232,14 +211,15 @@ impl RunData {
             .flatten()
             .filter_map(|l| l["name"].as_str().map(String::from))
             .collect();
-        let plant_kind = |name: &str| {
+        // The units of a loop's plant's states and inputs, by name.
+        let plant_units = |name: &str| {
             summary["scenario"]["loops"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .find(|l| l["name"].as_str() == Some(name))
                 .and_then(|l| l["plant"]["kind"].as_str())
-                .and_then(plant_units)
+                .map_or(&[][..], controlsim::plant::units_of_kind)
         };
         let network = summary["network"]["description"].as_str().unwrap_or("");
         let title = format!(
@@ -307,13 +287,8 @@ impl RunData {
         let loops = loop_names
             .iter()
             .map(|name| {
-                let units = plant_kind(name);
-                let state_unit = |s: &str| {
-                    units.and_then(|(states, _)| {
-                        states.iter().find(|(n, _)| *n == s).map(|(_, u)| *u)
-                    })
-                };
-                let input_unit = units.map(|(_, u)| u);
+                let units = plant_units(name);
+                let unit = |s: &str| units.iter().find(|(n, _)| *n == s).map(|(_, u)| *u);
                 let mut l = LoopLines {
                     name: name.clone(),
                     outputs: vec![],
@@ -326,11 +301,11 @@ impl RunData {
                         continue;
                     };
                     if let Some(o) = rest.strip_prefix("y.") {
-                        l.outputs.push(line(i, o, state_unit(o)));
+                        l.outputs.push(line(i, o, unit(o)));
                     } else if let Some(u) = rest.strip_prefix("uc.") {
-                        l.computed.push(line(i, u, input_unit));
+                        l.computed.push(line(i, u, unit(u)));
                     } else if let Some(u) = rest.strip_prefix("u.") {
-                        l.applied.push(line(i, u, input_unit));
+                        l.applied.push(line(i, u, unit(u)));
                     } else if rest.starts_with('r') && rest[1..].chars().all(|c| c.is_ascii_digit())
                     {
                         l.references.push(line(i, rest, None));
@@ -869,7 +844,8 @@ mod tests {
         assert_eq!(axis_label("y, r", &[&theta, &r0]), "y, r [rad]");
         assert_eq!(axis_label("y, r", &[&x, &theta]), "y, r [x: m, theta: rad]");
         assert_eq!(axis_label("u", &[&line("u", None)]), "u");
-        assert_eq!(plant_units("dc_servo").map(|u| u.1), Some("V"));
-        assert!(plant_units("transfer_function").is_none());
+        let servo = controlsim::plant::units_of_kind("dc_servo");
+        assert!(servo.contains(&("voltage", "V")) && servo.contains(&("omega", "rad/s")));
+        assert!(controlsim::plant::units_of_kind("transfer_function").is_empty());
     }
 }

@@ -165,6 +165,8 @@ pub struct FmuMePlant {
     output_names: Vec<String>,
     input_refs: Vec<u32>,
     output_refs: Vec<u32>,
+    /// The units the FMU declares for its states, inputs and outputs.
+    units: std::collections::BTreeMap<String, String>,
     /// Continuous states after initialisation.
     x0: Vec<f64>,
 }
@@ -246,6 +248,12 @@ impl FmuMePlant {
         Ok(FmuMePlant {
             inner: Mutex::new(inner),
             state_names: me.states.clone(),
+            units: crate::fmu::model::units_by_name(
+                inputs
+                    .iter()
+                    .chain(outputs.iter())
+                    .chain(me.states.iter().filter_map(|s| model.variable(s))),
+            ),
             input_names: inputs.iter().map(|v| v.name.clone()).collect(),
             output_names: outputs.iter().map(|v| v.name.clone()).collect(),
             input_refs: inputs.iter().map(|v| v.value_reference).collect(),
@@ -298,6 +306,10 @@ impl Plant for FmuMePlant {
             inputs: self.input_names.clone(),
             outputs: self.output_names.clone(),
         }
+    }
+
+    fn unit(&self, signal: &str) -> Option<String> {
+        self.units.get(signal).cloned()
     }
 
     fn initial_state(&self, x0: &mut [f64]) {

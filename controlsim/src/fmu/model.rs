@@ -77,6 +77,8 @@ pub struct Variable {
     pub real_start: Option<f64>,
     /// An array variable (FMI 3.0 dimensions): not supported in a mapping.
     pub array: bool,
+    /// A float variable's unit (`rad/s`), its own or its declared type's.
+    pub unit: Option<String>,
 }
 
 /// The Model Exchange interface of an FMU (FMI 2.0 or 3.0).
@@ -147,7 +149,7 @@ impl Model {
                 from_fmi3(&md, xml.clone())
             }
         };
-        let model = model.ok_or_else(|| {
+        let mut model = model.ok_or_else(|| {
             ConfigError::invalid(
                 key,
                 format!(
@@ -156,6 +158,10 @@ impl Model {
                 ),
             )
         })?;
+        let units = variable_units(&xml);
+        for v in &mut model.variables {
+            v.unit = units.get(&v.name).cloned();
+        }
         let mut seen = std::collections::HashSet::new();
         if let Some(v) = model
             .variables
@@ -403,6 +409,68 @@ fn fmi_version(xml: &str) -> Result<FmiVersion, String> {
     }
 }
 
+/// The units of `variables` that declare one, by name: what an FMU plant's
+/// [`Plant::unit`](crate::plant::Plant::unit) answers.
+pub(crate) fn units_by_name<'a>(
+    variables: impl IntoIterator<Item = &'a Variable>,
+) -> std::collections::BTreeMap<String, String> {
+    variables
+        .into_iter()
+        .filter_map(|v| Some((v.name.clone(), v.unit.clone()?)))
+        .collect()
+}
+
+/// The unit of each float variable, by name: its own `unit`, or its
+/// declared type's. FMI 2.0: `ScalarVariable/Real`, `SimpleType/Real`;
+/// FMI 3.0: `Float64`/`Float32` and `Float64Type`/`Float32Type`. Read from
+/// the XML because the schema types do not keep the attribute; a
+/// description that does not parse has none (`Model::read` reports it).
+fn variable_units(xml: &str) -> std::collections::BTreeMap<String, String> {
+    use std::collections::BTreeMap;
+    let mut units = BTreeMap::new();
+    let Ok(doc) = roxmltree::Document::parse(xml) else {
+        return units;
+    };
+    let float = |n: &roxmltree::Node| {
+        n.is_element() && matches!(n.tag_name().name(), "Real" | "Float64" | "Float32")
+    };
+    let section = |tag: &str| doc.root_element().children().find(|n| n.has_tag_name(tag));
+    let mut types = BTreeMap::new();
+    for t in section("TypeDefinitions")
+        .into_iter()
+        .flat_map(|d| d.children())
+    {
+        let unit = t
+            .attribute("unit")
+            .or_else(|| t.children().find(float).and_then(|r| r.attribute("unit")));
+        if let (Some(name), Some(unit)) = (t.attribute("name"), unit) {
+            types.insert(name, unit);
+        }
+    }
+    for v in section("ModelVariables")
+        .into_iter()
+        .flat_map(|d| d.children())
+    {
+        let typed = if v.has_tag_name("ScalarVariable") {
+            v.children().find(float)
+        } else {
+            Some(v).filter(float)
+        };
+        let (Some(name), Some(typed)) = (v.attribute("name"), typed) else {
+            continue;
+        };
+        let declared = || {
+            typed
+                .attribute("declaredType")
+                .and_then(|d| types.get(d).copied())
+        };
+        if let Some(unit) = typed.attribute("unit").or_else(declared) {
+            units.insert(name.to_string(), unit.to_string());
+        }
+    }
+    units
+}
+
 fn from_fmi2(md: &s2::Fmi2ModelDescription, xml: String) -> Option<Model> {
     let cs = md.co_simulation.as_ref();
     let model_exchange = md.model_exchange.as_ref().map(|me| ModelExchange {
@@ -457,6 +525,7 @@ fn from_fmi2(md: &s2::Fmi2ModelDescription, xml: String) -> Option<Model> {
                         )),
                 real_start,
                 array: false,
+                unit: None,
             }
         })
         .collect();
@@ -597,6 +666,7 @@ fn from_fmi3(md: &s3::Fmi3ModelDescription, xml: String) -> Option<Model> {
                     }
                     _ => false,
                 },
+                unit: None,
             }
         })
         .collect();
@@ -646,4 +716,53 @@ fn fmi3_states(md: &s3::Fmi3ModelDescription) -> Vec<String> {
                 .unwrap_or_else(|| format!("x{n}"))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::variable_units;
+
+    /// FMI 2.0: a unit on the variable's `Real`, or on the `SimpleType`
+    /// it declares; none for other types or where neither says.
+    #[test]
+    fn fmi2_units_come_from_the_variable_or_its_declared_type() {
+        let xml = r#"<?xml version="1.0"?>
+<fmiModelDescription fmiVersion="2.0" modelName="m" guid="g">
+  <TypeDefinitions>
+    <SimpleType name="Modelica.SIunits.AngularVelocity"><Real quantity="AngularVelocity" unit="rad/s"/></SimpleType>
+  </TypeDefinitions>
+  <ModelVariables>
+    <ScalarVariable name="theta" valueReference="0" causality="output"><Real unit="rad"/></ScalarVariable>
+    <ScalarVariable name="omega" valueReference="1" causality="output"><Real declaredType="Modelica.SIunits.AngularVelocity"/></ScalarVariable>
+    <ScalarVariable name="gain" valueReference="2" causality="parameter"><Real start="1"/></ScalarVariable>
+    <ScalarVariable name="count" valueReference="3" causality="output"><Integer/></ScalarVariable>
+  </ModelVariables>
+</fmiModelDescription>"#;
+        let units = variable_units(xml);
+        assert_eq!(units.get("theta").map(String::as_str), Some("rad"));
+        assert_eq!(units.get("omega").map(String::as_str), Some("rad/s"));
+        assert_eq!(units.len(), 2, "{units:?}");
+    }
+
+    /// FMI 3.0: a unit on a `Float64`/`Float32` variable or on its
+    /// `Float64Type`.
+    #[test]
+    fn fmi3_units_come_from_the_variable_or_its_declared_type() {
+        let xml = r#"<?xml version="1.0"?>
+<fmiModelDescription fmiVersion="3.0" modelName="m" instantiationToken="t">
+  <TypeDefinitions>
+    <Float64Type name="Voltage" quantity="ElectricPotential" unit="V"/>
+  </TypeDefinitions>
+  <ModelVariables>
+    <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
+    <Float64 name="u" valueReference="1" causality="input" declaredType="Voltage" start="0"/>
+    <Float32 name="h" valueReference="2" causality="output" unit="m"/>
+    <Int32 name="n" valueReference="3" causality="output"/>
+  </ModelVariables>
+</fmiModelDescription>"#;
+        let units = variable_units(xml);
+        assert_eq!(units.get("u").map(String::as_str), Some("V"));
+        assert_eq!(units.get("h").map(String::as_str), Some("m"));
+        assert_eq!(units.len(), 2, "{units:?}");
+    }
 }

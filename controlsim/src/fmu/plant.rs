@@ -173,6 +173,8 @@ pub struct FmuPlant {
     output_names: Vec<String>,
     input_refs: Vec<u32>,
     output_refs: Vec<u32>,
+    /// The units the FMU declares for its states, inputs and outputs.
+    units: std::collections::BTreeMap<String, String>,
     period: SimTime,
     /// Outputs after initialisation.
     y0: Vec<f64>,
@@ -234,6 +236,7 @@ impl FmuPlant {
         }
         Ok(FmuPlant {
             inner: Mutex::new(Inner { slave, fault: None }),
+            units: crate::fmu::model::units_by_name(inputs.iter().chain(&outputs)),
             input_names: inputs.iter().map(|v| v.name.clone()).collect(),
             output_names: outputs.iter().map(|v| v.name.clone()).collect(),
             input_refs: inputs.iter().map(|v| v.value_reference).collect(),
@@ -257,6 +260,10 @@ impl Plant for FmuPlant {
             inputs: self.input_names.clone(),
             outputs: self.output_names.clone(),
         }
+    }
+
+    fn unit(&self, signal: &str) -> Option<String> {
+        self.units.get(signal).cloned()
     }
 
     fn time_domain(&self) -> TimeDomain {

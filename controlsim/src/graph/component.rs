@@ -36,8 +36,9 @@ pub struct PortSpec {
     /// Names of the elements (empty, or exactly `size` names); used for
     /// recorded column names instead of `port[i]`.
     pub elements: Vec<String>,
-    /// Unit of every element, for documentation (`rad`, `V`), if known.
-    pub unit: Option<String>,
+    /// Unit of each element (`rad`, `V`) where known: empty, or exactly
+    /// `size` entries. Shown on `check --graph`'s edges; see [`Self::unit`].
+    pub units: Vec<Option<String>>,
     /// Input ports only: whether the value at an instant acts on an output at
     /// the same instant (direct feedthrough). Orders the evaluation; a cycle
     /// of such inputs is an algebraic loop.
@@ -54,7 +55,7 @@ impl PortSpec {
             name: name.into(),
             size,
             elements: Vec::new(),
-            unit: None,
+            units: Vec::new(),
             direct: true,
             trigger: true,
         }
@@ -81,9 +82,36 @@ impl PortSpec {
         self
     }
 
-    pub fn with_unit(mut self, unit: impl Into<String>) -> Self {
-        self.unit = Some(unit.into());
+    /// Every element in `unit`.
+    pub fn with_unit(self, unit: impl Into<String>) -> Self {
+        let unit = unit.into();
+        let units = vec![Some(unit); self.size];
+        self.with_units(units)
+    }
+
+    /// Element `i` in `units[i]` (`None`: not known). Kept empty when no
+    /// element has a unit.
+    ///
+    /// # Panics
+    /// When `units` is not one entry per element.
+    pub fn with_units(mut self, units: Vec<Option<String>>) -> Self {
+        assert_eq!(
+            units.len(),
+            self.size,
+            "port {}: one unit per element",
+            self.name
+        );
+        self.units = if units.iter().all(Option::is_none) {
+            Vec::new()
+        } else {
+            units
+        };
         self
+    }
+
+    /// The unit of element `i`, if declared.
+    pub fn unit(&self, i: usize) -> Option<&str> {
+        self.units.get(i).and_then(Option::as_deref)
     }
 }
 

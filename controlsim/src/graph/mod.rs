@@ -1,7 +1,8 @@
 //! The control side as a graph of components with ports (issue 11).
 //!
 //! A [`Component`] has named input and output ports (vectors of `f64` of a
-//! declared size), optionally continuous states integrated by the run's
+//! declared size, with optional names and units per element, see
+//! [`PortSpec`]), optionally continuous states integrated by the run's
 //! solver, guards located inside the step, and a [`Timing`]: every step,
 //! periodic (a discrete component at its own period and offset, whole
 //! multiples of the step), or on new inputs. Connections join an output

@@ -34,6 +34,8 @@ use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 2] = ["h", "v"];
 const INPUTS: [&str; 1] = ["force"];
+/// The units of the states and the input (`super::units_of_kind`).
+pub(super) const UNITS: [(&str, &str); 3] = [("h", "m"), ("v", "m/s"), ("force", "N")];
 
 /// `kind = "bouncing_ball"`; every key has a default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,6 +104,10 @@ impl BouncingBall {
 impl Plant for BouncingBall {
     fn signature(&self) -> Signature {
         self.sel.signature(&STATES, &INPUTS)
+    }
+
+    fn unit(&self, signal: &str) -> Option<String> {
+        super::unit_in(&UNITS, signal)
     }
 
     fn initial_state(&self, x0: &mut [f64]) {

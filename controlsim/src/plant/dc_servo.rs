@@ -27,6 +27,9 @@ use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 2] = ["theta", "omega"];
 const INPUTS: [&str; 1] = ["voltage"];
+/// The units of the states and the input (`super::units_of_kind`).
+pub(super) const UNITS: [(&str, &str); 3] =
+    [("theta", "rad"), ("omega", "rad/s"), ("voltage", "V")];
 
 /// `kind = "dc_servo"`; every key has a default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -103,6 +106,10 @@ impl DcServo {
 impl Plant for DcServo {
     fn signature(&self) -> Signature {
         self.sel.signature(&STATES, &INPUTS)
+    }
+
+    fn unit(&self, signal: &str) -> Option<String> {
+        super::unit_in(&UNITS, signal)
     }
 
     fn initial_state(&self, x0: &mut [f64]) {

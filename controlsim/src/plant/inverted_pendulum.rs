@@ -30,6 +30,14 @@ use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 4] = ["x", "v", "theta", "omega"];
 const INPUTS: [&str; 1] = ["force"];
+/// The units of the states and the input (`super::units_of_kind`).
+pub(super) const UNITS: [(&str, &str); 5] = [
+    ("x", "m"),
+    ("v", "m/s"),
+    ("theta", "rad"),
+    ("omega", "rad/s"),
+    ("force", "N"),
+];
 
 /// `kind = "inverted_pendulum"`; every key has a default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -117,6 +125,10 @@ impl InvertedPendulum {
 impl Plant for InvertedPendulum {
     fn signature(&self) -> Signature {
         self.sel.signature(&STATES, &INPUTS)
+    }
+
+    fn unit(&self, signal: &str) -> Option<String> {
+        super::unit_in(&UNITS, signal)
     }
 
     fn initial_state(&self, x0: &mut [f64]) {

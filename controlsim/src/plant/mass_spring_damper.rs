@@ -25,6 +25,8 @@ use crate::reference::{Signal, SignalConfig};
 
 const STATES: [&str; 2] = ["x", "v"];
 const INPUTS: [&str; 1] = ["force"];
+/// The units of the states and the input (`super::units_of_kind`).
+pub(super) const UNITS: [(&str, &str); 3] = [("x", "m"), ("v", "m/s"), ("force", "N")];
 
 /// `kind = "mass_spring_damper"`; every key has a default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -98,6 +100,10 @@ impl MassSpringDamper {
 impl Plant for MassSpringDamper {
     fn signature(&self) -> Signature {
         self.sel.signature(&STATES, &INPUTS)
+    }
+
+    fn unit(&self, signal: &str) -> Option<String> {
+        super::unit_in(&UNITS, signal)
     }
 
     fn initial_state(&self, x0: &mut [f64]) {

@@ -26,6 +26,9 @@ use crate::matrix::{check_non_negative, check_positive};
 
 const STATES: [&str; 3] = ["p", "v", "a"];
 const INPUTS: [&str; 1] = ["u"];
+/// The units of the states and the input (`super::units_of_kind`).
+pub(super) const UNITS: [(&str, &str); 4] =
+    [("p", "m"), ("v", "m/s"), ("a", "m/s²"), ("u", "m/s²")];
 
 /// `kind = "vehicle"`; every key has a default.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,6 +88,10 @@ impl Vehicle {
 impl Plant for Vehicle {
     fn signature(&self) -> Signature {
         self.sel.signature(&STATES, &INPUTS)
+    }
+
+    fn unit(&self, signal: &str) -> Option<String> {
+        super::unit_in(&UNITS, signal)
     }
 
     fn initial_state(&self, x0: &mut [f64]) {

@@ -16,6 +16,8 @@ use crate::time::StepSize;
 
 /// Element names of a `motion` port.
 pub const MOTION: [&str; 4] = ["position", "velocity", "acceleration", "length"];
+/// The units of [`MOTION`]'s elements.
+const MOTION_UNITS: [&str; 4] = ["m", "m/s", "m/s²", "m"];
 
 /// A [`PlantModel`] (built-in or [`Custom`](PlantModel::Custom)) as a
 /// component: input `u`, outputs `y` and (for plants with a body) `motion`.
@@ -149,13 +151,19 @@ impl Component for PlantComponent {
     }
 
     fn declare(&self) -> Declaration {
-        let mut outputs = vec![PortSpec::named("y", &self.signature.outputs)];
+        let plant = self.model.as_plant();
+        let with_units = |port: PortSpec| {
+            let units = port.elements.iter().map(|e| plant.unit(e)).collect();
+            port.with_units(units)
+        };
+        let mut outputs = vec![with_units(PortSpec::named("y", &self.signature.outputs))];
         if self.motion {
             let names: Vec<String> = MOTION.iter().map(|s| s.to_string()).collect();
-            outputs.push(PortSpec::named("motion", &names));
+            let units = MOTION_UNITS.iter().map(|u| Some(u.to_string())).collect();
+            outputs.push(PortSpec::named("motion", &names).with_units(units));
         }
         Declaration {
-            inputs: vec![PortSpec::named("u", &self.signature.inputs).delayed()],
+            inputs: vec![with_units(PortSpec::named("u", &self.signature.inputs)).delayed()],
             outputs,
             states: if self.discrete.is_some() {
                 Vec::new()
@@ -314,5 +322,48 @@ impl Component for PlantComponent {
         self.latch(&self.held_now);
         from.reals(&mut self.xd)?;
         from.reals(&mut self.latched)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plant::PlantConfig;
+
+    fn declared(toml_text: &str) -> Declaration {
+        let key = KeyPath::key("plant");
+        let config: PlantConfig = toml::from_str(toml_text).unwrap();
+        let model = PlantModel::from_config(&key, &config).unwrap();
+        let step = StepSize::new(crate::time::SimTime::from_millis(1)).unwrap();
+        PlantComponent::new(&key, model, step).unwrap().declare()
+    }
+
+    fn units(port: &PortSpec) -> Vec<Option<&str>> {
+        (0..port.size).map(|i| port.unit(i)).collect()
+    }
+
+    /// A built-in kind's ports carry its units, element by element, in the
+    /// order the outputs are chosen; a body's motion too.
+    #[test]
+    fn built_in_plants_declare_the_units_of_every_element() {
+        let servo = declared("kind = \"dc_servo\"\noutputs = [\"omega\", \"theta\"]");
+        assert_eq!(units(&servo.outputs[0]), [Some("rad/s"), Some("rad")]);
+        assert_eq!(units(&servo.inputs[0]), [Some("V")]);
+        let car = declared("kind = \"vehicle\"");
+        assert_eq!(car.outputs[1].name, "motion");
+        assert_eq!(
+            units(&car.outputs[1]),
+            [Some("m"), Some("m/s"), Some("m/s²"), Some("m")]
+        );
+        assert_eq!(units(&car.inputs[0]), [Some("m/s²")]);
+    }
+
+    /// A kind whose signals the user names declares no unit: its ports
+    /// keep no unit list at all.
+    #[test]
+    fn user_named_plants_declare_none() {
+        let tf = declared("kind = \"transfer_function\"\nnum = [1.0]\nden = [1.0, 1.0]");
+        assert!(tf.outputs[0].units.is_empty() && tf.inputs[0].units.is_empty());
+        assert_eq!(tf.outputs[0].unit(0), None);
     }
 }
