@@ -15,10 +15,14 @@
 //!
 //! Then the step is recorded and integrated. A packet arriving at `t` takes
 //! effect at `ceil(t / h)` (master-slave, event-driven) or at the first sync
-//! boundary after `t` (time-stepping), as for loops, but never at the
-//! boundary it was sent at: that boundary was evaluated before it was sent,
-//! so a zero-delay packet acts one step later. A loss takes effect where the
-//! packet would have, as for loops. The boundary at the end of the run is
+//! boundary after `t` (time-stepping), as for loops. Over a network that
+//! may deliver a packet at its send instant (a builtin channel whose delay
+//! can be zero) the boundary is evaluated in parts ([`Endpoint::parts`]),
+//! each part's packets received just before it, so a zero-delay packet
+//! acts at the boundary it was sent at and zero delay equals no network;
+//! otherwise a packet never acts at the boundary it was sent at (that
+//! boundary was evaluated before it was sent). A loss takes effect where
+//! the packet would have, as for loops. The boundary at the end of the run is
 //! evaluated and recorded but not served: packets that would act there are
 //! in flight.
 //!
@@ -107,7 +111,7 @@ pub struct GraphSession<W: FateSink> {
     answer_triggers: Option<Vec<Option<usize>>>,
     /// Event-driven: the network took those answers as rules.
     rules_active: bool,
-    /// A loop run over a network that may deliver a packet at its send
+    /// A run over a network that may deliver a packet at its send
     /// instant: boundaries are evaluated in parts around such deliveries
     /// ([`Self::serve_in_parts`]).
     instant: bool,
@@ -140,20 +144,27 @@ impl<W: FateSink> GraphSession<W> {
         let ledger = Ledger::new(table.clone(), side.names(), packets_out);
         let flows = side.flows.iter().map(|f| f.control.clone()).collect();
         let endpoint = Endpoint::new(graph, flows);
-        // A loop's packet delivered at its send instant acts at once, at
-        // the boundary it was sent at (see `serve_in_parts`).
-        let instant = side.loops.is_some() && network.may_deliver_instantly();
+        // A packet delivered at its send instant acts at once, at the
+        // boundary it was sent at (see `serve_in_parts`), unless flows close
+        // a cycle of direct feedthrough: there it acts one step later.
+        let instant = network.may_deliver_instantly() && endpoint.can_evaluate_in_parts();
         let placement = if instant {
-            Placement::Loops
+            Placement::AtSendBoundary
         } else {
-            Placement::Graph
+            Placement::AfterSendBoundary
         };
         let answer_triggers = match &side.loops {
             Some(loops) => loops.answer_triggers(),
             None => Some(endpoint.answer_triggers()),
         };
+        let mut driver = NetworkDriver::new(network, ledger, table, clock, placement, cancel);
+        if instant && side.loops.is_none() {
+            // A loop run keeps its loops' classes: controllers, then
+            // actuators and losses.
+            driver.classify_by_part(&endpoint.flow_parts());
+        }
         GraphSession {
-            driver: NetworkDriver::new(network, ledger, table, clock, placement, cancel),
+            driver,
             endpoint,
             instant,
             answer_triggers,
@@ -227,12 +238,12 @@ impl<W: FateSink> GraphSession<W> {
 
     /// The events received as they come and before the sync point (phase
     /// U): a loop run's controllers' (its actuators' wait for phase D); a
-    /// graph's every inlet's, all of one class.
+    /// graph's every inlet's.
     fn answering_class(&self) -> Class {
         if self.is_loop_run() {
-            Class::Controller
+            Class::CONTROLLER
         } else {
-            Class::Actuator
+            Class::ACTUATOR
         }
     }
 
@@ -325,18 +336,18 @@ impl<W: FateSink> GraphSession<W> {
         if self.instant {
             return self.serve_in_parts(k, unscheduled_time, announced);
         }
-        self.receive(k, Class::Actuator)?;
+        self.receive(k, Class::ACTUATOR)?;
         self.evaluate_and_send(k, unscheduled_time, announced)
     }
 
-    /// A loop run over a network that may deliver a packet at its send
-    /// instant serves a boundary as the loops do (`netloop_cosim::session`,
-    /// "What happens at a step boundary"), its graph evaluated in parts
-    /// ([`Endpoint::evaluate_part`]): U1 the controllers' packets sent
-    /// before, S the plants and sensors, U2 the controllers' packets sent
-    /// now, T the controllers, D every actuator's packet, then the
-    /// actuators. Every packet event of the boundary is known (master-slave
-    /// replays a period the network ran).
+    /// A run over a network that may deliver a packet at its send instant
+    /// serves a boundary evaluated in parts ([`Endpoint::evaluate_part`]),
+    /// receiving before each part the packets that reach it: first what
+    /// was sent before (a loop run's controllers' only, U1), then part 0
+    /// (a loop's plants and sensors, S), then for each further part the
+    /// packets delivered to it at the send instant (a loop's controllers,
+    /// U2 and T; its actuators, D). Every packet event of the boundary is
+    /// known (master-slave replays a period the network ran).
     fn serve_in_parts(
         &mut self,
         k: u64,
@@ -348,31 +359,34 @@ impl<W: FateSink> GraphSession<W> {
             announced,
         };
         let now = self.time_of(k);
-        self.receive_sent_before(k, Class::Controller, Some(now))?;
-        self.driver.next_serve = k + 1;
+        self.receive_sent_before(k, self.answering_class(), Some(now))?;
         for part in 0..self.endpoint.parts() {
             self.receive_before_part(k, part)?;
             self.evaluate_part(part, sends)?;
         }
-        self.receive_rest(k)
+        self.end_boundary(k)
     }
 
-    /// What is left of boundary `k` after its last part: the losses of
-    /// packets whose receivers come in earlier parts (a loop's uplink when
-    /// its downlink is local), received as the loops' phase D receives them.
-    fn receive_rest(&mut self, k: u64) -> Result<(), GraphSessionError> {
-        self.receive(k, Class::Actuator)
+    /// What is left of boundary `k` after its last part (the losses of a
+    /// loop's uplink when its downlink is local, received as the loops'
+    /// phase D receives them); the boundary is served from now on, and an
+    /// event reported later acts at the next one.
+    fn end_boundary(&mut self, k: u64) -> Result<(), GraphSessionError> {
+        self.receive(k, Class::ACTUATOR)?;
+        self.driver.next_serve = k + 1;
+        Ok(())
     }
 
     /// What a part of a boundary evaluated in parts receives first: the
-    /// controllers' packets before the controllers (part 1), the rest
-    /// before the actuators (parts 2 on).
+    /// events of the flows into it and into earlier parts; before the last
+    /// part, every event left.
     fn receive_before_part(&mut self, k: u64, part: usize) -> Result<(), GraphSessionError> {
-        match part {
-            0 => Ok(()),
-            1 => self.receive(k, Class::Controller),
-            _ => self.receive(k, Class::Actuator),
-        }
+        let class = if part + 1 == self.endpoint.parts() {
+            Class::ACTUATOR
+        } else {
+            Class::part(part)
+        };
+        self.receive(k, class)
     }
 
     /// Evaluates part `part` of the boundary and sends what it produced.

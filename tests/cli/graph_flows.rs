@@ -330,6 +330,115 @@ fn flow_keys_on_a_sensors_measurement_are_refused() {
     }
 }
 
+/// `text` (a graph scenario with a network) with every component on one
+/// node and no network: its flows become plain connections (their keys
+/// dropped; with zero delay no receive policy drops a packet).
+fn on_one_node(text: &str) -> String {
+    let start = text.find("[sync]").expect("a [sync] table");
+    let end = text.find("[[components]]").expect("components");
+    let flow_key = |l: &str| {
+        [
+            "name",
+            "trigger",
+            "period",
+            "offset",
+            "on_arrival_of",
+            "port",
+            "size",
+            "multi_packet",
+            "transport",
+            "max_delay",
+            "drop_stale",
+            "on_loss",
+        ]
+        .iter()
+        .any(|k| l.starts_with(&format!("{k} = ")))
+    };
+    let mut local = String::new();
+    let mut component = false;
+    for line in text[..start].lines().chain(text[end..].lines()) {
+        if line.starts_with("[[") {
+            component = line == "[[components]]";
+        }
+        if line.starts_with("node = ") {
+            local.push_str("node = \"local\"\n");
+        } else if component || !flow_key(line) {
+            local.push_str(line);
+            local.push('\n');
+        }
+    }
+    local
+}
+
+/// Zero delay equals no network, for a graph as for loops: over a builtin
+/// channel that delivers at the send instant, every packet acts at the
+/// boundary it was sent at (the boundary is evaluated in parts around
+/// those deliveries), so the run is the same graph on one node, bit for
+/// bit, in every value the two share, up to the end (which a networked run
+/// evaluates without serving). The servo (sensor, then the PID,
+/// then the motor: three parts) under master-slave and event-driven sync;
+/// examples/two_sensor_paths_graph.toml (speed samples forwarded by a relay
+/// that answers each: four parts) under event-driven sync.
+#[test]
+fn zero_delay_flows_act_where_they_were_sent_as_on_one_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let zero = "network.builtin={ delay = { kind = \"constant\", value = \"0s\" } }";
+    let cases = [
+        (file("servo_graph.toml"), "master_slave"),
+        (file("servo_graph.toml"), "event_driven"),
+        (
+            root().join("examples/two_sensor_paths_graph.toml"),
+            "event_driven",
+        ),
+    ];
+    for (n, (path, scheme)) in cases.iter().enumerate() {
+        let what = format!("{} {scheme}", path.display());
+        let text = std::fs::read_to_string(path).unwrap();
+        let local_file = dir.path().join(format!("local{n}.toml"));
+        std::fs::write(&local_file, on_one_node(&text)).unwrap();
+        let (networked, local) = (
+            dir.path().join(format!("net{n}")),
+            dir.path().join(format!("local{n}")),
+        );
+        run_into(
+            path,
+            &networked,
+            &[
+                "network.backend=\"builtin\"",
+                zero,
+                &format!("sync.scheme=\"{scheme}\""),
+            ],
+        );
+        run_into(&local_file, &local, &[]);
+        let (header, _) = test_support::tables::read_csv(&local.join("timeseries.csv"));
+        assert!(header.len() >= 6, "{what}: {header:?}");
+        // Every row but the last: the end is evaluated, not served (no
+        // packet is delivered there), in every networked run.
+        for column in &header {
+            let (a, b) = (series(&local, column), series(&networked, column));
+            assert_eq!(a.len(), b.len(), "{what}: {column}");
+            let rows = a.len() - 1;
+            let first = (0..rows).find(|&i| a[i] != b[i]);
+            assert_eq!(
+                first, None,
+                "{what}: {column} differs from row {first:?} on"
+            );
+        }
+        // The packets did travel, each acting at its own boundary.
+        let rows = test_support::tables::packet_rows(&networked);
+        assert!(rows.len() >= 200, "{what}: {} packets", rows.len());
+        for r in rows {
+            let sent: u64 = r["sent_ns"].parse().unwrap();
+            assert_eq!(r["delay_ns"], "0", "{what}: {r:?}");
+            assert_eq!(
+                r["applied_step"],
+                (sent / 1_000_000).to_string(),
+                "{what}: {r:?}"
+            );
+        }
+    }
+}
+
 /// (what to replace, with what, the key named, the text of the line named).
 const BAD: &[(&str, &str, &str, &str)] = &[
     // Flow keys on a connection within one node.

@@ -1,5 +1,6 @@
 //! A graph as a [`ControlSide`]: every boundary is served in one pass
-//! (receive, evaluate, send; see `graph_session.rs`) and recorded, and the
+//! (receive, evaluate, send; see `graph_session.rs`), or in parts over a
+//! network that may deliver at the send instant, and recorded, and the
 //! graph is integrated one step at a time.
 
 use controlsim::graph::GraphObserver;
@@ -104,44 +105,39 @@ impl<W: FateSink, O: GraphObserver> ControlSide<O> for GraphSession<W> {
         GraphSession::receive(self, k, self.answering_class())
     }
 
-    /// The packets at actuators (a loop run's phase D, received before the
-    /// one-pass evaluation), then the boundary evaluated and every flow due
-    /// there sent.
+    /// The boundary evaluated in one pass, with every packet event of it
+    /// received first; or, evaluated in parts, its first part (a loop's
+    /// plants and sensors, S).
     fn sample(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
         if self.instant {
-            // Phases S, T and D: parts 0, 1 and the rest.
-            self.driver.next_serve = k + 1;
+            self.receive_before_part(k, 0)?;
             return self.evaluate_part(0, sends);
         }
-        GraphSession::receive(self, k, Class::Actuator)?;
+        GraphSession::receive(self, k, Class::ACTUATOR)?;
         self.evaluate_and_send(k, sends.unscheduled, sends.announced)
     }
 
-    fn tick(&mut self, k: u64, sends: Sends) -> Result<(), GraphSessionError> {
-        if self.instant && self.endpoint.parts() > 1 {
-            self.receive_before_part(k, 1)?;
-            self.evaluate_part(1, sends)?;
+    fn later_parts(&mut self) -> usize {
+        if self.instant {
+            self.endpoint.parts() - 1
+        } else {
+            0
+        }
+    }
+
+    fn serve_part(&mut self, k: u64, part: usize, sends: Sends) -> Result<(), GraphSessionError> {
+        self.receive_before_part(k, part)?;
+        self.evaluate_part(part, sends)
+    }
+
+    fn end_boundary(&mut self, k: u64) -> Result<(), GraphSessionError> {
+        if self.instant {
+            GraphSession::end_boundary(self, k)?;
         }
         Ok(())
     }
 
-    fn actuate(&mut self, k: u64) -> Result<(), GraphSessionError> {
-        if !self.instant {
-            return Ok(());
-        }
-        // Actuators send nothing; their part sends at the boundary.
-        let sends = Sends {
-            unscheduled: self.time_of(k),
-            announced: false,
-        };
-        for part in 2..self.endpoint.parts() {
-            self.receive_before_part(k, part)?;
-            self.evaluate_part(part, sends)?;
-        }
-        self.receive_rest(k)
-    }
-
-    /// A loop run's packet delivered at its send instant acts there.
+    /// A packet delivered at its send instant acts there.
     fn acts_at_send_boundary(&self) -> bool {
         self.instant
     }

@@ -49,6 +49,9 @@ use super::component::Timing;
 use super::engine::Graph;
 use super::error::GraphError;
 
+const NO_FIRST_PART: &str =
+    "flows close a cycle of direct feedthrough: no part comes first (see `can_evaluate_in_parts`)";
+
 /// When a flow sends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SendRule {
@@ -409,9 +412,27 @@ impl Endpoint {
     ///
     /// # Panics
     /// When flows close a cycle in which every connection is direct
-    /// feedthrough (no part would be first).
+    /// feedthrough (no part would be first): ask [`Endpoint::can_evaluate_in_parts`]
+    /// first.
     pub fn parts(&mut self) -> usize {
         self.part_masks().len()
+    }
+
+    /// Whether a boundary can be evaluated in parts: no cycle through
+    /// flows in which every connection is direct feedthrough (its packets
+    /// could only act at their own send instant by solving it).
+    pub fn can_evaluate_in_parts(&self) -> bool {
+        self.levels().is_some()
+    }
+
+    /// Per flow, the part holding its receiving end: where a packet
+    /// delivered at its send instant must be received.
+    ///
+    /// # Panics
+    /// As [`Endpoint::parts`].
+    pub fn flow_parts(&self) -> Vec<usize> {
+        let levels = self.levels().expect(NO_FIRST_PART);
+        self.flows.iter().map(|f| levels[f.inlet]).collect()
     }
 
     /// Evaluates part `part` of the current boundary (see
@@ -434,7 +455,7 @@ impl Endpoint {
     /// Per part, which components it holds (computed once).
     fn part_masks(&mut self) -> &mut Vec<Vec<bool>> {
         if self.parts.is_empty() {
-            let levels = self.levels();
+            let levels = self.levels().expect(NO_FIRST_PART);
             let count = levels.iter().max().map_or(1, |m| m + 1);
             self.parts = (0..count)
                 .map(|p| levels.iter().map(|&l| l == p).collect())
@@ -443,8 +464,9 @@ impl Endpoint {
         &mut self.parts
     }
 
-    /// Per component, its part: the most flows on a path to it.
-    fn levels(&self) -> Vec<usize> {
+    /// Per component, its part: the most flows on a path to it; `None`
+    /// when flows close a cycle of direct feedthrough.
+    fn levels(&self) -> Option<Vec<usize>> {
         let n = self.graph.component_names().count();
         let sources: Vec<Vec<usize>> = (0..n).map(|c| self.graph.ordering_sources(c)).collect();
         let mut level = vec![0; n];
@@ -461,10 +483,10 @@ impl Endpoint {
                 }
             }
             if !changed {
-                return level;
+                return Some(level);
             }
         }
-        panic!("flows close a cycle of direct feedthrough: no part comes first")
+        None
     }
 
     /// Queues every flow due at the current boundary that did not send an

@@ -88,16 +88,26 @@ pub trait ControlSide<O> {
     fn receive(&mut self, k: u64) -> Result<(), Self::Error>;
 
     /// Phase S: sends what is due at `k` on its own schedule. A side that
-    /// evaluates a boundary in one pass evaluates and sends everything here.
+    /// evaluates a boundary in one pass evaluates and sends everything
+    /// here; one that evaluates it in parts (a packet may act at its send
+    /// instant) evaluates its first part.
     fn sample(&mut self, k: u64, sends: Sends) -> Result<(), Self::Error>;
 
-    /// Phase T: time-triggered controllers due at `k` compute and send.
-    fn tick(&mut self, _k: u64, _sends: Sends) -> Result<(), Self::Error> {
+    /// How many parts of a boundary follow [`Self::sample`]'s; the network
+    /// settles at the boundary's instant before each (a loop's controllers,
+    /// phase T, then its actuators, phase D). Default: none.
+    fn later_parts(&mut self) -> usize {
+        0
+    }
+
+    /// Receives what reaches part `part` (from 1) of boundary `k`,
+    /// evaluates it and sends what it produced.
+    fn serve_part(&mut self, _k: u64, _part: usize, _sends: Sends) -> Result<(), Self::Error> {
         Ok(())
     }
 
-    /// Phase D: packets and losses at actuators take effect.
-    fn actuate(&mut self, _k: u64) -> Result<(), Self::Error> {
+    /// Boundary `k` is done with: what is left of it is received.
+    fn end_boundary(&mut self, _k: u64) -> Result<(), Self::Error> {
         Ok(())
     }
 

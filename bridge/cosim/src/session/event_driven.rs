@@ -13,8 +13,9 @@
 //!
 //! A graph serves the same phases in its own way: it receives as the
 //! network reaches `k h`, evaluates and sends in one pass (S), and moves
-//! one step at a time; its packets never act at the boundary they were
-//! sent at, so the network needs no settling at the send instant.
+//! one step at a time. Over a network that may deliver a packet at its
+//! send instant it evaluates the boundary in parts, and the network
+//! settles at the instant before each part after the first.
 
 use super::control_side::{network_step, time_of, ControlSide, Scheme, Sends};
 use super::master_slave::{run_ahead, LOOKAHEAD};
@@ -45,18 +46,17 @@ impl Scheme for EventDriven {
                 unscheduled: t,
                 announced: false,
             };
-            // S, then U2 for a network that can deliver at the send instant.
+            // S; for a side evaluated in parts, each further part (a loop's
+            // T, then D) after the network has delivered what was sent at
+            // this instant (U2).
             side.sample(k, sends)?;
-            if settles {
-                settle(side, k)?;
+            for part in 1..=side.later_parts() {
+                if settles {
+                    settle(side, k)?;
+                }
+                side.serve_part(k, part, sends)?;
             }
-            // T, and its zero-delay packets.
-            side.tick(k, sends)?;
-            if settles {
-                settle(side, k)?;
-            }
-            // D.
-            side.actuate(k)?;
+            side.end_boundary(k)?;
 
             // To the next stop; packets on the way take effect at their own
             // boundaries (none of them answers: that would have stopped the network).

@@ -96,13 +96,30 @@ impl SyncClock {
     }
 }
 
-/// Which of a boundary's receive phases an event belongs to: a loop serves
-/// its controllers' packets (U) before its actuators' (D); a graph serves
-/// all its inlets in one phase, [`Class::Controller`].
+/// Which of a boundary's receive phases an event belongs to, in the order
+/// they are received: a loop serves its controllers' packets (U,
+/// [`Class::CONTROLLER`]) before its actuators' and every loss (D,
+/// [`Class::ACTUATOR`]); a graph evaluated in parts receives a flow's
+/// events just before the part that holds its receiving end
+/// ([`Class::part`], [`NetworkDriver::classify_by_part`]); any other graph
+/// serves all its events in one phase, [`Class::ACTUATOR`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Class {
-    Controller,
-    Actuator,
+pub struct Class(u16);
+
+impl Class {
+    /// The first class: nothing is received before it.
+    const FIRST: Class = Class(0);
+    /// A loop's controllers (phase U), before part 1 of a boundary.
+    pub const CONTROLLER: Class = Class(1);
+    /// The last class: a loop's actuators and losses, every event of a
+    /// graph not evaluated in parts.
+    pub const ACTUATOR: Class = Class(u16::MAX);
+
+    /// The events received before part `part` of a boundary evaluated in
+    /// parts.
+    pub fn part(part: usize) -> Class {
+        Class(u16::try_from(part).unwrap_or(u16::MAX))
+    }
 }
 
 /// A packet event waiting for the boundary where it takes effect, ordered
@@ -164,18 +181,16 @@ impl Event {
 /// The rule a control side follows for where its packets take effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
-    /// A `[[loops]]` run over a network that may deliver a packet at its
-    /// send instant (its boundaries are evaluated in parts): a delivery at
-    /// its [`SyncClock::effect_step`], in the class of its receiver
-    /// (controller or actuator), so a zero-delay packet acts at the
-    /// boundary it was sent at (phase U2); a loss at its
-    /// [`SyncClock::loss_step`] with the actuators.
-    Loops,
+    /// A run over a network that may deliver a packet at its send instant,
+    /// whose boundaries are evaluated in parts: a delivery at its
+    /// [`SyncClock::effect_step`], so a zero-delay packet acts at the
+    /// boundary it was sent at (a loop's phase U2), unless that boundary
+    /// was served already; a loss at its [`SyncClock::loss_step`].
+    AtSendBoundary,
     /// Every other run: every event at its [`SyncClock::loss_step`] and
-    /// never at a boundary already served (the boundary a packet was sent at was
-    /// evaluated before it was sent), in the class of its receiver as for
-    /// loops (a graph scenario's flows are all of one class).
-    Graph,
+    /// never at a boundary already served (the boundary a packet was sent
+    /// at was evaluated before it was sent).
+    AfterSendBoundary,
 }
 
 /// The network, the packets' ledger and the queue of their events.
@@ -185,6 +200,9 @@ pub struct NetworkDriver<W: FateSink> {
     pub flows: FlowTable,
     pub clock: SyncClock,
     placement: Placement,
+    /// Per flow, the class of all its events, for a graph evaluated in
+    /// parts ([`Self::classify_by_part`]); `None`: by direction, as loops.
+    part_classes: Option<Vec<Class>>,
     queue: BTreeMap<EventKey, Event>,
     /// Sends for the next network step.
     pub outgoing: Vec<SendRequest>,
@@ -215,6 +233,7 @@ impl<W: FateSink> NetworkDriver<W> {
             flows,
             clock,
             placement,
+            part_classes: None,
             queue: BTreeMap::new(),
             outgoing: Vec::new(),
             parked: BTreeMap::new(),
@@ -223,6 +242,14 @@ impl<W: FateSink> NetworkDriver<W> {
             cancel,
             description: String::new(),
         }
+    }
+
+    /// A graph evaluated in parts: every event of flow `f` (delivery or
+    /// loss) is received just before part `parts[f]`, the part of the
+    /// flow's receiving end, so a loss set to zero acts where the packet
+    /// would have.
+    pub fn classify_by_part(&mut self, parts: &[usize]) {
+        self.part_classes = Some(parts.iter().map(|&p| Class::part(p)).collect());
     }
 
     /// Installs the flows in the network and keeps its description.
@@ -342,21 +369,31 @@ impl<W: FateSink> NetworkDriver<W> {
             Event::Drop(d) => (d.time, d.sent, d.flow, d.number, d.state_index, true),
         };
         // Deliveries to a loop's controller act before those to actuators
-        // and before losses (a graph's flows are all in the second class).
-        let to_controller = !loss
-            && self
-                .flows
-                .get(flow)
-                .is_some_and(|f| f.direction.to_controller());
-        let class = if to_controller {
-            Class::Controller
-        } else {
-            Class::Actuator
+        // and before losses (a graph's flows are all in the last class,
+        // unless it is evaluated in parts).
+        let class = match &self.part_classes {
+            Some(classes) => classes
+                .get(flow as usize)
+                .copied()
+                .unwrap_or(Class::ACTUATOR),
+            None if !loss
+                && self
+                    .flows
+                    .get(flow)
+                    .is_some_and(|f| f.direction.to_controller()) =>
+            {
+                Class::CONTROLLER
+            }
+            None => Class::ACTUATOR,
         };
         let step = match (self.placement, loss) {
-            (Placement::Loops, false) => self.clock.effect_step(time),
-            (Placement::Loops, true) => self.clock.loss_step(time, sent),
-            (Placement::Graph, _) => self.clock.loss_step(time, sent).max(self.next_serve),
+            (Placement::AtSendBoundary, false) => self.clock.effect_step(time).max(self.next_serve),
+            (Placement::AtSendBoundary, true) => {
+                self.clock.loss_step(time, sent).max(self.next_serve)
+            }
+            (Placement::AfterSendBoundary, _) => {
+                self.clock.loss_step(time, sent).max(self.next_serve)
+            }
         };
         EventKey {
             step,
@@ -390,7 +427,7 @@ impl<W: FateSink> NetworkDriver<W> {
     /// (an answer by rule) joins in its place.
     pub fn first_at(&self, k: u64, last: Class, sent_before: Option<SimTime>) -> Option<EventKey> {
         self.queue
-            .range(EventKey::range(k, Class::Controller, last))
+            .range(EventKey::range(k, Class::FIRST, last))
             .find(|(_, e)| match (e, sent_before) {
                 (Event::Delivery(d), Some(limit)) => d.sent < limit,
                 _ => true,
@@ -409,7 +446,7 @@ impl<W: FateSink> NetworkDriver<W> {
 
     /// The first boundary after `k` with a queued event, if any.
     pub fn next_event_step(&self, k: u64) -> Option<u64> {
-        let from = EventKey::range(k + 1, Class::Controller, Class::Controller)
+        let from = EventKey::range(k + 1, Class::FIRST, Class::FIRST)
             .start()
             .to_owned();
         self.queue.range(from..).next().map(|(key, _)| key.step)
