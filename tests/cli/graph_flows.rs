@@ -439,6 +439,50 @@ fn zero_delay_flows_act_where_they_were_sent_as_on_one_node() {
     }
 }
 
+/// A `periodic` flow sends at `offset + n period` whatever its source did:
+/// the servo's uplink every 20 ms from 5 ms, while the sensor samples every
+/// 10 ms from 0. Packet `n` leaves at 5 + 20 n ms carrying the sample held
+/// then, and the receiving end holds it from the boundary it acts at.
+#[test]
+fn a_periodic_flow_sends_on_its_own_schedule_what_its_source_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let text = std::fs::read_to_string(file("servo_graph.toml"))
+        .unwrap()
+        .replacen(
+            "name = \"uplink\"\n",
+            "name = \"uplink\"\ntrigger = \"periodic\"\nperiod = \"20ms\"\noffset = \"5ms\"\n",
+            1,
+        );
+    let path = dir.path().join("periodic.toml");
+    std::fs::write(&path, text).unwrap();
+    run_into(&path, &out, &[]);
+    let rows: Vec<_> = test_support::tables::packet_rows(&out)
+        .into_iter()
+        .filter(|r| r["loop"] == "uplink")
+        .collect();
+    assert_eq!(rows.len(), 50, "1 s of 20 ms");
+    let sensor = series(&out, "sensor.y.theta");
+    let received = series(&out, "uplink.y");
+    const MS: u64 = 1_000_000;
+    for (n, r) in rows.iter().enumerate() {
+        let num = |c: &str| -> u64 { r[c].parse().unwrap() };
+        assert_eq!(num("number"), n as u64, "{r:?}");
+        assert_eq!(num("sent_ns"), (5 + 20 * n as u64) * MS, "{r:?}");
+        assert_eq!(r["fate"], "accepted", "{r:?}");
+        let (sent, applied) = ((num("sent_ns") / MS) as usize, num("applied_step") as usize);
+        assert_eq!(applied as u64, num("arrival_ns").div_ceil(MS), "{r:?}");
+        // What it carried: the sample the sensor held when it left (taken
+        // at 0, 10, 20 ms, ...), held at the receiver until the next one.
+        let last = rows.get(n + 1).map_or(received.len(), |next| {
+            next["applied_step"].parse::<usize>().unwrap()
+        });
+        for row in applied..last {
+            assert_eq!(received[row], sensor[sent], "packet {n} at row {row}");
+        }
+    }
+}
+
 /// (what to replace, with what, the key named, the text of the line named).
 const BAD: &[(&str, &str, &str, &str)] = &[
     // Flow keys on a connection within one node.
