@@ -35,6 +35,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::num::NonZeroU64;
 
 use controlsim::{
     ActuatorConfig, ControllerConfig, LoopConfig, LoopRef, PlantConfig, References, SensorConfig,
@@ -81,9 +82,9 @@ pub struct Scenario {
     /// Replication number, from 1: ns-3's `--run` (RngSeedManager::SetRun).
     #[serde(default = "one")]
     pub run: u64,
-    /// Write every n-th step to `timeseries.csv`.
-    #[serde(default = "one")]
-    pub record_every: u64,
+    /// Write every n-th step to `timeseries.csv`; at least 1 by its type.
+    #[serde(default = "every_step", deserialize_with = "steps_at_least_one")]
+    pub record_every: NonZeroU64,
     /// How the run's data files are written (`[output]`).
     #[serde(default, skip_serializing_if = "OutputConfig::is_default")]
     pub output: OutputConfig,
@@ -98,6 +99,26 @@ pub struct Scenario {
 
 fn one() -> u64 {
     1
+}
+
+/// `record_every`'s default: every step.
+pub(crate) fn every_step() -> NonZeroU64 {
+    NonZeroU64::MIN
+}
+
+/// `record_every` as read: a whole number of steps, at least 1, said in
+/// those words (serde's own says "a nonzero u64").
+pub(crate) fn steps_at_least_one<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<NonZeroU64, D::Error> {
+    use serde::de::{Error, Unexpected};
+    let n = <u64 as Deserialize>::deserialize(d)?;
+    NonZeroU64::new(n).ok_or_else(|| {
+        D::Error::invalid_value(
+            Unexpected::Unsigned(n),
+            &"a whole number of steps, at least 1",
+        )
+    })
 }
 
 /// `[output]`: the form of `timeseries` and `packets`.
@@ -635,9 +656,6 @@ impl Scenario {
         }
         if self.duration > LAST_TIME {
             return Err(bad("duration", format!("must be at most {LAST_TIME_TEXT}")));
-        }
-        if self.record_every == 0 {
-            return Err(bad("record_every", "must be at least 1"));
         }
         // One rule for both backends: ns-3 refuses seed 0 (RngSeedManager::SetSeed).
         if self.seed == 0 {

@@ -7,7 +7,6 @@
 //! their `.partial` names and says `"complete": false` in `summary.json`,
 //! which is written last.
 
-use std::num::NonZeroU64;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -92,7 +91,7 @@ pub fn run(
     };
     let timeseries = AtomicFile::create(&dir, "timeseries.csv").map_err(io)?;
     let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
-    let every = NonZeroU64::new(loaded.scenario.record_every).unwrap_or(NonZeroU64::MIN);
+    let every = loaded.scenario.record_every;
     let mut recorder = GraphRecorder::new(&loaded.graph, timeseries, every).map_err(io)?;
     let scenario = loaded.scenario.clone();
     let summary_of = |error: Option<String>,

@@ -54,9 +54,12 @@ pub struct GraphScenario {
     /// Replication number of the network, from 1 (as a loop scenario's `run`).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub run: u64,
-    /// Write every n-th step to `timeseries.csv`.
-    #[serde(default = "one")]
-    pub record_every: u64,
+    /// Write every n-th step to `timeseries.csv`; at least 1 by its type.
+    #[serde(
+        default = "crate::config::every_step",
+        deserialize_with = "crate::config::steps_at_least_one"
+    )]
+    pub record_every: NonZeroU64,
     /// How algebraic loops are treated; default: they are errors.
     #[serde(default)]
     pub algebraic_loops: AlgebraicLoops,
@@ -405,9 +408,6 @@ pub(crate) fn load_parsed(
     let end_step = step
         .steps_in(scenario.duration)
         .map_err(|e| at("duration", e.to_string()))?;
-    if scenario.record_every == 0 {
-        return Err(at("record_every", "must be at least 1".into()));
-    }
     let (graph, ends) = build_with_flows(&scenario).map_err(|e: ConfigError| locate(e.into()))?;
     let motions = crate::graph_mobility::node_motions(&scenario, &graph).map_err(locate)?;
     let network = match &scenario.network {
@@ -963,7 +963,7 @@ pub fn run(loaded: &mut LoadedGraph, out_dir: &Path) -> Result<GraphRunReport, G
     let _lock = crate::run_dir::DirLock::acquire(out_dir)?;
     crate::run_dir::clear_outputs(out_dir)?;
     let file = std::fs::File::create(out_dir.join("timeseries.csv"))?;
-    let every = NonZeroU64::new(loaded.scenario.record_every).unwrap_or(NonZeroU64::MIN);
+    let every = loaded.scenario.record_every;
     let mut rec = GraphRecorder::new(&loaded.graph, std::io::BufWriter::new(file), every)?;
     let g = &mut loaded.graph;
     let outcome = g.run_to(loaded.end_step, &mut rec).and_then(|()| {

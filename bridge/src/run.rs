@@ -458,7 +458,7 @@ pub fn run_built(
     let packets = PacketsCsv::new(AtomicFile::create(&dir, "packets.csv").map_err(io)?);
     let view = GraphLoops::new(&graph, &map).expect("the map is this graph's");
     let recorder = Recorder::new(&view, timeseries, scenario.record_every)
-        .map_err(|e| RunError::Config(ScenarioError::new("record_every", e.to_string())))?;
+        .map_err(|e| io(std::io::Error::other(e)))?;
     let observer = RunObserver::new(resolved, &view, recorder, progress, observation);
 
     let flows = FlowTable::new(&resolved.loops);

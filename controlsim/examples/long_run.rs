@@ -89,7 +89,7 @@ fn peak_rss_kb() -> Option<u64> {
 fn run<W: Write>(out: W, steps: u64) -> Result<(u64, W), Box<dyn std::error::Error>> {
     let cfg: SystemConfig = toml::from_str(SCENARIO)?;
     let system = System::from_config(&cfg, 1)?;
-    let mut recorder = Recorder::new(&system, out, 1)?;
+    let mut recorder = Recorder::new(&system, out, std::num::NonZeroU64::MIN)?;
     let mut cl = ClosedLoop::new(system, Delays::default(), Response::Direct);
     cl.run_to(steps, &mut recorder)?;
     let rows = recorder.rows() + 1;

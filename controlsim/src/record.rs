@@ -35,8 +35,6 @@ use crate::view::{LoopObserver, LoopView};
 /// Why recording failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    #[error("recording every 0 steps: the interval must be at least 1")]
-    ZeroInterval,
     #[error("cannot write the time series header: {0}")]
     Csv(#[from] csv::Error),
     #[error("cannot flush the time series: {0}")]
@@ -108,13 +106,12 @@ impl<W: Write> Recorder<W> {
     /// Writes the header and returns a recorder of every `every`-th step.
     ///
     /// # Errors
-    /// [`RecordError::ZeroInterval`], or a write error.
+    /// A write error.
     pub fn new<V: LoopView + ?Sized>(
         loops: &V,
         writer: W,
-        every: u64,
+        every: NonZeroU64,
     ) -> Result<Self, RecordError> {
-        let every = NonZeroU64::new(every).ok_or(RecordError::ZeroInterval)?;
         let header = header(loops);
         let mut csv = csv::WriterBuilder::new()
             .has_headers(false)

@@ -131,7 +131,7 @@ fn advance_to_does_not_allocate() {
 #[test]
 fn recording_every_step_does_not_allocate_per_row() {
     let mut sys = system();
-    let mut rec = Recorder::new(&sys, std::io::sink(), 1).unwrap();
+    let mut rec = Recorder::new(&sys, std::io::sink(), std::num::NonZeroU64::MIN).unwrap();
     sys.advance_to(100, &mut rec).unwrap();
     let n = allocations_during(|| sys.advance_to(10_000, &mut rec).unwrap());
     assert_eq!(n, 0, "allocations while recording 9900 rows");

@@ -78,7 +78,8 @@ fn zero_delay_platoon_equals_the_closed_loop() {
         let resolved = resolve(&text);
         let system = System::from_config(&resolved.system, resolved.scenario.seed).unwrap();
         let mut closed = ClosedLoop::new(system, Delays::default(), Response::Direct);
-        let mut recorder = Recorder::new(closed.system(), Vec::new(), 1).unwrap();
+        let mut recorder =
+            Recorder::new(closed.system(), Vec::new(), std::num::NonZeroU64::MIN).unwrap();
         closed.run_to(resolved.end_step, &mut recorder).unwrap();
         let expected = recorder.finish(closed.system()).unwrap();
         let (dir, report) = run_in_tempdir(&text);

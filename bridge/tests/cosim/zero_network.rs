@@ -122,7 +122,8 @@ final = 1.0
     let resolved = resolve(&text);
     let system = System::from_config(&resolved.system, resolved.scenario.seed).unwrap();
     let mut closed = ClosedLoop::new(system, Delays::default(), Response::Rollback);
-    let mut recorder = Recorder::new(closed.system(), Vec::new(), 1).unwrap();
+    let mut recorder =
+        Recorder::new(closed.system(), Vec::new(), std::num::NonZeroU64::MIN).unwrap();
     closed.run_to(resolved.end_step, &mut recorder).unwrap();
     let expected = recorder.finish(closed.system()).unwrap();
     let (dir, _) = run_in_tempdir(&text);

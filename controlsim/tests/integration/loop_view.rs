@@ -166,7 +166,7 @@ fn a_system_and_its_graph_give_the_same_view_at_every_boundary() {
 fn the_recorder_writes_the_same_time_series_from_the_graph() {
     const N: u64 = 1000;
     for (text, seed) in SYSTEMS {
-        for every in [1, 7] {
+        for every in [1, 7].map(|n| std::num::NonZeroU64::new(n).unwrap()) {
             let mut cl = closed_loop(text, seed);
             let mut rec = Recorder::new(cl.system(), Vec::new(), every).unwrap();
             cl.run_to(N, &mut rec).unwrap();
