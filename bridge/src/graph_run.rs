@@ -62,7 +62,7 @@ pub type GraphNetRunError = RunError<GraphSessionError>;
 /// # Panics
 /// When the scenario has no `[network]` (see [`crate::graph_scenario::run`]).
 pub fn run(
-    loaded: LoadedGraph,
+    mut loaded: LoadedGraph,
     out_dir: &Path,
     base_dir: &Path,
     cancel: Option<Arc<AtomicBool>>,
@@ -71,6 +71,7 @@ pub fn run(
         .network
         .clone()
         .expect("graph_run::run is for scenarios with a [network]");
+    let builtin = loaded.builtin.take();
     let dir = out_dir.to_path_buf();
     let io = |source| RunError::Output {
         dir: dir.clone(),
@@ -161,7 +162,7 @@ pub fn run(
             scenario: scenario.clone(),
         }
     };
-    let network = match crate::run::start_network(&side.resolved, &options) {
+    let network = match crate::run::start_network(&side.resolved, &options, builtin) {
         Ok(n) => n,
         Err(NetworkError::Ns3(Ns3Error::BadArgument {
             message, argument, ..

@@ -323,6 +323,8 @@ pub struct LoadedGraph {
     pub end_step: u64,
     /// The flows and the network, when the scenario has a `[network]`.
     pub network: Option<NetworkSide>,
+    /// A builtin network's channel, built once here and run as it is.
+    pub builtin: Option<crate::network::BuiltinNetwork>,
     /// Where each component and connection was written (the scenario file
     /// or a subsystem file).
     origins: crate::subsystem::Origins,
@@ -410,14 +412,14 @@ pub(crate) fn load_parsed(
         .map_err(|e| at("duration", e.to_string()))?;
     let (graph, ends) = build_with_flows(&scenario).map_err(|e: ConfigError| locate(e.into()))?;
     let motions = crate::graph_mobility::node_motions(&scenario, &graph).map_err(locate)?;
-    let network = match &scenario.network {
-        None => None,
+    let (network, builtin) = match &scenario.network {
+        None => (None, None),
         Some(network) => {
             let mut side =
                 crate::graph_flows::resolve(&scenario, &graph, &ends, end_step).map_err(locate)?;
             side.motions = motions;
             let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            scenario_file::check_builtin(
+            let builtin = scenario_file::build_builtin(
                 network,
                 scenario.seed,
                 scenario.run,
@@ -425,7 +427,7 @@ pub(crate) fn load_parsed(
                 &base_dir,
             )
             .map_err(locate)?;
-            Some(side)
+            (Some(side), builtin)
         }
     };
     Ok(LoadedGraph {
@@ -434,6 +436,7 @@ pub(crate) fn load_parsed(
         graph,
         end_step,
         network,
+        builtin,
         origins,
     })
 }

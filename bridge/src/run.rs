@@ -331,22 +331,14 @@ pub fn config_hash(scenario: &Scenario) -> String {
 pub(crate) fn start_network(
     resolved: &Resolved,
     options: &RunOptions,
+    builtin: Option<BuiltinNetwork>,
 ) -> Result<Box<dyn Network>, NetworkError> {
     let scenario = &resolved.scenario;
     Ok(match scenario.network.backend {
         Backend::Builtin => {
-            let config = scenario
-                .network
-                .builtin
-                .as_ref()
-                .expect("resolve() checked [network.builtin]");
-            Box::new(BuiltinNetwork::new(
-                config,
-                scenario.seed,
-                scenario.run,
-                &options.base_dir,
-                &crate::input::read_input_text,
-            )?)
+            Box::new(builtin.expect(
+                "a builtin network is built with its scenario (scenario_file::build_builtin)",
+            ))
         }
         Backend::Ns3 => {
             let ns3 = ns3_options(
@@ -389,7 +381,7 @@ pub fn run_with_progress(
     options: &RunOptions,
     progress: Option<RunProgress>,
 ) -> Result<RunReport, RunError> {
-    let built = Built::new(resolved).map_err(RunError::Config)?;
+    let built = Built::new(resolved, &options.base_dir).map_err(RunError::Config)?;
     run_built(resolved, built, options, progress)
 }
 
@@ -413,6 +405,7 @@ pub fn run_built(
         motions,
         metrics,
         stop,
+        network,
     } = built;
     let observation = (metrics, stop);
     let LoopGraph { expanded, side } =
@@ -436,7 +429,7 @@ pub fn run_built(
     if scenario.network.backend == Backend::Ns3 && scenario.network.wants_traces() {
         std::fs::create_dir_all(&trace_dir).map_err(io)?;
     }
-    let started_network = start_network(resolved, options);
+    let started_network = start_network(resolved, options, network);
     if let Err(NetworkError::Ns3(Ns3Error::BadArgument {
         message, argument, ..
     })) = &started_network

@@ -408,16 +408,8 @@ fn load_table(
     };
     crate::model_files::read_model_files(&mut resolved.system, &base_dir, path, line_of)
         .map_err(|e| locator.locate(e))?;
-    // Built once, here: the run takes it as it is.
-    let built = Built::new(&resolved).map_err(|e| locator.locate(e))?;
-    check_builtin(
-        &scenario.network,
-        scenario.seed,
-        scenario.run,
-        scenario.duration,
-        &base_dir,
-    )
-    .map_err(|e| locator.locate(e))?;
+    // Built once, here, builtin network too: the run takes it as it is.
+    let built = Built::new(&resolved, &base_dir).map_err(|e| locator.locate(e))?;
     tracing::debug!(
         file = %path.display(),
         overrides = overrides.len(),
@@ -598,17 +590,21 @@ fn with_shared_tables(mut error: LoadError) -> LoadError {
     error
 }
 
-/// That a builtin network's channel can be built and its delays fit the
-/// run (loop and graph scenarios): the bad key and the message, if not.
-pub(crate) fn check_builtin(
+/// A builtin network's channel, built once when the scenario is loaded
+/// (loop and graph scenarios) and handed to the run as it is, its delays
+/// checked to fit the run; `None` for another backend.
+///
+/// # Errors
+/// The bad key and the message.
+pub(crate) fn build_builtin(
     network: &crate::config::NetworkConfig,
     seed: u64,
     run: u64,
     duration: SimTime,
     base_dir: &Path,
-) -> Result<(), ScenarioError> {
+) -> Result<Option<BuiltinNetwork>, ScenarioError> {
     let (Backend::Builtin, Some(builtin)) = (network.backend, &network.builtin) else {
-        return Ok(());
+        return Ok(None);
     };
     match BuiltinNetwork::new(builtin, seed, run, base_dir, &crate::input::read_input_text) {
         Err(e) => {
@@ -619,7 +615,10 @@ pub(crate) fn check_builtin(
             };
             Err(ScenarioError::new(key, message))
         }
-        Ok(network) => check_delay_reach(network.delay_reach(), duration),
+        Ok(network) => {
+            check_delay_reach(network.delay_reach(), duration)?;
+            Ok(Some(network))
+        }
     }
 }
 

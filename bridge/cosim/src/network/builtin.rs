@@ -407,6 +407,16 @@ pub struct BuiltinNetwork {
     pending: std::collections::VecDeque<StepDone>,
 }
 
+/// What the channel is and how far it has run (its queues are not shown).
+impl std::fmt::Debug for BuiltinNetwork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuiltinNetwork")
+            .field("description", &self.description)
+            .field("reached", &self.reached)
+            .finish_non_exhaustive()
+    }
+}
+
 /// A send waiting for its time; ordered only by the heap key before it.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct SendKey {
