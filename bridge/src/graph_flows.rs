@@ -144,6 +144,23 @@ impl NetworkSide {
             })
             .collect()
     }
+
+    /// What the run's [`crate::graph_session::GraphSession`] needs of the
+    /// flows and the network side.
+    pub fn plan(&self) -> crate::graph_session::GraphPlan {
+        let sync = &self.resolved.sync;
+        crate::graph_session::GraphPlan {
+            table: self.table(),
+            names: self.names(),
+            flows: self.flows.iter().map(|f| f.control.clone()).collect(),
+            specs: self.specs(sync.kind() == crate::config::SchemeKind::EventDriven),
+            scheme: *sync,
+            end_step: self.resolved.end_step,
+            computation_delay: self.resolved.scenario.sync.computation_delay,
+            motions: self.motions.clone(),
+            loop_answer_triggers: self.loops.as_ref().map(LoopStreams::answer_triggers),
+        }
+    }
 }
 
 fn node_of(s: &GraphScenario, component: &str) -> u32 {

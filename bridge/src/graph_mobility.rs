@@ -22,56 +22,11 @@
 
 use controlsim::graph::{Graph, PortAddress};
 use controlsim::{PerChannel, PlantModel};
-use protocol::NodeKinematics;
 
 use crate::config::{bad, resolve_mobility, KeyPath, ScenarioError};
 use crate::graph_scenario::{GraphScenario, NodeName};
 use crate::mobility::NodePath;
-
-/// One output element of the graph: component, port, element.
-type Element = (usize, usize, usize);
-
-/// How one graph component's outputs move its node.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GraphNodeMotion {
-    /// Index (in the graph) of the component whose table this is.
-    pub component: usize,
-    path: NodePath,
-    position: Element,
-    velocity: Option<Element>,
-    /// The library plant component whose own states the position and
-    /// velocity are (what a model bound reads), if they are.
-    plant: Option<usize>,
-}
-
-impl GraphNodeMotion {
-    pub fn node(&self) -> u32 {
-        self.path.node
-    }
-
-    /// Position along the path and speed, from the last evaluation.
-    fn along_path(&self, graph: &Graph) -> (f64, f64) {
-        let read = |(c, p, e): Element| graph.output(c, p)[e];
-        (read(self.position), self.velocity.map_or(0.0, read))
-    }
-
-    /// The node's position and velocity for the outputs of the boundary
-    /// evaluated last.
-    pub fn kinematics(&self, graph: &Graph) -> NodeKinematics {
-        let (position, speed) = self.along_path(graph);
-        self.path.kinematics(position, speed)
-    }
-
-    /// The farthest (metres) the node can get from the network's straight
-    /// line within `seconds` of a sync now (see
-    /// [`crate::mobility::NodeMotion::max_drift`]); `None` when nothing
-    /// bounds it.
-    pub fn max_drift(&self, graph: &Graph, seconds: f64) -> Option<f64> {
-        let (_, speed) = self.along_path(graph);
-        let x = self.plant.map_or(&[][..], |c| graph.states(c));
-        self.path.max_drift(x, speed, seconds)
-    }
-}
+pub use netloop_cosim::mobility::{Element, GraphNodeMotion};
 
 /// The nodes the components of `s` move, checked against the built graph.
 ///
@@ -161,15 +116,14 @@ pub fn node_motions(
             ));
         }
         drivers.push((node, key));
-        motions.push(GraphNodeMotion {
-            component: graph
+        motions.push(GraphNodeMotion::new(
+            graph
                 .component_index(&c.name)
                 .expect("every component is in the graph"),
             path,
-            position,
-            velocity,
-            plant: plant.map(|p| p.component),
-        });
+            (position, velocity),
+            plant.map(|p| p.component),
+        ));
     }
     Ok(motions)
 }

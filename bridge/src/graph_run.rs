@@ -195,7 +195,7 @@ pub fn run(
         }
     };
     let software = network.software();
-    let mut session = GraphSession::new(loaded.graph, &side, network, packets, cancel);
+    let mut session = GraphSession::new(loaded.graph, side.plan(), network, packets, cancel);
     let outcome = session.run(&mut recorder);
     let network_alive = !matches!(outcome, Err(GraphSessionError::Network(_)));
     let description = session.network_description().to_string();

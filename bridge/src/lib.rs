@@ -29,8 +29,10 @@
 //! networks, flows and [`ledger`], re-exported here at their old paths. The
 //! client of the ns-3 stepping server is its own crate,
 //! `netloop-ns3-client` (bridge/ns3-client), re-exported here as [`ns3`]
-//! and [`network_schema`]. The graph session ([`graph_session`],
-//! [`graph_flows`]) is still here.
+//! and [`network_schema`]. The graph session is the core's too
+//! ([`graph_session`] re-exports it); what stays here is what reads a
+//! scenario: its flows ([`graph_flows`], which make the session's
+//! `GraphPlan`) and the nodes its components move ([`graph_mobility`]).
 
 pub mod app;
 pub mod built;
@@ -44,7 +46,13 @@ pub mod graph_mobility;
 pub mod graph_response;
 pub mod graph_run;
 pub mod graph_scenario;
-pub mod graph_session;
+/// The session every networked run goes through, at its old path:
+/// netloop-cosim's [`session::graph`](netloop_cosim::session::graph).
+pub mod graph_session {
+    pub use netloop_cosim::session::graph::*;
+}
+#[cfg(test)]
+mod graph_moving_tests;
 pub mod input;
 pub mod keyed;
 pub mod limits;

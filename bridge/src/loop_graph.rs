@@ -109,7 +109,7 @@ pub fn session<W: FateSink>(
 ) -> Result<(GraphSession<W>, LoopMap), ScenarioError> {
     let LoopGraph { expanded, side } = expand(resolved, system)?;
     let map = expanded.map;
-    let session = GraphSession::new(expanded.graph, &side, network, packets, cancel)
+    let session = GraphSession::new(expanded.graph, side.plan(), network, packets, cancel)
         .of_loops(map.clone(), motions);
     Ok((session, map))
 }

@@ -481,8 +481,9 @@ pub fn run_built(
         }
     };
     let software = network.software();
-    let mut session = GraphSession::new(graph, &side, network, packets, options.cancel.clone())
-        .of_loops(map.clone(), motions);
+    let mut session =
+        GraphSession::new(graph, side.plan(), network, packets, options.cancel.clone())
+            .of_loops(map.clone(), motions);
 
     // From here on every failure (the network rejecting the flows, a failed
     // step, losses that cannot be recorded at the end) leaves the partial

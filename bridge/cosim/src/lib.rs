@@ -18,16 +18,18 @@
 //! 2. **Build a session**: the application starts a [`network::Network`]
 //!    (builtin or ns-3) and hands it, the [`ledger::Ledger`] over the
 //!    [`flows::FlowTable`] and a [`ledger::FateSink`] to a
-//!    [`session::network_driver::NetworkDriver`]; its control side (bridge's
-//!    graph session, for graph scenarios and the graphs `[[loops]]` expand
-//!    into) implements [`session::control_side::ControlSide`].
-//! 3. **Run**: [`session::control_side::run_scheme`] drives both sides to
+//!    `NetworkDriver` (`session/network_driver.rs`), inside a
+//!    [`session::graph::GraphSession`] over the built graph (graph
+//!    scenarios, and the graphs `[[loops]]` expand into) and its
+//!    [`session::graph::GraphPlan`], the control side the scheme drivers
+//!    are generic over (`ControlSide`).
+//! 3. **Run**: [`session::graph::GraphSession::run`] drives both sides to
 //!    the end under the scheme; each step the packets sent are announced to
 //!    the ledger, the network is stepped, and every delivery and loss it
 //!    reports is settled by the ledger, which emits each packet's fate to
 //!    the sink.
 //! 4. **Finish**: the driver closes the packets still in flight
-//!    ([`session::network_driver::NetworkDriver::resolve_leftovers`]) and the
+//!    ([`session::graph::GraphSession::finish`]) and the
 //!    network is finished (its summary); the network, the ledger's counts,
 //!    [`delay_stats`] and [`aoi`] statistics go into the run's summary,
 //!    which the application writes.

@@ -9,6 +9,9 @@
 //! plant lacks) and makes the [`NodeMotion`] here.
 
 mod drift;
+mod graph;
+
+pub use graph::{Element, GraphNodeMotion};
 
 use controlsim::{ActuatorConfig, LoopView, PerChannel, PlantModel};
 use protocol::NodeKinematics;

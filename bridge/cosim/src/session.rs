@@ -1,17 +1,17 @@
 //! The co-simulation proper: a control side (controlsim's graph, served by
-//! bridge's `graph_session`, for graph scenarios and for `[[loops]]`, which
+//! [`graph::GraphSession`], for graph scenarios and for `[[loops]]`, which
 //! expand into a graph) and a network stepped together under one of the
 //! three synchronisation schemes of docs/design.md §4. This module holds
-//! what does not depend on the control side: the scheme drivers, the
-//! network driver (network, ledger, queue of packet events) and the answer
-//! rules.
+//! the session, the scheme drivers, the network driver (network, ledger,
+//! queue of packet events) and the answer rules; it reads and writes no
+//! file (the ledger hands fates to a [`crate::ledger::FateSink`]).
 //!
 //! # What happens at a step boundary `k`
 //! Every scheme serves a loop's boundary in the same order, which is the
 //! order of controlsim's standalone closed loop, so that a zero-delay
 //! network reproduces it bit for bit (a graph serves it in one pass, or in
 //! parts around packets delivered at their send instant, see
-//! `graph_session.rs`):
+//! `graph.rs`):
 //!
 //! 1. **U1** packets to controllers that take effect at `k` and were sent
 //!    before `k h`, in canonical order (arrival time, flow, number, state
@@ -40,18 +40,13 @@
 //! # Scheme drivers
 //! `time_stepping.rs`, `master_slave.rs` and `event_driven.rs` decide when
 //! the network runs and when boundaries are served: they are generic over
-//! [`control_side::ControlSide`], which bridge's `graph_session` implements,
+//! `control_side::ControlSide`, which [`graph::GraphSession`] implements,
 //! so the per-boundary path stays monomorphised.
 
-// `control_side`, `event_rules` and `network_driver` are public (and
-// hidden) only for bridge's `graph_session`, which drives the schemes until
-// it moves into this crate too.
-#[doc(hidden)]
-pub mod control_side;
+pub(crate) mod control_side;
 mod event_driven;
-#[doc(hidden)]
-pub mod event_rules;
+pub(crate) mod event_rules;
+pub mod graph;
 pub(crate) mod master_slave;
-#[doc(hidden)]
-pub mod network_driver;
+pub(crate) mod network_driver;
 mod time_stepping;

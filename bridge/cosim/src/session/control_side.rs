@@ -1,5 +1,5 @@
-//! What a sync scheme needs from the control side (bridge's
-//! `graph_session::GraphSession`, for graph scenarios and the graphs
+//! What a sync scheme needs from the control side
+//! ([`super::graph::GraphSession`], for graph scenarios and the graphs
 //! `[[loops]]` expand into), so that each scheme is written once.
 //!
 //! A scheme decides when the network runs and when boundaries are served
@@ -68,7 +68,7 @@ pub trait ControlSide<O> {
     /// returns the first boundary of it left to serve. By default the
     /// network gets the period first, with the positions the side holds
     /// (a loop's plant state at `start`); a side whose positions come from
-    /// evaluating `start` serves it first (see `graph_session/moving.rs`).
+    /// evaluating `start` serves it first (see `graph/moving.rs`).
     fn begin_period(&mut self, start: u64, end: u64, _observer: &mut O) -> Result<u64, Self::Error>
     where
         Self: Sized,

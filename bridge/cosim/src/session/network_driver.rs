@@ -1,6 +1,6 @@
-//! The network half of a co-simulation, whose control side is bridge's
-//! `graph_session` (graph scenarios, and the graphs `[[loops]]` expand
-//! into).
+//! The network half of a co-simulation, whose control side is
+//! [`super::graph::GraphSession`] (graph scenarios, and the graphs
+//! `[[loops]]` expand into).
 //!
 //! Whatever the control side is, the network side is the same: a
 //! [`Network`] stepped synchronously (or begun and ended around the control
@@ -35,7 +35,7 @@ use protocol::{
 
 use crate::flows::FlowTable;
 use crate::ledger::{Ledger, LedgerError};
-use crate::network::{Network, NetworkError, Violation};
+use crate::network::{Network, NetworkError};
 use crate::sync_scheme::{SyncScheme, TimeStepping};
 
 /// The run's time grid and sync scheme: where packets are sent and where
@@ -444,14 +444,6 @@ impl<W: FateSink> NetworkDriver<W> {
         self.queue.len()
     }
 
-    /// The first boundary after `k` with a queued event, if any.
-    pub fn next_event_step(&self, k: u64) -> Option<u64> {
-        let from = EventKey::range(k + 1, Class::FIRST, Class::FIRST)
-            .start()
-            .to_owned();
-        self.queue.range(from..).next().map(|(key, _)| key.step)
-    }
-
     /// How many packets a sample of `values` values takes on `flow`: one
     /// per value for a `multi_packet` flow, else one.
     pub fn state_count(&self, flow: u32, values: usize) -> u16 {
@@ -510,19 +502,5 @@ impl<W: FateSink> NetworkDriver<W> {
         }
         self.queue.clear();
         self.ledger.close_in_flight()
-    }
-
-    /// A queued delivery on a flow that does not exist: the server broke
-    /// the protocol ([`NetworkDriver::enqueue`] lets none in).
-    pub fn unknown_flow(&self, d: &Delivery) -> NetworkError {
-        NetworkError::Violation {
-            reached: self.network.reached(),
-            violation: Violation::UnknownFlow {
-                flow: d.flow,
-                number: d.number,
-                state_index: d.state_index,
-                flows: self.flows.all().len(),
-            },
-        }
     }
 }

@@ -41,7 +41,7 @@
 //! # Sync schemes
 //! The schemes are the loops' drivers (`session/time_stepping.rs`,
 //! `master_slave.rs`, `event_driven.rs`), generic over
-//! [`crate::session::control_side::ControlSide`]; `side.rs` says how a
+//! `ControlSide` (`control_side.rs`); `side.rs` says how a
 //! graph serves and integrates the boundaries they ask for.
 
 mod answer_rules;
@@ -52,13 +52,14 @@ use crate::ledger::FateSink;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use controlsim::graph::{Endpoint, Graph, GraphError, GraphObserver, LoopMap, SendAt, Timing};
-use netloop_cosim::mobility::NodeMotion;
+use controlsim::graph::{
+    Endpoint, FlowEnd, Graph, GraphError, GraphObserver, LoopMap, SendAt, Timing,
+};
 use protocol::{FlowSpec, SimTime};
 
-use crate::config::SchemeKind;
-use crate::graph_flows::NetworkSide;
+use crate::flows::FlowTable;
 use crate::ledger::{Ledger, LedgerError, Verdict};
+use crate::mobility::{GraphNodeMotion, NodeMotion};
 use crate::network::{Network, NetworkError};
 use crate::session::control_side::{run_scheme, Sends};
 use crate::session::network_driver::{Class, Event, NetworkDriver, Placement, SyncClock};
@@ -83,6 +84,32 @@ pub enum GraphSessionError {
     Interrupted { reached: SimTime },
 }
 
+/// What a graph's session needs to know of its flows and its network side
+/// besides the graph (bridge's `graph_flows::NetworkSide::plan` makes it
+/// from a scenario).
+#[derive(Clone, Debug)]
+pub struct GraphPlan {
+    /// The flows as the ledger and `packets.csv` know them, and their names.
+    pub table: FlowTable,
+    pub names: Vec<String>,
+    /// Per flow, its control side (source, inlet, send rule, loss policy).
+    pub flows: Vec<FlowEnd>,
+    /// The flows as the network is told about them.
+    pub specs: Vec<FlowSpec>,
+    pub scheme: SyncScheme,
+    /// The boundary the run ends at.
+    pub end_step: u64,
+    /// `[sync] computation_delay`.
+    pub computation_delay: SimTime,
+    /// The nodes components move.
+    pub motions: Vec<GraphNodeMotion>,
+    /// A `[[loops]]` run's: per flow, the flow whose accepted packets it
+    /// answers one for one, from its loops (see `answer_rules.rs`; `None`
+    /// when some answer cannot be a rule). `None` for a graph scenario,
+    /// whose answers the endpoint knows.
+    pub loop_answer_triggers: Option<Option<Vec<Option<usize>>>>,
+}
+
 /// The co-simulation of one networked graph run.
 pub struct GraphSession<W: FateSink> {
     /// The graph and its flows' control side.
@@ -92,8 +119,8 @@ pub struct GraphSession<W: FateSink> {
     /// `[sync] computation_delay`: from an answered packet's arrival to
     /// the answer entering the network.
     computation_delay: SimTime,
-    /// The nodes components move ([`crate::graph_mobility`]).
-    motions: Vec<crate::graph_mobility::GraphNodeMotion>,
+    /// The nodes components move.
+    motions: Vec<GraphNodeMotion>,
     /// A `[[loops]]` run's: its loops in the graph and the nodes their
     /// plants move ([`GraphSession::moved_by_loops`]).
     loop_motions: Option<(LoopMap, Vec<NodeMotion>)>,
@@ -126,24 +153,36 @@ pub struct GraphSessionParts<W: FateSink> {
 }
 
 impl<W: FateSink> GraphSession<W> {
-    /// Wires a built graph (with the inlets of `side`'s flows) to a started
+    /// Wires a built graph (with the inlets of `plan`'s flows) to a started
     /// network; [`GraphSession::run`] installs the flows.
     pub fn new(
         graph: Graph,
-        side: &NetworkSide,
+        plan: GraphPlan,
         network: Box<dyn Network>,
         packets_out: W,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Self {
-        let table = side.table();
+        let GraphPlan {
+            table,
+            names,
+            flows,
+            specs,
+            scheme,
+            end_step,
+            computation_delay,
+            motions,
+            loop_answer_triggers,
+        } = plan;
+        let loop_run = loop_answer_triggers.is_some();
         let clock = SyncClock {
-            scheme: side.resolved.sync,
+            scheme,
             step_ns: graph.step_size().as_nanos(),
-            end_step: side.resolved.end_step,
+            end_step,
         };
-        let ledger = Ledger::new(table.clone(), side.names(), packets_out);
-        let flows = side.flows.iter().map(|f| f.control.clone()).collect();
+        let ledger = Ledger::new(table.clone(), names, packets_out);
         let endpoint = Endpoint::new(graph, flows);
+        let answer_triggers =
+            loop_answer_triggers.unwrap_or_else(|| Some(endpoint.answer_triggers()));
         // A packet delivered at its send instant acts at once, at the
         // boundary it was sent at (see `serve_in_parts`), unless flows close
         // a cycle of direct feedthrough: there it acts one step later.
@@ -153,12 +192,8 @@ impl<W: FateSink> GraphSession<W> {
         } else {
             Placement::AfterSendBoundary
         };
-        let answer_triggers = match &side.loops {
-            Some(loops) => loops.answer_triggers(),
-            None => Some(endpoint.answer_triggers()),
-        };
         let mut driver = NetworkDriver::new(network, ledger, table, clock, placement, cancel);
-        if instant && side.loops.is_none() {
+        if instant && !loop_run {
             // A loop run keeps its loops' classes: controllers, then
             // actuators and losses.
             driver.classify_by_part(&endpoint.flow_parts());
@@ -169,17 +204,17 @@ impl<W: FateSink> GraphSession<W> {
             instant,
             answer_triggers,
             rules_active: false,
-            computation_delay: side.resolved.scenario.sync.computation_delay,
-            motions: side.motions.clone(),
+            computation_delay,
+            motions,
             loop_motions: None,
             evaluates_end: true,
             loop_schedules: None,
-            specs: side.specs(side.resolved.sync.kind() == SchemeKind::EventDriven),
+            specs,
         }
     }
 
     /// A `[[loops]]` run's session: `motions` (the nodes the plants move,
-    /// [`crate::loop_mobility`]) read the loops of `map` in the graph, and
+    /// bridge's `loop_mobility`) read the loops of `map` in the graph, and
     /// the boundary at the end is neither evaluated nor observed: the
     /// loops' recorder writes it as it stands when it finishes, and their
     /// metrics end before it.

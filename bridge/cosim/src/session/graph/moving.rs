@@ -1,4 +1,4 @@
-//! Nodes that graph components move ([`crate::graph_mobility`]): their
+//! Nodes that graph components move (bridge's `graph_mobility`): their
 //! positions go with every network step, and under master-slave they
 //! decide how far the network may run ahead, as for loops
 //! (`session/master_slave.rs`, "Position tolerance"): a moving node in a
@@ -11,9 +11,6 @@
 
 use controlsim::graph::GraphLoops;
 use protocol::NodeKinematics;
-
-#[cfg(test)]
-mod tests;
 
 use super::GraphSession;
 use crate::ledger::FateSink;

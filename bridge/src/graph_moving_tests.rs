@@ -1,4 +1,5 @@
-//! A moving cart as a graph hands the network the positions its
+//! Moving nodes in the graph session (`netloop_cosim::session::graph`),
+//! tested from scenarios: a moving cart as a graph hands the network the positions its
 //! `[[loops]]` form hands it, step request by step request, under every
 //! scheme (time-stepping too), and with a position tolerance bounded by
 //! the cart's model it syncs exactly as the loop does. The network is the
@@ -270,7 +271,7 @@ fn run_graph_over(scenario: &str, positions_matter: bool) -> (Run, Vec<u8>) {
     let cart = loaded.graph.component_index("cart").unwrap();
     let mut session = GraphSession::new(
         loaded.graph,
-        &side,
+        side.plan(),
         Box::new(network),
         PacketsCsv::new(Vec::new()),
         None,

@@ -8,10 +8,10 @@
 //! (`arrival` flows from the component that answers the trigger,
 //! [`controlsim::graph::Endpoint::answer_triggers`]) and the loops' for a
 //! `[[loops]]` run (an event-triggered controller's downlink answers its
-//! uplink, [`crate::graph_flows::LoopStreams::answer_triggers`]).
+//! uplink, bridge's `graph_flows::LoopStreams::answer_triggers`).
 
-use netloop_cosim::session::event_rules::hold_unknown_answers;
-use netloop_cosim::sync_scheme::EventDriven;
+use crate::session::event_rules::hold_unknown_answers;
+use crate::sync_scheme::EventDriven;
 use protocol::AnswerRule;
 
 use super::{GraphSession, GraphSessionError};
