@@ -715,6 +715,25 @@ pub fn build_with_flows(s: &GraphScenario) -> Result<(Graph, Vec<FlowEnds>), Con
                     ),
                 });
             }
+            // What a sensor measures is physical; a controller's or another
+            // sensor's output elsewhere is data, which travels as a flow.
+            let source = &s.components[fi];
+            if source.node() != s.components[ti].node()
+                && (source.controller.is_some() || source.sensor.is_some())
+            {
+                return Err(ConfigError::Invalid {
+                    key: KeyPath::key("connections").at(j).and("from"),
+                    reason: format!(
+                        "`{}` is a sensor on node `{}` and reads what is where it is; `{}` on node `{}` \
+                         computes data, not a physical quantity: send it as a flow to a component on \
+                         the sensor's node",
+                        to.component,
+                        s.components[ti].node(),
+                        from.component,
+                        source.node()
+                    ),
+                });
+            }
         } else if s.components[fi].node() != s.components[ti].node() {
             if s.network.is_none() {
                 return Err(ConfigError::Invalid {

@@ -310,7 +310,8 @@ fn a_sensor_on_another_node_measures_the_plant_and_sends_from_its_node() {
 }
 
 /// A sensor's input is its measurement, never a flow: flow keys on it are
-/// refused, naming the key, wherever the sensor is.
+/// refused, naming the key, wherever the sensor is; and a controller's
+/// output on another node is refused as a measurement.
 #[test]
 fn flow_keys_on_a_sensors_measurement_are_refused() {
     let base = std::fs::read_to_string(file("servo_graph.toml")).unwrap();
@@ -327,6 +328,17 @@ fn flow_keys_on_a_sensors_measurement_are_refused() {
     std::fs::write(&path, &text).unwrap();
     for err in assert_check_and_run_refuse(&path, &dir.path().join("out"), "connections[0].size") {
         assert!(err.contains("is a sensor"), "{err}");
+    }
+    // A controller's output on another node is data, not a measurement.
+    let text = base.replacen(
+        "from = \"servo.y\"\nto = \"sensor.y\"\n",
+        "from = \"pid.u\"\nto = \"sensor.y\"\n",
+        1,
+    );
+    assert!(text.contains("from = \"pid.u\""));
+    std::fs::write(&path, &text).unwrap();
+    for err in assert_check_and_run_refuse(&path, &dir.path().join("out"), "connections[0].from") {
+        assert!(err.contains("send it as a flow"), "{err}");
     }
 }
 

@@ -464,7 +464,14 @@ fn variable_units(xml: &str) -> std::collections::BTreeMap<String, String> {
                 .attribute("declaredType")
                 .and_then(|d| types.get(d).copied())
         };
-        if let Some(unit) = typed.attribute("unit").or_else(declared) {
+        // An empty unit says nothing: the declared type's, or none.
+        let said = |u: &&str| !u.is_empty();
+        let unit = typed
+            .attribute("unit")
+            .filter(said)
+            .or_else(declared)
+            .filter(said);
+        if let Some(unit) = unit {
             units.insert(name.to_string(), unit.to_string());
         }
     }
@@ -736,12 +743,16 @@ mod tests {
     <ScalarVariable name="omega" valueReference="1" causality="output"><Real declaredType="Modelica.SIunits.AngularVelocity"/></ScalarVariable>
     <ScalarVariable name="gain" valueReference="2" causality="parameter"><Real start="1"/></ScalarVariable>
     <ScalarVariable name="count" valueReference="3" causality="output"><Integer/></ScalarVariable>
+    <ScalarVariable name="blank" valueReference="4" causality="output"><Real unit=""/></ScalarVariable>
+    <ScalarVariable name="speed" valueReference="5" causality="output"><Real unit="" declaredType="Modelica.SIunits.AngularVelocity"/></ScalarVariable>
   </ModelVariables>
 </fmiModelDescription>"#;
         let units = variable_units(xml);
         assert_eq!(units.get("theta").map(String::as_str), Some("rad"));
         assert_eq!(units.get("omega").map(String::as_str), Some("rad/s"));
-        assert_eq!(units.len(), 2, "{units:?}");
+        // An empty unit is none; the declared type's stands.
+        assert_eq!(units.get("speed").map(String::as_str), Some("rad/s"));
+        assert_eq!(units.len(), 3, "{units:?}");
     }
 
     /// FMI 3.0: a unit on a `Float64`/`Float32` variable or on its

@@ -402,10 +402,10 @@ impl<W: FateSink> GraphSession<W> {
         self.end_boundary(k)
     }
 
-    /// What is left of boundary `k` after its last part (the losses of a
-    /// loop's uplink when its downlink is local, received as the loops'
-    /// phase D receives them); the boundary is served from now on, and an
-    /// event reported later acts at the next one.
+    /// What is left of boundary `k` after its last part (the last part
+    /// received every event known by then; this takes what a settle after
+    /// it reported); the boundary is served from now on, and an event
+    /// reported later acts at the next one.
     fn end_boundary(&mut self, k: u64) -> Result<(), GraphSessionError> {
         self.receive(k, Class::ACTUATOR)?;
         self.driver.next_serve = k + 1;
