@@ -386,15 +386,13 @@ impl<W: FateSink> NetworkDriver<W> {
             }
             None => Class::ACTUATOR,
         };
+        // Never at a boundary already served (the one a packet was sent at,
+        // unless it is evaluated in parts around such deliveries).
         let step = match (self.placement, loss) {
-            (Placement::AtSendBoundary, false) => self.clock.effect_step(time).max(self.next_serve),
-            (Placement::AtSendBoundary, true) => {
-                self.clock.loss_step(time, sent).max(self.next_serve)
-            }
-            (Placement::AfterSendBoundary, _) => {
-                self.clock.loss_step(time, sent).max(self.next_serve)
-            }
-        };
+            (Placement::AtSendBoundary, false) => self.clock.effect_step(time),
+            _ => self.clock.loss_step(time, sent),
+        }
+        .max(self.next_serve);
         EventKey {
             step,
             class,
