@@ -9,14 +9,26 @@
 //! written out with their default values), as JSON with sorted keys,
 //! after a version line. A key added later is serialised only when it is
 //! not its default (`skip_serializing_if`), so that adding it leaves every
-//! hash as it was. The hash before this form, of the scenario's JSON as
-//! serde wrote it, is kept as the legacy hash: sweeps written by earlier
-//! versions resume with it.
+//! hash as it was.
+//!
+//! Keys that say how netloop talks to its ns-3 server and never what a
+//! run computes (`[network.server]` `connect_timeout`, `step_timeout`,
+//! `spin_wait`, `transport`) are written at their defaults: raising a
+//! timeout and resuming a sweep redoes nothing. The program itself
+//! (`binary`, `args`, `params`) stays in the hash, since a custom program
+//! changes results.
+//!
+//! Sweeps written by earlier versions resume by the hashes those versions
+//! gave ([`earlier_of_loops`], [`earlier_of_graph`]): the canonical form
+//! before the server's settings were left out, and the legacy hash of the
+//! scenario's JSON as serde wrote it.
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::config::{OnLoss, Scenario, DEFAULT_BASE_PORT, DEFAULT_PAYLOAD};
+use crate::config::{
+    NetworkConfig, OnLoss, Scenario, ServerConfig, DEFAULT_BASE_PORT, DEFAULT_PAYLOAD,
+};
 use crate::graph_scenario::{FlowTrigger, GraphScenario};
 
 /// Starts what is hashed: names the canonical form's rules, and keeps a
@@ -25,12 +37,31 @@ const VERSION: &[u8] = b"netloop canonical config 1\n";
 
 /// The config hash of a loop scenario, of its canonical form.
 pub fn of_loops(scenario: &Scenario) -> String {
-    hash(VERSION, &canonical_loops(scenario))
+    let mut s = canonical_loops(scenario);
+    server_settings_at_defaults(&mut s.network);
+    hash(VERSION, &s)
 }
 
 /// The config hash of a graph scenario, of its canonical form.
 pub fn of_graph(scenario: &GraphScenario) -> String {
-    hash(VERSION, &canonical_graph(scenario))
+    let mut s = canonical_graph(scenario);
+    if let Some(network) = &mut s.network {
+        server_settings_at_defaults(network);
+    }
+    hash(VERSION, &s)
+}
+
+/// The hashes earlier versions gave a loop scenario, newest first, each
+/// different from [`of_loops`]: the canonical form with the server's
+/// settings as written, then the legacy hash (SHA-256 of its JSON as
+/// serde writes it, so that an omitted default and a written one differ).
+pub fn earlier_of_loops(scenario: &Scenario) -> Vec<String> {
+    let current = of_loops(scenario);
+    let earlier = [
+        hash(VERSION, &canonical_loops(scenario)),
+        legacy_of_loops(scenario),
+    ];
+    distinct_from(&current, earlier)
 }
 
 /// The hash a loop scenario had before the canonical form: SHA-256 of
@@ -43,6 +74,46 @@ pub fn legacy_of_loops(scenario: &Scenario) -> String {
 /// [`legacy_of_loops`] of a graph scenario.
 pub fn legacy_of_graph(scenario: &GraphScenario) -> String {
     legacy(scenario)
+}
+
+/// [`earlier_of_loops`] of a graph scenario.
+pub fn earlier_of_graph(scenario: &GraphScenario) -> Vec<String> {
+    let current = of_graph(scenario);
+    let earlier = [
+        hash(VERSION, &canonical_graph(scenario)),
+        legacy_of_graph(scenario),
+    ];
+    distinct_from(&current, earlier)
+}
+
+fn distinct_from(current: &str, earlier: [String; 2]) -> Vec<String> {
+    let mut hashes: Vec<String> = Vec::new();
+    for h in earlier {
+        if h != current && !hashes.contains(&h) {
+            hashes.push(h);
+        }
+    }
+    hashes
+}
+
+/// Writes `[network.server]`'s settings of the conversation, which never
+/// change what a run computes, at their defaults (see the module doc).
+fn server_settings_at_defaults(network: &mut NetworkConfig) {
+    let ServerConfig {
+        connect_timeout,
+        step_timeout,
+        transport,
+        spin_wait,
+        // What runs, and how it is told what to simulate: kept.
+        binary: _,
+        args: _,
+        params: _,
+    } = &mut network.server;
+    let defaults = ServerConfig::default();
+    *connect_timeout = defaults.connect_timeout;
+    *step_timeout = defaults.step_timeout;
+    *transport = defaults.transport;
+    *spin_wait = defaults.spin_wait;
 }
 
 fn legacy(value: &impl Serialize) -> String {

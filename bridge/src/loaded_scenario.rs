@@ -72,13 +72,13 @@ impl LoadedScenario {
         }
     }
 
-    /// The hash earlier versions gave the scenario
-    /// ([`crate::config_hash::legacy_of_loops`]): how `sweep --resume` finds
-    /// the runs of a sweep they wrote.
-    pub fn legacy_config_hash(&self) -> String {
+    /// The hashes earlier versions gave the scenario, newest first
+    /// ([`crate::config_hash::earlier_of_loops`]): how `sweep --resume`
+    /// finds the runs of a sweep they wrote.
+    pub fn earlier_config_hashes(&self) -> Vec<String> {
         match self {
-            LoadedScenario::Loops(l) => crate::config_hash::legacy_of_loops(&l.resolved.scenario),
-            LoadedScenario::Graph(g) => crate::config_hash::legacy_of_graph(&g.scenario),
+            LoadedScenario::Loops(l) => crate::config_hash::earlier_of_loops(&l.resolved.scenario),
+            LoadedScenario::Graph(g) => crate::config_hash::earlier_of_graph(&g.scenario),
         }
     }
 }

@@ -6,7 +6,8 @@
 //! the cases in other spellings (every key of every network kind, the
 //! shared tables, each sync scheme) keep them when the reading changes.
 //! A sweep directory written before the canonical form resumes by its
-//! legacy hashes.
+//! legacy hashes; one written while the hash covered the server's
+//! timeouts resumes by the canonical hashes of then.
 
 use std::path::Path;
 
@@ -309,6 +310,29 @@ fn a_default_written_out_hashes_as_the_default_left_out() {
     );
 }
 
+/// How netloop talks to its server never changes what a run computes, so
+/// the hash leaves it out: raising a timeout and resuming a sweep redoes
+/// nothing.
+#[test]
+fn the_server_conversation_settings_leave_the_config_hash_as_it_was() {
+    let servo = "dc_servo_p2p.toml";
+    let base = hash_of_edited(servo, &[], &[]);
+    for sets in [
+        &["network.server.step_timeout=\"301s\""][..],
+        &["network.server.connect_timeout=\"2s\""],
+        &["network.server.spin_wait=\"50us\""],
+        &["network.server.transport=\"unix\""],
+        &["network.server.transport=\"shm\""],
+    ] {
+        assert_eq!(hash_of_edited(servo, &[], sets), base, "{sets:?}");
+    }
+    let cart = "cart_wave_graph.toml";
+    assert_eq!(
+        hash_of_edited(cart, &[], &["network.server.step_timeout=\"1s\""]),
+        hash_of_edited(cart, &[], &[])
+    );
+}
+
 #[test]
 fn a_changed_value_changes_the_config_hash() {
     let servo = "dc_servo_p2p.toml";
@@ -319,8 +343,11 @@ fn a_changed_value_changes_the_config_hash() {
         &["loops[0].uplink.port=9100"],
         &["loops[0].controller_node=2"],
         &["sync.lookahead=false"],
-        &["network.server.step_timeout=\"301s\""],
         &["seed=2"],
+        // The program and what it is told stay in the hash.
+        &["network.server.binary=\"my-server\""],
+        &["network.server.args=[\"--ns3::TcpSocket::SegmentSize=536\"]"],
+        &["network.server.params.loss=0.1"],
     ] {
         assert_ne!(hash_of_edited(servo, &[], sets), base, "{sets:?}");
     }
@@ -338,40 +365,92 @@ fn a_changed_value_changes_the_config_hash() {
 /// hashes): `--resume` finds every run done and runs none again.
 #[test]
 fn a_sweep_made_before_canonical_hashes_resumes_with_nothing_to_run() {
-    let fixture = root().join("tests/cli/fixtures/sweep_before_canonical");
+    resumes_with_nothing_to_run("sweep_before_canonical", 4, &[]);
+}
+
+/// A sweep directory written by netloop at commit 93fd37f, whose hashes
+/// covered `[network.server] step_timeout` (two builtin runs with it set):
+/// `--resume` finds both done.
+#[test]
+fn a_sweep_made_when_hashes_covered_the_server_timeouts_resumes_with_nothing_to_run() {
+    resumes_with_nothing_to_run("sweep_before_server_settings", 2, &[]);
+}
+
+/// A sweep run now and resumed with its step timeout raised runs nothing
+/// again: the timeout is not in the hash.
+#[test]
+fn a_sweep_resumed_with_a_raised_timeout_runs_nothing_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let o = sweep("sweep_before_server_settings", &out, &[], false);
+    crate::support::assert_exit(&o, 0);
+    let raised = [(
+        "\"network.server.step_timeout\" = \"60s\"",
+        "\"network.server.step_timeout\" = \"600s\"",
+    )];
+    let o = sweep("sweep_before_server_settings", &out, &raised, true);
+    crate::support::assert_exit(&o, 0);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("resume: 2 of 2 runs already complete, 0 to run"),
+        "{stderr}"
+    );
+}
+
+/// Resumes a copy of the sweep in tests/cli/fixtures/`name` (its
+/// `sweep.toml` with `edits` made) and checks that none of its `runs`
+/// runs was run again and no run was added.
+fn resumes_with_nothing_to_run(name: &str, runs: usize, edits: &[(&str, &str)]) {
+    let fixture = root().join("tests/cli/fixtures").join(name);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     copy_dir(&fixture.join("out"), &out);
-    let runs = std::fs::read_dir(out.join("runs"))
+    let run_dirs = std::fs::read_dir(out.join("runs"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect::<Vec<_>>();
-    assert_eq!(runs.len(), 4);
+    assert_eq!(run_dirs.len(), runs);
     let timings = || {
-        runs.iter()
+        run_dirs
+            .iter()
             .map(|r| std::fs::read_to_string(r.join("timing.json")).unwrap())
             .collect::<Vec<_>>()
     };
     let before = timings();
-    let o = crate::support::netloop()
-        .args([
-            "sweep",
-            fixture.join("sweep.toml").to_str().unwrap(),
-            "--out",
-        ])
-        .arg(&out)
-        .arg("--resume")
-        .output()
-        .unwrap();
+    let o = sweep(name, &out, edits, true);
     crate::support::assert_exit(&o, 0);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
-        stderr.contains("resume: 4 of 4 runs already complete, 0 to run"),
-        "{stderr}"
+        stderr.contains(&format!(
+            "resume: {runs} of {runs} runs already complete, 0 to run"
+        )),
+        "{name} {edits:?}: {stderr}"
     );
     assert_eq!(timings(), before, "no run was run again");
     let runs_after = std::fs::read_dir(out.join("runs")).unwrap().count();
-    assert_eq!(runs_after, 4, "no run directory was added");
+    assert_eq!(runs_after, runs, "no run directory was added");
+}
+
+/// `netloop sweep` of tests/cli/fixtures/`name`/sweep.toml with `edits`
+/// made (written beside it, so that its scenario path holds) into `out`.
+fn sweep(name: &str, out: &Path, edits: &[(&str, &str)], resume: bool) -> std::process::Output {
+    let fixture = root().join("tests/cli/fixtures").join(name);
+    let mut text = std::fs::read_to_string(fixture.join("sweep.toml")).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{name}/sweep.toml has no {from:?}");
+        text = text.replacen(from, to, 1);
+    }
+    let file = tempfile::Builder::new()
+        .suffix(".toml")
+        .tempfile_in(&fixture)
+        .unwrap();
+    std::fs::write(file.path(), text).unwrap();
+    let mut command = crate::support::netloop();
+    command.arg("sweep").arg(file.path()).arg("--out").arg(out);
+    if resume {
+        command.arg("--resume");
+    }
+    command.output().unwrap()
 }
 
 fn copy_dir(from: &Path, to: &Path) {

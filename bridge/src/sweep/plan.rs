@@ -57,7 +57,8 @@ pub struct PlannedRun {
     pub hash: String,
     /// The hash an earlier version gave the run, when its directory is
     /// that version's: `runs/<legacy_hash>` holds the run complete and
-    /// `runs/<hash>` does not exist, so the run is resumed there.
+    /// `runs/<hash>` does not exist, so the run is resumed there (see
+    /// [`crate::config_hash`] for the versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub legacy_hash: Option<String>,
     /// Relative to the sweep's output directory: `runs/<hash>`, or
@@ -87,16 +88,20 @@ pub struct Plan {
     pub runs: Vec<PlannedRun>,
 }
 
-/// The directory of the run with `hash`: `runs/<hash>`, unless only the
-/// directory an earlier version named by the run's `legacy` hash exists
-/// and holds the run complete, which is then the run's (and `legacy` the
-/// hash its summary may have).
-fn run_dir(out_dir: &Path, hash: &str, legacy: String) -> (PathBuf, Option<String>) {
+/// The directory of the run with `hash`: `runs/<hash>`, unless it does not
+/// exist and a directory an earlier version named by one of the run's
+/// `earlier` hashes (newest first) holds the run complete, which is then
+/// the run's (and that hash the one its summary may have).
+fn run_dir(out_dir: &Path, hash: &str, earlier: Vec<String>) -> (PathBuf, Option<String>) {
     let dir = PathBuf::from("runs").join(hash);
-    let old = PathBuf::from("runs").join(&legacy);
-    if !out_dir.join(&dir).exists() && super::exec::is_complete(&out_dir.join(&old), &legacy, None)
-    {
-        return (old, Some(legacy));
+    if out_dir.join(&dir).exists() {
+        return (dir, None);
+    }
+    for old_hash in earlier {
+        let old = PathBuf::from("runs").join(&old_hash);
+        if super::exec::is_complete(&out_dir.join(&old), &old_hash, None) {
+            return (old, Some(old_hash));
+        }
     }
     (dir, None)
 }
@@ -315,7 +320,7 @@ impl Plan {
                         point.label()
                     )));
                 }
-                let (dir, legacy_hash) = run_dir(out_dir, &hash, loaded.legacy_config_hash());
+                let (dir, legacy_hash) = run_dir(out_dir, &hash, loaded.earlier_config_hashes());
                 let mut args = vec![
                     "run".to_string(),
                     scenario.display().to_string(),
