@@ -106,6 +106,57 @@ impl fmt::Display for Expected {
     }
 }
 
+/// A value refused before its key is known (a parser of a value's text,
+/// say): what is wrong and, apart, what would have been accepted, so that
+/// the report says the two apart without reading one out of the other.
+/// [`Refusal::at`] makes it the [`ScenarioError`] at a key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    pub message: String,
+    pub expected: Option<Expected>,
+}
+
+impl Refusal {
+    /// `message` (e.g. `invalid type: string "x"`) where `expected` was.
+    pub fn expecting(message: impl Into<String>, expected: impl Into<Expected>) -> Refusal {
+        Refusal {
+            message: message.into(),
+            expected: Some(expected.into()),
+        }
+    }
+
+    /// The refusal as the problem at `key`.
+    pub fn at(self, key: impl Into<KeyPath>) -> ScenarioError {
+        ScenarioError {
+            key: key.into(),
+            message: self.message,
+            expected: self.expected,
+            span: None,
+        }
+    }
+}
+
+/// A refusal that says what is wrong only.
+impl From<String> for Refusal {
+    fn from(message: String) -> Refusal {
+        Refusal {
+            message,
+            expected: None,
+        }
+    }
+}
+
+/// Where there is no report to put it apart in: `…; expected …`.
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        match &self.expected {
+            Some(expected) => write!(f, "; expected {expected}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A problem with a scenario at a key: the one error every stage of
 /// loading returns (the config checks, the builds of the control side, the
 /// network and the motions, the ns-3 server's verdict), the key a path
@@ -134,6 +185,15 @@ impl ScenarioError {
         }
     }
 
+    /// `message` at `key` where `expected` was.
+    pub fn expecting(
+        key: impl Into<KeyPath>,
+        message: impl Into<String>,
+        expected: impl Into<Expected>,
+    ) -> ScenarioError {
+        Refusal::expecting(message, expected).at(key)
+    }
+
     /// The place in the file, once located.
     pub fn place(&self) -> Option<&Place> {
         self.span.as_ref().map(|s| &s.place)
@@ -141,11 +201,21 @@ impl ScenarioError {
 }
 
 /// controlsim's errors carry their key as a path already: the key as is,
-/// and the message without it.
+/// the message without it, and the names an unknown name could have been
+/// as a list.
 impl From<controlsim::ConfigError> for ScenarioError {
     fn from(e: controlsim::ConfigError) -> Self {
-        let message = e.message();
-        ScenarioError::new(e.into_key(), message)
+        match e {
+            controlsim::ConfigError::UnknownName { key, name, known } => ScenarioError::expecting(
+                key,
+                format!("unknown name \"{name}\""),
+                Expected::Variants(known),
+            ),
+            e => {
+                let message = e.message();
+                ScenarioError::new(e.into_key(), message)
+            }
+        }
     }
 }
 

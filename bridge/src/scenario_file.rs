@@ -761,10 +761,6 @@ impl Locator<'_> {
     /// A problem a check found at its key, located: in the file, or at
     /// the override that set the key.
     fn locate(&self, mut error: ScenarioError) -> LoadError {
-        if error.expected.is_none() {
-            let (what, expected) = split_expected(&error.message);
-            (error.message, error.expected) = (what, expected);
-        }
         let path = &error.key;
         let mut note = None;
         // Set by an override: blame the override.
@@ -957,26 +953,10 @@ fn serde_parts(error: &TreeError) -> (String, Option<Expected>) {
             Some(Expected::Variants(names(expected))),
         ),
         Fault::WrongValue { what, expected, .. } => (what.clone(), Some(in_words(expected).into())),
-        _ => split_expected(error.message()),
+        // A check of a type's own, said whole: what it expected is in its
+        // words (an equation file's report keeps its caret lines).
+        Fault::MissingField { .. } | Fault::Other => (whole(), None),
     }
-}
-
-/// Splits serde's "invalid type: X, expected Y" into ("invalid type: X", "Y"),
-/// Y in words (serde names Rust types: `u64`, `f64`).
-fn split_expected(message: &str) -> (String, Option<Expected>) {
-    let message = message.trim();
-    if message.contains('\n') {
-        // A report of its own (an equation file's error, with its caret).
-        return (message.to_string(), None);
-    }
-    for marker in [", expected ", "; expected "] {
-        if let Some(i) = message.find(marker) {
-            let what = &message[..i];
-            let expected = &message[i + marker.len()..];
-            return (what.to_string(), Some(in_words(expected).into()));
-        }
-    }
-    (message.to_string(), None)
 }
 
 /// What a scenario author calls the Rust types serde names as expected.
@@ -1043,6 +1023,31 @@ pub(crate) mod tests {
             Err(other) => panic!("expected a located error, got {other}"),
             Ok(_) => panic!("expected an error"),
         }
+    }
+
+    /// What was expected comes apart from the message only as data (a
+    /// serde fault, a [`crate::keyed::Refusal`]); a message is never read
+    /// for it.
+    #[test]
+    fn a_message_is_kept_whole_and_never_read_for_what_was_expected() {
+        let source = Source::new(Path::new("examples/x.toml"), SERVO, &[]);
+        let said = "3 is odd, expected an even seed; expected nothing else";
+        let LoadError::Invalid(e) =
+            source.locate(ScenarioError::new(KeyPath::parse("seed").unwrap(), said))
+        else {
+            panic!("a located error")
+        };
+        assert_eq!((e.message.as_str(), &e.expected), (said, &None));
+        // A value's own check says what it expects apart.
+        let e = located(load_str(SERVO, &["network.ns3.data_rate=\"fast\""]));
+        assert_eq!(e.key.to_string(), "network.ns3.data_rate");
+        assert_eq!(e.message, "\"fast\" is not a data rate");
+        assert!(
+            e.expected
+                .as_ref()
+                .is_some_and(|x| x.to_string().contains("\"1Mbps\"")),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -138,6 +138,15 @@ impl de::Error for TreeError {
         TreeError::new(fault, SerdeText::invalid_value(unexp, exp))
     }
 
+    fn invalid_length(len: usize, exp: &dyn de::Expected) -> Self {
+        let fault = Fault::WrongValue {
+            found: Found::Array,
+            what: format!("invalid length {len}"),
+            expected: exp.to_string(),
+        };
+        TreeError::new(fault, SerdeText::invalid_length(len, exp))
+    }
+
     fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Self {
         let fault = Fault::UnknownVariant {
             variant: variant.to_string(),

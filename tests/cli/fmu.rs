@@ -343,7 +343,7 @@ fn check_rejects_bad_fmus_and_mappings_naming_key_and_variable() {
             "Linear4.fmu",
             "outputs = [\"p3\"]",
             "loops[0].plant.outputs[0]",
-            &["unknown name \"p3\"", "p1, p2"],
+            &["unknown name \"p3\"", "expected: `p1` or `p2`"],
         ),
         (
             "Linear4.fmu",

@@ -261,7 +261,7 @@ fn a_kind_added_on_the_cpp_side_is_checked_and_run_without_rust() {
         (
             "mode = \"loud\"",
             "network.ns3.mode",
-            "\"loud\" is not one of \"quiet\", \"busy_bus\"",
+            "unknown variant `loud`",
         ),
         ("mtu = \"big\"", "network.ns3.mtu", "a non-negative integer"),
         (

@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::ns3::{positions_argument, DataRate, ServerArgument};
 use super::{bad, KeyPath, ScenarioError};
-use crate::keyed::Expected;
+use crate::keyed::{Expected, Refusal};
 use crate::network_schema::{ArgumentSchema, ArgumentType, KindSchema};
 
 /// `[network.ns3]` of a kind: its keys as written, and what the schema made
@@ -115,9 +115,10 @@ impl DescribedConfig {
                     .as_integer()
                     .and_then(|n| u32::try_from(n).ok())
                     .ok_or_else(|| {
-                        bad(
+                        ScenarioError::expecting(
                             key(k),
-                            format!("invalid type: {value}, expected a node count"),
+                            format!("invalid type: {value}"),
+                            "a node count",
                         )
                     })?;
                 if n > rule.max {
@@ -147,8 +148,7 @@ impl DescribedConfig {
                 });
             };
             let argument = &schema.arguments[at];
-            let (scenario, text) =
-                canonical(argument, value).map_err(|message| bad(key(k), message))?;
+            let (scenario, text) = canonical(argument, value).map_err(|r| r.at(key(k)))?;
             argument
                 .check(&text)
                 .map_err(|message| bad(key(k), message))?;
@@ -316,14 +316,18 @@ impl Serialize for Entry<'_> {
 pub(super) fn canonical(
     argument: &ArgumentSchema,
     value: &toml::Value,
-) -> Result<(serde_json::Value, String), String> {
+) -> Result<(serde_json::Value, String), Refusal> {
     use serde_json::Value as J;
     use toml::Value as V;
     let text = argument_text(argument.kind, &argument.choices, value)?;
     let scenario = match (argument.kind, value) {
         (ArgumentType::Integer, V::Integer(n)) => {
-            let n = u32::try_from(*n)
-                .map_err(|_| format!("invalid value: {n}, expected at most {}", u32::MAX))?;
+            let n = u32::try_from(*n).map_err(|_| {
+                Refusal::expecting(
+                    format!("invalid value: {n}"),
+                    format!("at most {}", u32::MAX),
+                )
+            })?;
             J::from(n)
         }
         (ArgumentType::Real, V::Integer(n)) => J::from(*n as f64),
@@ -353,7 +357,11 @@ pub(super) fn scenario_of_default(
             Some(c) => J::from(c.value.clone()),
             None => return Err("not one of its choices".into()),
         },
-        ArgumentType::DataRate => J::from(text.parse::<DataRate>()?.to_string()),
+        ArgumentType::DataRate => J::from(
+            text.parse::<DataRate>()
+                .map_err(|r| r.to_string())?
+                .to_string(),
+        ),
         ArgumentType::Duration => J::from(
             text.parse::<SimTime>()
                 .map_err(|e| e.to_string())?
@@ -403,9 +411,9 @@ fn argument_text(
     kind: ArgumentType,
     choices: &[crate::network_schema::Choice],
     value: &toml::Value,
-) -> Result<String, String> {
+) -> Result<String, Refusal> {
     use toml::Value as V;
-    let expected = |what: &str| format!("invalid type: {value}, expected {what}");
+    let expected = |what: &str| Refusal::expecting(format!("invalid type: {value}"), what);
     Ok(match (kind, value) {
         (ArgumentType::Integer, V::Integer(n)) if *n >= 0 => n.to_string(),
         (ArgumentType::Integer, _) => return Err(expected("a non-negative integer")),
@@ -419,12 +427,11 @@ fn argument_text(
         (ArgumentType::Choice, V::String(s)) => match choices.iter().find(|c| c.value == *s) {
             Some(c) => c.argument.clone(),
             None => {
-                let list = choices
-                    .iter()
-                    .map(|c| format!("\"{}\"", c.value))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                return Err(format!("\"{s}\" is not one of {list}"));
+                let values = choices.iter().map(|c| c.value.clone()).collect();
+                return Err(Refusal::expecting(
+                    format!("unknown variant `{s}`"),
+                    Expected::Variants(values),
+                ));
             }
         },
         (ArgumentType::DataRate, V::String(s)) => s.parse::<DataRate>()?.to_string(),

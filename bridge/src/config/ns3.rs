@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 use super::described::DescribedConfig;
 use super::tables::TableConfig;
 use super::{bad, KeyPath, ScenarioError};
+use crate::keyed::Refusal;
 use crate::network_schema::KindSchema;
 
 /// The one kind the bridge reads itself: a user's own program, whose
@@ -366,9 +367,9 @@ pub(crate) fn positions_argument(positions: &[[f64; 3]]) -> String {
 pub struct DataRate(pub u64);
 
 impl FromStr for DataRate {
-    type Err = String;
+    type Err = Refusal;
 
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, Refusal> {
         const UNITS: &[(&str, u64)] = &[
             ("Gbps", 1_000_000_000),
             ("Mbps", 1_000_000),
@@ -376,17 +377,21 @@ impl FromStr for DataRate {
             ("Kbps", 1_000),
             ("bps", 1),
         ];
+        let not_a_rate = || {
+            Refusal::expecting(
+                format!("\"{text}\" is not a data rate"),
+                "a data rate such as \"1Mbps\", \"64kbps\" or \"1.5Gbps\"",
+            )
+        };
         let s = text.trim();
         let (number, scale) = UNITS
             .iter()
             .find_map(|(u, scale)| s.strip_suffix(u).map(|n| (n.trim(), *scale)))
-            .ok_or_else(|| format!("\"{text}\" is not a data rate; expected e.g. \"1Mbps\", \"64kbps\", \"1.5Gbps\""))?;
+            .ok_or_else(not_a_rate)?;
         let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
         let digits = |p: &str| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit());
         if !digits(whole) || !(frac.is_empty() || digits(frac)) {
-            return Err(format!(
-                "\"{text}\" is not a data rate; expected e.g. \"1Mbps\""
-            ));
+            return Err(not_a_rate());
         }
         let whole: u64 = whole
             .parse()
@@ -400,16 +405,14 @@ impl FromStr for DataRate {
             frac.parse().map_err(|_| format!("\"{text}\""))?
         };
         if (frac_value * scale) % frac_scale != 0 {
-            return Err(format!(
-                "\"{text}\" is not a whole number of bits per second"
-            ));
+            return Err(format!("\"{text}\" is not a whole number of bits per second").into());
         }
         let bps = whole
             .checked_mul(scale)
             .and_then(|w| w.checked_add(frac_value * scale / frac_scale))
             .ok_or_else(|| format!("\"{text}\" is too large"))?;
         if bps == 0 {
-            return Err("a data rate must be positive".into());
+            return Err(String::from("a data rate must be positive").into());
         }
         Ok(DataRate(bps))
     }
@@ -439,8 +442,14 @@ impl Serialize for DataRate {
 
 impl<'de> Deserialize<'de> for DataRate {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, Unexpected};
         let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
+        text.parse().map_err(|r: Refusal| match &r.expected {
+            Some(expected) => {
+                D::Error::invalid_value(Unexpected::Str(&text), &expected.to_string().as_str())
+            }
+            None => D::Error::custom(r.message),
+        })
     }
 }
 

@@ -98,9 +98,10 @@ impl TableConfig {
         let table_key = KeyPath::from("network").and(&schema.name);
         let key = |k: &str| table_key.child(k);
         let Some(keys) = value.as_table() else {
-            return Err(bad(
-                &table_key,
-                format!("invalid type: {value}, expected a table"),
+            return Err(ScenarioError::expecting(
+                table_key,
+                format!("invalid type: {value}"),
+                "a table",
             ));
         };
         let entries = entries(&schema);
@@ -240,13 +241,14 @@ fn read(
         if argument.kind == ArgumentType::TraceFile {
             return match value {
                 toml::Value::Boolean(b) => Ok((serde_json::Value::from(*b), b.to_string())),
-                other => Err(bad(
-                    key,
-                    format!("invalid type: {other}, expected true or false"),
+                other => Err(ScenarioError::expecting(
+                    key.clone(),
+                    format!("invalid type: {other}"),
+                    "true or false",
                 )),
             };
         }
-        let (scenario, text) = canonical(argument, value).map_err(|m| bad(key, m))?;
+        let (scenario, text) = canonical(argument, value).map_err(|r| r.at(key.clone()))?;
         argument.check(&text).map_err(|m| bad(key, m))?;
         Ok((scenario, text))
     };
@@ -264,18 +266,17 @@ fn read(
     let items = match written {
         toml::Value::Array(items) if items.len() == n => items,
         toml::Value::Array(items) => {
-            return Err(bad(
-                key,
-                format!(
-                    "invalid length {}, expected an array of length {n}",
-                    items.len()
-                ),
+            return Err(ScenarioError::expecting(
+                key.clone(),
+                format!("invalid length {}", items.len()),
+                format!("an array of length {n}"),
             ))
         }
         other => {
-            return Err(bad(
-                key,
-                format!("invalid type: {other}, expected an array of length {n}"),
+            return Err(ScenarioError::expecting(
+                key.clone(),
+                format!("invalid type: {other}"),
+                format!("an array of length {n}"),
             ))
         }
     };
