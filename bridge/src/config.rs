@@ -569,9 +569,6 @@ impl std::ops::DerefMut for Resolved {
     }
 }
 
-/// Takes `[network.ns3]` out of a scenario's tree unless its `kind` is
-/// `custom` (the one kind serde reads): its kind and its other keys, which
-/// a schema reads ([`DescribedConfig`]).
 /// Takes the shared tables (`[network.radio]`, ... : the schema's
 /// [`crate::network_schema::TableSchema`]s) out of a scenario's tree, for
 /// [`NetworkConfig::read_shared_tables`].
@@ -586,6 +583,9 @@ pub(crate) fn take_shared_tables(table: &mut toml::Table) -> Vec<(String, toml::
         .collect()
 }
 
+/// Takes `[network.ns3]` out of a scenario's tree unless its `kind` is
+/// `custom` (the one kind serde reads): its kind and its other keys, which
+/// a schema reads ([`DescribedConfig`]).
 pub(crate) fn take_described_kind(table: &mut toml::Table) -> Option<(String, toml::Table)> {
     let network = table.get_mut("network")?.as_table_mut()?;
     let kind = network.get("ns3")?.get("kind")?.as_str()?.to_string();
@@ -598,38 +598,20 @@ pub(crate) fn take_described_kind(table: &mut toml::Table) -> Option<(String, to
 }
 
 impl Scenario {
-    /// Parses a scenario from TOML text.
+    /// Reads a scenario from TOML text as a scenario file is read
+    /// ([`crate::scenario_file::deserialize_with_overrides`]: the same
+    /// checks, the same located errors), without resolving it; relative
+    /// paths are taken from the working directory.
     ///
     /// # Errors
-    /// The toml crate's error, which names the line, the key and what was
-    /// expected.
-    ///
-    /// `[network.ns3]` is read from this checkout's schema
-    /// ([`crate::network_schema::standard`]); a kind it does not have is an
-    /// error here ([`crate::scenario_file`] asks the scenario's server).
-    pub fn from_toml(text: &str) -> Result<Self, toml::de::Error> {
-        use serde::de::Error;
-        let mut table: toml::Table = toml::from_str(text)?;
-        let described = take_described_kind(&mut table);
-        let shared = take_shared_tables(&mut table);
-        let mut scenario: Scenario = table.try_into()?;
-        scenario
-            .network
-            .read_shared_tables(shared)
-            .map_err(|e| toml::de::Error::custom(e.to_string()))?;
-        if let Some((kind, keys)) = described {
-            let standard = crate::network_schema::standard();
-            let Some(schema) = standard.kind(&kind) else {
-                return Err(toml::de::Error::custom(format!(
-                    "unknown network kind `{kind}`, expected one of {}, `{CUSTOM_KIND}`",
-                    standard.kind_list()
-                )));
-            };
-            let config = DescribedConfig::new(std::sync::Arc::new(schema.clone()), keys)
-                .map_err(|e| toml::de::Error::custom(e.to_string()))?;
-            scenario.network.ns3 = Some(Ns3NetworkConfig::Described(config));
-        }
-        Ok(scenario)
+    /// The first problem, at its key and line.
+    pub fn from_toml(text: &str) -> Result<Self, crate::scenario_file::LoadError> {
+        crate::scenario_file::deserialize_with_overrides(
+            std::path::Path::new("<scenario text>"),
+            text,
+            &[],
+            |s: &mut Scenario| Some(&mut s.network),
+        )
     }
 
     /// Seed of the control side's random streams (sensor noise) for this

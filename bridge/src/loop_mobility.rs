@@ -161,8 +161,12 @@ period = "10ms"
 kind = "open_loop"
 "#
         );
+        // A bad value is refused where the file is read, or when resolving.
         let resolved = Scenario::from_toml(&text)
-            .unwrap_or_else(|e| panic!("{e}"))
+            .map_err(|e| match e {
+                crate::scenario_file::LoadError::Invalid(e) => *e,
+                other => panic!("{other}"),
+            })?
             .resolve()?;
         let system = System::from_config(&resolved.system, 1).unwrap();
         Ok((node_motions(&resolved, &system)?, system))
