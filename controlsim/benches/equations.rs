@@ -102,7 +102,7 @@ fn pendulum_rust() -> System {
         sensor: toml::from_str::<SensorConfig>("period = \"10ms\"").unwrap(),
         actuator: toml::from_str::<ActuatorConfig>("initial = 1.0").unwrap(),
         controller: toml::from_str::<ControllerConfig>("kind = \"open_loop\"").unwrap(),
-        reference: Vec::new(),
+        reference: Default::default(),
     };
     System::from_specs(SimTime::from_millis(1), SolverKind::Rk4, vec![spec], 0)
         .expect("bench pendulum builds")

@@ -88,16 +88,18 @@ impl SystemConfig {
 }
 
 /// One control loop: plant with its sensor and actuator, and a controller.
+/// The plant is a [`PlantConfig`] as a scenario writes it, or built
+/// ([`crate::LoopSpec`], a user's own plant among them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LoopConfig {
+pub struct LoopConfig<P = PlantConfig> {
     /// Unique, non-empty; used in recorded column names. Required.
     pub name: String,
     /// The loop in front of this one in a platoon, by index (`0`) or by name
     /// (`"leader"`). Needed by a `radar` sensor and by a `cacc` controller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predecessor: Option<LoopRef>,
-    pub plant: PlantConfig,
+    pub plant: P,
     pub sensor: SensorConfig,
     /// Default: no saturation, initial value 0.
     #[serde(default)]

@@ -98,16 +98,7 @@ impl<F: FnMut(&System)> Observer for F {
 
 /// One loop for [`System::from_specs`]: a [`LoopConfig`] with the plant
 /// already built, so it can be a user's own [`Plant`].
-#[derive(Debug)]
-pub struct LoopSpec {
-    pub name: String,
-    pub predecessor: Option<LoopRef>,
-    pub plant: PlantModel,
-    pub sensor: SensorConfig,
-    pub actuator: ActuatorConfig,
-    pub controller: ControllerConfig,
-    pub reference: Vec<SignalConfig>,
-}
+pub type LoopSpec = LoopConfig<PlantModel>;
 
 /// One loop of a built system: read access for recording and metrics.
 #[derive(Debug)]
@@ -413,7 +404,7 @@ impl System {
                 &s.sensor,
                 &s.actuator,
                 &s.controller,
-                &s.reference,
+                &s.reference.0,
             )?;
         }
         builder.finish()

@@ -2,8 +2,8 @@
 
 use controlsim::KeyPath;
 use controlsim::{
-    ApiError, ControllerConfig, LoopSpec, Plant, PlantConfig, PlantModel, SensorConfig, Signature,
-    Silent, SimTime, SolverKind, System,
+    ApiError, ControllerConfig, LoopSpec, Plant, PlantConfig, PlantModel, References, SensorConfig,
+    Signature, Silent, SimTime, SolverKind, System,
 };
 
 /// `x' = -2 x + u, y = x`, written by hand.
@@ -38,7 +38,7 @@ fn spec(plant: PlantModel) -> LoopSpec {
         actuator: Default::default(),
         controller: toml::from_str::<ControllerConfig>("kind = \"pid\"\nkp = 3.0\nki = 10.0")
             .unwrap(),
-        reference: vec![toml::from_str("kind = \"step\"\nfinal = 2.0").unwrap()],
+        reference: References(vec![toml::from_str("kind = \"step\"\nfinal = 2.0").unwrap()]),
     }
 }
 

@@ -364,7 +364,7 @@ fn zeno_without_settle_is_an_error() {
         sensor: toml::from_str::<SensorConfig>("period = \"10ms\"").unwrap(),
         actuator: Default::default(),
         controller: toml::from_str::<ControllerConfig>("kind = \"open_loop\"").unwrap(),
-        reference: vec![],
+        reference: Default::default(),
     };
     let mut sys =
         System::from_specs(SimTime::from_millis(10), SolverKind::Rk4, vec![spec], 0).unwrap();

@@ -235,7 +235,7 @@ fn a_failing_component_stops_the_graph_as_it_stops_a_system() {
             sensor: sensor.clone(),
             actuator: ActuatorConfig::default(),
             controller: ctrl.clone(),
-            reference: vec![],
+            reference: Default::default(),
         }],
         0,
     )
