@@ -37,31 +37,24 @@ const VERSION: &[u8] = b"netloop canonical config 1\n";
 
 /// The config hash of a loop scenario, of its canonical form.
 pub fn of_loops(scenario: &Scenario) -> String {
-    let mut s = canonical_loops(scenario);
-    server_settings_at_defaults(&mut s.network);
-    hash(VERSION, &s)
+    current(scenario)
 }
 
 /// The config hash of a graph scenario, of its canonical form.
 pub fn of_graph(scenario: &GraphScenario) -> String {
-    let mut s = canonical_graph(scenario);
-    if let Some(network) = &mut s.network {
-        server_settings_at_defaults(network);
-    }
-    hash(VERSION, &s)
+    current(scenario)
 }
 
 /// The hashes earlier versions gave a loop scenario, newest first, each
 /// different from [`of_loops`]: the canonical form with the server's
-/// settings as written, then the legacy hash (SHA-256 of its JSON as
-/// serde writes it, so that an omitted default and a written one differ).
+/// settings as written, then the legacy hash ([`legacy_of_loops`]).
 pub fn earlier_of_loops(scenario: &Scenario) -> Vec<String> {
-    let current = of_loops(scenario);
-    let earlier = [
-        hash(VERSION, &canonical_loops(scenario)),
-        legacy_of_loops(scenario),
-    ];
-    distinct_from(&current, earlier)
+    earlier(scenario)
+}
+
+/// [`earlier_of_loops`] of a graph scenario.
+pub fn earlier_of_graph(scenario: &GraphScenario) -> Vec<String> {
+    earlier(scenario)
 }
 
 /// The hash a loop scenario had before the canonical form: SHA-256 of
@@ -71,25 +64,46 @@ pub fn legacy_of_loops(scenario: &Scenario) -> String {
     legacy(scenario)
 }
 
-/// [`legacy_of_loops`] of a graph scenario.
-pub fn legacy_of_graph(scenario: &GraphScenario) -> String {
-    legacy(scenario)
+/// A scenario of either kind, as the hashes take it.
+trait Hashed: Serialize {
+    /// The scenario with every default that resolving fills in written out.
+    fn canonical(&self) -> Self;
+    fn network_mut(&mut self) -> Option<&mut NetworkConfig>;
 }
 
-/// [`earlier_of_loops`] of a graph scenario.
-pub fn earlier_of_graph(scenario: &GraphScenario) -> Vec<String> {
-    let current = of_graph(scenario);
-    let earlier = [
-        hash(VERSION, &canonical_graph(scenario)),
-        legacy_of_graph(scenario),
-    ];
-    distinct_from(&current, earlier)
+impl Hashed for Scenario {
+    fn canonical(&self) -> Self {
+        canonical_loops(self)
+    }
+    fn network_mut(&mut self) -> Option<&mut NetworkConfig> {
+        Some(&mut self.network)
+    }
 }
 
-fn distinct_from(current: &str, earlier: [String; 2]) -> Vec<String> {
+impl Hashed for GraphScenario {
+    fn canonical(&self) -> Self {
+        canonical_graph(self)
+    }
+    fn network_mut(&mut self) -> Option<&mut NetworkConfig> {
+        self.network.as_mut()
+    }
+}
+
+/// Today's hash: the canonical form, the server's settings at defaults.
+fn current(scenario: &impl Hashed) -> String {
+    let mut s = scenario.canonical();
+    if let Some(network) = s.network_mut() {
+        server_settings_at_defaults(network);
+    }
+    hash(VERSION, &s)
+}
+
+/// Earlier versions' hashes, newest first, without today's or repeats.
+fn earlier(scenario: &impl Hashed) -> Vec<String> {
+    let now = current(scenario);
     let mut hashes: Vec<String> = Vec::new();
-    for h in earlier {
-        if h != current && !hashes.contains(&h) {
+    for h in [hash(VERSION, &scenario.canonical()), legacy(scenario)] {
+        if h != now && !hashes.contains(&h) {
             hashes.push(h);
         }
     }
