@@ -111,6 +111,32 @@ pub struct LoopConfig<P = PlantConfig> {
     pub reference: References,
 }
 
+impl<P> LoopConfig<P> {
+    /// The loop without its plant, and the plant: to build a system of the
+    /// one while the other is moved into it.
+    pub fn take_plant(self) -> (LoopConfig<()>, P) {
+        let LoopConfig {
+            name,
+            predecessor,
+            plant,
+            sensor,
+            actuator,
+            controller,
+            reference,
+        } = self;
+        let rest = LoopConfig {
+            name,
+            predecessor,
+            plant: (),
+            sensor,
+            actuator,
+            controller,
+            reference,
+        };
+        (rest, plant)
+    }
+}
+
 /// A reference to another loop, by index or by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LoopRef {

@@ -42,18 +42,16 @@ use std::num::NonZeroU64;
 
 use netloop_time::SimTime;
 
-use crate::actuator::{Actuator, ActuatorConfig};
+use crate::actuator::Actuator;
 use crate::advance::{self, BadTarget};
 use crate::config::{LoopConfig, LoopRef, SystemConfig};
-use crate::controller::{
-    BuildContext, Controller, ControllerConfig, ExtraInput, StepClock, Trigger,
-};
+use crate::controller::{BuildContext, Controller, ExtraInput, StepClock, Trigger};
 use crate::error::{ApiError, ConfigError, ObserverError, StepError};
 use crate::event::{Event, Guards, ZenoError};
 use crate::key_path::KeyPath;
 use crate::plant::{with_plant, Kinematics, Plant, PlantModel, Signature, TimeDomain};
-use crate::reference::{Signal, SignalConfig};
-use crate::sensor::{Sensor, SensorConfig, SensorSource, RADAR_CHANNELS};
+use crate::reference::Signal;
+use crate::sensor::{Sensor, SensorSource, RADAR_CHANNELS};
 use crate::solver::{SolverKind, Workspace};
 use crate::time::{Periodic, StepSize};
 
@@ -353,30 +351,9 @@ impl System {
         let names: Vec<&str> = config.loops.iter().map(|l| l.name.as_str()).collect();
         let mut builder = Builder::new(config.step, config.solver, &names, seed)?;
         for (i, l) in config.loops.iter().enumerate() {
-            let LoopConfig {
-                name,
-                predecessor,
-                plant,
-                sensor,
-                actuator,
-                controller,
-                reference,
-            } = l;
-            let plant = PlantModel::from_config_at(
-                &KeyPath::key("loops").at(i).and("plant"),
-                plant,
-                config.step,
-            )?;
-            builder.add(
-                i,
-                name,
-                predecessor,
-                plant,
-                sensor,
-                actuator,
-                controller,
-                &reference.0,
-            )?;
+            let key = KeyPath::key("loops").at(i).and("plant");
+            let plant = PlantModel::from_config_at(&key, &l.plant, config.step)?;
+            builder.add(i, l, plant)?;
         }
         builder.finish()
     }
@@ -396,16 +373,8 @@ impl System {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut builder = Builder::new(step, solver, &names, seed)?;
         for (i, s) in specs.into_iter().enumerate() {
-            builder.add(
-                i,
-                &s.name,
-                &s.predecessor,
-                s.plant,
-                &s.sensor,
-                &s.actuator,
-                &s.controller,
-                &s.reference.0,
-            )?;
+            let (l, plant) = s.take_plant();
+            builder.add(i, &l, plant)?;
         }
         builder.finish()
     }
@@ -965,17 +934,24 @@ impl<'a> Builder<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn add(
+    /// Adds loop `i`, `l` with `plant` built (whatever `l` holds as its
+    /// plant is not read).
+    fn add<P>(
         &mut self,
         i: usize,
-        name: &str,
-        predecessor: &Option<LoopRef>,
+        l: &LoopConfig<P>,
         plant: PlantModel,
-        sensor: &SensorConfig,
-        actuator: &ActuatorConfig,
-        controller: &ControllerConfig,
-        reference: &[SignalConfig],
     ) -> Result<(), ConfigError> {
+        let LoopConfig {
+            name,
+            predecessor,
+            plant: _,
+            sensor,
+            actuator,
+            controller,
+            reference,
+        } = l;
+        let reference = &reference.0;
         let key = KeyPath::key("loops").at(i);
         let predecessor = self.resolve(i, predecessor)?;
         let signature = plant.as_plant().signature();
