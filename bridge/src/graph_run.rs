@@ -102,31 +102,9 @@ pub fn run(
                       software: &str,
                       description: &str| {
         let table = side.table();
-        let mut totals = FlowCounts::default();
-        let flows = match ledger {
-            None => Vec::new(),
-            Some(ledger) => table
-                .all()
-                .iter()
-                .map(|f| {
-                    let counts = ledger.counts()[f.id as usize].clone();
-                    totals += &counts;
-                    FlowSummary {
-                        flow: f.id,
-                        loop_name: side.flows[f.id as usize].name.clone(),
-                        direction: Direction::Flow,
-                        src: f.src,
-                        dst: f.dst,
-                        port: f.config.port,
-                        size: f.config.size,
-                        delivery_ratio: counts.delivery_ratio(),
-                        delay: ledger.delay_stats(f.id),
-                        aoi: ledger.age_stats(f.id, reached),
-                        counts,
-                    }
-                })
-                .collect(),
-        };
+        let (flows, totals) = crate::run::flow_summaries(&table, ledger, reached, |f| {
+            (side.flows[f.id as usize].name.clone(), Direction::Flow)
+        });
         let sync = &side.resolved.scenario.sync;
         GraphRunSummary {
             complete: error.is_none(),

@@ -202,6 +202,44 @@ pub struct FlowSummary {
     pub aoi: AgeStats,
 }
 
+/// Every flow of `flows` as the ledger counted it by `reached`, and their
+/// totals; none without a network. `named` gives a flow its name and
+/// direction (a loop's, or a graph connection's).
+pub(crate) fn flow_summaries<P: crate::ledger::FateSink>(
+    flows: &FlowTable,
+    ledger: Option<&crate::ledger::Ledger<P>>,
+    reached: SimTime,
+    named: impl Fn(&crate::flows::Flow) -> (String, Direction),
+) -> (Vec<FlowSummary>, FlowCounts) {
+    let mut totals = FlowCounts::default();
+    let Some(ledger) = ledger else {
+        return (Vec::new(), totals);
+    };
+    let summaries = flows
+        .all()
+        .iter()
+        .map(|f| {
+            let counts = ledger.counts()[f.id as usize].clone();
+            totals += &counts;
+            let (loop_name, direction) = named(f);
+            FlowSummary {
+                flow: f.id,
+                loop_name,
+                direction,
+                src: f.src,
+                dst: f.dst,
+                port: f.config.port,
+                size: f.config.size,
+                delivery_ratio: counts.delivery_ratio(),
+                delay: ledger.delay_stats(f.id),
+                aoi: ledger.age_stats(f.id, reached),
+                counts,
+            }
+        })
+        .collect();
+    (summaries, totals)
+}
+
 /// Wall-clock figures (`timing.json`): the one output that differs between
 /// two runs of the same scenario.
 #[derive(Debug, Serialize)]
@@ -714,31 +752,9 @@ fn summarise<W: std::io::Write, P: crate::ledger::FateSink, V: LoopView + ?Sized
             }
         })
         .collect();
-    let mut totals = FlowCounts::default();
-    let flow_summaries: Vec<FlowSummary> = match ledger {
-        None => Vec::new(),
-        Some(ledger) => flows
-            .all()
-            .iter()
-            .map(|f| {
-                let counts = ledger.counts()[f.id as usize].clone();
-                totals += &counts;
-                FlowSummary {
-                    flow: f.id,
-                    loop_name: system.loop_name(f.loop_index).to_string(),
-                    direction: f.direction,
-                    src: f.src,
-                    dst: f.dst,
-                    port: f.config.port,
-                    size: f.config.size,
-                    delivery_ratio: counts.delivery_ratio(),
-                    delay: ledger.delay_stats(f.id),
-                    aoi: ledger.age_stats(f.id, reached),
-                    counts,
-                }
-            })
-            .collect(),
-    };
+    let (flow_summaries, totals) = flow_summaries(flows, ledger, reached, |f| {
+        (system.loop_name(f.loop_index).to_string(), f.direction)
+    });
     let stop = observer.stopped.clone().filter(|_| error.is_none());
     let status = match (&error, &stop) {
         (Some(_), _) => "failed".to_string(),
