@@ -597,6 +597,44 @@ pub(crate) fn take_described_kind(table: &mut toml::Table) -> Option<(String, to
     Some((kind, keys))
 }
 
+/// The keys of a run of either scenario kind, one rule for both: the step,
+/// the duration on its grid (longer than zero, at most the last time), and
+/// seed and run from 1. The step size and the number of steps.
+///
+/// # Errors
+/// The first bad key.
+pub(crate) fn check_run_keys(
+    step: SimTime,
+    duration: SimTime,
+    seed: u64,
+    run: u64,
+) -> Result<(StepSize, u64), ScenarioError> {
+    let step = StepSize::new(step).map_err(|e| bad("step", e.to_string()))?;
+    let end_step = step
+        .steps_in(duration)
+        .map_err(|e| bad("duration", e.to_string()))?;
+    if end_step == 0 {
+        return Err(bad("duration", "must be longer than zero"));
+    }
+    if duration > LAST_TIME {
+        return Err(bad("duration", format!("must be at most {LAST_TIME_TEXT}")));
+    }
+    // One rule for both backends: ns-3 refuses seed 0 (RngSeedManager::SetSeed).
+    if seed == 0 {
+        return Err(bad(
+            "seed",
+            "must be at least 1 (ns-3 refuses seed 0, and the builtin backend follows it)",
+        ));
+    }
+    if run == 0 {
+        return Err(bad(
+            "run",
+            "must be at least 1: replications are numbered from 1",
+        ));
+    }
+    Ok((step, end_step))
+}
+
 impl Scenario {
     /// Reads a scenario from TOML text as a scenario file is read
     /// ([`crate::scenario_file::deserialize_with_overrides`]: the same
@@ -629,29 +667,7 @@ impl Scenario {
     /// # Errors
     /// The first problem, naming its key.
     pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
-        let step = StepSize::new(self.step).map_err(|e| bad("step", e.to_string()))?;
-        let end_step = step
-            .steps_in(self.duration)
-            .map_err(|e| bad("duration", e.to_string()))?;
-        if end_step == 0 {
-            return Err(bad("duration", "must be longer than zero"));
-        }
-        if self.duration > LAST_TIME {
-            return Err(bad("duration", format!("must be at most {LAST_TIME_TEXT}")));
-        }
-        // One rule for both backends: ns-3 refuses seed 0 (RngSeedManager::SetSeed).
-        if self.seed == 0 {
-            return Err(bad(
-                "seed",
-                "must be at least 1 (ns-3 refuses seed 0, and the builtin backend follows it)",
-            ));
-        }
-        if self.run == 0 {
-            return Err(bad(
-                "run",
-                "must be at least 1: replications are numbered from 1",
-            ));
-        }
+        let (step, end_step) = check_run_keys(self.step, self.duration, self.seed, self.run)?;
         for (name, timeout) in [
             ("connect_timeout", self.network.server.connect_timeout),
             ("step_timeout", self.network.server.step_timeout),

@@ -17,8 +17,7 @@ use protocol::{FlowSpec, SimTime};
 
 use crate::config::{
     bad, resolve_flow, Backend, FlowConfig, KeyPath, OnLoss, Resolved, ResolvedFlow, ResolvedRun,
-    Scenario, ScenarioError, TransportKind, DEFAULT_BASE_PORT, LAST_TIME, LAST_TIME_TEXT,
-    MAX_NODES,
+    Scenario, ScenarioError, TransportKind, DEFAULT_BASE_PORT, MAX_NODES,
 };
 use crate::flows::{Direction, Flow, FlowTable};
 use crate::graph_scenario::{FlowTrigger, GraphScenario, NodeName};
@@ -175,7 +174,9 @@ fn node_of(s: &GraphScenario, component: &str) -> u32 {
 }
 
 /// Resolves the flows and the network side of a graph scenario with a
-/// `[network]` whose graph was built with [`crate::graph_scenario::build_with_flows`].
+/// `[network]` whose graph was built with [`crate::graph_scenario::build_with_flows`],
+/// its run keys checked ([`crate::config::check_run_keys`]: `step` and
+/// `end_step`).
 ///
 /// # Errors
 /// The first bad key: `sync...`, `network...`, `connections[j]...`.
@@ -183,6 +184,7 @@ pub fn resolve(
     s: &GraphScenario,
     graph: &Graph,
     ends: &[FlowEnds],
+    step: StepSize,
     end_step: u64,
 ) -> Result<NetworkSide, ScenarioError> {
     let network = s.network.clone().ok_or_else(|| bad("network", "missing"))?;
@@ -192,25 +194,6 @@ pub fn resolve(
             "a graph scenario with a [network] needs a [sync] table (scheme, period)",
         )
     })?;
-    let step = StepSize::new(s.step).map_err(|e| bad("step", e.to_string()))?;
-    if end_step == 0 {
-        return Err(bad("duration", "must be longer than zero"));
-    }
-    if s.duration > LAST_TIME {
-        return Err(bad("duration", format!("must be at most {LAST_TIME_TEXT}")));
-    }
-    if s.seed == 0 {
-        return Err(bad(
-            "seed",
-            "must be at least 1 (ns-3 refuses seed 0, and the builtin backend follows it)",
-        ));
-    }
-    if s.run == 0 {
-        return Err(bad(
-            "run",
-            "must be at least 1: replications are numbered from 1",
-        ));
-    }
     let scheme = crate::config::resolve_sync(&sync, step)?;
     for (i, c) in s.components.iter().enumerate() {
         if let Some(NodeName::Index(n)) = c.node {

@@ -405,18 +405,20 @@ pub(crate) fn load_parsed(
     )?;
     let (scenario, origins) = crate::subsystem::expand(path, text, overrides, scenario)?;
     let locate = |error: ScenarioError| origins.locate(error);
-    let at = |key: &'static str, message: String| locate(ScenarioError::new(key, message));
-    let step = StepSize::new(scenario.step).map_err(|e| at("step", e.to_string()))?;
-    let end_step = step
-        .steps_in(scenario.duration)
-        .map_err(|e| at("duration", e.to_string()))?;
+    let (step, end_step) = crate::config::check_run_keys(
+        scenario.step,
+        scenario.duration,
+        scenario.seed,
+        scenario.run,
+    )
+    .map_err(locate)?;
     let (graph, ends) = build_with_flows(&scenario).map_err(|e: ConfigError| locate(e.into()))?;
     let motions = crate::graph_mobility::node_motions(&scenario, &graph).map_err(locate)?;
     let (network, builtin) = match &scenario.network {
         None => (None, None),
         Some(network) => {
-            let mut side =
-                crate::graph_flows::resolve(&scenario, &graph, &ends, end_step).map_err(locate)?;
+            let mut side = crate::graph_flows::resolve(&scenario, &graph, &ends, step, end_step)
+                .map_err(locate)?;
             side.motions = motions;
             let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             let builtin = scenario_file::build_builtin(
