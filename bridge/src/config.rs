@@ -266,6 +266,55 @@ impl NetworkConfig {
         Ok(())
     }
 
+    /// How many nodes the network has, one rule for loop and graph
+    /// scenarios: the backend's table must be there; an ns-3 kind derives
+    /// or is told its count, refuses a node past it (`first_past(nodes)`:
+    /// the key that puts something on the first such node, and the node),
+    /// and checks its arguments, and a custom kind needs its program; the
+    /// builtin channel has the nodes up to the `highest` used.
+    ///
+    /// # Errors
+    /// The first bad key.
+    pub(crate) fn node_count(
+        &self,
+        highest: u32,
+        first_past: impl FnOnce(u32) -> Option<(KeyPath, u32)>,
+    ) -> Result<u32, ScenarioError> {
+        match (&self.backend, &self.ns3) {
+            (Backend::Ns3, None) => Err(bad(
+                "network.ns3",
+                "backend = \"ns3\" needs a [network.ns3] table",
+            )),
+            (Backend::Builtin, _) if self.builtin.is_none() => Err(bad(
+                "network.builtin",
+                "backend = \"builtin\" needs a [network.builtin] table",
+            )),
+            (Backend::Ns3, Some(ns3)) => {
+                let nodes = ns3.node_count(highest);
+                ns3.validate_node_count(nodes)?;
+                if let Some((key, node)) = first_past(nodes) {
+                    return Err(bad(
+                        key,
+                        format!(
+                            "node {node} is out of range: the {} network has {nodes} nodes (0..{})",
+                            ns3.kind_name(),
+                            nodes - 1
+                        ),
+                    ));
+                }
+                ns3.validate(&self.extras(), nodes)?;
+                if matches!(ns3, Ns3NetworkConfig::Custom(_)) && self.server.binary.is_none() {
+                    return Err(bad(
+                        "network.server.binary",
+                        "kind = \"custom\" runs your own ns-3 program: give its path (see ns3-scenarios/README.md)",
+                    ));
+                }
+                Ok(nodes)
+            }
+            _ => Ok(highest + 1),
+        }
+    }
+
     pub(crate) fn extras(&self) -> ns3::NetworkExtras<'_> {
         ns3::NetworkExtras {
             radio: self.radio.as_ref(),
@@ -882,55 +931,19 @@ impl Scenario {
             .map(|l| l.plant_node.max(l.controller_node))
             .max()
             .unwrap_or(0);
-        let node_count = match (&self.network.backend, &self.network.ns3) {
-            (Backend::Ns3, None) => {
-                return Err(bad(
-                    "network.ns3",
-                    "backend = \"ns3\" needs a [network.ns3] table",
-                ))
-            }
-            (Backend::Builtin, _) if self.network.builtin.is_none() => {
-                return Err(bad(
-                    "network.builtin",
-                    "backend = \"builtin\" needs a [network.builtin] table",
-                ))
-            }
-            (Backend::Ns3, Some(ns3)) => {
-                let nodes = ns3.node_count(highest);
-                ns3.validate_node_count(nodes)?;
-                if let Some((i, l)) = loops
-                    .iter()
-                    .enumerate()
-                    .find(|(_, l)| l.plant_node.max(l.controller_node) >= nodes)
-                {
-                    let which = if l.plant_node >= nodes {
-                        "plant_node"
-                    } else {
-                        "controller_node"
-                    };
-                    return Err(bad(
-                        KeyPath::key("loops").at(i).and(which),
-                        format!(
-                            "node {} is out of range: the {} network has {nodes} nodes (0..{})",
-                            l.plant_node.max(l.controller_node),
-                            ns3.kind_name(),
-                            nodes - 1
-                        ),
-                    ));
-                }
-                ns3.validate(&self.network.extras(), nodes)?;
-                if matches!(ns3, Ns3NetworkConfig::Custom(_))
-                    && self.network.server.binary.is_none()
-                {
-                    return Err(bad(
-                        "network.server.binary",
-                        "kind = \"custom\" runs your own ns-3 program: give its path (see ns3-scenarios/README.md)",
-                    ));
-                }
-                nodes
-            }
-            _ => highest + 1,
-        };
+        let node_count = self.network.node_count(highest, |nodes| {
+            let (i, l) = loops
+                .iter()
+                .enumerate()
+                .find(|(_, l)| l.plant_node.max(l.controller_node) >= nodes)?;
+            let which = if l.plant_node >= nodes {
+                "plant_node"
+            } else {
+                "controller_node"
+            };
+            let key = KeyPath::key("loops").at(i).and(which);
+            Some((key, l.plant_node.max(l.controller_node)))
+        })?;
 
         let system = SystemConfig {
             step: self.step,

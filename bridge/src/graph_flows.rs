@@ -364,41 +364,17 @@ pub fn resolve(
         })
         .max()
         .unwrap_or(0);
-    let node_count = match (&network.backend, &network.ns3) {
-        (Backend::Ns3, None) => {
-            return Err(bad(
-                "network.ns3",
-                "backend = \"ns3\" needs a [network.ns3] table",
-            ))
-        }
-        (Backend::Builtin, _) if network.builtin.is_none() => {
-            return Err(bad(
-                "network.builtin",
-                "backend = \"builtin\" needs a [network.builtin] table",
-            ))
-        }
-        (Backend::Ns3, Some(ns3)) => {
-            let nodes = ns3.node_count(highest);
-            ns3.validate_node_count(nodes)?;
-            if let Some(i) = s
-                .components
-                .iter()
-                .position(|c| matches!(c.node, Some(NodeName::Index(n)) if n >= nodes))
-            {
-                return Err(bad(
-                    KeyPath::key("components").at(i).and("node"),
-                    format!(
-                        "node {highest} is out of range: the {} network has {nodes} nodes (0..{})",
-                        ns3.kind_name(),
-                        nodes - 1
-                    ),
-                ));
-            }
-            ns3.validate(&network.extras(), nodes)?;
-            nodes
-        }
-        _ => highest + 1,
-    };
+    let node_count = network.node_count(highest, |nodes| {
+        s.components
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| match c.node {
+                Some(NodeName::Index(n)) if n >= nodes => {
+                    Some((KeyPath::key("components").at(i).and("node"), n))
+                }
+                _ => None,
+            })
+    })?;
     let resolved = Resolved {
         run: ResolvedRun {
             system: SystemConfig {

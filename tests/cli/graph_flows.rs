@@ -567,6 +567,20 @@ const BAD: &[(&str, &str, &str, &str)] = &[
         "sync",
         "",
     ),
+    // The network's rules are a loop scenario's: a node past the count,
+    (
+        "backend = \"builtin\"\n",
+        "backend = \"ns3\"\n\n[network.ns3]\nkind = \"wifi\"\nnodes = 1\n",
+        "components[2].node",
+        "node = 1",
+    ),
+    // and a custom program must be named.
+    (
+        "backend = \"builtin\"\n",
+        "backend = \"ns3\"\n\n[network.ns3]\nkind = \"custom\"\nnodes = 2\n",
+        "network.server.binary",
+        "",
+    ),
 ];
 
 #[test]
