@@ -130,18 +130,7 @@ impl NetworkSide {
         if let Some(l) = &self.loops {
             return l.table.specs(&l.responds);
         }
-        self.table()
-            .all()
-            .iter()
-            .map(|f| FlowSpec {
-                flow: f.id,
-                port: f.config.port,
-                src: f.src,
-                dst: f.dst,
-                transport: f.config.transport.into(),
-                stop_on_delivery: event_driven,
-            })
-            .collect()
+        self.table().specs_stopping(|_| event_driven)
     }
 
     /// What the run's [`crate::graph_session::GraphSession`] needs of the

@@ -139,6 +139,12 @@ impl FlowTable {
     /// event-driven step, because only they inject new packets at their
     /// arrival time; every other delivery is applied at its boundary anyway.
     pub fn specs(&self, responds: &[bool]) -> Vec<FlowSpec> {
+        self.specs_stopping(|f| f.direction == Direction::Uplink && responds[f.loop_index])
+    }
+
+    /// The flows as the network is told about them, `stops(f)` saying
+    /// whether a delivery of `f` stops an event-driven step.
+    pub fn specs_stopping(&self, stops: impl Fn(&Flow) -> bool) -> Vec<FlowSpec> {
         self.flows
             .iter()
             .map(|f| FlowSpec {
@@ -147,7 +153,7 @@ impl FlowTable {
                 src: f.src,
                 dst: f.dst,
                 transport: f.config.transport.into(),
-                stop_on_delivery: f.direction == Direction::Uplink && responds[f.loop_index],
+                stop_on_delivery: stops(f),
             })
             .collect()
     }
