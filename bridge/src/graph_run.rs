@@ -23,8 +23,9 @@ use crate::network::NetworkError;
 use crate::ns3::Ns3Error;
 use crate::output::{write_atomically, AtomicFile};
 use crate::packets_csv::PacketsCsv;
-use crate::run::{FlowSummary, NetworkSummary, RunError, RunOptions, SyncSummary, Versions};
-use crate::run_dir::{clear_outputs, DirLock};
+use crate::run::{
+    FlowSummary, HeldRunDir, NetworkSummary, RunError, RunOptions, SyncSummary, Versions,
+};
 
 /// `summary.json` of a networked graph run.
 #[derive(Debug, Serialize)]
@@ -77,14 +78,8 @@ pub fn run(
         dir: dir.clone(),
         source,
     };
-    let made_dir = !dir.exists();
-    std::fs::create_dir_all(&dir).map_err(io)?;
-    let lock = DirLock::acquire(&dir)?;
-    clear_outputs(&dir)?;
     let network_config = &side.resolved.scenario.network;
-    if network_config.wants_traces() {
-        std::fs::create_dir_all(dir.join("ns3")).map_err(io)?;
-    }
+    let held = HeldRunDir::take(&dir, network_config)?;
     let options = RunOptions {
         out_dir: dir.clone(),
         base_dir: base_dir.to_path_buf(),
@@ -152,11 +147,7 @@ pub fn run(
             if let Ok(p) = crate::ledger::FateSink::finish(packets) {
                 let _ = std::fs::remove_file(p.abandon());
             }
-            drop(lock);
-            let _ = std::fs::remove_dir(dir.join("ns3"));
-            if made_dir {
-                let _ = std::fs::remove_dir(&dir);
-            }
+            held.abandon();
             return Err(RunError::NetworkRejected { message, argument });
         }
         Err(e) => {

@@ -240,6 +240,58 @@ pub(crate) fn flow_summaries<P: crate::ledger::FateSink>(
     (summaries, totals)
 }
 
+/// A run's directory, held for one run (loop or graph): made if it was
+/// missing, locked, and rid of an earlier run's outputs before anything
+/// new is written (the old summary first), with `ns3/` for the traces when
+/// the ns-3 server writes any (it writes them from the start; a builtin
+/// run leaves no `ns3/`). Released when dropped.
+#[derive(Debug)]
+pub(crate) struct HeldRunDir {
+    dir: PathBuf,
+    made: bool,
+    lock: DirLock,
+}
+
+impl HeldRunDir {
+    /// Takes `dir` for a run over `network`.
+    ///
+    /// # Errors
+    /// A directory that cannot be made or written, or that another run holds.
+    pub(crate) fn take<S>(
+        dir: &Path,
+        network: &crate::config::NetworkConfig,
+    ) -> Result<HeldRunDir, RunError<S>> {
+        let io = |source| RunError::Output {
+            dir: dir.to_path_buf(),
+            source,
+        };
+        let made = !dir.exists();
+        std::fs::create_dir_all(dir).map_err(io)?;
+        let lock = DirLock::acquire(dir)?;
+        clear_outputs(dir)?;
+        if network.backend == Backend::Ns3 && network.wants_traces() {
+            std::fs::create_dir_all(dir.join("ns3")).map_err(io)?;
+        }
+        Ok(HeldRunDir {
+            dir: dir.to_path_buf(),
+            made,
+            lock,
+        })
+    }
+
+    /// Leaves nothing of a run that never started (bad input): the empty
+    /// `ns3/`, and the directory if this run made it (`remove_dir` only
+    /// removes what is still empty).
+    pub(crate) fn abandon(self) {
+        let HeldRunDir { dir, made, lock } = self;
+        drop(lock);
+        let _ = std::fs::remove_dir(dir.join("ns3"));
+        if made {
+            let _ = std::fs::remove_dir(&dir);
+        }
+    }
+}
+
 /// Wall-clock figures (`timing.json`): the one output that differs between
 /// two runs of the same scenario.
 #[derive(Debug, Serialize)]
@@ -455,30 +507,14 @@ pub fn run_built(
         dir: dir.clone(),
         source,
     };
-    // One run at a time in a directory, and none of an earlier run's
-    // outputs beside this one's: the old summary goes before anything new is
-    // written (the server writes its traces from the start).
-    let made_dir = !dir.exists();
-    std::fs::create_dir_all(&dir).map_err(io)?;
-    let lock = DirLock::acquire(&dir)?;
-    clear_outputs(&dir)?;
-    let trace_dir = dir.join("ns3");
-    // Only the ns-3 server writes traces; a builtin run leaves no `ns3/`.
-    if scenario.network.backend == Backend::Ns3 && scenario.network.wants_traces() {
-        std::fs::create_dir_all(&trace_dir).map_err(io)?;
-    }
+    let held = HeldRunDir::take(&dir, &scenario.network)?;
     let started_network = start_network(resolved, options, network);
     if let Err(NetworkError::Ns3(Ns3Error::BadArgument {
         message, argument, ..
     })) = &started_network
     {
         // Bad input, like a scenario that does not resolve: leave nothing.
-        // remove_dir only removes what is still empty.
-        drop(lock);
-        let _ = std::fs::remove_dir(&trace_dir);
-        if made_dir {
-            let _ = std::fs::remove_dir(&dir);
-        }
+        held.abandon();
         return Err(RunError::NetworkRejected {
             message: message.clone(),
             argument: argument.clone(),

@@ -154,6 +154,44 @@ fn a_killed_rerun_leaves_no_summary_saying_complete_and_no_stale_outputs() {
     assert_eq!(summary(&out)["complete"], true);
 }
 
+/// Only the ns-3 server writes traces: a builtin run asked for them, of
+/// loops or of a graph, leaves no `ns3/` (one rule for both run kinds).
+#[test]
+fn a_builtin_run_asked_for_traces_leaves_no_ns3_directory() {
+    let graph = crate::support::root().join("tests/cli/graph_flows/servo_graph.toml");
+    let dir = tempfile::tempdir().unwrap();
+    for (name, mut args) in [
+        ("loops", run_args(&dir.path().join("loops"), &[])),
+        (
+            "graph",
+            [
+                "run",
+                graph.to_str().unwrap(),
+                "-q",
+                "--out",
+                dir.path().join("graph").to_str().unwrap(),
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+    ] {
+        args.extend(
+            [
+                "--set",
+                "duration=\"100ms\"",
+                "--set",
+                "network.traces.pcap=true",
+            ]
+            .map(String::from),
+        );
+        let o = netloop().args(&args).output().unwrap();
+        assert_exit(&o, 0);
+        let out = dir.path().join(name);
+        assert_eq!(summary(&out)["complete"], true, "{name}");
+        assert!(!out.join("ns3").exists(), "{name}: a builtin run made ns3/");
+    }
+}
+
 #[test]
 fn a_symbolic_link_planted_in_the_run_directory_is_refused() {
     for name in ["timeseries.csv.partial", "summary.json", "plots"] {
