@@ -688,7 +688,9 @@ impl Scenario {
     /// Reads a scenario from TOML text as a scenario file is read
     /// ([`crate::scenario_file::deserialize_with_overrides`]: the same
     /// checks, the same located errors), without resolving it; relative
-    /// paths are taken from the working directory.
+    /// paths are taken from the working directory. As for a file, an ns-3
+    /// kind this checkout's schema lacks is described by the scenario's
+    /// server (`--describe`, which runs it).
     ///
     /// # Errors
     /// The first problem, at its key and line.

@@ -164,11 +164,13 @@ fn node_of(s: &GraphScenario, component: &str) -> u32 {
 
 /// Resolves the flows and the network side of a graph scenario with a
 /// `[network]` whose graph was built with [`crate::graph_scenario::build_with_flows`],
-/// its run keys checked ([`crate::config::check_run_keys`]: `step` and
-/// `end_step`).
+/// its run keys checked ([`crate::config::check_run_keys`] gave `step` and
+/// `end_step`; the loader calls it first).
 ///
 /// # Errors
-/// The first bad key: `sync...`, `network...`, `connections[j]...`.
+/// The first bad key: `sync...`, `network...` (`network.server.binary` for
+/// a custom kind without its program), `components[i].node` past the
+/// network's nodes, `connections[j]...`.
 pub fn resolve(
     s: &GraphScenario,
     graph: &Graph,

@@ -52,9 +52,10 @@
 //!
 //! # Resume
 //! A run is done when `runs/<hash>/summary.json` says `"complete": true`
-//! with that same `config_hash`, or, in a sweep written before hashes were
-//! canonical, `runs/<legacy hash>/` does with the legacy one
-//! ([`crate::config_hash`]). `--resume` skips done runs and reruns every
+//! with that same `config_hash`, or, in a sweep written by an earlier
+//! version, `runs/<earlier hash>/` does with the hash that version gave
+//! ([`crate::config_hash`]: the canonical form with the server's settings
+//! as written, then the legacy hash). `--resume` skips done runs and reruns every
 //! other (failed, timed out, interrupted, never started) from scratch.
 //! Without `--resume` every run is run again.
 //!

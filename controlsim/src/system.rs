@@ -933,7 +933,6 @@ impl<'a> Builder<'a> {
         Ok(Some(index))
     }
 
-    #[allow(clippy::too_many_arguments)]
     /// Adds loop `i`, `l` with `plant` built (whatever `l` holds as its
     /// plant is not read).
     fn add<P>(
