@@ -91,18 +91,24 @@ impl Hashed for GraphScenario {
 
 /// Today's hash: the canonical form, the server's settings at defaults.
 fn current(scenario: &impl Hashed) -> String {
-    let mut s = scenario.canonical();
-    if let Some(network) = s.network_mut() {
+    of_canonical(scenario.canonical())
+}
+
+/// [`current`] of a scenario already in its canonical form.
+fn of_canonical(mut canonical: impl Hashed) -> String {
+    if let Some(network) = canonical.network_mut() {
         server_settings_at_defaults(network);
     }
-    hash(VERSION, &s)
+    hash(VERSION, &canonical)
 }
 
 /// Earlier versions' hashes, newest first, without today's or repeats.
 fn earlier(scenario: &impl Hashed) -> Vec<String> {
-    let now = current(scenario);
+    let canonical = scenario.canonical();
+    let as_written = hash(VERSION, &canonical);
+    let now = of_canonical(canonical);
     let mut hashes: Vec<String> = Vec::new();
-    for h in [hash(VERSION, &scenario.canonical()), legacy(scenario)] {
+    for h in [as_written, legacy(scenario)] {
         if h != now && !hashes.contains(&h) {
             hashes.push(h);
         }
